@@ -1,0 +1,103 @@
+// CLI11-based parsing of the contract's commands into the core's argument structs.
+#include "app/CommandLine.h"
+#include "core/commands/CollateCommand.h"
+#include "core/commands/CommandIO.h"
+#include "core/commands/TokenizeCommand.h"
+#include "ui/Snapshot.h"
+
+#include "core/util/Error.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstring>
+#include <iostream>
+#include <set>
+#include <unistd.h>
+
+namespace maskscope {
+
+namespace {
+
+const std::set<std::string>& commandNames() {
+  static const std::set<std::string> names = {"tokenize", "collate", "snapshot"};
+  return names;
+}
+
+void addBatchInputs(CLI::App* cmd, BatchInputs& in, std::string& rows) {
+  cmd->add_option("--tokenizer", in.tokenizerSpec, "tokenizer.model, tokenizer.json, model folder or builtin:demo");
+  cmd->add_option("--template", in.templateSpec, "built-in name, .jinja, tokenizer_config.json or model folder");
+  cmd->add_option("--collator", in.collatorSpec, "preset[,key=value...], collator JSON file, or key=value,...");
+  cmd->add_option("--data", in.dataSpec, "dataset file (JSONL/JSON) or builtin:demo");
+  cmd->add_option("--rows", rows, "rows A:B (half-open, 0-based)");
+}
+
+} // namespace
+
+int runHeadless(int argc, char** argv) {
+  if (argc < 2) return -1;
+  std::string first = argv[1];
+  const bool isCommand = commandNames().count(first) > 0;
+  const bool isGlobalFlag = first == "--version" || first == "--help" || first == "-h";
+  if (!isCommand && !isGlobalFlag) return -1; // files for the app, or no arguments
+
+  CLI::App app{"maskscope: see and debug the masks of LLM fine-tuning"};
+  app.set_version_flag("--version", std::string("maskscope ") + MASKSCOPE_VERSION);
+  app.require_subcommand(0, 1);
+  bool json = false;
+
+  TokenizeArgs tok;
+  auto* tokenize = app.add_subcommand("tokenize", "token ids, pieces and UTF-8 byte offsets of a text");
+  tokenize->add_option("--tokenizer", tok.tokenizerSpec, "tokenizer spec")->required();
+  tokenize->add_option("--text", tok.text, "the text")->each([&](const std::string&) { tok.haveText = true; });
+  tokenize->add_option("--text-file", tok.textFile, "a UTF-8 file to tokenize whole");
+  tokenize->add_option("--jsonl", tok.jsonlFile, "one JSON string (or {\"text\": ...}) per line");
+  tokenize->add_flag("--add-special-tokens", tok.addSpecialTokens, "add BOS/EOS as the post-processor does");
+  tokenize->add_flag("--split-special-tokens", tok.splitSpecialTokens, "treat special-token strings as text");
+  tokenize->add_flag("--json", json, "machine output on stdout");
+
+  BatchInputs collateIn;
+  std::string collateRows;
+  auto* collate = app.add_subcommand("collate", "the batch a collator builds from dataset rows");
+  addBatchInputs(collate, collateIn, collateRows);
+  collate->get_option("--tokenizer")->required();
+  collate->get_option("--data")->required();
+  collate->add_flag("--json", json, "machine output on stdout");
+
+  SnapshotArgs snap;
+  std::string snapSize;
+  auto* snapshot = app.add_subcommand("snapshot", "render one view of the app off screen to a PNG");
+  snapshot->add_option("--view", snap.view, "tokens, attention, window");
+  snapshot->add_option("--out", snap.out, "the PNG to write")->required();
+  snapshot->add_option("--row", snap.row, "dataset row to show");
+  snapshot->add_option("--size", snapSize, "WxH in pixels");
+  addBatchInputs(snapshot, snap.inputs, collateRows);
+  snapshot->add_flag("--json", json, "machine output on stdout");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e, std::cout, std::cerr);
+    return e.get_exit_code() == 0 ? 0 : (code == 0 ? 0 : 2);
+  }
+  CommandIO io{std::cout, std::cerr, json, isatty(STDOUT_FILENO) != 0};
+  if (tokenize->parsed()) return runCommand(io, [&] { return runTokenize(tok, io); });
+  if (collate->parsed())
+    return runCommand(io, [&] {
+      if (!collateRows.empty()) parseRowRange(collateRows, collateIn.rowBegin, collateIn.rowEnd);
+      return runCollate(collateIn, io);
+    });
+  if (snapshot->parsed())
+    return runCommand(io, [&] {
+      if (!snapSize.empty()) {
+        auto x = snapSize.find('x');
+        if (x == std::string::npos) throw Error("--size: expected WxH, got \"" + snapSize + "\"");
+        snap.width = std::stoi(snapSize.substr(0, x));
+        snap.height = std::stoi(snapSize.substr(x + 1));
+      }
+      return runSnapshot(snap, io);
+    });
+  std::cout << app.help();
+  return 0;
+}
+
+} // namespace maskscope

@@ -1,0 +1,9 @@
+// Command-line parsing: decides between the desktop app and a headless command, and runs it.
+#pragma once
+
+namespace maskscope {
+
+// Returns the exit status of a headless command, or -1 when the desktop app should open.
+int runHeadless(int argc, char** argv);
+
+} // namespace maskscope

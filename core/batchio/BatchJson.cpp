@@ -1,0 +1,111 @@
+// JSON batch reading and writing with shape checks (rows must be rectangular and agree).
+#include "core/batchio/BatchJson.h"
+#include "core/util/Error.h"
+#include "core/util/JsonParse.h"
+#include "core/util/FileReading.h"
+
+#include <sstream>
+
+namespace maskscope {
+
+namespace {
+
+nlohmann::json gridToJson(const IntGrid& g) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (int64_t r = 0; r < g.rows; ++r) {
+    nlohmann::json row = nlohmann::json::array();
+    for (int64_t c = 0; c < g.cols; ++c) row.push_back(g.at(r, c));
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+IntGrid gridFromJson(const nlohmann::json& v, const std::string& file, const std::string& field) {
+  SourceLocation where{file, -1, -1, -1, field};
+  if (!v.is_array()) throw Error("expected a list of lists of integers", where);
+  IntGrid g;
+  g.rows = int64_t(v.size());
+  for (size_t r = 0; r < v.size(); ++r) {
+    const auto& row = v[r];
+    if (!row.is_array()) throw Error("row " + std::to_string(r) + " is not a list", where);
+    if (r == 0) g.cols = int64_t(row.size());
+    else if (int64_t(row.size()) != g.cols)
+      throw Error("row " + std::to_string(r) + " has " + std::to_string(row.size()) + " values, row 0 has " +
+                      std::to_string(g.cols) + " (ragged batch)",
+                  where);
+    for (size_t c = 0; c < row.size(); ++c) {
+      const auto& x = row[c];
+      if (x.is_boolean()) g.values.push_back(x.get<bool>() ? 1 : 0);
+      else if (x.is_number_integer()) g.values.push_back(x.get<int64_t>());
+      else if (x.is_number_float() && x.get<double>() == double(int64_t(x.get<double>()))) g.values.push_back(int64_t(x.get<double>()));
+      else throw Error("value at [" + std::to_string(r) + "][" + std::to_string(c) + "] is not an integer", where);
+    }
+  }
+  return g;
+}
+
+std::optional<int64_t> optionalScalar(const nlohmann::json& o, const char* key, const std::string& file) {
+  if (!o.contains(key) || o[key].is_null()) return std::nullopt;
+  if (!o[key].is_number_integer()) throw Error("expected an integer", {file, -1, -1, -1, key});
+  return o[key].get<int64_t>();
+}
+
+} // namespace
+
+nlohmann::json batchToJson(const Batch& b) {
+  nlohmann::json j;
+  j["input_ids"] = gridToJson(b.inputIds);
+  j["attention_mask"] = gridToJson(b.attentionMask);
+  j["labels"] = gridToJson(b.labels);
+  j["position_ids"] = b.positionIds.empty() && b.inputIds.rows > 0 ? nlohmann::json(nullptr) : gridToJson(b.positionIds);
+  return j;
+}
+
+Batch batchFromJson(const nlohmann::json& o, const std::string& file) {
+  if (!o.is_object()) throw Error("a batch dump must be a JSON object", {file});
+  for (const char* key : {"input_ids", "attention_mask", "labels"})
+    if (!o.contains(key)) throw Error(std::string("missing \"") + key + "\"", {file, -1, -1, -1, key});
+  Batch b;
+  b.inputIds = gridFromJson(o["input_ids"], file, "input_ids");
+  b.attentionMask = gridFromJson(o["attention_mask"], file, "attention_mask");
+  b.labels = gridFromJson(o["labels"], file, "labels");
+  if (o.contains("position_ids") && !o["position_ids"].is_null())
+    b.positionIds = gridFromJson(o["position_ids"], file, "position_ids");
+  b.padTokenId = optionalScalar(o, "pad_token_id", file);
+  b.eosTokenId = optionalScalar(o, "eos_token_id", file);
+  b.bosTokenId = optionalScalar(o, "bos_token_id", file);
+  b.origin = file;
+  for (int64_t r = 0; r < b.inputIds.rows; ++r) b.sourceRows.push_back(-1);
+  return b;
+}
+
+Batch readJsonBatch(const std::string& path) {
+  std::string text = readFileCapped(path, int64_t(1) << 30);
+  if (path.ends_with(".jsonl")) {
+    // One JSON object per line, each holding 1-D lists: stack them into rows.
+    nlohmann::json stacked = nlohmann::json::object();
+    std::istringstream in(text);
+    std::string line;
+    long lineNo = 0;
+    nlohmann::json scalars = nlohmann::json::object();
+    while (std::getline(in, line)) {
+      ++lineNo;
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      auto row = nlohmann::json::parse(line, nullptr, false);
+      if (row.is_discarded() || !row.is_object()) throw Error("not a JSON object", {path, lineNo});
+      for (auto it = row.begin(); it != row.end(); ++it) {
+        if (it.value().is_array()) stacked[it.key()].push_back(it.value());
+        else scalars[it.key()] = it.value();
+      }
+    }
+    for (auto it = scalars.begin(); it != scalars.end(); ++it) stacked[it.key()] = it.value();
+    return batchFromJson(stacked, path);
+  }
+  std::string parseError;
+  long byte = -1;
+  auto j = parseJsonOrExplain(text, &parseError, &byte);
+  if (j.is_discarded()) throw Error("invalid JSON: " + parseError, {path, -1, -1, byte});
+  return batchFromJson(j, path);
+}
+
+} // namespace maskscope

@@ -1,0 +1,18 @@
+// Batches as JSON: the contract's collate output, and JSON/JSONL batch dumps a user's own
+// collator wrote (lists of lists under input_ids, attention_mask, labels, position_ids).
+#pragma once
+#include "core/data/Batch.h"
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace maskscope {
+
+// {"input_ids": [[..]], "attention_mask": [[..]], "labels": [[..]], "position_ids": [[..]]}
+nlohmann::json batchToJson(const Batch& batch);
+// Reads a batch dump object; throws Error naming the file and field on bad shapes or types.
+Batch batchFromJson(const nlohmann::json& object, const std::string& file);
+// A .json file holding one object, or a .jsonl file holding one object per row (each with 1-D lists).
+Batch readJsonBatch(const std::string& path);
+
+} // namespace maskscope

@@ -1,0 +1,265 @@
+// Collator specs: presets named after what users run, and the key=value / JSON forms.
+#include "core/collate/CollatorSpec.h"
+#include "core/util/Error.h"
+#include "core/util/FileReading.h"
+
+#include <charconv>
+
+namespace maskscope {
+
+const std::vector<CollatorPreset>& collatorPresets() {
+  static const std::vector<CollatorPreset> presets = {
+      {"default", "the correct SFT set-up: right padding to the longest row, pads -100 and unattended, "
+                  "assistant replies and their closing token graded",
+       "", false},
+      {"hf-lm", "transformers DataCollatorForLanguageModeling(mlm=False): labels = input_ids with -100 "
+                "wherever input_ids == pad_token_id",
+       "labels=mask_pad_id", false},
+      {"hf-seq2seq-style", "transformers DataCollatorForSeq2Seq-style label padding: labels copied, "
+                           "padding positions -100 (label_pad_token_id)",
+       "labels=pad_masked", false},
+      {"trl-completion-only", "TRL SFTTrainer with completion_only_loss=True on prompt/completion data",
+       "labels=completion_only", false},
+      {"trl-assistant-only", "TRL SFTTrainer with assistant_only_loss=True ({% generation %} spans)",
+       "labels=assistant_only", false},
+      {"trl-padding-free", "TRL padding_free=True / transformers DataCollatorWithFlattening: one row, "
+                           "position ids restart per example, first label of each example -100",
+       "packing=padding_free,labels=assistant_only", false},
+      {"axolotl-packed", "axolotl sample_packing: examples packed per row, position ids reset, attention "
+                         "kept inside each example (segment ids in attention_mask)",
+       "packing=block_diagonal,pad_to=max_length,max_length=512,labels=assistant_only", false},
+      {"naive-packed", "examples concatenated into rows with an EOS between them, positions restarted, "
+                       "but an all-ones attention mask (eager/SDPA attend across examples)",
+       "packing=reset_positions,packing_separator=true,pad_to=max_length,max_length=512,labels=assistant_only",
+       true},
+      {"buggy-max-length-all-ones", "the classic bug report: padding='max_length', attention_mask all "
+                                    "ones, labels = input_ids (pads graded and attended)",
+       "pad_to=max_length,max_length=256,attention=all_ones,labels=all", true},
+      {"buggy-pad-is-eos", "tokenizer.pad_token = tokenizer.eos_token with DataCollatorForLanguageModeling: "
+                           "masking pad ids also masks every EOS, so the model never learns to stop",
+       "pad_token=eos,labels=mask_pad_id", true},
+      {"buggy-last-turn-only", "a collator that grades only the final assistant turn of multi-turn chats",
+       "labels=last_turn", true},
+      {"buggy-no-position-reset", "packing without resetting position ids: the second example starts at "
+                                  "the position where the first ended",
+       "packing=naive,pad_to=max_length,max_length=512,labels=assistant_only", true},
+      {"buggy-left-pad-positions", "left padding with position ids 0..T-1 that count the pads",
+       "padding_side=left,position_ids=arange", true},
+  };
+  return presets;
+}
+
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool parseBool(const std::string& key, const std::string& v) {
+  std::string l = lower(v);
+  if (l == "true" || l == "1" || l == "yes" || l == "on") return true;
+  if (l == "false" || l == "0" || l == "no" || l == "off") return false;
+  throw Error("collator key " + key + ": expected true or false, got \"" + v + "\"");
+}
+
+int parseInt(const std::string& key, const std::string& v, int lo, int hi) {
+  int out = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (ec != std::errc() || p != v.data() + v.size() || out < lo || out > hi)
+    throw Error("collator key " + key + ": expected an integer in [" + std::to_string(lo) + ", " +
+                std::to_string(hi) + "], got \"" + v + "\"");
+  return out;
+}
+
+[[noreturn]] void badValue(const std::string& key, const std::string& v, const char* allowed) {
+  throw Error("collator key " + key + ": unknown value \"" + v + "\" (allowed: " + allowed + ")");
+}
+
+} // namespace
+
+void applyCollatorSetting(CollatorSpec& s, const std::string& rawKey, const std::string& v) {
+  std::string key = lower(rawKey);
+  if (key == "padding_side") {
+    if (v == "right") s.paddingSide = PaddingSide::Right;
+    else if (v == "left") s.paddingSide = PaddingSide::Left;
+    else badValue(key, v, "right, left");
+  } else if (key == "pad_to" || key == "padding") {
+    if (v == "longest" || v == "true") s.padTo = PadTo::Longest;
+    else if (v == "max_length") s.padTo = PadTo::MaxLength;
+    else if (v.starts_with("multiple_of:")) { s.padTo = PadTo::MultipleOf; s.multipleOf = parseInt(key, v.substr(12), 1, 1 << 16); }
+    else badValue(key, v, "longest, max_length, multiple_of:N");
+  } else if (key == "pad_to_multiple_of") {
+    s.padTo = PadTo::MultipleOf;
+    s.multipleOf = parseInt(key, v, 1, 1 << 16);
+  } else if (key == "max_length") {
+    s.maxLength = parseInt(key, v, 1, 1 << 20);
+  } else if (key == "truncation") {
+    if (v == "none" || v == "false") s.truncation = Truncation::None;
+    else if (v == "keep_start" || v == "true" || v == "right") s.truncation = Truncation::KeepStart;
+    else if (v == "keep_end" || v == "left") s.truncation = Truncation::KeepEnd;
+    else badValue(key, v, "none, keep_start, keep_end");
+  } else if (key == "pad_token") {
+    s.padToken = v;
+  } else if (key == "labels") {
+    if (v == "all") s.labels = LabelMode::All;
+    else if (v == "pad_masked") s.labels = LabelMode::PadMasked;
+    else if (v == "mask_pad_id") s.labels = LabelMode::MaskPadId;
+    else if (v == "completion_only") s.labels = LabelMode::CompletionOnly;
+    else if (v == "assistant_only") s.labels = LabelMode::AssistantOnly;
+    else if (v == "last_turn") s.labels = LabelMode::LastTurn;
+    else badValue(key, v, "all, pad_masked, mask_pad_id, completion_only, assistant_only, last_turn");
+  } else if (key == "grade_closing_token") {
+    s.gradeClosingToken = parseBool(key, v);
+  } else if (key == "attention") {
+    if (v == "correct") s.attention = AttentionMode::Correct;
+    else if (v == "all_ones") s.attention = AttentionMode::AllOnes;
+    else badValue(key, v, "correct, all_ones");
+  } else if (key == "packing") {
+    if (v == "none" || v == "false") s.packing = Packing::None;
+    else if (v == "naive") s.packing = Packing::Naive;
+    else if (v == "reset_positions") s.packing = Packing::ResetPositions;
+    else if (v == "block_diagonal") s.packing = Packing::BlockDiagonal;
+    else if (v == "padding_free") s.packing = Packing::PaddingFree;
+    else badValue(key, v, "none, naive, reset_positions, block_diagonal, padding_free");
+  } else if (key == "packing_separator") {
+    s.packingSeparator = v == "eos" ? true : parseBool(key, v);
+  } else if (key == "add_bos") {
+    s.addBos = parseBool(key, v);
+  } else if (key == "position_ids") {
+    if (v == "auto") s.positionIds = PositionMode::Auto;
+    else if (v == "arange") s.positionIds = PositionMode::Arange;
+    else badValue(key, v, "auto, arange");
+  } else {
+    throw Error("unknown collator key \"" + rawKey + "\" (keys: padding_side, pad_to, max_length, truncation, "
+                "pad_token, labels, grade_closing_token, attention, packing, packing_separator, add_bos, "
+                "position_ids)");
+  }
+  if (s.name == "default" && key != "name") s.name = "custom";
+}
+
+static void applyList(CollatorSpec& s, const std::string& list) {
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    start = comma == std::string::npos ? list.size() + 1 : comma + 1;
+    if (item.empty()) continue;
+    size_t eq = item.find('=');
+    if (eq == std::string::npos) throw Error("collator setting \"" + item + "\" is not key=value");
+    applyCollatorSetting(s, item.substr(0, eq), item.substr(eq + 1));
+  }
+}
+
+static CollatorSpec presetSpec(const CollatorPreset& p) {
+  CollatorSpec s;
+  applyList(s, p.settings);
+  s.name = p.name;
+  return s;
+}
+
+CollatorSpec parseCollatorSpec(const std::string& spec) {
+  if (spec.empty()) return presetSpec(collatorPresets().front());
+  if (spec.ends_with(".json") || fileExists(spec)) {
+    std::string text = readFileCapped(spec, int64_t(1) << 20);
+    auto j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) throw Error("collator file is not a JSON object", {spec});
+    CollatorSpec s;
+    if (j.contains("preset")) {
+      if (!j["preset"].is_string()) throw Error("\"preset\" is not a string", {spec, -1, -1, -1, "preset"});
+      s = parseCollatorSpec(j["preset"].get<std::string>());
+    }
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (it.key() == "preset" || it.key() == "name") continue;
+      std::string v = it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
+      try {
+        applyCollatorSetting(s, it.key(), v);
+      } catch (const Error& e) {
+        throw Error(e.message(), {spec, -1, -1, -1, it.key()});
+      }
+    }
+    s.name = j.contains("name") && j["name"].is_string() ? j["name"].get<std::string>() : spec;
+    return s;
+  }
+  std::string head = spec.substr(0, spec.find(','));
+  std::string rest = head.size() < spec.size() ? spec.substr(head.size() + 1) : std::string();
+  for (const auto& p : collatorPresets()) {
+    if (p.name == head) {
+      CollatorSpec s = presetSpec(p);
+      applyList(s, rest);
+      s.name = rest.empty() ? p.name : p.name + "," + rest;
+      return s;
+    }
+  }
+  if (head.find('=') == std::string::npos) {
+    std::string names;
+    for (const auto& p : collatorPresets()) names += (names.empty() ? "" : ", ") + p.name;
+    throw Error("unknown collator preset \"" + head + "\" (presets: " + names + ")");
+  }
+  CollatorSpec s;
+  applyList(s, spec);
+  s.name = spec;
+  return s;
+}
+
+const char* toString(PaddingSide v) { return v == PaddingSide::Left ? "left" : "right"; }
+const char* toString(Truncation v) {
+  return v == Truncation::None ? "none" : v == Truncation::KeepStart ? "keep_start" : "keep_end";
+}
+const char* toString(LabelMode v) {
+  switch (v) {
+  case LabelMode::All: return "all";
+  case LabelMode::PadMasked: return "pad_masked";
+  case LabelMode::MaskPadId: return "mask_pad_id";
+  case LabelMode::CompletionOnly: return "completion_only";
+  case LabelMode::AssistantOnly: return "assistant_only";
+  case LabelMode::LastTurn: return "last_turn";
+  }
+  return "?";
+}
+const char* toString(AttentionMode v) { return v == AttentionMode::Correct ? "correct" : "all_ones"; }
+const char* toString(Packing v) {
+  switch (v) {
+  case Packing::None: return "none";
+  case Packing::Naive: return "naive";
+  case Packing::ResetPositions: return "reset_positions";
+  case Packing::BlockDiagonal: return "block_diagonal";
+  case Packing::PaddingFree: return "padding_free";
+  }
+  return "?";
+}
+std::string padToString(const CollatorSpec& s) {
+  if (s.padTo == PadTo::Longest) return "longest";
+  if (s.padTo == PadTo::MaxLength) return "max_length";
+  return "multiple_of:" + std::to_string(s.multipleOf);
+}
+
+nlohmann::json CollatorSpec::toJson() const {
+  return {{"name", name},
+          {"padding_side", toString(paddingSide)},
+          {"pad_to", padToString(*this)},
+          {"max_length", maxLength},
+          {"truncation", toString(truncation)},
+          {"pad_token", padToken},
+          {"labels", toString(labels)},
+          {"grade_closing_token", gradeClosingToken},
+          {"attention", toString(attention)},
+          {"packing", toString(packing)},
+          {"packing_separator", packingSeparator},
+          {"add_bos", addBos},
+          {"position_ids", positionIds == PositionMode::Auto ? "auto" : "arange"}};
+}
+
+std::string CollatorSpec::describe() const {
+  std::string d = std::string(toString(paddingSide)) + " padding to " + padToString(*this);
+  if (padTo == PadTo::MaxLength || truncation != Truncation::None) d += " (max_length " + std::to_string(maxLength) + ")";
+  d += ", labels " + std::string(toString(labels));
+  if (!gradeClosingToken) d += " without the closing token";
+  d += ", attention " + std::string(toString(attention));
+  if (packing != Packing::None) d += ", packing " + std::string(toString(packing));
+  if (addBos) d += ", extra BOS";
+  if (!padToken.empty()) d += ", pad token " + padToken;
+  return d;
+}
+
+} // namespace maskscope

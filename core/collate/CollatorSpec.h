@@ -1,0 +1,62 @@
+// A collator configuration: every knob that decides padding, truncation, labels, attention,
+// position ids and packing. Parsed from a preset name with overrides, a JSON file, or key=value.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace maskscope {
+
+enum class PaddingSide { Right, Left };
+enum class PadTo { Longest, MaxLength, MultipleOf };
+enum class Truncation { None, KeepStart, KeepEnd };
+enum class LabelMode { All, PadMasked, MaskPadId, CompletionOnly, AssistantOnly, LastTurn };
+enum class AttentionMode { Correct, AllOnes };
+enum class Packing { None, Naive, ResetPositions, BlockDiagonal, PaddingFree };
+enum class PositionMode { Auto, Arange };
+
+struct CollatorSpec {
+  std::string name = "default"; // preset name, or "custom"
+  PaddingSide paddingSide = PaddingSide::Right;
+  PadTo padTo = PadTo::Longest;
+  int multipleOf = 8;
+  int maxLength = 1024;
+  Truncation truncation = Truncation::None;
+  std::string padToken; // a token string or a decimal id; empty: the tokenizer's pad, else its EOS
+  LabelMode labels = LabelMode::AssistantOnly;
+  bool gradeClosingToken = true;
+  AttentionMode attention = AttentionMode::Correct;
+  Packing packing = Packing::None;
+  bool packingSeparator = false; // an EOS between packed examples
+  bool addBos = false;           // tokenizer BOS on top of the template's
+  PositionMode positionIds = PositionMode::Auto;
+
+  nlohmann::json toJson() const;
+  std::string describe() const; // one line: what this collator does
+};
+
+struct CollatorPreset {
+  std::string name;
+  std::string mirrors; // which library setting it reproduces
+  std::string settings; // key=value,... applied on top of the defaults
+  bool buggy = false;
+};
+
+const std::vector<CollatorPreset>& collatorPresets();
+
+// SPEC: "preset", "preset,key=value,...", "key=value,...", or a path to a JSON file.
+// Throws Error naming the key or file on anything unknown.
+CollatorSpec parseCollatorSpec(const std::string& spec);
+// Applies one key=value (or a JSON value) to spec; throws Error on unknown keys or values.
+void applyCollatorSetting(CollatorSpec& spec, const std::string& key, const std::string& value);
+
+const char* toString(PaddingSide v);
+const char* toString(Truncation v);
+const char* toString(LabelMode v);
+const char* toString(AttentionMode v);
+const char* toString(Packing v);
+std::string padToString(const CollatorSpec& s);
+
+} // namespace maskscope

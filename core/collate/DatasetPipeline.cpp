@@ -1,0 +1,44 @@
+// Loading of the pipeline's parts; template variables default to the template's own
+// (tokenizer_config.json) and the tokenizer's special tokens.
+#include "core/collate/DatasetPipeline.h"
+
+namespace maskscope {
+
+namespace {
+
+RenderOptions withDefaults(RenderOptions ro, const ChatTemplate& t, const Tokenizer& tok) {
+  for (const auto& [k, v] : t.defaultVariables()) ro.variables.try_emplace(k, v);
+  SpecialTokenIds sp = tok.specialTokens();
+  if (!sp.bosText.empty()) ro.variables.try_emplace("bos_token", sp.bosText);
+  if (!sp.eosText.empty()) ro.variables.try_emplace("eos_token", sp.eosText);
+  if (!sp.padText.empty()) ro.variables.try_emplace("pad_token", sp.padText);
+  if (!sp.unkText.empty()) ro.variables.try_emplace("unk_token", sp.unkText);
+  return ro;
+}
+
+} // namespace
+
+DatasetPipeline::DatasetPipeline(const PipelineSpec& spec)
+    : encoder_(loadTokenizer(spec.tokenizerSpec), loadChatTemplate(spec.templateSpec, spec.tokenizerSpec)),
+      collator_(parseCollatorSpec(spec.collatorSpec), encoder_.tokenizer()),
+      render_(withDefaults(spec.render, encoder_.chatTemplate(), encoder_.tokenizer())) {}
+
+DatasetPipeline::DatasetPipeline(const DatasetPipeline& other, const CollatorSpec& collator)
+    : encoder_(other.encoder_), collator_(collator, other.tokenizer()), render_(other.render_) {}
+
+TokenizedConversation DatasetPipeline::encode(const Conversation& c) const {
+  EncoderOptions eo;
+  eo.render = render_;
+  // add_bos is the collator's decision (tokenizer BOS on top of the template's).
+  eo.addTokenizerSpecialTokens = false;
+  return encoder_.encode(c, eo);
+}
+
+Batch DatasetPipeline::collateConversations(const std::vector<Conversation>& rows) const {
+  std::vector<TokenizedConversation> encoded;
+  encoded.reserve(rows.size());
+  for (const auto& c : rows) encoded.push_back(encode(c));
+  return collate(encoded);
+}
+
+} // namespace maskscope

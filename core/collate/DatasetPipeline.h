@@ -1,0 +1,42 @@
+// The whole path from a dataset to a batch, loaded once and reused: tokenizer, chat template,
+// encoder and collator. The CLI, the linter and the app all go through it.
+#pragma once
+#include "core/collate/Collator.h"
+#include "core/collate/ConversationEncoder.h"
+#include "core/data/DatasetReader.h"
+
+#include <memory>
+#include <string>
+
+namespace maskscope {
+
+struct PipelineSpec {
+  std::string tokenizerSpec = "builtin:demo";
+  std::string templateSpec; // empty: the tokenizer's own
+  std::string collatorSpec = "default";
+  RenderOptions render;     // variables (--var), --now, generation prompt
+};
+
+class DatasetPipeline {
+public:
+  explicit DatasetPipeline(const PipelineSpec& spec);
+  // Shares tokenizer and template with other, but uses another collator.
+  DatasetPipeline(const DatasetPipeline& other, const CollatorSpec& collator);
+
+  TokenizedConversation encode(const Conversation& conversation) const;
+  Batch collate(const std::vector<TokenizedConversation>& rows) const { return collator_.collate(rows); }
+  Batch collateConversations(const std::vector<Conversation>& rows) const;
+
+  const Tokenizer& tokenizer() const { return encoder_.tokenizer(); }
+  const ChatTemplate& chatTemplate() const { return encoder_.chatTemplate(); }
+  const ConversationEncoder& encoder() const { return encoder_; }
+  const Collator& collator() const { return collator_; }
+  const RenderOptions& renderOptions() const { return render_; }
+
+private:
+  ConversationEncoder encoder_;
+  Collator collator_;
+  RenderOptions render_;
+};
+
+} // namespace maskscope

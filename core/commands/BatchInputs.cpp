@@ -1,0 +1,30 @@
+// Building a command's batch from a dump or from a dataset through the pipeline.
+#include "core/commands/BatchInputs.h"
+#include "core/batchio/BatchLoader.h"
+#include "core/collate/DatasetPipeline.h"
+#include "core/util/Error.h"
+
+namespace maskscope {
+
+Batch buildBatch(const BatchInputs& in, std::vector<RowError>* rowErrors) {
+  if (!in.batchFile.empty()) return loadBatchDump(in.batchFile);
+  if (in.dataSpec.empty()) throw Error("give --batch FILE or --data FILE");
+  PipelineSpec ps;
+  ps.tokenizerSpec = in.tokenizerSpec.empty() ? "builtin:demo" : in.tokenizerSpec;
+  ps.templateSpec = in.templateSpec;
+  ps.collatorSpec = in.collatorSpec;
+  DatasetPipeline pipeline(ps);
+  DatasetReader reader(in.dataSpec);
+  std::vector<TokenizedConversation> rows;
+  Conversation c;
+  while (reader.next(c)) {
+    if (c.rowIndex < in.rowBegin) continue;
+    if (in.rowEnd >= 0 && c.rowIndex >= in.rowEnd) break;
+    rows.push_back(pipeline.encode(c));
+  }
+  if (rowErrors) *rowErrors = reader.errors();
+  if (rows.empty()) throw Error("no rows selected (the dataset has " + std::to_string(reader.rowsRead()) + " readable rows)", {in.dataSpec});
+  return pipeline.collate(rows);
+}
+
+} // namespace maskscope

@@ -1,0 +1,26 @@
+// The inputs from which a command builds a batch: either a dump (--batch FILE) or a dataset
+// rendered, tokenized and collated (--data, --tokenizer, --template, --collator, --rows).
+#pragma once
+#include "core/data/Batch.h"
+#include "core/data/DatasetReader.h"
+
+#include <optional>
+#include <string>
+
+namespace maskscope {
+
+struct BatchInputs {
+  std::string batchFile;     // --batch: JSON/JSONL/.safetensors/.pt dump; empty when building from data
+  std::string dataSpec;      // --data FILE or builtin:demo
+  std::string tokenizerSpec; // --tokenizer
+  std::string templateSpec;  // --template (empty: the tokenizer's own)
+  std::string collatorSpec = "default";
+  long rowBegin = 0;         // --rows A:B, half-open
+  long rowEnd = -1;          // -1: to the end
+};
+
+// Loads or builds the batch. Throws Error on unusable input.
+// rowErrors, when given, receives the dataset rows that were skipped.
+Batch buildBatch(const BatchInputs& inputs, std::vector<RowError>* rowErrors = nullptr);
+
+} // namespace maskscope

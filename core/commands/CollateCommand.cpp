@@ -1,0 +1,45 @@
+// Collate command: JSON per contract, or a readable table per row.
+#include "core/commands/CollateCommand.h"
+#include "core/batchio/BatchJson.h"
+#include "core/util/Error.h"
+
+#include <charconv>
+#include <ostream>
+
+namespace maskscope {
+
+void parseRowRange(const std::string& text, long& begin, long& end) {
+  auto num = [&](std::string_view s, long& out) {
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+    if (ec != std::errc() || p != s.data() + s.size() || out < 0) throw Error("--rows: \"" + text + "\" is not A:B");
+  };
+  auto colon = text.find(':');
+  if (colon == std::string::npos) { num(text, begin); end = begin + 1; return; }
+  std::string_view a(text.data(), colon), b(text.data() + colon + 1, text.size() - colon - 1);
+  begin = 0; end = -1;
+  if (!a.empty()) num(a, begin);
+  if (!b.empty()) num(b, end);
+  if (end >= 0 && end <= begin) throw Error("--rows: \"" + text + "\" selects no rows");
+}
+
+int runCollate(const BatchInputs& inputs, CommandIO& io) {
+  std::vector<RowError> skipped;
+  Batch b = buildBatch(inputs, &skipped);
+  for (const auto& e : skipped) io.err << "maskscope: skipped " << e.toString() << "\n";
+  if (io.json) {
+    io.out << batchToJson(b).dump() << "\n";
+    return 0;
+  }
+  io.out << b.origin << ": " << b.batchSize() << " rows x " << b.length() << " positions\n";
+  for (int64_t r = 0; r < b.batchSize(); ++r) {
+    int64_t real = 0, graded = 0;
+    for (int64_t t = 0; t < b.length(); ++t) {
+      real += b.attentionMask.at(r, t) != 0;
+      graded += b.labels.at(r, t) != kIgnoreIndex;
+    }
+    io.out << "  row " << r << ": " << real << " attended, " << graded << " graded\n";
+  }
+  return 0;
+}
+
+} // namespace maskscope

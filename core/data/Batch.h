@@ -1,0 +1,68 @@
+// A collated batch, as a training step sees it: four [B, T] integer grids plus what the
+// collator knows about each row (its packed segments and the role of every position).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace maskscope {
+
+inline constexpr int64_t kIgnoreIndex = -100; // labels value PyTorch's cross-entropy skips
+
+// Row-major [rows, cols] grid of int64 (the dtype transformers uses for ids and masks).
+struct IntGrid {
+  int64_t rows = 0;
+  int64_t cols = 0;
+  std::vector<int64_t> values;
+
+  IntGrid() = default;
+  IntGrid(int64_t r, int64_t c, int64_t fill = 0) : rows(r), cols(c), values(size_t(r * c), fill) {}
+  int64_t& at(int64_t r, int64_t c) { return values[size_t(r * cols + c)]; }
+  int64_t at(int64_t r, int64_t c) const { return values[size_t(r * cols + c)]; }
+  bool empty() const { return values.empty(); }
+  bool sameShape(const IntGrid& o) const { return rows == o.rows && cols == o.cols; }
+  friend bool operator==(const IntGrid&, const IntGrid&) = default;
+};
+
+// What a position is, for display and for role-aware lint rules.
+enum class PositionKind : uint8_t { Unknown, System, User, Assistant, Tool, Template, Padding, Separator };
+const char* positionKindName(PositionKind k);
+
+// One packed example inside a row: positions [begin, end).
+struct Segment {
+  int64_t begin = 0;
+  int64_t end = 0;
+  long sourceRow = -1; // dataset row the example came from, -1 when unknown
+};
+
+struct PositionMeta {
+  PositionKind kind = PositionKind::Unknown;
+  int32_t messageIndex = -1;
+  int32_t turn = -1;
+  bool special = false;
+  bool scaffolding = false; // template text (headers, footers), not message content
+  bool reply = false;       // part of an assistant reply as the template marks it (graded when correct)
+  bool closesReply = false; // the end-of-turn / EOS token that closes an assistant reply
+  bool replyTruncated = false; // position belongs to a reply whose closing token was cut off
+};
+
+struct Batch {
+  IntGrid inputIds;      // [B, T]
+  IntGrid attentionMask; // [B, T]: 0/1, or segment ids 1, 2, 3, ... (0 = padding) when packed
+  IntGrid labels;        // [B, T]: token id to predict at this position's *input* (HF convention:
+                         //          the model shifts), or -100 = ignored
+  IntGrid positionIds;   // [B, T]; empty grid = not given (the model derives 0..T-1)
+  std::vector<std::vector<Segment>> segments;   // per row; empty when the row holds one example
+  std::vector<std::vector<PositionMeta>> meta;  // per row per position; empty for raw dumps
+  std::optional<int64_t> padTokenId;
+  std::optional<int64_t> eosTokenId;
+  std::optional<int64_t> bosTokenId;
+  std::vector<long> sourceRows; // dataset row of each batch row (first example when packed)
+  std::string origin;           // "collated by <preset>" or the dump's path
+
+  int64_t batchSize() const { return inputIds.rows; }
+  int64_t length() const { return inputIds.cols; }
+};
+
+} // namespace maskscope

@@ -1,0 +1,33 @@
+// A conversation as read from a dataset row: messages with roles, plus the row's origin.
+// Prompt/completion rows keep both halves so completion-only grading knows the split.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace maskscope {
+
+struct Message {
+  std::string role;     // "system", "user", "assistant", "tool", ... as the dataset names it
+  std::string content;  // UTF-8 text
+  nlohmann::json extra; // other fields of the message object (tool_calls, name, ...), or null
+};
+
+struct Conversation {
+  std::vector<Message> messages;
+  // For prompt/completion rows: messages [0, promptMessageCount) are the prompt. -1 otherwise.
+  int promptMessageCount = -1;
+  // Plain-text prompt/completion rows (strings, not message lists) bypass the chat template.
+  bool plainText = false;
+  std::string plainPrompt;
+  std::string plainCompletion;
+  nlohmann::json tools;          // "tools" of the row, or null
+  nlohmann::json extraVariables; // other top-level fields the template may read, or null
+
+  // Where the row came from, for messages and for jumping back to it.
+  std::string sourceFile;
+  long sourceLine = -1; // 1-based line of the row (JSONL) or of its opening brace (JSON)
+  long rowIndex = -1;   // 0-based index among the rows that parsed
+};
+
+} // namespace maskscope

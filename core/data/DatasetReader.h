@@ -1,0 +1,60 @@
+// Streaming dataset reader: JSONL or a JSON list, rows in the messages, prompt/completion,
+// ShareGPT or Alpaca shape. Bad rows are reported (file, line, reason) and skipped.
+#pragma once
+#include "core/data/Conversation.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace maskscope {
+
+struct RowError {
+  std::string file;
+  long line = -1;
+  std::string reason;
+  std::string toString() const;
+};
+
+// Converts one parsed row to a conversation; throws Error(reason) when the row has no known shape.
+Conversation conversationFromJson(const nlohmann::json& row);
+
+class DatasetReader {
+public:
+  // spec: a .jsonl/.json file or builtin:demo. Throws Error when the file cannot be opened.
+  explicit DatasetReader(const std::string& spec);
+  ~DatasetReader();
+  DatasetReader(const DatasetReader&) = delete;
+  DatasetReader& operator=(const DatasetReader&) = delete;
+
+  // The next good row; false at the end. Bad rows go to errors() and are skipped.
+  bool next(Conversation& out);
+  const std::vector<RowError>& errors() const { return errors_; } // first kMaxKeptErrors
+  long rowsRead() const { return rowsRead_; }
+  long rowsSkipped() const { return rowsSkipped_; }
+  double progress() const; // fraction of the input consumed, 0..1
+  const std::string& spec() const { return spec_; }
+
+  static constexpr size_t kMaxKeptErrors = 1000;
+  static constexpr size_t kMaxRowBytes = size_t(64) << 20; // one row over 64 MiB is refused
+
+private:
+  struct Source;
+  bool nextRawRow(std::string& text, long& line);
+  void skip(long line, std::string reason);
+
+  std::string spec_;
+  std::unique_ptr<Source> src_;
+  std::vector<RowError> errors_;
+  long rowsRead_ = 0;
+  long rowsSkipped_ = 0;
+};
+
+// Reads every good row (or the first limit rows). errors may be null.
+std::vector<Conversation> readDataset(const std::string& spec, std::vector<RowError>* errors = nullptr,
+                                      long limit = -1);
+// Reads good row number `row` (0-based); throws Error when there are fewer rows.
+Conversation readDatasetRow(const std::string& spec, long row);
+
+} // namespace maskscope

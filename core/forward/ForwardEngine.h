@@ -1,0 +1,186 @@
+// The plain-C++ interface to the LibTorch forward-pass module (engine/, libmaskscope_torch.so).
+// No torch type crosses it: the module is loaded at run time (ForwardEngineLoader.h) because
+// libtorch and libsentencepiece cannot share one binary (two protobuf versions).
+//
+// Conventions (all grids row-major [B, T], int64, as transformers takes them):
+//   attention_mask  0 = padding (never attended as a key); any nonzero value is a segment id.
+//                   A query attends key k <= q when mask[k] != 0 and (mask[q] == mask[k] or
+//                   mask[q] == 0), so a 0/1 mask is the usual key-padding mask (one segment) and
+//                   1, 2, 3, ... keeps attention inside each packed example. Masked scores get
+//                   finfo(dtype).min, not -inf, as transformers does: a fully masked row (a left
+//                   pad) becomes uniform instead of NaN.
+//   position_ids    empty grid = 0..T-1 in every row (transformers' default).
+//   labels          HF convention: the model shifts. Loss = mean over t of
+//                   NLL(labels[t+1] | logits[t]) where labels[t+1] != -100.
+//   per_token_nll   [b][t] = NLL of input_ids[b][t+1] from the logits at t; the last position is 0.
+// Errors: every method throws std::runtime_error (never a torch type) with a readable message.
+#pragma once
+#include "core/data/Batch.h"
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace maskscope {
+
+// Bumped whenever a struct or virtual below changes; the loader refuses a module built otherwise.
+inline constexpr int kForwardEngineAbiVersion = 3;
+// The one symbol the module exports: extern "C" ForwardEngine* maskscope_create_forward_engine(int key),
+// returning nullptr unless key == forwardEngineAbiKey() as the module computes it. The key folds in
+// sizeof(std::string) so a module built with the old libstdc++ string ABI (_GLIBCXX_USE_CXX11_ABI=0,
+// as older pip LibTorch wheels are) is refused instead of crashing.
+inline constexpr const char* kForwardEngineFactorySymbol = "maskscope_create_forward_engine";
+inline constexpr int forwardEngineAbiKey() { return kForwardEngineAbiVersion * 1000 + int(sizeof(std::string)); }
+
+// A file held in memory by the caller (builtin:tiny is embedded in the main binary, which the module
+// cannot see). The caller keeps the bytes alive while loadModel runs; the module copies what it keeps.
+struct MemoryFile {
+  std::string name; // "config.json", "model.safetensors", "model.safetensors.index.json", shard names
+  const void* data = nullptr;
+  size_t size = 0;
+};
+
+struct ModelSource {
+  std::string spec;              // for messages: the folder path or "builtin:tiny"
+  std::string folder;            // a Hugging Face model folder (config.json + *.safetensors)
+  std::vector<MemoryFile> files; // used instead of folder when non-empty
+  // Benchmarks/tests: build the architecture in configJson with random weights (no files read).
+  std::string configJson;
+  std::optional<uint64_t> randomSeed;
+};
+
+struct ModelInfo {
+  std::string architecture;  // "llama" or "qwen2"
+  std::string weightDtype;   // as stored: "F32", "BF16", "F16" (or "random")
+  std::string computeDtype;  // "float32" on CPU; the stored dtype on CUDA
+  std::string device;        // "cpu" or "cuda"
+  int64_t vocabSize = 0, hiddenSize = 0, layers = 0, heads = 0, kvHeads = 0, headDim = 0,
+          intermediateSize = 0, parameterCount = 0;
+  bool tiedEmbeddings = false;
+  bool attentionBias = false; // q/k/v biases (Qwen2)
+  double ropeTheta = 10000.0;
+  std::string ropeScaling = "none"; // "none", "linear", "llama3", or "ignored: <type>"
+  std::vector<std::string> notes;   // what was approximated or ignored (sliding window, ...)
+};
+
+// Progress and cancellation for long runs. progress may be called from the calling thread only.
+struct RunControl {
+  std::function<void(double fraction, const std::string& text)> progress;
+  const std::atomic<bool>* cancel = nullptr; // set to true: the run throws "cancelled" soon after
+  int64_t maxRowsPerChunk = 0;               // 0 = all rows at once; halved on CUDA out-of-memory
+};
+
+struct ForwardInputs {
+  IntGrid inputIds;      // [B, T]
+  IntGrid attentionMask; // [B, T]; empty = all ones
+  IntGrid positionIds;   // [B, T]; empty = 0..T-1
+  IntGrid labels;        // [B, T]; empty = no loss
+};
+
+// Which attention probabilities to keep (post-softmax, what the values are mixed with).
+struct AttentionCapture {
+  std::vector<int> layers; // empty = none
+  std::vector<int> heads;  // empty = every head of those layers
+};
+
+struct CapturedAttention {
+  int layer = 0;
+  int head = 0;
+  int64_t batch = 0, length = 0;
+  std::vector<float> probs; // [B, T, T] row-major: probs[(b*T + q)*T + k]
+};
+
+struct ForwardOutput {
+  std::string device;
+  double loss = 0.0;        // HF causal-LM loss (NaN when nothing is graded or no labels)
+  double lossSum = 0.0;
+  int64_t gradedCount = 0;
+  std::vector<std::vector<double>> perTokenNll; // [B][T], see the conventions above
+  std::vector<CapturedAttention> attention;
+  std::vector<float> logits; // [B, T, V] row-major, only when asked for (small models)
+  std::vector<std::string> notes;
+};
+
+// Role of a position for the loss breakdown (the batch's meta, or pad detection without it).
+enum PositionRole : int64_t { RolePrompt = 0, RoleReply = 1, RolePad = 2, RoleUnknown = 3 };
+inline constexpr int kRoleCount = 4;
+
+// One more loss over the same input_ids with other masks.
+struct LossVariant {
+  std::string name;      // "fixed", "labels_fixed_only", "attention_fixed_only", "block_diagonal"
+  IntGrid attentionMask; // same conventions as ForwardInputs
+  IntGrid positionIds;
+  IntGrid labels;
+};
+
+struct LossRequest {
+  ForwardInputs asGiven;             // labels required
+  std::vector<LossVariant> variants;
+  IntGrid roles;                     // [B, T] PositionRole of each position
+  bool gradients = true;             // gradient norms from pad vs real graded positions
+  std::string compareLogitsWith;     // variant whose logits are compared at real positions
+};
+
+struct RoleTally {
+  int64_t graded = 0;   // graded positions whose target token has this role
+  double lossSum = 0.0; // their NLL sum under the as-given masks
+};
+
+struct LossReport {
+  std::string device;
+  double asGiven = 0.0;
+  int64_t gradedCount = 0;
+  std::vector<std::pair<std::string, double>> variantLoss;     // in request order
+  std::vector<std::pair<std::string, int64_t>> variantGraded;  // graded count of each variant
+  std::vector<std::vector<double>> perTokenNll;                // as given
+  RoleTally roles[kRoleCount];
+  bool gradientsComputed = false;
+  // ||d(as-given mean loss)/d(params)|| restricted to the terms whose target is a pad / is real.
+  double gradNormPad = 0.0, gradNormReal = 0.0;
+  bool logitsCompared = false;
+  double maxLogitChangeReal = 0.0; // max |logit_asGiven - logit_variant| over real positions
+  std::vector<std::string> notes;  // e.g. CUDA out of memory: fell back to smaller chunks / CPU
+};
+
+// A whole-tensor view of one entry of a torch.save(dict): shape plus values widened to int64.
+struct TensorGrid {
+  std::vector<int64_t> shape;
+  std::vector<int64_t> values;
+  std::string dtype; // "int64", "int32", "bool", ...
+};
+
+class ForwardModel {
+public:
+  virtual ~ForwardModel() = default;
+  virtual const ModelInfo& info() const = 0;
+  // One forward pass: per-token NLL, the loss when labels are given, optional attention / logits.
+  virtual ForwardOutput forward(const ForwardInputs& inputs, const AttentionCapture& capture,
+                                bool wantLogits, const RunControl& control) = 0;
+  // The mask comparison behind `maskscope loss`.
+  virtual LossReport analyse(const LossRequest& request, const RunControl& control) = 0;
+};
+
+class ForwardEngine {
+public:
+  virtual ~ForwardEngine() = default;
+  virtual int abiVersion() const = 0;
+  virtual std::string description() const = 0; // "LibTorch 1.13.0, CPU" and the like
+  virtual bool cudaAvailable() const = 0;
+  // device: "auto" (CUDA when available), "cpu" or "cuda" (error when absent).
+  virtual std::shared_ptr<ForwardModel> loadModel(const ModelSource& source, const std::string& device,
+                                                  const RunControl& control) = 0;
+  // Reads a torch.save(dict) of integer/bool tensors (input_ids, attention_mask, labels, ...).
+  virtual std::map<std::string, TensorGrid> loadTorchBatch(const std::string& path) = 0;
+};
+
+} // namespace maskscope
+
+extern "C" {
+typedef maskscope::ForwardEngine* (*MaskscopeForwardEngineFactory)(int abiKey);
+}

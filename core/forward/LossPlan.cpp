@@ -1,0 +1,171 @@
+// Role, segment and fixed-mask derivation for the loss comparison (see LossPlan.h).
+#include "core/forward/LossPlan.h"
+#include "core/util/Error.h"
+
+namespace maskscope {
+namespace {
+
+void checkShapes(const Batch& b) {
+  const IntGrid& ids = b.inputIds;
+  if (ids.rows <= 0 || ids.cols <= 0) throw Error("the batch is empty", {b.origin, -1, -1, -1, "input_ids"});
+  auto check = [&](const IntGrid& g, const char* name, bool optional) {
+    if (optional && g.empty()) return;
+    if (!g.sameShape(ids) || g.values.size() != size_t(ids.rows * ids.cols))
+      throw Error(std::string(name) + " has shape [" + std::to_string(g.rows) + ", " + std::to_string(g.cols) +
+                      "] but input_ids has [" + std::to_string(ids.rows) + ", " + std::to_string(ids.cols) + "]",
+                  {b.origin, -1, -1, -1, name});
+  };
+  check(ids, "input_ids", false);
+  check(b.attentionMask, "attention_mask", true);
+  check(b.labels, "labels", false);
+  check(b.positionIds, "position_ids", true);
+}
+
+int64_t maskAt(const Batch& b, int64_t r, int64_t c) { return b.attentionMask.empty() ? 1 : b.attentionMask.at(r, c); }
+
+bool maskHoldsSegments(const Batch& b) {
+  for (int64_t v : b.attentionMask.values)
+    if (v > 1) return true;
+  return false;
+}
+
+} // namespace
+
+IntGrid positionRoles(const Batch& batch, std::vector<std::string>* notes) {
+  const int64_t B = batch.inputIds.rows, T = batch.inputIds.cols;
+  IntGrid roles(B, T, RoleUnknown);
+  bool haveMeta = batch.meta.size() == size_t(B);
+  for (int64_t r = 0; haveMeta && r < B; ++r) haveMeta = batch.meta[size_t(r)].size() == size_t(T);
+  if (haveMeta) {
+    for (int64_t r = 0; r < B; ++r)
+      for (int64_t c = 0; c < T; ++c) {
+        PositionKind k = batch.meta[size_t(r)][size_t(c)].kind;
+        roles.at(r, c) = k == PositionKind::Padding ? RolePad
+                         : k == PositionKind::Assistant ? RoleReply
+                         : k == PositionKind::Unknown ? RoleUnknown : RolePrompt;
+      }
+    return roles;
+  }
+  if (!batch.padTokenId) {
+    if (notes) notes->push_back("no pad_token_id: padding taken from attention_mask == 0");
+    for (int64_t r = 0; r < B; ++r)
+      for (int64_t c = 0; c < T; ++c)
+        if (maskAt(batch, r, c) == 0) roles.at(r, c) = RolePad;
+    return roles;
+  }
+  const int64_t pad = *batch.padTokenId;
+  const bool padIsEos = batch.eosTokenId && *batch.eosTokenId == pad;
+  for (int64_t r = 0; r < B; ++r) {
+    int64_t lead = 0;
+    while (lead < T && batch.inputIds.at(r, lead) == pad) ++lead;
+    if (lead == T) { // a row of nothing but pads
+      for (int64_t c = 0; c < T; ++c) roles.at(r, c) = RolePad;
+      continue;
+    }
+    int64_t trail = T;
+    while (trail > lead && batch.inputIds.at(r, trail - 1) == pad) --trail;
+    if (padIsEos && trail < T) ++trail; // the first EOS of the trailing run closes the text
+    for (int64_t c = 0; c < lead; ++c) roles.at(r, c) = RolePad;
+    for (int64_t c = trail; c < T; ++c) roles.at(r, c) = RolePad;
+  }
+  return roles;
+}
+
+IntGrid packedSegments(const Batch& batch, const IntGrid& roles) {
+  const int64_t B = batch.inputIds.rows, T = batch.inputIds.cols;
+  IntGrid seg(B, T, 0);
+  const bool maskSegments = maskHoldsSegments(batch);
+  for (int64_t r = 0; r < B; ++r) {
+    const std::vector<Segment>* given =
+        batch.segments.size() == size_t(B) && batch.segments[size_t(r)].size() > 1 ? &batch.segments[size_t(r)] : nullptr;
+    int64_t current = 0;
+    int64_t previousMask = 0;
+    for (int64_t c = 0; c < T; ++c) {
+      if (roles.at(r, c) == RolePad) continue;
+      if (maskSegments) {
+        int64_t m = maskAt(batch, r, c);
+        if (m != 0 && m != previousMask) ++current;
+        if (m != 0) previousMask = m;
+      } else if (given) {
+        int64_t idx = 0;
+        for (size_t s = 0; s < given->size(); ++s)
+          if (c >= (*given)[s].begin && c < (*given)[s].end) idx = int64_t(s) + 1;
+        current = idx != 0 ? idx : (current == 0 ? 1 : current);
+      } else if (!batch.positionIds.empty()) {
+        if (current == 0 || (batch.positionIds.at(r, c) == 0 && c > 0)) ++current;
+      } else if (current == 0) {
+        current = 1;
+      }
+      seg.at(r, c) = current == 0 ? 1 : current;
+    }
+  }
+  return seg;
+}
+
+bool isPacked(const IntGrid& segments) {
+  for (int64_t v : segments.values)
+    if (v > 1) return true;
+  return false;
+}
+
+IntGrid fixedAttentionMask(const Batch& batch, const IntGrid& roles) {
+  IntGrid m(batch.inputIds.rows, batch.inputIds.cols, 1);
+  const bool keepSegments = maskHoldsSegments(batch);
+  for (int64_t r = 0; r < m.rows; ++r)
+    for (int64_t c = 0; c < m.cols; ++c) {
+      if (roles.at(r, c) == RolePad) m.at(r, c) = 0;
+      else if (keepSegments) m.at(r, c) = std::max<int64_t>(1, maskAt(batch, r, c));
+    }
+  return m;
+}
+
+IntGrid fixedLabels(const Batch& batch, const IntGrid& roles) {
+  IntGrid l = batch.labels;
+  for (int64_t r = 0; r < l.rows; ++r)
+    for (int64_t c = 0; c < l.cols; ++c)
+      if (roles.at(r, c) == RolePad) l.at(r, c) = kIgnoreIndex;
+  return l;
+}
+
+IntGrid resetPositionIds(const Batch& batch, const IntGrid& segments) {
+  const int64_t B = batch.inputIds.rows, T = batch.inputIds.cols;
+  IntGrid p(B, T, 0);
+  for (int64_t r = 0; r < B; ++r) {
+    int64_t current = -1, begin = 0;
+    for (int64_t c = 0; c < T; ++c) {
+      int64_t s = segments.at(r, c);
+      if (s == 0) {
+        p.at(r, c) = batch.positionIds.empty() ? c : batch.positionIds.at(r, c);
+        continue;
+      }
+      if (s != current) { current = s; begin = c; }
+      p.at(r, c) = c - begin;
+    }
+  }
+  return p;
+}
+
+LossRequest buildLossRequest(const Batch& batch, bool gradients, std::vector<std::string>* notes) {
+  checkShapes(batch);
+  LossRequest req;
+  req.asGiven.inputIds = batch.inputIds;
+  req.asGiven.attentionMask = batch.attentionMask;
+  req.asGiven.positionIds = batch.positionIds;
+  req.asGiven.labels = batch.labels;
+  req.roles = positionRoles(batch, notes);
+  req.gradients = gradients;
+
+  IntGrid fixedMask = fixedAttentionMask(batch, req.roles);
+  IntGrid fixedLab = fixedLabels(batch, req.roles);
+  req.variants.push_back({"fixed", fixedMask, batch.positionIds, fixedLab});
+  req.variants.push_back({"labels_fixed_only", batch.attentionMask, batch.positionIds, fixedLab});
+  req.variants.push_back({"attention_fixed_only", fixedMask, batch.positionIds, batch.labels});
+  req.compareLogitsWith = "attention_fixed_only";
+
+  IntGrid segments = packedSegments(batch, req.roles);
+  if (isPacked(segments))
+    req.variants.push_back({"block_diagonal", segments, resetPositionIds(batch, segments), batch.labels});
+  return req;
+}
+
+} // namespace maskscope

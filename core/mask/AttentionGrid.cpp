@@ -1,0 +1,70 @@
+// Derivation of the combined causal + padding (+ packing) mask from a batch.
+#include "core/mask/AttentionGrid.h"
+#include "core/util/Error.h"
+
+namespace maskscope {
+
+const char* cellStateName(CellState s) {
+  switch (s) {
+  case CellState::Allowed: return "allowed";
+  case CellState::Future: return "future";
+  case CellState::Padding: return "padding";
+  case CellState::OtherExample: return "other example";
+  }
+  return "?";
+}
+
+int64_t AttentionGrid::allowedCount() const {
+  int64_t n = 0;
+  for (CellState c : cells) n += c == CellState::Allowed;
+  return n;
+}
+
+std::vector<int64_t> segmentIdsForRow(const Batch& b, int64_t r, MaskSemantics semantics) {
+  if (r < 0 || r >= b.batchSize()) throw Error("row " + std::to_string(r) + " is outside the batch");
+  const int64_t T = b.length();
+  std::vector<int64_t> seg(size_t(T), 1);
+  const bool haveMask = b.attentionMask.sameShape(b.inputIds);
+  for (int64_t t = 0; t < T; ++t) seg[size_t(t)] = haveMask ? b.attentionMask.at(r, t) : 1;
+  if (semantics == MaskSemantics::Varlen && b.positionIds.sameShape(b.inputIds)) {
+    // A position id that does not continue the previous one starts a new example.
+    int64_t current = 0;
+    for (int64_t t = 0; t < T; ++t) {
+      if (seg[size_t(t)] == 0) continue;
+      bool starts = t == 0 || seg[size_t(t - 1)] == 0 || b.positionIds.at(r, t) != b.positionIds.at(r, t - 1) + 1;
+      if (starts) ++current;
+      seg[size_t(t)] = current;
+    }
+  }
+  return seg;
+}
+
+static CellState cellState(const std::vector<int64_t>& seg, int64_t q, int64_t k) {
+  if (k > q) return CellState::Future;
+  const int64_t sk = seg[size_t(k)];
+  if (sk == 0) return CellState::Padding;
+  const int64_t sq = seg[size_t(q)];
+  // A padding query keeps causal + key-padding only (transformers does not mask query rows).
+  if (sq != 0 && sq != sk) return CellState::OtherExample;
+  return CellState::Allowed;
+}
+
+AttentionGrid attentionGridForRow(const Batch& b, int64_t r, MaskSemantics semantics) {
+  const std::vector<int64_t> seg = segmentIdsForRow(b, r, semantics);
+  AttentionGrid g;
+  g.size = b.length();
+  g.cells.resize(size_t(g.size * g.size));
+  for (int64_t q = 0; q < g.size; ++q)
+    for (int64_t k = 0; k < g.size; ++k) g.cells[size_t(q * g.size + k)] = cellState(seg, q, k);
+  return g;
+}
+
+std::vector<CellState> attentionRow(const Batch& b, int64_t r, int64_t q, MaskSemantics semantics) {
+  const std::vector<int64_t> seg = segmentIdsForRow(b, r, semantics);
+  if (q < 0 || q >= b.length()) throw Error("query position " + std::to_string(q) + " is outside the row");
+  std::vector<CellState> row(size_t(b.length()));
+  for (int64_t k = 0; k < b.length(); ++k) row[size_t(k)] = cellState(seg, q, k);
+  return row;
+}
+
+} // namespace maskscope

@@ -1,0 +1,35 @@
+// The attention a model actually applies for one batch row: a [T, T] grid of query x key cells,
+// each allowed or blocked with the reason (future = causal, padding = key mask 0, other example =
+// a different packed segment). Convention: row q may attend column k iff the cell is Allowed.
+#pragma once
+#include "core/data/Batch.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace maskscope {
+
+enum class CellState : uint8_t { Allowed = 0, Future = 1, Padding = 2, OtherExample = 3 };
+const char* cellStateName(CellState s);
+
+// How the attention implementation reads the batch.
+enum class MaskSemantics {
+  Eager,  // eager/SDPA: causal AND attention_mask (0/1 key padding; segment ids 1,2,.. = same segment)
+  Varlen, // FlashAttention varlen / padding-free: segments also split where position ids restart at 0
+};
+
+struct AttentionGrid {
+  int64_t size = 0;
+  std::vector<CellState> cells; // [size, size], row-major: cells[q * size + k]
+  CellState at(int64_t q, int64_t k) const { return cells[size_t(q * size + k)]; }
+  int64_t allowedCount() const;
+};
+
+// Segment id of every position of row r as the model sees it: 0 = padding, 1.. = example.
+std::vector<int64_t> segmentIdsForRow(const Batch& batch, int64_t row, MaskSemantics semantics);
+AttentionGrid attentionGridForRow(const Batch& batch, int64_t row, MaskSemantics semantics = MaskSemantics::Eager);
+// One query row of the grid (cheap, for the softmax view): states of keys 0..T-1 for query q.
+std::vector<CellState> attentionRow(const Batch& batch, int64_t row, int64_t query,
+                                    MaskSemantics semantics = MaskSemantics::Eager);
+
+} // namespace maskscope

@@ -1,0 +1,175 @@
+// JinjaChatTemplate: the variables transformers passes to a chat template, the render, and the
+// per-message spans (method described in JinjaChatTemplate.h).
+#include "core/template/JinjaChatTemplate.h"
+
+#include "core/template/jinja/PyString.h"
+
+namespace maskscope {
+
+using jinja::Value;
+
+JinjaChatTemplate::JinjaChatTemplate(std::string name, const std::string& source,
+                                     std::map<std::string, std::string> defaults)
+    : name_(std::move(name)), source_(source), defaults_(std::move(defaults)),
+      template_(jinja::Template::parse(source, name_)) {}
+
+namespace {
+
+Value messageValue(const Message& m) {
+  auto d = std::make_shared<jinja::DictObj>();
+  d->entries.reserve(2 + (m.extra.is_object() ? m.extra.size() : 0));
+  d->entries.emplace_back("role", Value::string(m.role));
+  const nlohmann::json* structured = nullptr;
+  if (m.extra.is_object()) {
+    auto it = m.extra.find("content");
+    if (it != m.extra.end() && !it->is_string()) structured = &*it;
+  }
+  d->entries.emplace_back("content", structured ? Value::fromJson(*structured) : Value::string(m.content));
+  if (m.extra.is_object())
+    for (auto it = m.extra.begin(); it != m.extra.end(); ++it)
+      if (it.key() != "role" && it.key() != "content") d->entries.emplace_back(it.key(), Value::fromJson(it.value()));
+  return Value::dict(std::move(d));
+}
+
+bool startsWith(const std::string& s, const std::string& p) { return s.size() >= p.size() && s.compare(0, p.size(), p) == 0; }
+
+} // namespace
+
+RenderResult JinjaChatTemplate::render(const std::vector<Message>& messages, const RenderOptions& options) const {
+  std::vector<Value> values;
+  std::vector<std::string> roles, contents;
+  values.reserve(messages.size());
+  for (const auto& m : messages) {
+    values.push_back(messageValue(m));
+    roles.push_back(m.role);
+    contents.push_back(m.content);
+  }
+  Value tools = options.tools.is_null() ? Value::none() : Value::fromJson(options.tools);
+  Value extra = options.extra.is_object() ? Value::fromJson(options.extra) : Value();
+  return renderValues(values, roles, contents, options, tools, extra);
+}
+
+RenderResult JinjaChatTemplate::renderJson(const nlohmann::ordered_json& messages, const RenderOptions& options,
+                                           const nlohmann::ordered_json& tools,
+                                           const nlohmann::ordered_json& extra) const {
+  if (!messages.is_array()) throw Error("messages must be a JSON list", SourceLocation{name_});
+  std::vector<Value> values;
+  std::vector<std::string> roles, contents;
+  for (const auto& m : messages) {
+    values.push_back(Value::fromJson(m));
+    std::string role, content;
+    if (m.is_object()) {
+      auto r = m.find("role");
+      if (r != m.end() && r->is_string()) role = r->get<std::string>();
+      auto c = m.find("content");
+      if (c != m.end() && c->is_string()) content = c->get<std::string>();
+    }
+    roles.push_back(role);
+    contents.push_back(content);
+  }
+  Value toolsValue = tools.is_null() ? (options.tools.is_null() ? Value::none() : Value::fromJson(options.tools))
+                                     : Value::fromJson(tools);
+  Value extraValue = extra.is_object() ? Value::fromJson(extra)
+                                       : (options.extra.is_object() ? Value::fromJson(options.extra) : Value());
+  return renderValues(values, roles, contents, options, toolsValue, extraValue);
+}
+
+jinja::RenderOutput JinjaChatTemplate::renderOnce(const jinja::Variables& base, std::vector<Value> messages,
+                                                  bool addGenerationPrompt, const RenderOptions& options) const {
+  jinja::Variables vars = base;
+  vars.emplace_back("messages", Value::list(std::move(messages)));
+  vars.emplace_back("add_generation_prompt", Value::boolean(addGenerationPrompt));
+  jinja::RenderSettings settings;
+  settings.now = options.now;
+  return template_->render(vars, settings);
+}
+
+RenderResult JinjaChatTemplate::renderValues(const std::vector<Value>& messages, const std::vector<std::string>& roles,
+                                             const std::vector<std::string>& contents, const RenderOptions& options,
+                                             const Value& tools, const Value& extra) const {
+  // What transformers passes: special tokens, then tools/documents (None when absent), then kwargs.
+  jinja::Variables base;
+  std::map<std::string, std::string> merged = defaults_;
+  for (const auto& [k, v] : options.variables) merged[k] = v;
+  for (const auto& [k, v] : merged) base.emplace_back(k, Value::string(v));
+  base.emplace_back("tools", tools);
+  base.emplace_back("documents", Value::none());
+  if (extra.isDict())
+    for (const auto& [k, v] : extra.dictObj().entries) base.emplace_back(k, v);
+  // Later entries win (Frame::set overwrites), so --var values passed as extras override too.
+
+  jinja::RenderOutput full = renderOnce(base, messages, options.addGenerationPrompt, options);
+  RenderResult result;
+  result.text = std::move(full.text);
+  if (template_->hasGeneration()) {
+    std::vector<ByteSpan> spans;
+    for (const auto& [b, e] : full.generationSpans) spans.push_back(ByteSpan{b, e});
+    result.generationSpans = std::move(spans);
+  }
+  if (!options.computeMessageSpans || messages.empty()) return result;
+
+  const std::string& text = result.text;
+  const int64_t n = int64_t(messages.size());
+  // Start of the first block: what an empty conversation renders, else the BOS token.
+  int64_t start = 0;
+  try {
+    jinja::RenderOutput empty = renderOnce(base, {}, false, options);
+    if (startsWith(text, empty.text)) start = int64_t(empty.text.size());
+  } catch (const Error&) {
+    auto bos = merged.find("bos_token");
+    if (bos != merged.end() && !bos->second.empty() && startsWith(text, bos->second)) start = int64_t(bos->second.size());
+  }
+
+  int turn = 0, users = 0;
+  int64_t prevEnd = start;
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t end = -1;
+    if (k == n - 1 && !options.addGenerationPrompt) {
+      end = int64_t(text.size());
+    } else {
+      try {
+        std::vector<Value> prefix(messages.begin(), messages.begin() + k + 1);
+        jinja::RenderOutput p = renderOnce(base, std::move(prefix), false, options);
+        if (startsWith(text, p.text) && int64_t(p.text.size()) >= prevEnd) end = int64_t(p.text.size());
+      } catch (const Error&) {
+      }
+    }
+    const std::string& content = contents[size_t(k)];
+    int64_t cBegin = -1, cEnd = -1;
+    auto locate = [&](int64_t from, int64_t to) {
+      if (content.empty()) return;
+      size_t at = text.find(content, size_t(from));
+      std::string_view stripped = jinja::py::strip(content, nullptr, true, true);
+      size_t len = content.size();
+      if (at == std::string::npos || (to >= 0 && int64_t(at + len) > to)) {
+        if (stripped.empty()) { at = std::string::npos; }
+        else {
+          at = text.find(stripped, size_t(from));
+          len = stripped.size();
+          if (at != std::string::npos && to >= 0 && int64_t(at + len) > to) at = std::string::npos;
+        }
+      }
+      if (at != std::string::npos) {
+        cBegin = int64_t(at);
+        cEnd = int64_t(at + len);
+      }
+    };
+    locate(prevEnd, end);
+    if (end < 0) end = cEnd >= 0 ? cEnd : prevEnd; // fallback: block ends with its content
+    if (roles[size_t(k)] == "user") {
+      ++users;
+      if (users > 1) ++turn;
+    }
+    MessageSpan span;
+    span.messageIndex = int(k);
+    span.role = roles[size_t(k)];
+    span.turn = turn;
+    span.block = ByteSpan{prevEnd, end};
+    span.content = cBegin >= 0 ? ByteSpan{cBegin, cEnd} : ByteSpan{prevEnd, prevEnd};
+    result.messages.push_back(std::move(span));
+    prevEnd = end;
+  }
+  return result;
+}
+
+} // namespace maskscope

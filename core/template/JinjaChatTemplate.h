@@ -1,0 +1,51 @@
+// A ChatTemplate backed by maskscope's Jinja interpreter: renders a Hugging Face chat template
+// exactly as transformers' apply_chat_template(..., tokenize=False) does, with generation spans
+// and per-message byte spans.
+//
+// How message spans are found: the template is rendered again for each prefix messages[0..k]
+// (without the generation prompt). When that render is a prefix of the full text, its length is
+// the end of message k's block, and the previous boundary is its start (the first block starts
+// after whatever the template emits for an empty conversation, or after the BOS token).
+// When a prefix render is not a prefix of the full text (templates that treat the last message
+// specially) or fails (templates that raise on partial conversations), the boundary falls back to
+// the end of message k's content, located verbatim in order. The content span is the first
+// verbatim occurrence of the content (or of its stripped form) inside the block.
+#pragma once
+#include "core/template/ChatTemplate.h"
+#include "core/template/jinja/Template.h"
+
+#include <nlohmann/json.hpp>
+
+namespace maskscope {
+
+class JinjaChatTemplate final : public ChatTemplate {
+public:
+  // Throws Error (TemplateSyntaxError with line/column) when the source does not parse.
+  JinjaChatTemplate(std::string name, const std::string& source, std::map<std::string, std::string> defaults);
+
+  RenderResult render(const std::vector<Message>& messages, const RenderOptions& options) const override;
+  // Same, from the JSON messages as a user wrote them (key order kept, any content type).
+  RenderResult renderJson(const nlohmann::ordered_json& messages, const RenderOptions& options,
+                          const nlohmann::ordered_json& tools = nullptr,
+                          const nlohmann::ordered_json& extra = nullptr) const;
+
+  bool hasGenerationMarkers() const override { return template_->hasGeneration(); }
+  std::string name() const override { return name_; }
+  std::string source() const override { return source_; }
+  const std::map<std::string, std::string>& defaultVariables() const override { return defaults_; }
+  const jinja::Template& compiled() const { return *template_; }
+
+private:
+  RenderResult renderValues(const std::vector<jinja::Value>& messages, const std::vector<std::string>& roles,
+                            const std::vector<std::string>& contents, const RenderOptions& options,
+                            const jinja::Value& tools, const jinja::Value& extra) const;
+  jinja::RenderOutput renderOnce(const jinja::Variables& base, std::vector<jinja::Value> messages,
+                                 bool addGenerationPrompt, const RenderOptions& options) const;
+
+  std::string name_;
+  std::string source_;
+  std::map<std::string, std::string> defaults_;
+  std::shared_ptr<const jinja::Template> template_;
+};
+
+} // namespace maskscope

@@ -1,0 +1,108 @@
+// The tree-walking evaluator behind Template::render: scopes, statements, expressions,
+// Python operator semantics and the limits. Builtins (filters, tests, methods, globals) live in
+// Builtins.cpp and call back into it.
+#pragma once
+#include "core/template/jinja/Template.h"
+
+#include <chrono>
+#include <stdexcept>
+
+namespace maskscope::jinja {
+
+// What builtins throw; the interpreter adds the template location.
+struct JinjaError : std::runtime_error {
+  JinjaError(std::string kind, const std::string& message)
+      : std::runtime_error(message), kind(std::move(kind)) {}
+  std::string kind; // "UndefinedError", "TypeError", "SecurityError", "TemplateError", "LimitError"
+};
+
+[[noreturn]] void throwUndefined(const Value& v);
+
+struct Frame {
+  explicit Frame(Frame* p) : parent(p) {}
+  ~Frame() {
+    if (alive) *alive = false;
+  }
+  Frame(const Frame&) = delete;
+  Frame& operator=(const Frame&) = delete;
+  Value* find(int sym) {
+    for (Frame* f = this; f; f = f->parent)
+      for (auto& v : f->vars)
+        if (v.first == sym) return &v.second;
+    return nullptr;
+  }
+  void set(int sym, Value v) {
+    for (auto& e : vars)
+      if (e.first == sym) { e.second = std::move(v); return; }
+    vars.emplace_back(sym, std::move(v));
+  }
+  Frame* parent;
+  std::vector<std::pair<int, Value>> vars;
+  std::shared_ptr<bool> alive; // set when a macro closes over this frame
+};
+
+class Interpreter {
+public:
+  Interpreter(const Template& t, const RenderSettings& s);
+
+  RenderOutput run(const Variables& variables);
+
+  // Used by builtins.
+  Value callValue(const Value& callee, CallArgs& args);
+  Value getAttr(const Value& obj, const std::string& name);
+  Value getItem(const Value& obj, const Value& key);
+  Value applyFilter(const std::string& name, const Value& operand, CallArgs& args);
+  bool applyTest(const std::string& name, const Value& operand, CallArgs& args);
+  void tick(); // counts work against the time limit
+  void countIterations(int64_t n);
+  void checkStringSize(size_t bytes) const;
+  const RenderSettings& settings() const { return settings_; }
+
+private:
+  enum class Flow { Normal, Break, Continue };
+  Flow exec(const NodeList& body, Frame& f);
+  Flow execNode(const Node* n, Frame& f);
+  void execFor(const ForNode* n, Frame& f);
+  void bindTarget(const Target& t, const Value& v, Frame& f);
+  Value eval(const Node* n, Frame& f);
+  Value evalCall(const CallNode* n, Frame& f);
+  void evalArgs(const Args& a, Frame& f, CallArgs& out);
+  Value lookup(int sym, Frame& f);
+  Value makeMacro(const MacroNode* m, Frame& f);
+  Value callMacro(const MacroNode* m, Frame* closure, const std::shared_ptr<bool>& alive, CallArgs& args);
+  std::string capture(const NodeList& body, Frame& f);
+  void emit(const Value& v);
+  [[noreturn]] void failAt(uint32_t pos, const std::string& kind, const std::string& msg) const;
+
+  const Template& t_;
+  const RenderSettings& settings_;
+  std::string* out_ = nullptr;
+  int captureDepth_ = 0;
+  int callDepth_ = 0;
+  int64_t iterations_ = 0;
+  uint32_t ticks_ = 0;
+  uint32_t pos_ = 0; // node being evaluated, for error locations
+  std::chrono::steady_clock::time_point deadline_;
+  std::vector<std::pair<int64_t, int64_t>> spans_;
+  const std::vector<Value>& globals_; // by symbol
+  Frame* root_ = nullptr;
+  int callerSym_ = -1, varargsSym_ = -1, kwargsSym_ = -1, loopSym_ = -1;
+};
+
+// Builtins.cpp
+Value makeGlobal(const std::string& name); // range, namespace, dict, raise_exception, ...; Undefined if none
+bool callMethod(Interpreter& in, const Value& obj, const std::string& name, CallArgs& args, Value& result);
+Value boundMethod(const Value& obj, const std::string& name); // Undefined when obj has no such method
+Value filterValue(Interpreter& in, const std::string& name, const Value& v, CallArgs& args);
+bool testValue(Interpreter& in, const std::string& name, const Value& v, CallArgs& args);
+
+// Operators (Operators.cpp)
+bool pyEquals(const Value& a, const Value& b);
+// <0, 0, >0; throws JinjaError(TypeError) for unorderable types.
+int pyCompare(const Value& a, const Value& b, const char* op);
+bool pyContains(const Value& container, const Value& item);
+Value pyBinary(Interpreter& in, BinOp op, const Value& a, const Value& b);
+std::vector<Value> iterate(const Value& v); // list(v) as Python would; throws for non-iterables
+int64_t pyLength(const Value& v);           // len(v); throws for values without len
+
+} // namespace maskscope::jinja

@@ -1,0 +1,67 @@
+// Reading a batch written by torch.save(dict) (.pt, the zip format) into plain integer grids.
+#include "core/forward/ForwardEngine.h"
+
+#include <torch/torch.h>
+#include <torch/serialize.h>
+
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+
+namespace maskscope::engine {
+
+std::map<std::string, TensorGrid> readTorchBatch(const std::string& path) {
+  constexpr int64_t kCap = int64_t(1) << 30; // 1 GiB file, 256M values
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) throw std::runtime_error(path + ": not found");
+  if (st.st_size > kCap) throw std::runtime_error(path + ": larger than 1 GiB");
+  std::vector<char> bytes(size_t(st.st_size));
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (!in.read(bytes.data(), std::streamsize(bytes.size()))) throw std::runtime_error(path + ": cannot read");
+  }
+  c10::IValue value;
+  try {
+    value = torch::pickle_load(bytes);
+  } catch (const c10::Error& e) {
+    throw std::runtime_error(path + ": not a file written by torch.save: " + e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path + ": not a file written by torch.save: " + e.what());
+  }
+  if (!value.isGenericDict()) throw std::runtime_error(path + ": torch.save holds a " + value.tagKind() + ", expected a dict of tensors");
+  std::map<std::string, TensorGrid> out;
+  int64_t total = 0;
+  for (const auto& item : value.toGenericDict()) {
+    if (!item.key().isString()) throw std::runtime_error(path + ": a dict key is not a string");
+    const std::string name = item.key().toStringRef();
+    const c10::IValue& v = item.value();
+    if (v.isInt()) { // scalars such as pad_token_id
+      out[name] = TensorGrid{{}, {v.toInt()}, "int"};
+      continue;
+    }
+    if (!v.isTensor()) {
+      if (v.isNone()) continue;
+      throw std::runtime_error(path + " (" + name + "): a " + v.tagKind() + ", expected a tensor");
+    }
+    at::Tensor t = v.toTensor().detach().to(at::kCPU);
+    if (t.dim() > 3) throw std::runtime_error(path + " (" + name + "): " + std::to_string(t.dim()) + " dimensions");
+    total += t.numel();
+    if (total > (int64_t(1) << 28)) throw std::runtime_error(path + ": more than 256M values");
+    TensorGrid g;
+    g.dtype = std::string(c10::toString(t.scalar_type()));
+    g.shape.assign(t.sizes().begin(), t.sizes().end());
+    if (at::isFloatingType(t.scalar_type())) {
+      at::Tensor d = t.to(at::kDouble);
+      if (!at::equal(d, d.round()) || !at::isfinite(d).all().item<bool>())
+        throw std::runtime_error(path + " (" + name + "): floating-point tensor with non-integer values");
+    } else if (!at::isIntegralType(t.scalar_type(), /*includeBool=*/true)) {
+      throw std::runtime_error(path + " (" + name + "): dtype " + g.dtype + " is not integer or bool");
+    }
+    at::Tensor l = t.to(at::kLong).contiguous();
+    g.values.assign(l.data_ptr<int64_t>(), l.data_ptr<int64_t>() + l.numel());
+    out[name] = std::move(g);
+  }
+  return out;
+}
+
+} // namespace maskscope::engine

@@ -1,0 +1,445 @@
+// The LibTorch engine through the loader and the plain interface: goldens from the independent Python
+// reference (tools/model/reference.py), the loss comparison, safetensors validation, .pt batches, and
+// invariants (prefix logits, right padding vs all-ones attention).
+#include "core/forward/ForwardEngineLoader.h"
+#include "core/forward/LossPlan.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+using namespace maskscope;
+using nlohmann::json;
+
+namespace {
+
+const std::string kData = std::string(MASKSCOPE_TEST_DATA_DIR) + "/engine";
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void spit(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+}
+
+const json& goldens() {
+  static json g = json::parse(slurp(kData + "/goldens.json"));
+  return g;
+}
+
+IntGrid toGrid(const json& rows) {
+  IntGrid g(int64_t(rows.size()), int64_t(rows[0].size()));
+  for (size_t r = 0; r < rows.size(); ++r)
+    for (size_t c = 0; c < rows[r].size(); ++c) g.at(int64_t(r), int64_t(c)) = rows[r][c].get<int64_t>();
+  return g;
+}
+
+ForwardInputs inputsOf(const std::string& batchName) {
+  const json& b = goldens()["batches"][batchName];
+  ForwardInputs in;
+  in.inputIds = toGrid(b["input_ids"]);
+  in.attentionMask = toGrid(b["attention_mask"]);
+  in.labels = toGrid(b["labels"]);
+  if (b.contains("position_ids")) in.positionIds = toGrid(b["position_ids"]);
+  return in;
+}
+
+Batch batchOf(const std::string& batchName) {
+  ForwardInputs in = inputsOf(batchName);
+  Batch b;
+  b.inputIds = in.inputIds;
+  b.attentionMask = in.attentionMask;
+  b.labels = in.labels;
+  b.positionIds = in.positionIds;
+  b.padTokenId = goldens()["pad_token_id"].get<int64_t>();
+  b.origin = batchName;
+  return b;
+}
+
+std::shared_ptr<ForwardEngine> engine() {
+  std::string error;
+  auto e = loadForwardEngine(&error);
+  if (!e) qFatal("%s", error.c_str());
+  return e;
+}
+
+std::shared_ptr<ForwardModel> model(const std::string& name) {
+  static std::map<std::string, std::shared_ptr<ForwardModel>> cache;
+  auto& m = cache[name];
+  if (!m) {
+    ModelSource src;
+    src.spec = src.folder = kData + "/" + name;
+    m = engine()->loadModel(src, "cpu", {});
+  }
+  return m;
+}
+
+double loadError(const std::string& folder) {
+  try {
+    ModelSource src;
+    src.spec = src.folder = folder;
+    engine()->loadModel(src, "cpu", {});
+  } catch (const std::runtime_error&) {
+    return 1;
+  }
+  return 0;
+}
+
+std::string loadMessage(const std::string& folder) {
+  try {
+    ModelSource src;
+    src.spec = src.folder = folder;
+    engine()->loadModel(src, "cpu", {});
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return {};
+}
+
+} // namespace
+
+class EngineTest : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void loads() {
+    auto e = engine();
+    QVERIFY(e);
+    QCOMPARE(e->abiVersion(), kForwardEngineAbiVersion);
+    QVERIFY(QString::fromStdString(e->description()).contains(QLatin1String("LibTorch")));
+    const ModelInfo& info = model("qwen2_f32")->info();
+    QCOMPARE(info.architecture, std::string("qwen2"));
+    QVERIFY(info.tiedEmbeddings);
+    QVERIFY(info.attentionBias);
+    QCOMPARE(info.kvHeads, int64_t(2));
+    QCOMPARE(model("qwen2_bf16")->info().weightDtype, std::string("BF16"));
+    QCOMPARE(model("qwen2_bf16")->info().computeDtype, std::string("float32"));
+    QCOMPARE(model("llama3rope_f32")->info().ropeScaling, std::string("llama3"));
+  }
+
+  void matchesReference_data() {
+    QTest::addColumn<QString>("modelName");
+    QTest::addColumn<QString>("batchName");
+    for (auto m = goldens()["models"].begin(); m != goldens()["models"].end(); ++m)
+      for (auto b = goldens()["batches"].begin(); b != goldens()["batches"].end(); ++b)
+        QTest::newRow((m.key() + "/" + b.key()).c_str())
+            << QString::fromStdString(m.key()) << QString::fromStdString(b.key());
+  }
+  void matchesReference() {
+    QFETCH(QString, modelName);
+    QFETCH(QString, batchName);
+    const json& gold = goldens()["models"][modelName.toStdString()][batchName.toStdString()];
+    ForwardInputs in = inputsOf(batchName.toStdString());
+    AttentionCapture capture{{0}, {1}};
+    ForwardOutput out = model(modelName.toStdString())->forward(in, capture, false, {});
+    const double tol = 1e-4;
+    for (int64_t r = 0; r < in.inputIds.rows; ++r)
+      for (int64_t t = 0; t < in.inputIds.cols; ++t) {
+        double want = gold["per_token_nll"][size_t(r)][size_t(t)].get<double>();
+        double got = out.perTokenNll[size_t(r)][size_t(t)];
+        if (std::abs(want - got) > tol)
+          QFAIL(qPrintable(QStringLiteral("row %1 position %2: engine %3, reference %4").arg(r).arg(t).arg(got).arg(want)));
+      }
+    QVERIFY(std::abs(out.loss - gold["loss"].get<double>()) < tol);
+    QCOMPARE(out.attention.size(), size_t(1));
+    const CapturedAttention& a = out.attention[0];
+    QCOMPARE(a.layer, 0);
+    QCOMPARE(a.head, 1);
+    const int64_t T = a.length;
+    for (int64_t q = 0; q < T; ++q)
+      for (int64_t k = 0; k < T; ++k)
+        QVERIFY(std::abs(a.probs[size_t(q * T + k)] - gold["attention_l0_h1_row0"][size_t(q)][size_t(k)].get<double>()) < 1e-5);
+  }
+
+  void shardedEqualsSingleFile() {
+    ForwardInputs in = inputsOf("right_correct");
+    ForwardOutput a = model("llama_f32")->forward(in, {}, false, {});
+    ForwardOutput b = model("llama_f32_sharded")->forward(in, {}, false, {});
+    QCOMPARE(a.perTokenNll, b.perTokenNll);
+  }
+
+  void inMemoryFilesLoad() {
+    std::string config = slurp(kData + "/llama_f32/config.json");
+    std::string weights = slurp(kData + "/llama_f32/model.safetensors");
+    ModelSource src;
+    src.spec = "memory:llama_f32";
+    src.files = {{"config.json", config.data(), config.size()}, {"model.safetensors", weights.data(), weights.size()}};
+    auto m = engine()->loadModel(src, "auto", {});
+    // Bytes may go away after loading: the module copied what it keeps.
+    std::fill(weights.begin(), weights.end(), '\0');
+    ForwardInputs in = inputsOf("left_correct");
+    QCOMPARE(m->forward(in, {}, false, {}).perTokenNll, model("llama_f32")->forward(in, {}, false, {}).perTokenNll);
+  }
+
+  // Full-sequence logits equal the logits of every prefix run alone (causality of the mask).
+  void prefixLogitsEqualFullLogits() {
+    ForwardInputs in;
+    in.inputIds = inputsOf("right_correct").inputIds;
+    in.inputIds.rows = 1;
+    in.inputIds.values.resize(size_t(in.inputIds.cols));
+    auto m = model("qwen2_f32");
+    ForwardOutput full = m->forward(in, {}, true, {});
+    const int64_t T = in.inputIds.cols, V = m->info().vocabSize;
+    for (int64_t len = 1; len < T; ++len) {
+      ForwardInputs p;
+      p.inputIds = IntGrid(1, len);
+      std::copy(in.inputIds.values.begin(), in.inputIds.values.begin() + len, p.inputIds.values.begin());
+      ForwardOutput part = m->forward(p, {}, true, {});
+      for (int64_t i = 0; i < len * V; ++i) QVERIFY(std::abs(part.logits[size_t(i)] - full.logits[size_t(i)]) < 1e-4);
+    }
+  }
+
+  void lossComparison_data() {
+    QTest::addColumn<QString>("batchName");
+    QTest::addColumn<bool>("logitsChange");   // real-token logits change when attention is fixed
+    QTest::addColumn<bool>("padGraded");
+    QTest::addColumn<QString>("fixedEquals"); // golden whose loss `fixed` must equal
+    QTest::newRow("right-correct") << QStringLiteral("right_correct") << false << false << QStringLiteral("right_correct");
+    QTest::newRow("right-all-ones") << QStringLiteral("right_all_ones") << false << false << QStringLiteral("right_correct");
+    QTest::newRow("right-labels-all") << QStringLiteral("right_labels_all") << false << true << QStringLiteral("right_correct");
+    QTest::newRow("right-both-buggy") << QStringLiteral("right_both_buggy") << false << true << QStringLiteral("right_correct");
+    QTest::newRow("left-all-ones") << QStringLiteral("left_all_ones") << true << false << QStringLiteral("left_correct");
+    QTest::newRow("left-correct") << QStringLiteral("left_correct") << false << false << QStringLiteral("left_correct");
+  }
+  void lossComparison() {
+    QFETCH(QString, batchName);
+    QFETCH(bool, logitsChange);
+    QFETCH(bool, padGraded);
+    QFETCH(QString, fixedEquals);
+    const std::string name = batchName.toStdString();
+    Batch b = batchOf(name);
+    LossRequest req = buildLossRequest(b, true);
+    LossReport rep = model("llama_f32")->analyse(req, {});
+    const json& gm = goldens()["models"]["llama_f32"];
+    QVERIFY(std::abs(rep.asGiven - gm[name]["loss"].get<double>()) < 1e-4);
+    double fixed = NAN;
+    for (auto& [n, v] : rep.variantLoss)
+      if (n == "fixed") fixed = v;
+    QVERIFY(std::abs(fixed - gm[fixedEquals.toStdString()]["loss"].get<double>()) < 1e-4);
+    QCOMPARE(rep.logitsCompared, true);
+    if (logitsChange) QVERIFY2(rep.maxLogitChangeReal > 1e-2, qPrintable(QString::number(rep.maxLogitChangeReal)));
+    else QVERIFY2(rep.maxLogitChangeReal < 1e-6, qPrintable(QString::number(rep.maxLogitChangeReal)));
+    QCOMPARE(rep.roles[RolePad].graded > 0, padGraded);
+    QVERIFY(rep.gradientsComputed);
+    if (padGraded) QVERIFY(rep.gradNormPad > 0);
+    else QCOMPARE(rep.gradNormPad, 0.0);
+    QVERIFY(rep.gradNormReal > 0);
+    int64_t total = 0;
+    for (const RoleTally& t : rep.roles) total += t.graded;
+    QCOMPARE(total, rep.gradedCount);
+    QCOMPARE(rep.perTokenNll.size(), size_t(b.inputIds.rows));
+  }
+
+  void blockDiagonalMatchesSegmentMask() {
+    Batch b = batchOf("packed_naive");
+    // the naive packing dump has no position ids: segments come from the collator's metadata
+    b.segments = {{Segment{0, 6}, Segment{6, 9}}, {Segment{0, 3}, Segment{3, 8}}};
+    LossRequest req = buildLossRequest(b, false);
+    LossReport rep = model("qwen2_f32")->analyse(req, {});
+    const json& gm = goldens()["models"]["qwen2_f32"];
+    QVERIFY(std::abs(rep.asGiven - gm["packed_naive"]["loss"].get<double>()) < 1e-4);
+    double block = NAN;
+    for (auto& [n, v] : rep.variantLoss)
+      if (n == "block_diagonal") block = v;
+    QVERIFY(std::abs(block - gm["packed_segments"]["loss"].get<double>()) < 1e-4);
+    QVERIFY(std::abs(block - rep.asGiven) > 1e-3); // cross-attention between examples changes the loss
+  }
+
+  void torchBatchLoads() {
+    auto grids = engine()->loadTorchBatch(kData + "/batch.pt");
+    ForwardInputs in = inputsOf("right_correct");
+    QCOMPARE(grids.at("input_ids").values, in.inputIds.values);
+    QCOMPARE(grids.at("input_ids").shape, (std::vector<int64_t>{in.inputIds.rows, in.inputIds.cols}));
+    QCOMPARE(grids.at("attention_mask").values, in.attentionMask.values);
+    QCOMPARE(grids.at("attention_mask").dtype, std::string("Bool"));
+    QCOMPARE(grids.at("labels").values, in.labels.values);
+    QCOMPARE(grids.at("pad_token_id").values, (std::vector<int64_t>{0}));
+  }
+
+  void torchBatchErrors_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("not-a-dict") << QStringLiteral("not_a_dict.pt") << QStringLiteral("expected a dict");
+    QTest::newRow("missing") << QStringLiteral("no_such.pt") << QStringLiteral("not found");
+    QTest::newRow("not-torch") << QStringLiteral("goldens.json") << QStringLiteral("not a file written by torch.save");
+  }
+  void torchBatchErrors() {
+    QFETCH(QString, file);
+    QFETCH(QString, message);
+    try {
+      engine()->loadTorchBatch(kData + "/" + file.toStdString());
+      QFAIL("no error");
+    } catch (const std::runtime_error& e) {
+      QVERIFY2(QString::fromUtf8(e.what()).contains(message), e.what());
+    }
+  }
+
+  void badSafetensors_data() {
+    QTest::addColumn<QString>("damage");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("truncated") << QStringLiteral("truncate") << QStringLiteral("data section holds");
+    QTest::newRow("header-too-long") << QStringLiteral("hugeheader") << QStringLiteral("100 MB");
+    QTest::newRow("header-past-end") << QStringLiteral("pastend") << QStringLiteral("runs past the end");
+    QTest::newRow("short-file") << QStringLiteral("short") << QStringLiteral("shorter than");
+    QTest::newRow("bad-json") << QStringLiteral("badjson") << QStringLiteral("not valid JSON");
+    QTest::newRow("overlapping-offsets") << QStringLiteral("overlap") << QStringLiteral("contiguous");
+    QTest::newRow("dtype-size-mismatch") << QStringLiteral("dtype") << QStringLiteral("needs");
+    QTest::newRow("missing-tensor") << QStringLiteral("missing") << QStringLiteral("'model.norm.weight' is missing");
+    QTest::newRow("wrong-shape") << QStringLiteral("shape") << QStringLiteral("expected [64, 32]");
+    QTest::newRow("bad-config") << QStringLiteral("config") << QStringLiteral("num_key_value_heads");
+  }
+  void badSafetensors() {
+    QFETCH(QString, damage);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    std::string config = slurp(kData + "/llama_f32/config.json");
+    std::string file = slurp(kData + "/llama_f32/model.safetensors");
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) n = (n << 8) | uint8_t(file[size_t(i)]);
+    json header = json::parse(file.substr(8, n));
+    std::string data = file.substr(8 + n);
+    auto rebuild = [&](const json& h, const std::string& bytes) {
+      std::string text = h.dump();
+      std::string out(8, '\0');
+      for (int i = 0; i < 8; ++i) out[size_t(i)] = char((text.size() >> (8 * i)) & 0xff);
+      return out + text + bytes;
+    };
+    const std::string dmg = damage.toStdString();
+    if (dmg == "truncate") file.resize(file.size() - 4);
+    else if (dmg == "hugeheader") { file[4] = 1; }
+    else if (dmg == "pastend") { file[2] = char(0x7f); }
+    else if (dmg == "short") file = file.substr(0, 5);
+    else if (dmg == "badjson") file[9] = '!';
+    else if (dmg == "overlap") {
+      header["model.norm.weight"]["data_offsets"][0] = header["model.norm.weight"]["data_offsets"][0].get<uint64_t>() - 4;
+      header["model.norm.weight"]["data_offsets"][1] = header["model.norm.weight"]["data_offsets"][1].get<uint64_t>() - 4;
+      file = rebuild(header, data);
+    } else if (dmg == "dtype") {
+      header["model.norm.weight"]["dtype"] = "F16";
+      file = rebuild(header, data);
+    } else if (dmg == "missing" || dmg == "shape") {
+      // Rebuild the file without model.norm.weight (or with the embedding transposed in its header).
+      json h2 = json::object();
+      std::string bytes;
+      for (auto it = header.begin(); it != header.end(); ++it) {
+        if (dmg == "missing" && it.key() == "model.norm.weight") continue;
+        json e = it.value();
+        uint64_t b = e["data_offsets"][0].get<uint64_t>(), en = e["data_offsets"][1].get<uint64_t>();
+        e["data_offsets"] = {bytes.size(), bytes.size() + (en - b)};
+        if (dmg == "shape" && it.key() == "model.embed_tokens.weight") e["shape"] = {32, 64};
+        bytes += data.substr(b, en - b);
+        h2[it.key()] = e;
+      }
+      file = rebuild(h2, bytes);
+    } else if (dmg == "config") {
+      json c = json::parse(config);
+      c["num_key_value_heads"] = 3;
+      config = c.dump();
+    }
+    spit(d + "/config.json", config);
+    spit(d + "/model.safetensors", file);
+    std::string got = loadMessage(d);
+    QVERIFY2(QString::fromStdString(got).contains(message), got.c_str());
+  }
+
+  void missingFolderIsAnError() {
+    QCOMPARE(loadError(kData + "/no_such_model"), 1.0);
+    ModelSource src;
+    src.spec = "memory";
+    std::string cfg = "{}";
+    src.files = {{"config.json", cfg.data(), cfg.size()}};
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, engine()->loadModel(src, "cpu", {}));
+  }
+
+  void badInputsAreErrors() {
+    ForwardInputs in = inputsOf("right_correct");
+    in.inputIds.at(0, 0) = 64; // vocab is 64
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, model("llama_f32")->forward(in, {}, false, {}));
+    in = inputsOf("right_correct");
+    in.labels.at(0, 1) = -5;
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, model("llama_f32")->forward(in, {}, false, {}));
+    in = inputsOf("right_correct");
+    in.attentionMask.cols = 3;
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, model("llama_f32")->forward(in, {}, false, {}));
+    in = inputsOf("right_correct");
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, model("llama_f32")->forward(in, {{7}, {}}, false, {}));
+  }
+
+  void deviceChoice() {
+    ModelSource src;
+    src.spec = src.folder = kData + "/llama_f32";
+    if (!engine()->cudaAvailable()) {
+      try {
+        engine()->loadModel(src, "cuda", {});
+        QFAIL("cuda without a GPU must fail");
+      } catch (const std::runtime_error& e) {
+        QVERIFY(QString::fromUtf8(e.what()).contains(QLatin1String("no CUDA")));
+      }
+      QCOMPARE(engine()->loadModel(src, "auto", {})->info().device, std::string("cpu"));
+    } else {
+      QCOMPARE(engine()->loadModel(src, "auto", {})->info().device, std::string("cuda"));
+    }
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, engine()->loadModel(src, "tpu", {}));
+  }
+
+  void cancelAndProgress() {
+    std::atomic<bool> cancel{false};
+    std::vector<double> fractions;
+    RunControl c;
+    c.maxRowsPerChunk = 1;
+    c.progress = [&](double f, const std::string&) { fractions.push_back(f); };
+    c.cancel = &cancel;
+    ForwardInputs in = inputsOf("right_correct");
+    model("llama_f32")->forward(in, {}, false, c);
+    QVERIFY(fractions.size() >= 3);
+    QCOMPARE(fractions.back(), 1.0);
+    cancel = true;
+    try {
+      model("llama_f32")->forward(in, {}, false, c);
+      QFAIL("not cancelled");
+    } catch (const std::runtime_error& e) {
+      QCOMPARE(std::string(e.what()), std::string("cancelled"));
+    }
+  }
+
+  void chunkingGivesTheSameAnswer() {
+    Batch b = batchOf("left_all_ones");
+    LossRequest req = buildLossRequest(b, true);
+    RunControl one;
+    one.maxRowsPerChunk = 1;
+    LossReport a = model("qwen2_f32")->analyse(req, {});
+    LossReport c = model("qwen2_f32")->analyse(req, one);
+    QVERIFY(std::abs(a.asGiven - c.asGiven) < 1e-6);
+    QVERIFY(std::abs(a.gradNormReal - c.gradNormReal) < 1e-6 * std::max(1.0, a.gradNormReal));
+    QVERIFY(std::abs(a.maxLogitChangeReal - c.maxLogitChangeReal) < 1e-4);
+  }
+
+  void randomModelForBenchmarks() {
+    ModelSource src;
+    src.spec = "random";
+    src.configJson = slurp(kData + "/qwen2_f32/config.json");
+    src.randomSeed = 3;
+    auto m = engine()->loadModel(src, "cpu", {});
+    QCOMPARE(m->info().weightDtype, std::string("random"));
+    ForwardOutput out = m->forward(inputsOf("right_correct"), {}, false, {});
+    QVERIFY(std::isfinite(out.loss));
+    QVERIFY(std::abs(out.loss - std::log(64.0)) < 0.5); // small random weights: near uniform
+  }
+};
+
+int runEngineTests(int argc, char** argv) {
+  EngineTest t;
+  return QTest::qExec(&t, argc, argv);
+}
+
+#include "EngineTest.moc"

@@ -1,0 +1,442 @@
+// Tests of core/tokenizer/hf: every golden string of Qwen3, Llama-3, Llama-2 and Gemma-3 (ids,
+// tokens, byte offsets from @huggingface/tokenizers, tests/data/tokenizer_hf/*.json), special
+// tokens from tokenizer_config.json, decoding, concurrency, small synthetic tokenizers for the
+// components those four do not use, and hostile files.
+#include "core/tokenizer/hf/HfTokenizerLoader.h"
+#include "core/util/Error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QtTest/QtTest>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+using namespace maskscope;
+using nlohmann::json;
+
+namespace {
+
+const char* kModels[] = {"qwen3", "llama3", "llama2", "gemma3"};
+
+std::string cacheDir() {
+  if (const char* env = std::getenv("MASKSCOPE_TOKENIZER_CACHE")) return env;
+  return MASKSCOPE_TOKENIZER_CACHE;
+}
+std::string modelDir(const std::string& model) { return cacheDir() + "/" + model; }
+
+json readJson(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw std::runtime_error("cannot open " + path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return json::parse(ss.str());
+}
+
+// Loaded once per model for the whole run (Gemma-3's file is 33 MB).
+std::shared_ptr<Tokenizer> tokenizerFor(const std::string& model) {
+  static std::map<std::string, std::shared_ptr<Tokenizer>> loaded;
+  auto it = loaded.find(model);
+  if (it != loaded.end()) return it->second;
+  auto t = loadHuggingFaceTokenizer(modelDir(model) + "/tokenizer.json");
+  loaded[model] = t;
+  return t;
+}
+
+bool allowMissing() {
+  const char* v = std::getenv("MASKSCOPE_ALLOW_MISSING_TOKENIZERS");
+  return v && std::string(v) == "1";
+}
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+std::string writeTemp(const QTemporaryDir& dir, const std::string& name, const std::string& text) {
+  std::string path = dir.path().toStdString() + "/" + name;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+// A small byte-level BPE ("hello world" style) used by several synthetic tests.
+json tinyBpe() {
+  return json::parse(R"({
+    "version": "1.0",
+    "added_tokens": [],
+    "normalizer": null,
+    "pre_tokenizer": null,
+    "post_processor": null,
+    "decoder": null,
+    "model": {"type": "BPE", "dropout": null, "unk_token": "<unk>", "fuse_unk": true,
+              "byte_fallback": false,
+              "vocab": {"<unk>": 0, "a": 1, "b": 2, "c": 3, "ab": 4, "abc": 5, " ": 6, "1": 7, "2": 8, "12": 9, "A": 10},
+              "merges": ["a b", ["ab", "c"], "1 2"]}
+  })");
+}
+
+std::string missingMessage(const std::string& model) {
+  return "tokenizer folder " + modelDir(model) + " is missing: run tools/fetch-tokenizers.sh" +
+         " (or set MASKSCOPE_ALLOW_MISSING_TOKENIZERS=1 to skip)";
+}
+
+} // namespace
+
+// Fails (or, with MASKSCOPE_ALLOW_MISSING_TOKENIZERS=1, skips) when the fetched tokenizer is missing.
+#define REQUIRE_MODEL(model)                                                                   \
+  do {                                                                                         \
+    if (!std::filesystem::exists(modelDir(model) + "/tokenizer.json")) {                       \
+      const std::string msg_ = missingMessage(model);                                          \
+      if (allowMissing()) QSKIP(msg_.c_str());                                                 \
+      QFAIL(msg_.c_str());                                                                     \
+    }                                                                                          \
+  } while (0)
+
+// The test bodies; the QObject below only forwards to them (moc cannot parse some bodies).
+struct Bodies {
+  void goldens_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<int>("index");
+    for (const char* model : kModels) {
+      const std::string path = std::string(MASKSCOPE_TEST_DATA_DIR) + "/tokenizer_hf/" + model + ".json";
+      json g = readJson(path);
+      int i = 0;
+      for (const json& c : g["cases"]) {
+        const std::string name = std::string(model) + "/" + c["name"].get<std::string>();
+        QTest::newRow(name.c_str()) << QString::fromLatin1(model) << i++;
+      }
+    }
+  }
+
+  void goldens() {
+    QFETCH(QString, model);
+    QFETCH(int, index);
+    const std::string m = model.toStdString();
+    REQUIRE_MODEL(m);
+    static std::map<std::string, json> goldenFiles;
+    if (!goldenFiles.count(m))
+      goldenFiles[m] = readJson(std::string(MASKSCOPE_TEST_DATA_DIR) + "/tokenizer_hf/" + m + ".json");
+    const json& c = goldenFiles[m]["cases"][size_t(index)];
+    auto tok = tokenizerFor(m);
+    EncodeOptions opt;
+    opt.addSpecialTokens = c["add_special_tokens"].get<bool>();
+    opt.splitSpecialTokens = c["split_special_tokens"].get<bool>();
+    const std::string text = c["text"].get<std::string>();
+    Encoding enc = tok->encode(text, opt);
+    std::vector<int32_t> expectIds = c["ids"].get<std::vector<int32_t>>();
+    std::vector<std::string> expectTokens = c["tokens"].get<std::vector<std::string>>();
+    std::vector<int32_t> gotIds = enc.ids;
+    if (gotIds != expectIds) {
+      std::ostringstream os;
+      os << "ids differ for " << json(text).dump() << "\n got:    " << json(enc.tokens).dump()
+         << "\n expect: " << json(expectTokens).dump();
+      QFAIL(os.str().c_str());
+    }
+    QCOMPARE(enc.tokens, expectTokens);
+    QCOMPARE(enc.offsets.size(), enc.ids.size());
+    QCOMPARE(enc.special.size(), enc.ids.size());
+    for (size_t i = 0; i < enc.size(); ++i) {
+      const auto& o = c["offsets"][i];
+      if (enc.offsets[i].begin != o[0].get<int64_t>() || enc.offsets[i].end != o[1].get<int64_t>()) {
+        std::ostringstream os;
+        os << "offset of token " << i << " " << json(enc.tokens[i]).dump() << " in " << json(text).dump() << ": got ["
+           << enc.offsets[i].begin << ", " << enc.offsets[i].end << "), expected " << o.dump();
+        QFAIL(os.str().c_str());
+      }
+    }
+  }
+
+  void specialTokens_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("bos");
+    QTest::addColumn<QString>("eos");
+    QTest::addColumn<QString>("pad");
+    QTest::addColumn<int>("eosId");
+    QTest::newRow("qwen3") << "qwen3" << "" << "<|im_end|>" << "<|endoftext|>" << 151645;
+    QTest::newRow("llama3") << "llama3" << "<|begin_of_text|>" << "<|end_of_text|>" << "" << 128001;
+    QTest::newRow("llama2") << "llama2" << "<s>" << "</s>" << "" << 2;
+    QTest::newRow("gemma3") << "gemma3" << "<bos>" << "<end_of_turn>" << "<pad>" << 106;
+  }
+  void specialTokens() {
+    QFETCH(QString, model);
+    QFETCH(QString, bos);
+    QFETCH(QString, eos);
+    QFETCH(QString, pad);
+    QFETCH(int, eosId);
+    REQUIRE_MODEL(model.toStdString());
+    auto tok = tokenizerFor(model.toStdString());
+    SpecialTokenIds s = tok->specialTokens();
+    QCOMPARE(q(s.bosText), bos);
+    QCOMPARE(q(s.eosText), eos);
+    QCOMPARE(q(s.padText), pad);
+    QCOMPARE(s.eos.value_or(-1), eosId);
+    QCOMPARE(s.bos.has_value(), !bos.isEmpty());
+    QCOMPARE(s.pad.has_value(), !pad.isEmpty());
+    QVERIFY(tok->isSpecial(eosId));
+    QCOMPARE(tok->kind(), std::string("huggingface"));
+    QCOMPARE(q(tok->idToToken(eosId)), eos);
+    QCOMPARE(tok->tokenToId(eos.toStdString()).value_or(-1), eosId);
+    auto strings = tok->specialTokenStrings();
+    QVERIFY(std::find(strings.begin(), strings.end(), eos.toStdString()) != strings.end());
+    QVERIFY(tok->vocabSize() > eosId);
+  }
+
+  void displayAndDecode_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("decoded"); // decode(encode(text)); empty: same as text
+    QTest::addColumn<QString>("secondTokenDisplay");
+    QTest::newRow("qwen3") << "qwen3" << "Hello world\nagain 😀" << "" << " world";
+    QTest::newRow("llama3") << "llama3" << "Hello world\nagain 😀" << "" << " world";
+    QTest::newRow("llama2") << "llama2" << "Hello world\nagain 😀" << "" << " world";
+    QTest::newRow("gemma3") << "gemma3" << "Hello world\nagain 😀" << "" << " world";
+    QTest::newRow("qwen3-nfc") << "qwen3" << QString::fromUtf8("cafe\u0301 x") << QString::fromUtf8("café x") << "é";
+  }
+  void displayAndDecode() {
+    QFETCH(QString, model);
+    QFETCH(QString, text);
+    QFETCH(QString, decoded);
+    QFETCH(QString, secondTokenDisplay);
+    REQUIRE_MODEL(model.toStdString());
+    auto tok = tokenizerFor(model.toStdString());
+    Encoding enc = tok->encode(text.toStdString());
+    QVERIFY(enc.size() >= 2);
+    QCOMPARE(q(tok->decode(enc.ids)), decoded.isEmpty() ? text : decoded);
+    QCOMPARE(q(tok->displayText(enc.ids[1])), secondTokenDisplay);
+    // Special tokens are skipped on request and shown as themselves.
+    Encoding withSpecial = tok->encode(text.toStdString() + tok->specialTokens().eosText);
+    QCOMPARE(q(tok->decode(withSpecial.ids, true)), decoded.isEmpty() ? text : decoded);
+    QCOMPARE(q(tok->displayText(withSpecial.ids.back())), q(tok->specialTokens().eosText));
+    QCOMPARE(int(withSpecial.special.back()), 1);
+  }
+
+  void byteFallbackDisplay() {
+    REQUIRE_MODEL("llama2");
+    auto tok = tokenizerFor("llama2");
+    auto id = tok->tokenToId("<0x0A>");
+    QVERIFY(id.has_value());
+    QCOMPARE(tok->displayText(*id), std::string("\n"));
+    QCOMPARE(tok->displayText(tok->tokenToId("\xE2\x96\x81Hello").value()), std::string(" Hello"));
+  }
+
+  void concurrentEncode() {
+    REQUIRE_MODEL("qwen3");
+    auto tok = tokenizerFor("qwen3");
+    json g = readJson(std::string(MASKSCOPE_TEST_DATA_DIR) + "/tokenizer_hf/qwen3.json");
+    std::vector<std::string> texts;
+    for (const json& c : g["cases"]) texts.push_back(c["text"].get<std::string>());
+    std::vector<std::vector<int32_t>> expect;
+    for (const auto& t : texts) expect.push_back(tok->encode(t).ids);
+    std::atomic<int> mismatches{0};
+    auto work = [&] {
+      for (int round = 0; round < 20; ++round)
+        for (size_t i = 0; i < texts.size(); ++i)
+          if (tok->encode(texts[i]).ids != expect[i]) ++mismatches;
+    };
+    std::thread a(work), b(work);
+    a.join();
+    b.join();
+    QCOMPARE(mismatches.load(), 0);
+  }
+
+  void offsetsTileText() {
+    // Without normalization every byte of the text belongs to exactly one token, in order.
+    REQUIRE_MODEL("llama3");
+    auto tok = tokenizerFor("llama3");
+    const std::string text = "emoji 😀 and 𠀀 rare and 👨‍👩‍👧 done";
+    Encoding enc = tok->encode(text);
+    int64_t pos = 0;
+    for (const ByteSpan& o : enc.offsets) {
+      QCOMPARE(o.begin, pos);
+      QVERIFY(o.end > o.begin);
+      pos = o.end;
+    }
+    QCOMPARE(pos, int64_t(text.size()));
+  }
+
+  void synthetic_data() {
+    QTest::addColumn<QString>("patch");   // JSON merged into tinyBpe()
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("expectIds");
+    QTest::addColumn<QString>("expectOffsets");
+    QTest::newRow("merges-lowest-rank-first") << "{}" << "abc" << "[5]" << "[[0,3]]";
+    QTest::newRow("unk-fused") << "{}" << "xyab" << "[0,4]" << "[[0,2],[2,4]]";
+    QTest::newRow("unk-not-fused") << R"({"model":{"fuse_unk":false}})" << "xyab" << "[0,0,4]" << "[[0,1],[1,2],[2,4]]";
+    QTest::newRow("lowercase") << R"({"normalizer":{"type":"Lowercase"}})" << "AB" << "[4]" << "[[0,2]]";
+    QTest::newRow("strip") << R"({"normalizer":{"type":"Strip","strip_left":true,"strip_right":true}})" << "  ab " << "[4]" << "[[2,4]]";
+    QTest::newRow("whitespace") << R"({"pre_tokenizer":{"type":"Whitespace"}})" << "ab  c" << "[4,3]" << "[[0,2],[4,5]]";
+    QTest::newRow("whitespace-split") << R"({"pre_tokenizer":{"type":"WhitespaceSplit"}})" << "ab c" << "[4,3]" << "[[0,2],[3,4]]";
+    QTest::newRow("digits-individual") << R"({"pre_tokenizer":{"type":"Digits","individual_digits":true}})" << "12" << "[7,8]" << "[[0,1],[1,2]]";
+    QTest::newRow("digits-contiguous") << R"({"pre_tokenizer":{"type":"Digits","individual_digits":false}})" << "12" << "[9]" << "[[0,2]]";
+    QTest::newRow("split-removed") << R"({"pre_tokenizer":{"type":"Split","pattern":{"String":"b"},"behavior":"Removed","invert":false}})" << "abc" << "[1,3]" << "[[0,1],[2,3]]";
+    QTest::newRow("split-merged-next") << R"({"pre_tokenizer":{"type":"Split","pattern":{"Regex":"c"},"behavior":"MergedWithNext","invert":false}})" << "abcab" << "[4,3,4]" << "[[0,2],[2,3],[3,5]]";
+    QTest::newRow("split-merged-previous") << R"({"pre_tokenizer":{"type":"Split","pattern":{"String":"a"},"behavior":"MergedWithPrevious","invert":false}})" << "aab" << "[1,1,2]" << "[[0,1],[1,2],[2,3]]";
+    QTest::newRow("replace-regex") << R"({"normalizer":{"type":"Replace","pattern":{"Regex":"x+"},"content":"c"}})" << "abxxx" << "[5]" << "[[0,5]]";
+    QTest::newRow("added-lstrip-rstrip") << R"({"added_tokens":[{"id":11,"content":"<m>","single_word":false,"lstrip":true,"rstrip":true,"normalized":false,"special":true}]})" << "a  <m>  b" << "[1,11,2]" << "[[0,1],[1,8],[8,9]]";
+    QTest::newRow("added-single-word") << R"({"added_tokens":[{"id":11,"content":"ab","single_word":true,"lstrip":false,"rstrip":false,"normalized":false,"special":false}]})" << "abc ab" << "[5,6,11]" << "[[0,3],[3,4],[4,6]]";
+    QTest::newRow("added-normalized") << R"({"normalizer":{"type":"Lowercase"},"added_tokens":[{"id":11,"content":"c","single_word":false,"lstrip":false,"rstrip":false,"normalized":true,"special":false}]})" << "abC" << "[4,11]" << "[[0,2],[2,3]]";
+    QTest::newRow("ignore-merges") << R"({"model":{"ignore_merges":true,"vocab":{"<unk>":0,"a":1,"b":2,"c":3,"ab":4,"abc":5," ":6,"1":7,"2":8,"12":9,"A":10,"bc":12},"merges":["b c","a b"]}})" << "abc" << "[5]" << "[[0,3]]";
+    QTest::newRow("no-ignore-merges") << R"({"model":{"vocab":{"<unk>":0,"a":1,"b":2,"c":3,"ab":4,"abc":5," ":6,"1":7,"2":8,"12":9,"A":10,"bc":12},"merges":["b c","a b"]}})" << "abc" << "[1,12]" << "[[0,1],[1,3]]";
+    QTest::newRow("metaspace") << R"({"pre_tokenizer":{"type":"Metaspace","replacement":"a","prepend_scheme":"always","split":true}})" << "b c" << "[4,1,3]" << "[[0,1],[1,2],[2,3]]";
+    QTest::newRow("bytelevel-prefix") << R"({"pre_tokenizer":{"type":"ByteLevel","add_prefix_space":true,"use_regex":true},"model":{"vocab":{"<unk>":0,"a":1,"b":2,"Ġ":3,"Ġa":4},"merges":["Ġ a"]}})" << "a b" << "[4,3,2]" << "[[0,1],[1,2],[2,3]]";
+    QTest::newRow("subword-prefix") << R"({"pre_tokenizer":{"type":"WhitespaceSplit"},"model":{"continuing_subword_prefix":"##","vocab":{"<unk>":0,"a":1,"##b":2,"##c":3,"ab":4},"merges":["a ##b"]}})" << "abc" << "[4,3]" << "[[0,2],[2,3]]";
+    QTest::newRow("template") << R"({"post_processor":{"type":"TemplateProcessing","single":[{"SpecialToken":{"id":"A","type_id":0}},{"Sequence":{"id":"A","type_id":0}}],"special_tokens":{"A":{"id":"A","ids":[10],"tokens":["A"]}}}})" << "c" << "[3]" << "[[0,1]]";
+  }
+  void synthetic() {
+    QFETCH(QString, patch);
+    QFETCH(QString, text);
+    QFETCH(QString, expectIds);
+    QFETCH(QString, expectOffsets);
+    json j = tinyBpe();
+    j.merge_patch(json::parse(patch.toStdString()));
+    QTemporaryDir dir;
+    auto tok = loadHuggingFaceTokenizer(writeTemp(dir, "tokenizer.json", j.dump()));
+    Encoding enc = tok->encode(text.toStdString());
+    QCOMPARE(q(json(enc.ids).dump()), expectIds);
+    json offs = json::array();
+    for (const ByteSpan& o : enc.offsets) offs.push_back({o.begin, o.end});
+    QCOMPARE(q(offs.dump()), expectOffsets);
+  }
+
+  void templateAddsSpecial() {
+    json j = tinyBpe();
+    j["post_processor"] = json::parse(R"({"type":"TemplateProcessing","single":[{"SpecialToken":{"id":"A","type_id":0}},{"Sequence":{"id":"A","type_id":0}},{"SpecialToken":{"id":"B","type_id":0}}],"special_tokens":{"A":{"id":"A","ids":[10],"tokens":["A"]},"B":{"id":"B","ids":[6],"tokens":[" "]}}})");
+    QTemporaryDir dir;
+    auto tok = loadHuggingFaceTokenizer(writeTemp(dir, "tokenizer.json", j.dump()));
+    EncodeOptions opt;
+    opt.addSpecialTokens = true;
+    Encoding enc = tok->encode("c", opt);
+    QCOMPARE(enc.ids, (std::vector<int32_t>{10, 3, 6}));
+    QCOMPARE(enc.offsets[0], (ByteSpan{0, 0}));
+    QCOMPARE(int(enc.special[0]), 1);
+    QCOMPARE(int(enc.special[1]), 0);
+  }
+
+  void configAddsEos() {
+    // transformers' Llama fast tokenizer rebuilds its template from add_bos_token/add_eos_token.
+    json j = tinyBpe();
+    j["added_tokens"] = json::parse(R"([{"id":11,"content":"<s>","special":true,"normalized":false},
+                                        {"id":12,"content":"</s>","special":true,"normalized":false}])");
+    QTemporaryDir dir;
+    std::string path = writeTemp(dir, "tokenizer.json", j.dump());
+    writeTemp(dir, "tokenizer_config.json",
+              R"({"tokenizer_class":"LlamaTokenizer","add_bos_token":true,"add_eos_token":true,
+                  "bos_token":{"content":"<s>","__type":"AddedToken"},"eos_token":"</s>","pad_token":null})");
+    auto tok = loadHuggingFaceTokenizer(path);
+    EncodeOptions opt;
+    opt.addSpecialTokens = true;
+    QCOMPARE(tok->encode("ab", opt).ids, (std::vector<int32_t>{11, 4, 12}));
+    QCOMPARE(tok->encode("ab").ids, (std::vector<int32_t>{4}));
+    QCOMPARE(tok->specialTokens().bos.value_or(-1), 11);
+    QVERIFY(!tok->specialTokens().pad.has_value());
+    // With splitSpecialTokens the special strings are text.
+    opt.addSpecialTokens = false;
+    opt.splitSpecialTokens = true;
+    QCOMPARE(tok->encode("<s>", opt).ids, (std::vector<int32_t>{0}));
+  }
+
+  void hostile_data() {
+    QTest::addColumn<QString>("content");
+    QTest::addColumn<QString>("expectInMessage");
+    const std::string good = tinyBpe().dump();
+    QTest::newRow("truncated") << q(good.substr(0, good.size() / 2)) << "invalid JSON";
+    QTest::newRow("empty") << "" << "invalid JSON";
+    QTest::newRow("not-object") << "[1,2]" << "object";
+    auto patched = [](const char* p) { json j = tinyBpe(); j.merge_patch(json::parse(p)); return q(j.dump()); };
+    QTest::newRow("unknown-normalizer") << patched(R"({"normalizer":{"type":"Wobble"}})") << "unsupported normalizer: Wobble";
+    QTest::newRow("unknown-pretokenizer") << patched(R"({"pre_tokenizer":{"type":"Wobble"}})") << "unsupported pre-tokenizer: Wobble";
+    QTest::newRow("unknown-decoder") << patched(R"({"decoder":{"type":"Wobble"}})") << "unsupported decoder: Wobble";
+    QTest::newRow("unknown-postprocessor") << patched(R"({"post_processor":{"type":"Wobble"}})") << "unsupported post-processor: Wobble";
+    QTest::newRow("unigram") << patched(R"({"model":{"type":"Unigram"}})") << "unsupported model: Unigram";
+    QTest::newRow("merge-part-missing") << patched(R"({"model":{"merges":["a z"]}})") << "merge part \"z\" is not in the vocabulary";
+    QTest::newRow("merge-result-missing") << patched(R"({"model":{"merges":["b a"]}})") << "merge result \"ba\" is not in the vocabulary";
+    QTest::newRow("merge-malformed") << patched(R"({"model":{"merges":["a b c"]}})") << "not two tokens";
+    QTest::newRow("id-negative") << patched(R"({"model":{"vocab":{"a":-1}}})") << "out of range";
+    QTest::newRow("id-huge") << patched(R"({"model":{"vocab":{"a":2000000000}}})") << "out of range";
+    QTest::newRow("id-sparse") << patched(R"({"model":{"vocab":{"a":9000000}}})") << "out of range";
+    QTest::newRow("vocab-not-object") << patched(R"({"model":{"vocab":[1]}})") << "expected an object";
+    QTest::newRow("bad-regex") << patched(R"({"pre_tokenizer":{"type":"Split","pattern":{"Regex":"(("},"behavior":"Isolated"}})") << "regex";
+    QTest::newRow("bad-behavior") << patched(R"({"pre_tokenizer":{"type":"Split","pattern":{"String":"x"},"behavior":"Sideways"}})") << "unsupported split behavior";
+    QTest::newRow("added-id-type") << patched(R"({"added_tokens":[{"id":"x","content":"<m>"}]})") << "expected an integer";
+    QTest::newRow("template-unknown-token") << patched(R"({"post_processor":{"type":"TemplateProcessing","single":[{"SpecialToken":{"id":"<zz>","type_id":0}}],"special_tokens":{}}})") << "<zz>";
+  }
+  void hostile() {
+    QFETCH(QString, content);
+    QFETCH(QString, expectInMessage);
+    QTemporaryDir dir;
+    std::string path = writeTemp(dir, "tokenizer.json", content.toStdString());
+    try {
+      loadHuggingFaceTokenizer(path);
+      QFAIL("loading should have failed");
+    } catch (const Error& e) {
+      QVERIFY2(q(e.message()).contains(expectInMessage), e.what());
+      QCOMPARE(q(e.where().file), q(path));
+    }
+  }
+
+  void hostileLocation() {
+    QTemporaryDir dir;
+    std::string path = writeTemp(dir, "tokenizer.json", "{\n  \"model\": {\n    \"vocab\": {,}\n}");
+    try {
+      loadHuggingFaceTokenizer(path);
+      QFAIL("loading should have failed");
+    } catch (const Error& e) {
+      QCOMPARE(e.where().line, 3L);
+      QVERIFY(e.where().column > 0);
+    }
+  }
+
+  void fileSizeCap() {
+    QTemporaryDir dir;
+    std::string path = dir.path().toStdString() + "/tokenizer.json";
+    { std::ofstream(path) << "{}"; }
+    std::filesystem::resize_file(path, uintmax_t(300) << 20); // sparse: no disk used
+    QVERIFY_THROWS_EXCEPTION(Error, loadHuggingFaceTokenizer(path));
+  }
+
+  void invalidUtf8Text() {
+    QTemporaryDir dir;
+    auto tok = loadHuggingFaceTokenizer(writeTemp(dir, "tokenizer.json", tinyBpe().dump()));
+    QVERIFY_THROWS_EXCEPTION(Error, tok->encode(std::string("ab\xFF", 3)));
+    QCOMPARE(tok->encode("").size(), size_t(0));
+  }
+
+  void loadTime() {
+    REQUIRE_MODEL("qwen3");
+    QElapsedTimer t;
+    t.start();
+    auto tok = loadHuggingFaceTokenizer(modelDir("qwen3") + "/tokenizer.json");
+    qInfo("Qwen3 tokenizer.json loaded in %lld ms", t.elapsed());
+    QVERIFY(tok->vocabSize() > 150000);
+  }
+};
+
+class TestTokenizerHf : public QObject {
+  Q_OBJECT
+
+private Q_SLOTS:
+  void goldens_data() { Bodies().goldens_data(); }
+  void goldens() { Bodies().goldens(); }
+  void specialTokens_data() { Bodies().specialTokens_data(); }
+  void specialTokens() { Bodies().specialTokens(); }
+  void displayAndDecode_data() { Bodies().displayAndDecode_data(); }
+  void displayAndDecode() { Bodies().displayAndDecode(); }
+  void byteFallbackDisplay() { Bodies().byteFallbackDisplay(); }
+  void concurrentEncode() { Bodies().concurrentEncode(); }
+  void offsetsTileText() { Bodies().offsetsTileText(); }
+  void synthetic_data() { Bodies().synthetic_data(); }
+  void synthetic() { Bodies().synthetic(); }
+  void templateAddsSpecial() { Bodies().templateAddsSpecial(); }
+  void configAddsEos() { Bodies().configAddsEos(); }
+  void hostile_data() { Bodies().hostile_data(); }
+  void hostile() { Bodies().hostile(); }
+  void hostileLocation() { Bodies().hostileLocation(); }
+  void fileSizeCap() { Bodies().fileSizeCap(); }
+  void invalidUtf8Text() { Bodies().invalidUtf8Text(); }
+  void loadTime() { Bodies().loadTime(); }
+};
+
+QTEST_GUILESS_MAIN(TestTokenizerHf)
+#include "test_tokenizer_hf.moc"

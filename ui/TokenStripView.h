@@ -1,0 +1,53 @@
+// The token strip: every position of one batch row as a chip showing its token, role, label
+// (graded vs -100), attention bit and position id. Lays chips out in wrapped lines and paints
+// only the visible ones, so 8,000+ positions scroll without stutter.
+#pragma once
+#include "core/data/Batch.h"
+
+#include <QAbstractScrollArea>
+#include <QString>
+#include <vector>
+
+namespace maskscope {
+
+class Session;
+
+class TokenStripView : public QAbstractScrollArea {
+  Q_OBJECT
+public:
+  explicit TokenStripView(Session* session, QWidget* parent = nullptr);
+
+  int positionCount() const { return int(chips_.size()); }
+  int selectedPosition() const { return selected_; }
+  void setSelectedPosition(int position);
+  // What the tooltip shows for a position (also used by tests).
+  QString describePosition(int position) const;
+  // Chip rectangle in viewport coordinates (for tests and hit testing).
+  QRect chipRect(int position) const;
+
+Q_SIGNALS:
+  void positionSelected(int position);
+
+protected:
+  void paintEvent(QPaintEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  bool viewportEvent(QEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+
+private:
+  struct Chip {
+    QString text;
+    QRect rect; // content coordinates
+  };
+  void rebuild();
+  void relayout();
+  int hitTest(QPoint viewportPos) const;
+
+  Session* session_;
+  std::vector<Chip> chips_;
+  int selected_ = -1;
+  int contentHeight_ = 0;
+};
+
+} // namespace maskscope
