@@ -2,6 +2,8 @@
 #include "app/CommandLine.h"
 #include "core/commands/CollateCommand.h"
 #include "core/commands/CommandIO.h"
+#include "core/commands/LossCommand.h"
+#include "core/commands/RenderCommand.h"
 #include "core/commands/TokenizeCommand.h"
 #include "ui/Snapshot.h"
 
@@ -10,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <set>
 #include <unistd.h>
@@ -19,7 +22,7 @@ namespace maskscope {
 namespace {
 
 const std::set<std::string>& commandNames() {
-  static const std::set<std::string> names = {"tokenize", "collate", "snapshot"};
+  static const std::set<std::string> names = {"tokenize", "render", "collate", "loss", "snapshot"};
   return names;
 }
 
@@ -38,7 +41,18 @@ int runHeadless(int argc, char** argv) {
   std::string first = argv[1];
   const bool isCommand = commandNames().count(first) > 0;
   const bool isGlobalFlag = first == "--version" || first == "--help" || first == "-h";
-  if (!isCommand && !isGlobalFlag) return -1; // files for the app, or no arguments
+  if (!isCommand && !isGlobalFlag) {
+    // Files for the app. A bare word that is neither a command nor an existing path is a typo.
+    std::error_code ec;
+    if (!first.starts_with("-") && first.find('/') == std::string::npos && first.find('.') == std::string::npos &&
+        !std::filesystem::exists(first, ec)) {
+      std::cerr << "maskscope: unknown command \"" << first << "\" (commands:";
+      for (const auto& n : commandNames()) std::cerr << " " << n;
+      std::cerr << "; or give dataset, batch or model files to open the app)\n";
+      return 2;
+    }
+    return -1;
+  }
 
   CLI::App app{"maskscope: see and debug the masks of LLM fine-tuning"};
   app.set_version_flag("--version", std::string("maskscope ") + MASKSCOPE_VERSION);
@@ -63,6 +77,31 @@ int runHeadless(int argc, char** argv) {
   collate->get_option("--data")->required();
   collate->add_flag("--json", json, "machine output on stdout");
 
+  RenderArgs renderArgs;
+  std::vector<std::string> renderVars;
+  std::string renderNow;
+  auto* render = app.add_subcommand("render", "a conversation through a chat template, as apply_chat_template");
+  render->add_option("--template", renderArgs.templateSpec, "built-in name, .jinja, tokenizer_config.json or model folder");
+  render->add_option("--tokenizer", renderArgs.tokenizerSpec, "tokenizer spec (for its special tokens and folder)");
+  render->add_option("--messages", renderArgs.messagesFile, "JSON list of messages, or an object with \"messages\"");
+  render->add_option("--data", renderArgs.dataFile, "dataset file (with --row)");
+  render->add_option("--row", renderArgs.row, "0-based dataset row");
+  render->add_flag("--add-generation-prompt", renderArgs.addGenerationPrompt, "end with the assistant header");
+  render->add_option("--var", renderVars, "template variable k=v (repeatable)");
+  render->add_option("--now", renderNow, "the date strftime_now sees, e.g. 2024-07-26");
+  render->add_flag("--json", json, "machine output on stdout");
+
+  LossArgs lossArgs;
+  std::string lossRows;
+  bool noGradients = false;
+  auto* loss = app.add_subcommand("loss", "the model's loss with the masks as given and fixed (LibTorch)");
+  addBatchInputs(loss, lossArgs.inputs, lossRows);
+  loss->add_option("--batch", lossArgs.inputs.batchFile, "a batch dump: .json, .jsonl, .safetensors or .pt");
+  loss->add_option("--model", lossArgs.modelSpec, "Hugging Face model folder or builtin:tiny")->required();
+  loss->add_option("--device", lossArgs.device, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  loss->add_flag("--no-gradients", noGradients, "skip the gradient-share backward passes");
+  loss->add_flag("--json", json, "machine output on stdout");
+
   SnapshotArgs snap;
   std::string snapSize;
   auto* snapshot = app.add_subcommand("snapshot", "render one view of the app off screen to a PNG");
@@ -85,6 +124,22 @@ int runHeadless(int argc, char** argv) {
     return runCommand(io, [&] {
       if (!collateRows.empty()) parseRowRange(collateRows, collateIn.rowBegin, collateIn.rowEnd);
       return runCollate(collateIn, io);
+    });
+  if (render->parsed())
+    return runCommand(io, [&] {
+      for (const auto& v : renderVars) {
+        auto eq = v.find('=');
+        if (eq == std::string::npos) throw Error("--var: expected k=v, got \"" + v + "\"");
+        renderArgs.vars.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+      }
+      if (!renderNow.empty()) renderArgs.now = renderNow;
+      return runRender(renderArgs, io);
+    });
+  if (loss->parsed())
+    return runCommand(io, [&] {
+      if (!lossRows.empty()) parseRowRange(lossRows, lossArgs.inputs.rowBegin, lossArgs.inputs.rowEnd);
+      lossArgs.gradients = !noGradients;
+      return runLoss(lossArgs, io);
     });
   if (snapshot->parsed())
     return runCommand(io, [&] {

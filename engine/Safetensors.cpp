@@ -78,22 +78,21 @@ SafetensorsFile parseSafetensors(const uint8_t* bytes, uint64_t size, const std:
     e.dtype = v["dtype"].get<std::string>();
     size_t elem = dtypeSize(e.dtype);
     if (elem == 0) bad("unknown dtype " + e.dtype);
-    unsigned __int128 count = 1;
+    uint64_t count = 1; // element count, overflow-checked (caps keep it far below 2^64)
     for (const auto& d : v["shape"]) {
       if (!d.is_number_unsigned()) bad("shape holds a value that is not a non-negative integer");
       uint64_t dim = d.get<uint64_t>();
       if (dim > (uint64_t(1) << 48)) bad("dimension too large");
       e.shape.push_back(int64_t(dim));
-      count *= dim;
-      if (count > (unsigned __int128)(uint64_t(1) << 62)) bad("too many elements");
+      if (__builtin_mul_overflow(count, dim, &count) || count > (uint64_t(1) << 60)) bad("too many elements");
     }
     for (const auto& o : v["data_offsets"])
       if (!o.is_number_unsigned()) bad("data_offsets are not non-negative integers");
     e.begin = v["data_offsets"][0].get<uint64_t>();
     e.end = v["data_offsets"][1].get<uint64_t>();
     if (e.end < e.begin) bad("data_offsets end before they begin");
-    if ((unsigned __int128)count * elem != (unsigned __int128)(e.end - e.begin))
-      bad("dtype " + e.dtype + " x shape needs " + std::to_string(uint64_t(count * elem)) + " bytes but data_offsets span " +
+    if (count * elem != e.end - e.begin) // count <= 2^60, elem <= 8: no overflow
+      bad("dtype " + e.dtype + " x shape needs " + std::to_string(count * elem) + " bytes but data_offsets span " +
           std::to_string(e.end - e.begin));
     auto [pos, inserted] = file.tensors.emplace(name, std::move(e));
     if (!inserted) bad("appears twice");

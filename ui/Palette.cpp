@@ -1,7 +1,73 @@
-// Colour choices shared by the views.
+// Colour choices shared by the views, per theme.
 #include "ui/Palette.h"
 
+#include <QApplication>
+#include <cmath>
+
 namespace maskscope::palette {
+
+namespace {
+Theme g_theme = Theme::Light;
+bool dark() { return g_theme == Theme::Dark; }
+
+double channel(double c) {
+  c /= 255.0;
+  return c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4);
+}
+double luminance(const QColor& c) {
+  return 0.2126 * channel(c.red()) + 0.7152 * channel(c.green()) + 0.0722 * channel(c.blue());
+}
+} // namespace
+
+Theme theme() { return g_theme; }
+
+QPalette qtPalette(Theme t) {
+  QPalette p;
+  if (t == Theme::Light) {
+    p.setColor(QPalette::Window, QColor(0xf5, 0xf5, 0xf5));
+    p.setColor(QPalette::WindowText, QColor(0x1a, 0x1a, 0x1a));
+    p.setColor(QPalette::Base, Qt::white);
+    p.setColor(QPalette::AlternateBase, QColor(0xf0, 0xf0, 0xf0));
+    p.setColor(QPalette::Text, QColor(0x1a, 0x1a, 0x1a));
+    p.setColor(QPalette::PlaceholderText, QColor(0x5f, 0x5f, 0x5f));
+    p.setColor(QPalette::Button, QColor(0xe8, 0xe8, 0xe8));
+    p.setColor(QPalette::ButtonText, QColor(0x1a, 0x1a, 0x1a));
+    p.setColor(QPalette::Highlight, QColor(0x00, 0x5a, 0x9e));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::ToolTipBase, QColor(0xff, 0xff, 0xe8));
+    p.setColor(QPalette::ToolTipText, QColor(0x1a, 0x1a, 0x1a));
+    p.setColor(QPalette::Link, QColor(0x00, 0x4e, 0x8a));
+  } else {
+    p.setColor(QPalette::Window, QColor(0x23, 0x25, 0x29));
+    p.setColor(QPalette::WindowText, QColor(0xe8, 0xe8, 0xe8));
+    p.setColor(QPalette::Base, QColor(0x1b, 0x1d, 0x21));
+    p.setColor(QPalette::AlternateBase, QColor(0x2a, 0x2d, 0x32));
+    p.setColor(QPalette::Text, QColor(0xe8, 0xe8, 0xe8));
+    p.setColor(QPalette::PlaceholderText, QColor(0xa8, 0xa8, 0xa8));
+    p.setColor(QPalette::Button, QColor(0x32, 0x35, 0x3b));
+    p.setColor(QPalette::ButtonText, QColor(0xe8, 0xe8, 0xe8));
+    p.setColor(QPalette::Highlight, QColor(0x4d, 0xa3, 0xff));
+    p.setColor(QPalette::HighlightedText, QColor(0x10, 0x10, 0x10));
+    p.setColor(QPalette::ToolTipBase, QColor(0x32, 0x35, 0x3b));
+    p.setColor(QPalette::ToolTipText, QColor(0xe8, 0xe8, 0xe8));
+    p.setColor(QPalette::Link, QColor(0x8c, 0xc4, 0xff));
+  }
+  p.setColor(QPalette::Disabled, QPalette::Text, p.color(QPalette::PlaceholderText));
+  p.setColor(QPalette::Disabled, QPalette::WindowText, p.color(QPalette::PlaceholderText));
+  p.setColor(QPalette::Disabled, QPalette::ButtonText, p.color(QPalette::PlaceholderText));
+  return p;
+}
+
+void setTheme(Theme t) {
+  g_theme = t;
+  if (qobject_cast<QApplication*>(QCoreApplication::instance())) QApplication::setPalette(qtPalette(t));
+}
+
+double contrastRatio(const QColor& a, const QColor& b) {
+  double la = luminance(a), lb = luminance(b);
+  if (la < lb) std::swap(la, lb);
+  return (la + 0.05) / (lb + 0.05);
+}
 
 QColor roleColour(PositionKind kind) {
   switch (kind) {
@@ -14,17 +80,33 @@ QColor roleColour(PositionKind kind) {
   case PositionKind::Separator: return QColor(0x73, 0x73, 0x73);
   case PositionKind::Unknown: break;
   }
-  return QColor(0xd9, 0xd9, 0xd9);
+  return QColor(0xb0, 0xb0, 0xb0);
 }
+
+QColor graded() { return dark() ? QColor(0x6c, 0xb4, 0xff) : QColor(0x1f, 0x5f, 0xa0); }
+QColor ignored() { return dark() ? QColor(0x8a, 0x8a, 0x8a) : QColor(0x9a, 0x9a, 0x9a); }
+QColor padding() { return QColor(0xff, 0x7f, 0x0e); }
+QColor gradedPad() { return dark() ? QColor(0xff, 0x6b, 0x6b) : QColor(0xc0, 0x1f, 0x20); }
+QColor warningText() { return gradedPad(); }
 
 QColor cellColour(CellState s) {
   switch (s) {
   case CellState::Allowed: return QColor(0x21, 0x66, 0xac);      // deep blue
-  case CellState::Future: return QColor(0xf0, 0xf0, 0xf0);       // near white
+  case CellState::Future: return dark() ? QColor(0x3a, 0x3d, 0x42) : QColor(0xf0, 0xf0, 0xf0);
   case CellState::Padding: return QColor(0xf4, 0xa5, 0x82);      // orange
   case CellState::OtherExample: return QColor(0xb2, 0xab, 0xd2); // violet
   }
   return Qt::black;
+}
+
+QChar cellGlyph(CellState s) {
+  switch (s) {
+  case CellState::Allowed: return QChar(0x2713);      // ✓
+  case CellState::Future: return QChar(0x00B7);       // · (above the diagonal: causal)
+  case CellState::Padding: return QLatin1Char('P');
+  case CellState::OtherExample: return QChar(0x00D7); // ×
+  }
+  return QLatin1Char('?');
 }
 
 } // namespace maskscope::palette

@@ -1,19 +1,21 @@
 // JSON batch reading and writing with shape checks (rows must be rectangular and agree).
 #include "core/batchio/BatchJson.h"
+#include "core/batchio/BatchTensors.h"
 #include "core/util/Error.h"
 #include "core/util/JsonParse.h"
 #include "core/util/FileReading.h"
 
+#include <cmath>
 #include <sstream>
 
 namespace maskscope {
 
 namespace {
 
-nlohmann::json gridToJson(const IntGrid& g) {
-  nlohmann::json rows = nlohmann::json::array();
+nlohmann::ordered_json gridToJson(const IntGrid& g) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (int64_t r = 0; r < g.rows; ++r) {
-    nlohmann::json row = nlohmann::json::array();
+    nlohmann::ordered_json row = nlohmann::ordered_json::array();
     for (int64_t c = 0; c < g.cols; ++c) row.push_back(g.at(r, c));
     rows.push_back(std::move(row));
   }
@@ -23,6 +25,12 @@ nlohmann::json gridToJson(const IntGrid& g) {
 IntGrid gridFromJson(const nlohmann::json& v, const std::string& file, const std::string& field) {
   SourceLocation where{file, -1, -1, -1, field};
   if (!v.is_array()) throw Error("expected a list of lists of integers", where);
+  if (!v.empty() && !v[0].is_array()) {
+    // A 1-D list: one row.
+    nlohmann::json wrapped = nlohmann::json::array();
+    wrapped.push_back(v);
+    return gridFromJson(wrapped, file, field);
+  }
   IntGrid g;
   g.rows = int64_t(v.size());
   for (size_t r = 0; r < v.size(); ++r) {
@@ -37,7 +45,9 @@ IntGrid gridFromJson(const nlohmann::json& v, const std::string& file, const std
       const auto& x = row[c];
       if (x.is_boolean()) g.values.push_back(x.get<bool>() ? 1 : 0);
       else if (x.is_number_integer()) g.values.push_back(x.get<int64_t>());
-      else if (x.is_number_float() && x.get<double>() == double(int64_t(x.get<double>()))) g.values.push_back(int64_t(x.get<double>()));
+      else if (x.is_number_unsigned() && x.get<uint64_t>() <= uint64_t(INT64_MAX)) g.values.push_back(int64_t(x.get<uint64_t>()));
+      else if (x.is_number_float() && std::abs(x.get<double>()) < 9.0e15 && x.get<double>() == double(int64_t(x.get<double>())))
+        g.values.push_back(int64_t(x.get<double>()));
       else throw Error("value at [" + std::to_string(r) + "][" + std::to_string(c) + "] is not an integer", where);
     }
   }
@@ -52,25 +62,33 @@ std::optional<int64_t> optionalScalar(const nlohmann::json& o, const char* key, 
 
 } // namespace
 
-nlohmann::json batchToJson(const Batch& b) {
-  nlohmann::json j;
+nlohmann::ordered_json batchToJson(const Batch& b) {
+  nlohmann::ordered_json j;
   j["input_ids"] = gridToJson(b.inputIds);
   j["attention_mask"] = gridToJson(b.attentionMask);
   j["labels"] = gridToJson(b.labels);
-  j["position_ids"] = b.positionIds.empty() && b.inputIds.rows > 0 ? nlohmann::json(nullptr) : gridToJson(b.positionIds);
+  j["position_ids"] = b.positionIds.empty() && b.inputIds.rows > 0 ? nlohmann::ordered_json(nullptr) : gridToJson(b.positionIds);
   return j;
 }
 
-Batch batchFromJson(const nlohmann::json& o, const std::string& file) {
+Batch batchFromJson(const nlohmann::json& o, const std::string& file, bool strictShapes) {
   if (!o.is_object()) throw Error("a batch dump must be a JSON object", {file});
-  for (const char* key : {"input_ids", "attention_mask", "labels"})
+  for (const char* key : {"input_ids", "labels"})
     if (!o.contains(key)) throw Error(std::string("missing \"") + key + "\"", {file, -1, -1, -1, key});
   Batch b;
   b.inputIds = gridFromJson(o["input_ids"], file, "input_ids");
-  b.attentionMask = gridFromJson(o["attention_mask"], file, "attention_mask");
+  if (o.contains("attention_mask") && !o["attention_mask"].is_null()) {
+    b.attentionMask = gridFromJson(o["attention_mask"], file, "attention_mask");
+    for (int64_t v : b.attentionMask.values)
+      if (v < 0) throw Error("attention_mask holds a negative value (" + std::to_string(v) + "); expected 0/1 or segment ids",
+                             {file, -1, -1, -1, "attention_mask"});
+  } else {
+    b.attentionMask = IntGrid(b.inputIds.rows, b.inputIds.cols, 1);
+  }
   b.labels = gridFromJson(o["labels"], file, "labels");
   if (o.contains("position_ids") && !o["position_ids"].is_null())
     b.positionIds = gridFromJson(o["position_ids"], file, "position_ids");
+  if (strictShapes) checkBatchShapes(b, file);
   b.padTokenId = optionalScalar(o, "pad_token_id", file);
   b.eosTokenId = optionalScalar(o, "eos_token_id", file);
   b.bosTokenId = optionalScalar(o, "bos_token_id", file);
@@ -79,7 +97,7 @@ Batch batchFromJson(const nlohmann::json& o, const std::string& file) {
   return b;
 }
 
-Batch readJsonBatch(const std::string& path) {
+Batch readJsonBatch(const std::string& path, bool strictShapes) {
   std::string text = readFileCapped(path, int64_t(1) << 30);
   if (path.ends_with(".jsonl")) {
     // One JSON object per line, each holding 1-D lists: stack them into rows.
@@ -99,13 +117,13 @@ Batch readJsonBatch(const std::string& path) {
       }
     }
     for (auto it = scalars.begin(); it != scalars.end(); ++it) stacked[it.key()] = it.value();
-    return batchFromJson(stacked, path);
+    return batchFromJson(stacked, path, strictShapes);
   }
   std::string parseError;
   long byte = -1;
   auto j = parseJsonOrExplain(text, &parseError, &byte);
   if (j.is_discarded()) throw Error("invalid JSON: " + parseError, {path, -1, -1, byte});
-  return batchFromJson(j, path);
+  return batchFromJson(j, path, strictShapes);
 }
 
 } // namespace maskscope

@@ -8,11 +8,14 @@
 
 namespace maskscope {
 
-// {"input_ids": [[..]], "attention_mask": [[..]], "labels": [[..]], "position_ids": [[..]]}
-nlohmann::json batchToJson(const Batch& batch);
-// Reads a batch dump object; throws Error naming the file and field on bad shapes or types.
-Batch batchFromJson(const nlohmann::json& object, const std::string& file);
+// {"input_ids": [[..]], "attention_mask": [[..]], "labels": [[..]], "position_ids": [[..]]}, keys
+// in that (the contract's) order; position_ids is null when the batch has none.
+nlohmann::ordered_json batchToJson(const Batch& batch);
+// Reads a batch dump object; throws Error naming the file and field on bad types or, when
+// strictShapes, on fields whose shapes differ. A 1-D list is one row. attention_mask may be
+// missing (padding-free collators write none): it becomes all ones.
+Batch batchFromJson(const nlohmann::json& object, const std::string& file, bool strictShapes = true);
 // A .json file holding one object, or a .jsonl file holding one object per row (each with 1-D lists).
-Batch readJsonBatch(const std::string& path);
+Batch readJsonBatch(const std::string& path, bool strictShapes = true);
 
 } // namespace maskscope

@@ -18,26 +18,43 @@ struct CollatedExample {
   std::vector<PositionMeta> meta;
   long sourceRow = -1;
   bool truncated = false;
+  int repliesCut = 0; // replies that lost their end (closing token) to truncation, incl. ones cut away whole
 };
 
 class Collator {
 public:
+  // Special tokens (BOS, EOS, PAD) are the tokenizer's.
   Collator(CollatorSpec spec, const Tokenizer& tokenizer);
+  // Special tokens as resolved by the caller (the pipeline passes the template variables' tokens,
+  // so the collator's EOS is the one the template closes turns with).
+  Collator(CollatorSpec spec, const Tokenizer& tokenizer, const SpecialTokenIds& special);
 
   Batch collate(const std::vector<TokenizedConversation>& rows) const;
   // Labels and truncation for one conversation (exposed for lint and tests).
   CollatedExample prepare(const TokenizedConversation& row) const;
+  // Padding and packing of prepared examples into a batch (the cheap half of collate()).
+  Batch collatePrepared(const std::vector<CollatedExample>& examples) const;
 
   const CollatorSpec& spec() const { return spec_; }
   int64_t padId() const { return padId_; }
+  std::optional<int64_t> eosId() const { return eosId_; }
+  std::optional<int64_t> bosId() const { return bosId_; }
+  // True when no pad token was given or known and the EOS pads (TRL: pad_token or eos_token).
+  bool padFellBackToEos() const { return padFellBackToEos_; }
+  // What the tokenizer's post-processor puts around a text (add_special_tokens=True): add_bos
+  // inserts these, e.g. [BOS] before and nothing after for Llama-style tokenizers.
+  const std::vector<int64_t>& addedPrefix() const { return addedPrefix_; }
+  const std::vector<int64_t>& addedSuffix() const { return addedSuffix_; }
 
 private:
-  Batch assemble(std::vector<std::vector<const CollatedExample*>> rows, const std::vector<CollatedExample>& all) const;
+  Batch assemble(const std::vector<std::vector<const CollatedExample*>>& rows) const;
+  bool copiesIds() const; // labels all / pad_masked / mask_pad_id: every real id is its own label
 
   CollatorSpec spec_;
   int64_t padId_ = 0;
   std::optional<int64_t> eosId_, bosId_;
   bool padFellBackToEos_ = false;
+  std::vector<int64_t> addedPrefix_, addedSuffix_;
 };
 
 // Position kind of a message role ("user" -> User, ...).

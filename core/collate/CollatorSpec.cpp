@@ -8,28 +8,42 @@
 namespace maskscope {
 
 const std::vector<CollatorPreset>& collatorPresets() {
+  // Each preset names the library call it reproduces; the settings are what that call does on a
+  // chat dataset rendered through the template (see tests/collate for the hand-worked arrays).
   static const std::vector<CollatorPreset> presets = {
       {"default", "the correct SFT set-up: right padding to the longest row, pads -100 and unattended, "
                   "assistant replies and their closing token graded",
        "", false},
-      {"hf-lm", "transformers DataCollatorForLanguageModeling(mlm=False): labels = input_ids with -100 "
-                "wherever input_ids == pad_token_id",
+      {"hf-lm", "transformers DataCollatorForLanguageModeling(tokenizer, mlm=False): tokenizer.pad to the "
+                "longest row (attention 0 on pads), labels = input_ids.clone() with "
+                "labels[labels == pad_token_id] = -100",
        "labels=mask_pad_id", false},
-      {"hf-seq2seq-style", "transformers DataCollatorForSeq2Seq-style label padding: labels copied, "
-                           "padding positions -100 (label_pad_token_id)",
+      {"hf-seq2seq-style", "transformers DataCollatorForSeq2Seq on rows whose labels are a copy of input_ids: "
+                           "labels padded with label_pad_token_id=-100, every real token graded",
        "labels=pad_masked", false},
-      {"trl-completion-only", "TRL SFTTrainer with completion_only_loss=True on prompt/completion data",
+      {"hf-flattening", "transformers DataCollatorWithFlattening: the batch concatenated into one row, "
+                        "position_ids restart per example, labels = input_ids with the first of each example "
+                        "-100 (separator_id); it writes no attention_mask (maskscope shows ones)",
+       "packing=padding_free,labels=pad_masked", false},
+      {"trl-completion-only", "TRL SFTTrainer completion_only_loss=True (DataCollatorForLanguageModeling with "
+                              "completion_mask) on prompt/completion rows: right padding, pads -100, everything "
+                              "after the prompt (with its generation prompt) graded; on messages rows maskscope "
+                              "takes the final assistant message as the completion",
        "labels=completion_only", false},
-      {"trl-assistant-only", "TRL SFTTrainer with assistant_only_loss=True ({% generation %} spans)",
+      {"trl-assistant-only", "TRL SFTTrainer assistant_only_loss=True: labels -100 where assistant_masks == 0, "
+                             "the mask built from the template's {% generation %} spans (maskscope falls back to "
+                             "each reply's content and closing token when the template has none)",
        "labels=assistant_only", false},
-      {"trl-padding-free", "TRL padding_free=True / transformers DataCollatorWithFlattening: one row, "
-                           "position ids restart per example, first label of each example -100",
+      {"trl-padding-free", "TRL SFTTrainer padding_free=True with assistant_only_loss=True: one row, "
+                           "position_ids restart per example, labels[position_ids == 0] = -100, no attention_mask",
        "packing=padding_free,labels=assistant_only", false},
-      {"axolotl-packed", "axolotl sample_packing: examples packed per row, position ids reset, attention "
-                         "kept inside each example (segment ids in attention_mask)",
+      {"axolotl-packed", "axolotl sample_packing with pad_to_sequence_len (V2BatchSamplerDataCollatorForSeq2Seq): "
+                         "examples packed per row, attention_mask holds segment ids 1, 2, 3, ... (0 pad), "
+                         "position ids reset per example, prompts -100 (train_on_inputs: false)",
        "packing=block_diagonal,pad_to=max_length,max_length=512,labels=assistant_only", false},
-      {"naive-packed", "examples concatenated into rows with an EOS between them, positions restarted, "
-                       "but an all-ones attention mask (eager/SDPA attend across examples)",
+      {"naive-packed", "examples concatenated into rows with an EOS after each (old TRL ConstantLengthDataset "
+                       "style), positions restarted, but a plain 0/1 attention mask, so eager/SDPA attend "
+                       "across examples",
        "packing=reset_positions,packing_separator=true,pad_to=max_length,max_length=512,labels=assistant_only",
        true},
       {"buggy-max-length-all-ones", "the classic bug report: padding='max_length', attention_mask all "
@@ -40,10 +54,11 @@ const std::vector<CollatorPreset>& collatorPresets() {
        "pad_token=eos,labels=mask_pad_id", true},
       {"buggy-last-turn-only", "a collator that grades only the final assistant turn of multi-turn chats",
        "labels=last_turn", true},
-      {"buggy-no-position-reset", "packing without resetting position ids: the second example starts at "
-                                  "the position where the first ended",
+      {"buggy-no-position-reset", "packing without position ids: the model counts 0..T-1 across the row, so "
+                                  "the second example starts where the first ended (and attends to it)",
        "packing=naive,pad_to=max_length,max_length=512,labels=assistant_only", true},
-      {"buggy-left-pad-positions", "left padding with position ids 0..T-1 that count the pads",
+      {"buggy-left-pad-positions", "left padding with position ids 0..T-1 that count the pads (no "
+                                   "position_ids passed in training)",
        "padding_side=left,position_ids=arange", true},
   };
   return presets;

@@ -1,8 +1,11 @@
 // Conversation -> TokenizedConversation. Replies are located from {% generation %} spans when the
-// template has them, otherwise from each assistant message's content span through the last
-// special token of its block (the end-of-turn token that closes the reply).
+// template has them (mapped to tokens as transformers does), otherwise from each assistant
+// message's content through the last special token of its block (the end-of-turn token).
+// Prompt/completion rows get completionStart as TRL computes it: the token count of the prompt
+// rendered (with the generation prompt) and tokenized on its own.
 #include "core/collate/ConversationEncoder.h"
 #include "core/util/Error.h"
+#include "core/util/Utf8.h"
 
 #include <algorithm>
 
@@ -15,34 +18,65 @@ ConversationEncoder::ConversationEncoder(std::shared_ptr<const Tokenizer> tokeni
   if (!template_) throw Error("no chat template");
 }
 
-std::pair<int, int> tokensCoveringSpan(const std::vector<TokenInfo>& tokens, ByteSpan span) {
-  if (span.empty()) return {-1, -1};
-  auto holding = [&](int64_t byte) -> int {
-    // First token whose span contains byte (tokens are in text order).
-    auto it = std::lower_bound(tokens.begin(), tokens.end(), byte,
-                               [](const TokenInfo& t, int64_t b) { return t.span.end <= b; });
-    for (; it != tokens.end() && it->span.begin <= byte; ++it)
-      if (it->span.contains(byte)) return int(it - tokens.begin());
-    return -1;
-  };
-  int first = -1;
-  for (int64_t b = span.begin; b < span.end && first < 0; ++b) first = holding(b);
-  int last = -1;
-  for (int64_t b = span.end - 1; b >= span.begin && last < 0; --b) last = holding(b);
-  if (first < 0 || last < first) return {-1, -1};
-  return {first, last + 1};
+namespace {
+
+// The character holding byte b: [begin, end) widened to UTF-8 boundaries when the text is known.
+ByteSpan characterAt(std::string_view text, int64_t b) {
+  if (text.empty() || b < 0 || b >= int64_t(text.size())) return {b, b + 1};
+  int64_t begin = b;
+  for (int back = 0; back < 3 && begin > 0 && (static_cast<unsigned char>(text[size_t(begin)]) & 0xC0) == 0x80; ++back)
+    --begin;
+  int64_t end = begin + utf8::sequenceLength(static_cast<unsigned char>(text[size_t(begin)]));
+  if (end <= b) return {b, b + 1}; // stray continuation byte: a character of its own
+  return {begin, std::min<int64_t>(end, int64_t(text.size()))};
+}
+
+// tokenizers' Encoding::char_to_token: the first token, in order, whose offsets hold the character.
+int charToToken(const std::vector<TokenInfo>& tokens, ByteSpan ch) {
+  for (size_t i = 0; i < tokens.size(); ++i)
+    if (!tokens[i].span.empty() && tokens[i].span.overlaps(ch)) return int(i);
+  return -1;
+}
+
+} // namespace
+
+std::pair<int, int> tokensCoveringSpan(const std::vector<TokenInfo>& tokens, ByteSpan span, std::string_view text) {
+  const int start = charToToken(tokens, characterAt(text, span.begin));
+  if (start < 0) return {-1, -1};
+  const int end = charToToken(tokens, characterAt(text, span.end - 1));
+  // transformers: range(start_token, end_token + 1 if end_token else len(input_ids)).
+  if (end <= 0) return {start, int(tokens.size())};
+  return {start, std::max(start, end + 1)};
+}
+
+std::vector<uint8_t> assistantMaskFromSpans(const std::vector<TokenInfo>& tokens, const std::vector<ByteSpan>& spans,
+                                            std::string_view text) {
+  std::vector<uint8_t> mask(tokens.size(), 0);
+  for (const ByteSpan& s : spans) {
+    auto [a, b] = tokensCoveringSpan(tokens, s, text);
+    if (a < 0) break; // as transformers: "start_token is out of bounds maybe due to truncation"
+    for (int i = a; i < b; ++i) mask[size_t(i)] = 1;
+  }
+  return mask;
 }
 
 TokenizedConversation ConversationEncoder::encode(const Conversation& conv, const EncoderOptions& options) const {
   TokenizedConversation out;
   out.rowIndex = conv.rowIndex;
   RenderResult rendered;
+  EncodeOptions eo;
+  eo.addSpecialTokens = options.addTokenizerSpecialTokens;
   if (conv.plainText) {
-    // Plain prompt/completion strings are concatenated as TRL does, no template involved.
-    rendered.text = conv.plainPrompt + conv.plainCompletion;
-    MessageSpan p{0, "user", 0, {0, int64_t(conv.plainPrompt.size())}, {0, int64_t(conv.plainPrompt.size())}};
-    MessageSpan c{1, "assistant", 0, {p.block.end, int64_t(rendered.text.size())}, {p.block.end, int64_t(rendered.text.size())}};
-    rendered.messages = {p, c};
+    // Plain prompt/completion strings are concatenated as TRL does, no template involved; TRL's
+    // add_eos appends the EOS text to a completion that does not already end with it.
+    std::string completion = conv.plainCompletion;
+    auto eos = options.render.variables.find("eos_token");
+    if (eos != options.render.variables.end() && !eos->second.empty() && !completion.ends_with(eos->second))
+      completion += eos->second;
+    rendered.text = conv.plainPrompt + completion;
+    const int64_t p = int64_t(conv.plainPrompt.size()), t = int64_t(rendered.text.size());
+    const int64_t c = p + int64_t(conv.plainCompletion.size());
+    rendered.messages = {MessageSpan{0, "user", 0, {0, p}, {0, p}}, MessageSpan{1, "assistant", 0, {p, t}, {p, c}}};
   } else {
     RenderOptions ro = options.render;
     if (ro.tools.is_null() && !conv.tools.is_null()) ro.tools = conv.tools;
@@ -53,8 +87,6 @@ TokenizedConversation ConversationEncoder::encode(const Conversation& conv, cons
   out.messages = std::move(rendered.messages);
   out.generationSpans = std::move(rendered.generationSpans);
 
-  EncodeOptions eo;
-  eo.addSpecialTokens = options.addTokenizerSpecialTokens;
   Encoding enc = tokenizer_->encode(out.text, eo);
   out.tokens.resize(enc.size());
   for (size_t i = 0; i < enc.size(); ++i) {
@@ -65,7 +97,7 @@ TokenizedConversation ConversationEncoder::encode(const Conversation& conv, cons
     t.special = enc.special[i] != 0;
     t.scaffolding = true;
   }
-  // Assign messages: a token belongs to the message whose block holds its first byte.
+  // A token belongs to the message whose block holds its first byte.
   for (const MessageSpan& m : out.messages) {
     for (TokenInfo& t : out.tokens) {
       if (t.span.empty() || !m.block.contains(t.span.begin)) continue;
@@ -77,33 +109,44 @@ TokenizedConversation ConversationEncoder::encode(const Conversation& conv, cons
   }
   // Reply positions.
   if (out.generationSpans) {
-    for (const ByteSpan& g : *out.generationSpans) {
-      auto [a, b] = tokensCoveringSpan(out.tokens, g);
-      for (int i = a; i >= 0 && i < b; ++i) out.tokens[size_t(i)].inGeneration = true;
-    }
+    std::vector<uint8_t> mask = assistantMaskFromSpans(out.tokens, *out.generationSpans, out.text);
+    for (size_t i = 0; i < mask.size(); ++i) out.tokens[i].inGeneration = mask[i] != 0;
   } else {
     for (const MessageSpan& m : out.messages) {
-      if (m.role != "assistant") continue;
-      // From the first content token through the last special token of the block.
-      ByteSpan reply{m.content.empty() ? m.content.begin : m.content.begin, m.block.end};
-      int first = -1, lastSpecial = -1, lastContent = -1;
+      if (m.role != "assistant" && m.role != "model" && m.role != "gpt") continue;
+      const bool haveContent = !m.content.empty() && m.content.begin >= m.block.begin && m.content.end <= m.block.end;
+      int first = -1, last = -1;
+      if (haveContent) {
+        first = charToToken(out.tokens, characterAt(out.text, m.content.begin));
+        last = charToToken(out.tokens, characterAt(out.text, m.content.end - 1));
+        if (first < 0 || last < first) first = last = -1;
+      }
+      // The closing token: the last special token of the block after the content. An empty (or
+      // unlocated) content leaves the closing token as the whole reply.
+      const int64_t after = haveContent ? m.content.end : m.block.begin;
+      int closing = -1;
       for (size_t i = 0; i < out.tokens.size(); ++i) {
         const TokenInfo& t = out.tokens[i];
-        if (t.span.empty() || !reply.contains(t.span.begin)) continue;
-        if (first < 0) first = int(i);
-        if (t.special) lastSpecial = int(i);
-        if (m.content.overlaps(t.span)) lastContent = int(i);
+        if (t.special && t.span.begin >= after && m.block.contains(t.span.begin)) closing = int(i);
       }
-      int last = std::max(lastSpecial, lastContent);
-      for (int i = first; i >= 0 && i <= last; ++i) out.tokens[size_t(i)].inGeneration = true;
+      if (first < 0) first = closing;
+      last = std::max(last, closing);
+      for (int i = first; i >= 0 && i <= last && i < int(out.tokens.size()); ++i) out.tokens[size_t(i)].inGeneration = true;
     }
   }
+  // Where the completion starts, as TRL's tokenize step: len(tokenize(prompt)).
   if (conv.plainText) {
-    for (size_t i = 0; i < out.tokens.size(); ++i)
-      if (out.tokens[i].messageIndex == 1) { out.completionStart = int(i); break; }
+    out.completionStart = int(std::min(tokenizer_->encode(conv.plainPrompt, eo).size(), out.tokens.size()));
   } else if (conv.promptMessageCount >= 0) {
-    for (size_t i = 0; i < out.tokens.size(); ++i)
-      if (out.tokens[i].messageIndex >= conv.promptMessageCount) { out.completionStart = int(i); break; }
+    std::vector<Message> prompt(conv.messages.begin(),
+                                conv.messages.begin() + std::min<long>(conv.promptMessageCount, long(conv.messages.size())));
+    RenderOptions ro = options.render;
+    ro.addGenerationPrompt = true;
+    ro.computeMessageSpans = false;
+    if (ro.tools.is_null() && !conv.tools.is_null()) ro.tools = conv.tools;
+    if (ro.extra.is_null() && !conv.extraVariables.is_null()) ro.extra = conv.extraVariables;
+    RenderResult p = template_->render(prompt, ro);
+    out.completionStart = int(std::min(tokenizer_->encode(p.text, eo).size(), out.tokens.size()));
   }
   return out;
 }

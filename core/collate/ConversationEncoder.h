@@ -7,6 +7,7 @@
 #include "core/tokenizer/Tokenizer.h"
 
 #include <memory>
+#include <string_view>
 
 namespace maskscope {
 
@@ -31,9 +32,22 @@ private:
   std::shared_ptr<const ChatTemplate> template_;
 };
 
-// Maps byte spans to the tokens that cover them as transformers maps {% generation %} character
-// spans: from the token holding the first byte to the token holding the last byte, inclusive.
-// Returns [firstToken, lastToken + 1), or {-1, -1} when no token covers the span.
-std::pair<int, int> tokensCoveringSpan(const std::vector<TokenInfo>& tokens, ByteSpan span);
+// Maps one {% generation %} byte span to tokens exactly as transformers' apply_chat_template(
+// return_assistant_tokens_mask=True) does with char_to_token:
+//   start = the first token (in order) holding the span's first character,
+//   end   = the first token holding the span's last character,
+//   tokens [start, end] inclusive.
+// Returns [start, end + 1). {-1, -1} when no token holds the first character (transformers then
+// stops marking this and every later span: "start_token is None -> break"). When no token holds the
+// last character, or it is token 0 (transformers tests `if end_token`, so index 0 counts as None),
+// the range runs to the end of the tokens, as transformers does.
+// text (the rendered text) widens byte positions to whole UTF-8 characters, as transformers counts
+// characters; without it each byte is its own character.
+std::pair<int, int> tokensCoveringSpan(const std::vector<TokenInfo>& tokens, ByteSpan span, std::string_view text = {});
+
+// The assistant mask transformers builds from all generation spans (1 = inside a reply), with the
+// same early stop: a span whose first character no token holds ends the marking.
+std::vector<uint8_t> assistantMaskFromSpans(const std::vector<TokenInfo>& tokens, const std::vector<ByteSpan>& spans,
+                                            std::string_view text = {});
 
 } // namespace maskscope

@@ -18,13 +18,32 @@ RenderOptions withDefaults(RenderOptions ro, const ChatTemplate& t, const Tokeni
 
 } // namespace
 
+SpecialTokenIds collatorSpecialTokens(const Tokenizer& tok, const RenderOptions& render) {
+  SpecialTokenIds sp = tok.specialTokens();
+  auto adopt = [&](const char* key, std::optional<int32_t>& id, std::string& text) {
+    auto it = render.variables.find(key);
+    if (it == render.variables.end() || it->second.empty()) return;
+    if (auto found = tok.tokenToId(it->second)) {
+      id = *found;
+      text = it->second;
+    }
+  };
+  adopt("bos_token", sp.bos, sp.bosText);
+  adopt("eos_token", sp.eos, sp.eosText);
+  adopt("pad_token", sp.pad, sp.padText);
+  adopt("unk_token", sp.unk, sp.unkText);
+  return sp;
+}
+
 DatasetPipeline::DatasetPipeline(const PipelineSpec& spec)
     : encoder_(loadTokenizer(spec.tokenizerSpec), loadChatTemplate(spec.templateSpec, spec.tokenizerSpec)),
-      collator_(parseCollatorSpec(spec.collatorSpec), encoder_.tokenizer()),
-      render_(withDefaults(spec.render, encoder_.chatTemplate(), encoder_.tokenizer())) {}
+      render_(withDefaults(spec.render, encoder_.chatTemplate(), encoder_.tokenizer())),
+      collator_(parseCollatorSpec(spec.collatorSpec), encoder_.tokenizer(),
+                collatorSpecialTokens(encoder_.tokenizer(), render_)) {}
 
 DatasetPipeline::DatasetPipeline(const DatasetPipeline& other, const CollatorSpec& collator)
-    : encoder_(other.encoder_), collator_(collator, other.tokenizer()), render_(other.render_) {}
+    : encoder_(other.encoder_), render_(other.render_),
+      collator_(collator, other.tokenizer(), collatorSpecialTokens(other.tokenizer(), other.render_)) {}
 
 TokenizedConversation DatasetPipeline::encode(const Conversation& c) const {
   EncoderOptions eo;

@@ -34,9 +34,13 @@ public:
   const RenderOptions& renderOptions() const { return render_; }
 
 private:
-  ConversationEncoder encoder_;
-  Collator collator_;
+  ConversationEncoder encoder_; // members in this order: the collator's tokens come from render_
   RenderOptions render_;
+  Collator collator_;
 };
+
+// The special tokens the collator uses: the template variables' bos/eos/pad/unk (what the template
+// renders, e.g. ChatML's eos_token <|im_end|>) where the vocabulary has them, else the tokenizer's.
+SpecialTokenIds collatorSpecialTokens(const Tokenizer& tokenizer, const RenderOptions& render);
 
 } // namespace maskscope

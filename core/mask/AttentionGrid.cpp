@@ -26,12 +26,17 @@ std::vector<int64_t> segmentIdsForRow(const Batch& b, int64_t r, MaskSemantics s
   std::vector<int64_t> seg(size_t(T), 1);
   const bool haveMask = b.attentionMask.sameShape(b.inputIds);
   for (int64_t t = 0; t < T; ++t) seg[size_t(t)] = haveMask ? b.attentionMask.at(r, t) : 1;
-  if (semantics == MaskSemantics::Varlen && b.positionIds.sameShape(b.inputIds)) {
-    // A position id that does not continue the previous one starts a new example.
+  if (semantics == MaskSemantics::Varlen) {
+    // FlashAttention varlen: an example starts where the mask's segment id changes (axolotl's
+    // get_unpad_data), after padding, or where the position id is 0 (transformers'
+    // prepare_fa_kwargs_from_position_ids: cu_seqlens at position_ids == 0).
+    const bool havePositions = b.positionIds.sameShape(b.inputIds);
     int64_t current = 0;
+    std::vector<int64_t> raw = seg;
     for (int64_t t = 0; t < T; ++t) {
-      if (seg[size_t(t)] == 0) continue;
-      bool starts = t == 0 || seg[size_t(t - 1)] == 0 || b.positionIds.at(r, t) != b.positionIds.at(r, t - 1) + 1;
+      if (raw[size_t(t)] == 0) { seg[size_t(t)] = 0; continue; }
+      const bool starts = t == 0 || raw[size_t(t - 1)] == 0 || raw[size_t(t)] != raw[size_t(t - 1)] ||
+                          (havePositions && b.positionIds.at(r, t) == 0);
       if (starts) ++current;
       seg[size_t(t)] = current;
     }

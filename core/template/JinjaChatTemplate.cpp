@@ -33,6 +33,26 @@ Value messageValue(const Message& m) {
 
 bool startsWith(const std::string& s, const std::string& p) { return s.size() >= p.size() && s.compare(0, p.size(), p) == 0; }
 
+// First verbatim occurrence of content (or of its stripped form) in text[from, to); false if none.
+bool locateContent(const std::string& text, const std::string& content, int64_t from, int64_t to, ByteSpan& out) {
+  if (content.empty()) return false;
+  for (int pass = 0; pass < 2; ++pass) {
+    std::string_view needle = pass == 0 ? std::string_view(content) : jinja::py::strip(content, nullptr, true, true);
+    if (needle.empty()) return false;
+    size_t at = text.find(needle, size_t(from));
+    if (at != std::string::npos && (to < 0 || int64_t(at + needle.size()) <= to)) {
+      out = ByteSpan{int64_t(at), int64_t(at + needle.size())};
+      return true;
+    }
+  }
+  return false;
+}
+
+int turnOf(const std::vector<std::string>& roles, size_t k, int& users, int& turn) {
+  if (roles[k] == "user" && ++users > 1) ++turn;
+  return turn;
+}
+
 } // namespace
 
 RenderResult JinjaChatTemplate::render(const std::vector<Message>& messages, const RenderOptions& options) const {
@@ -75,12 +95,14 @@ RenderResult JinjaChatTemplate::renderJson(const nlohmann::ordered_json& message
 }
 
 jinja::RenderOutput JinjaChatTemplate::renderOnce(const jinja::Variables& base, std::vector<Value> messages,
-                                                  bool addGenerationPrompt, const RenderOptions& options) const {
+                                                  bool addGenerationPrompt, const RenderOptions& options,
+                                                  const std::vector<const void*>* tracked) const {
   jinja::Variables vars = base;
   vars.emplace_back("messages", Value::list(std::move(messages)));
   vars.emplace_back("add_generation_prompt", Value::boolean(addGenerationPrompt));
   jinja::RenderSettings settings;
   settings.now = options.now;
+  settings.trackedItems = tracked;
   return template_->render(vars, settings);
 }
 
@@ -98,7 +120,11 @@ RenderResult JinjaChatTemplate::renderValues(const std::vector<Value>& messages,
     for (const auto& [k, v] : extra.dictObj().entries) base.emplace_back(k, v);
   // Later entries win (Frame::set overwrites), so --var values passed as extras override too.
 
-  jinja::RenderOutput full = renderOnce(base, messages, options.addGenerationPrompt, options);
+  std::vector<const void*> tracked;
+  if (options.computeMessageSpans)
+    for (const auto& m : messages) tracked.push_back(m.object().get());
+  jinja::RenderOutput full =
+      renderOnce(base, messages, options.addGenerationPrompt, options, options.computeMessageSpans ? &tracked : nullptr);
   RenderResult result;
   result.text = std::move(full.text);
   if (template_->hasGeneration()) {
@@ -110,14 +136,62 @@ RenderResult JinjaChatTemplate::renderValues(const std::vector<Value>& messages,
 
   const std::string& text = result.text;
   const int64_t n = int64_t(messages.size());
-  // Start of the first block: what an empty conversation renders, else the BOS token.
+  auto bosEnd = [&]() -> int64_t {
+    auto bos = merged.find("bos_token");
+    if (bos != merged.end() && !bos->second.empty() && startsWith(text, bos->second)) return int64_t(bos->second.size());
+    return 0;
+  };
+
+  // Fast path: boundaries from the loop iterations recorded during the render.
+  {
+    const auto& it = full.trackedSpans;
+    bool ok = int64_t(it.size()) == n;
+    size_t first = 0;
+    if (ok && it[0].first < 0) first = 1; // a leading message pulled out before the loop
+    for (size_t k = first; ok && k < size_t(n); ++k)
+      ok = it[k].first >= 0 && (k == first || it[k].first >= it[k - 1].second);
+    if (ok && first == 1 && n < 2) ok = false;
+    std::vector<MessageSpan> spans;
+    int users = 0, turn = 0;
+    for (size_t k = 0; ok && k < size_t(n); ++k) {
+      int64_t b = k < first ? bosEnd() : it[k].first;
+      int64_t e = k + 1 < size_t(n) ? it[k + 1].first : (options.addGenerationPrompt ? it[k].second : int64_t(text.size()));
+      if (e < b) { ok = false; break; }
+      MessageSpan span;
+      span.messageIndex = int(k);
+      span.role = roles[k];
+      span.turn = turnOf(roles, k, users, turn);
+      span.block = ByteSpan{b, e};
+      if (!locateContent(text, contents[k], b, e, span.content)) {
+        if (!contents[k].empty()) { ok = false; break; } // content outside its block: not this shape
+        span.content = ByteSpan{b, b};
+      }
+      spans.push_back(std::move(span));
+    }
+    if (ok && n >= 2) {
+      // confirm one boundary with a prefix render
+      size_t k = size_t(n) / 2 - 1;
+      try {
+        std::vector<Value> prefix(messages.begin(), messages.begin() + long(k) + 1);
+        jinja::RenderOutput p = renderOnce(base, std::move(prefix), false, options);
+        ok = startsWith(text, p.text) && int64_t(p.text.size()) == spans[k].block.end;
+      } catch (const Error&) {
+        ok = false;
+      }
+    }
+    if (ok) {
+      result.messages = std::move(spans);
+      return result;
+    }
+  }
+
+  // General path: one render per prefix. Start of the first block: what an empty conversation renders, else the BOS token.
   int64_t start = 0;
   try {
     jinja::RenderOutput empty = renderOnce(base, {}, false, options);
     if (startsWith(text, empty.text)) start = int64_t(empty.text.size());
   } catch (const Error&) {
-    auto bos = merged.find("bos_token");
-    if (bos != merged.end() && !bos->second.empty() && startsWith(text, bos->second)) start = int64_t(bos->second.size());
+    start = bosEnd();
   }
 
   int turn = 0, users = 0;
@@ -134,28 +208,9 @@ RenderResult JinjaChatTemplate::renderValues(const std::vector<Value>& messages,
       } catch (const Error&) {
       }
     }
-    const std::string& content = contents[size_t(k)];
-    int64_t cBegin = -1, cEnd = -1;
-    auto locate = [&](int64_t from, int64_t to) {
-      if (content.empty()) return;
-      size_t at = text.find(content, size_t(from));
-      std::string_view stripped = jinja::py::strip(content, nullptr, true, true);
-      size_t len = content.size();
-      if (at == std::string::npos || (to >= 0 && int64_t(at + len) > to)) {
-        if (stripped.empty()) { at = std::string::npos; }
-        else {
-          at = text.find(stripped, size_t(from));
-          len = stripped.size();
-          if (at != std::string::npos && to >= 0 && int64_t(at + len) > to) at = std::string::npos;
-        }
-      }
-      if (at != std::string::npos) {
-        cBegin = int64_t(at);
-        cEnd = int64_t(at + len);
-      }
-    };
-    locate(prevEnd, end);
-    if (end < 0) end = cEnd >= 0 ? cEnd : prevEnd; // fallback: block ends with its content
+    ByteSpan content;
+    bool found = locateContent(text, contents[size_t(k)], prevEnd, end, content);
+    if (end < 0) end = found ? content.end : prevEnd; // fallback: block ends with its content
     if (roles[size_t(k)] == "user") {
       ++users;
       if (users > 1) ++turn;
@@ -165,7 +220,7 @@ RenderResult JinjaChatTemplate::renderValues(const std::vector<Value>& messages,
     span.role = roles[size_t(k)];
     span.turn = turn;
     span.block = ByteSpan{prevEnd, end};
-    span.content = cBegin >= 0 ? ByteSpan{cBegin, cEnd} : ByteSpan{prevEnd, prevEnd};
+    span.content = found ? content : ByteSpan{prevEnd, prevEnd};
     result.messages.push_back(std::move(span));
     prevEnd = end;
   }

@@ -2,7 +2,15 @@
 // exactly as transformers' apply_chat_template(..., tokenize=False) does, with generation spans
 // and per-message byte spans.
 //
-// How message spans are found: the template is rendered again for each prefix messages[0..k]
+// How message spans are found. Fast path: during the one render, the interpreter records where
+// each top-level for-loop iteration over an input message dict begins and ends in the output; block
+// k runs from the start of message k's iteration to the start of message k+1's (the last one to the
+// end of the text, or to the end of its iteration when a generation prompt follows). A leading
+// message the loop never visits (a system message the template pulled out first) gets the text
+// before the first visited one, after the BOS token. The result is used only when every message
+// was visited in order, each non-empty content sits inside its block, and one prefix render
+// (messages[0..n/2]) confirms the boundary in the middle.
+// Otherwise (general path) the template is rendered again for each prefix messages[0..k]
 // (without the generation prompt). When that render is a prefix of the full text, its length is
 // the end of message k's block, and the previous boundary is its start (the first block starts
 // after whatever the template emits for an empty conversation, or after the BOS token).
@@ -40,7 +48,8 @@ private:
                             const std::vector<std::string>& contents, const RenderOptions& options,
                             const jinja::Value& tools, const jinja::Value& extra) const;
   jinja::RenderOutput renderOnce(const jinja::Variables& base, std::vector<jinja::Value> messages,
-                                 bool addGenerationPrompt, const RenderOptions& options) const;
+                                 bool addGenerationPrompt, const RenderOptions& options,
+                                 const std::vector<const void*>* tracked = nullptr) const;
 
   std::string name_;
   std::string source_;

@@ -1,6 +1,7 @@
 // The product's situation: a binary linking libsentencepiece (protobuf 3.14) loads the LibTorch module
 // (protobuf 3.21) with RTLD_DEEPBIND and runs a forward - without the symbol clash crashing it.
 #include "core/forward/ForwardEngineLoader.h"
+#include "core/forward/ModelSpec.h"
 
 #include <QtTest>
 
@@ -37,6 +38,34 @@ private Q_SLOTS:
     std::vector<int> again;
     QVERIFY(sp.Encode("Hello there", &again).ok());
     QCOMPARE(again, ids);
+  }
+
+  // builtin:tiny (embedded in this binary, trained by tools/model/train_tiny.py) predicts the demo's
+  // ChatML text far better than uniform.
+  void builtinTinyPredictsDemoText() {
+    sentencepiece::SentencePieceProcessor sp;
+    QVERIFY(sp.Load(std::string(MASKSCOPE_SOURCE_DIR) + "/resources/tokenizer/demo.model").ok());
+    std::vector<int64_t> ids;
+    auto add = [&](const std::string& text) {
+      std::vector<int> piece;
+      QVERIFY(sp.Encode(text, &piece).ok());
+      ids.insert(ids.end(), piece.begin(), piece.end());
+    };
+    ids.push_back(4);
+    add("user\nWhat is an attention mask?");
+    ids.push_back(5);
+    add("\n");
+    ids.push_back(4);
+    add("assistant\nAn attention mask is a list of ones and zeros, one per token.");
+    ids.push_back(5);
+    auto model = loadForwardModel("builtin:tiny", "cpu");
+    QCOMPARE(model->info().vocabSize, int64_t(1000));
+    ForwardInputs in;
+    in.inputIds = IntGrid(1, int64_t(ids.size()));
+    in.inputIds.values = ids;
+    in.labels = in.inputIds;
+    ForwardOutput out = model->forward(in, {}, false, {});
+    QVERIFY2(out.loss < 0.5 * std::log(1000.0), qPrintable(QString::number(out.loss)));
   }
 
   void missingModuleIsAMessage() {

@@ -27,7 +27,9 @@ using NodePtr = std::unique_ptr<Node>;
 using NodeList = std::vector<NodePtr>;
 
 struct LiteralNode : Node {
-  LiteralNode(uint32_t p, Value v) : Node(NodeKind::Literal, p), value(std::move(v)) {}
+  LiteralNode(uint32_t p, Value v) : Node(NodeKind::Literal, p), value(std::move(v)) {
+    if (value.object()) value.object()->frozen = true;
+  }
   Value value;
 };
 struct NameNode : Node {

@@ -30,6 +30,7 @@ RenderOutput Interpreter::run(const Variables& variables) {
               std::chrono::microseconds(int64_t(settings_.limits.maxSeconds * 1e6));
   Frame root(nullptr);
   root_ = &root;
+  if (settings_.trackedItems) tracked_.assign(settings_.trackedItems->size(), {-1, -1});
   for (const auto& [name, value] : variables) {
     int sym = t_.symbols().find(name);
     if (sym >= 0) root.set(sym, value);
@@ -41,6 +42,7 @@ RenderOutput Interpreter::run(const Variables& variables) {
   }
   root_ = nullptr;
   result.generationSpans = std::move(spans_);
+  result.trackedSpans = std::move(tracked_);
   return result;
 }
 
@@ -51,7 +53,7 @@ void Interpreter::failAt(uint32_t pos, const std::string& kind, const std::strin
 }
 
 void Interpreter::tick() {
-  if ((++ticks_ & 1023) == 0 && std::chrono::steady_clock::now() > deadline_) {
+  if ((++ticks_ & 63) == 0 && std::chrono::steady_clock::now() > deadline_) {
     char b[64];
     std::snprintf(b, sizeof b, "%.3g", settings_.limits.maxSeconds);
     throw JinjaError("LimitError", std::string("template took longer than ") + b + " s to render");
@@ -253,10 +255,29 @@ void Interpreter::execFor(const ForNode* n, Frame& f) {
     pos_ = n->pos;
     bindTarget(n->target, (*items)[i], body);
     if (loopSym_ >= 0) body.set(loopSym_, loopValue);
+    long tracked = -1;
+    const int64_t begin = int64_t(out_->size());
+    if (settings_.trackedItems && captureDepth_ == 0) tracked = findTracked((*items)[i]);
     Flow fl = exec(n->body, body);
+    if (tracked >= 0 && tracked_[size_t(tracked)].first < 0) tracked_[size_t(tracked)] = {begin, int64_t(out_->size())};
     if (fl == Flow::Break) break;
   }
   loop->items = nullptr; // the vector dies with this call; a kept `loop` reads as empty
+}
+
+long Interpreter::findTracked(const Value& item) {
+  const void* p = item.object().get();
+  if (!p) return -1;
+  const auto& t = *settings_.trackedItems;
+  // messages are usually visited in order: try the one after the last hit first
+  for (size_t k = 0; k < t.size(); ++k) {
+    size_t j = (trackHint_ + k) % t.size();
+    if (t[j] == p) {
+      trackHint_ = j + 1;
+      return long(j);
+    }
+  }
+  return -1;
 }
 
 Value Interpreter::lookup(int sym, Frame& f) {

@@ -68,6 +68,7 @@ private:
   Value evalCall(const CallNode* n, Frame& f);
   void evalArgs(const Args& a, Frame& f, CallArgs& out);
   Value lookup(int sym, Frame& f);
+  long findTracked(const Value& item);
   Value makeMacro(const MacroNode* m, Frame& f);
   Value callMacro(const MacroNode* m, Frame* closure, const std::shared_ptr<bool>& alive, CallArgs& args);
   std::string capture(const NodeList& body, Frame& f);
@@ -84,6 +85,8 @@ private:
   uint32_t pos_ = 0; // node being evaluated, for error locations
   std::chrono::steady_clock::time_point deadline_;
   std::vector<std::pair<int64_t, int64_t>> spans_;
+  std::vector<std::pair<int64_t, int64_t>> tracked_;
+  size_t trackHint_ = 0;
   const std::vector<Value>& globals_; // by symbol
   Frame* root_ = nullptr;
   int callerSym_ = -1, varargsSym_ = -1, kwargsSym_ = -1, loopSym_ = -1;

@@ -42,7 +42,10 @@ Value repeat(Interpreter& in, const Value& seq, int64_t n) {
     in.checkStringSize(size_t(std::min<int64_t>(n, int64_t(1) << 40)) * s.size());
     std::string r;
     r.reserve(s.size() * size_t(n));
-    for (int64_t i = 0; i < n; ++i) r += s;
+    for (int64_t i = 0; i < n; ++i) {
+      r += s;
+      if ((i & 4095) == 4095) in.tick();
+    }
     return Value::string(std::move(r));
   }
   const auto& items = seq.listObj().items;
@@ -50,7 +53,10 @@ Value repeat(Interpreter& in, const Value& seq, int64_t n) {
     throw JinjaError("LimitError", "list repetition too large");
   auto l = std::make_shared<ListObj>();
   l->tuple = seq.listObj().tuple;
-  for (int64_t i = 0; i < n; ++i) l->items.insert(l->items.end(), items.begin(), items.end());
+  for (int64_t i = 0; i < n; ++i) {
+    l->items.insert(l->items.end(), items.begin(), items.end());
+    in.tick();
+  }
   return Value::list(std::move(l));
 }
 
@@ -213,10 +219,15 @@ Value pyBinary(Interpreter& in, BinOp op, const Value& a, const Value& b) {
   const bool nums = a.isNumber() && b.isNumber();
   switch (op) {
   case BinOp::Add:
-    if (ints) { int64_t r = 0; return Value::integer(checked(__builtin_add_overflow(a.asInt(), b.asInt(), &r), r)); }
+    if (ints) { int64_t r = 0; bool o = __builtin_add_overflow(a.asInt(), b.asInt(), &r); return Value::integer(checked(o, r)); }
     if (nums) return Value::real(a.asFloat() + b.asFloat());
     if (a.isString() && b.isString()) {
       in.checkStringSize(a.str().size() + b.str().size());
+      if (a.object().use_count() == 1 && !a.object()->frozen) {
+        // a is a temporary nobody else sees (the left side of a + b + c chain): append in place
+        static_cast<StringObj*>(a.object().get())->value += b.str();
+        return a;
+      }
       std::string s;
       s.reserve(a.str().size() + b.str().size());
       s += a.str();
@@ -232,11 +243,11 @@ Value pyBinary(Interpreter& in, BinOp op, const Value& a, const Value& b) {
     }
     break;
   case BinOp::Sub:
-    if (ints) { int64_t r = 0; return Value::integer(checked(__builtin_sub_overflow(a.asInt(), b.asInt(), &r), r)); }
+    if (ints) { int64_t r = 0; bool o = __builtin_sub_overflow(a.asInt(), b.asInt(), &r); return Value::integer(checked(o, r)); }
     if (nums) return Value::real(a.asFloat() - b.asFloat());
     break;
   case BinOp::Mul:
-    if (ints) { int64_t r = 0; return Value::integer(checked(__builtin_mul_overflow(a.asInt(), b.asInt(), &r), r)); }
+    if (ints) { int64_t r = 0; bool o = __builtin_mul_overflow(a.asInt(), b.asInt(), &r); return Value::integer(checked(o, r)); }
     if (nums) return Value::real(a.asFloat() * b.asFloat());
     if ((a.isString() || a.isList()) && isIntLike(b)) return repeat(in, a, b.asInt());
     if ((b.isString() || b.isList()) && isIntLike(a)) return repeat(in, b, a.asInt());

@@ -25,12 +25,16 @@ struct Limits {
 struct RenderSettings {
   std::optional<std::string> now; // "YYYY-MM-DD" seen by strftime_now; local time when empty
   Limits limits;
+  // Objects (message dicts) whose for-loop iterations to record in RenderOutput::trackedSpans.
+  const std::vector<const void*>* trackedItems = nullptr;
 };
 
 struct RenderOutput {
   std::string text;
   // Byte ranges [begin, end) of what each {% generation %} block rendered, in order.
   std::vector<std::pair<int64_t, int64_t>> generationSpans;
+  // Per tracked item: output bytes written by the first top-level loop iteration over it, {-1,-1} if none.
+  std::vector<std::pair<int64_t, int64_t>> trackedSpans;
 };
 
 using Variables = std::vector<std::pair<std::string, Value>>;

@@ -17,6 +17,7 @@ enum class Type : uint8_t { Undefined, None, Bool, Int, Float, String, List, Dic
 
 struct Object {
   virtual ~Object() = default;
+  bool frozen = false; // shared with the AST (literals) or the caller: never mutate in place
 };
 
 class Value;

@@ -22,7 +22,15 @@ constexpr size_t kCacheMaxEntries = 200000;
 std::atomic<uint64_t> nextInstance{1};
 
 // Per-thread word caches, one per model instance (a few models at most are in use at once).
-using WordCache = std::unordered_map<std::string, std::vector<WordToken>, StringHash, std::equal_to<>>;
+// A cached word's tokens live in one arena: value = (first token, count).
+struct WordCache {
+  FlatStringMap<std::pair<uint32_t, uint32_t>> map;
+  std::vector<WordToken> tokens;
+  void clear() {
+    map.clear();
+    tokens.clear();
+  }
+};
 WordCache& threadCache(uint64_t instance) {
   thread_local std::vector<std::pair<uint64_t, std::unique_ptr<WordCache>>> caches;
   for (auto& [id, cache] : caches)
@@ -45,7 +53,7 @@ struct HeapItem {
 
 } // namespace
 
-BpeModel::BpeModel(const Json& model, const JsonPath& at) : instance_(nextInstance++) {
+BpeModel::BpeModel(const Json& model, const JsonPath& at, RawModel* raw) : instance_(nextInstance++) {
   if (const Json* t = optMember(model, "type")) {
     std::string type = getString(*t, at / "type");
     if (type != "BPE") (at / "type").fail("unsupported model: " + type + " (only BPE is implemented)");
@@ -61,70 +69,96 @@ BpeModel::BpeModel(const Json& model, const JsonPath& at) : instance_(nextInstan
   ignoreMerges_ = optBool(model, "ignore_merges", at, false);
   unkToken_ = optString(model, "unk_token", at);
 
-  const Json& vocab = member(model, "vocab", at);
-  const JsonPath vat = at / "vocab";
-  if (!vocab.is_object()) vat.fail("expected an object of token -> id");
-  if (vocab.size() > kMaxVocab) vat.fail("vocabulary too large (" + std::to_string(vocab.size()) + " entries)");
-  vocab_.reserve(vocab.size());
-  int64_t maxId = -1;
-  for (auto it = vocab.begin(); it != vocab.end(); ++it) {
-    int64_t id = getInt(it.value(), vat / it.key(), 0, kMaxId);
-    maxId = std::max(maxId, id);
-    vocab_.emplace(it.key(), int32_t(id));
+  RawModel fromDom;
+  if (!raw || !raw->haveVocab || !raw->haveMerges) { // DOM input: bring it to the raw form
+    const Json& vocab = member(model, "vocab", at);
+    if (!vocab.is_object()) (at / "vocab").fail("expected an object of token -> id");
+    const Json& merges = member(model, "merges", at);
+    if (!merges.is_array()) (at / "merges").fail("expected a list of merges");
+    for (auto it = vocab.begin(); it != vocab.end(); ++it)
+      fromDom.vocab.emplace_back(it.key(), it.value().is_number_integer() && !(it.value().is_number_unsigned() &&
+                                               it.value().get<uint64_t>() > uint64_t(INT64_MAX))
+                                               ? it.value().get<int64_t>() : -1);
+    for (const Json& m : merges) {
+      RawMerge r;
+      if (m.is_string()) { r.a = m.get<std::string>(); r.isLine = true; }
+      else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
+        r.a = m[0].get<std::string>();
+        r.b = m[1].get<std::string>();
+      } else r.invalid = true;
+      fromDom.merges.push_back(std::move(r));
+    }
+    raw = &fromDom;
+  } else {
+    if (!member(model, "vocab", at).is_object()) (at / "vocab").fail("expected an object of token -> id");
+    if (!member(model, "merges", at).is_array()) (at / "merges").fail("expected a list of merges");
   }
-  if (maxId >= 0 && size_t(maxId) > vocab.size() * 4 + 4096)
-    vat.fail("token ids out of range: highest id " + std::to_string(maxId) + " for " + std::to_string(vocab.size()) +
+
+  const JsonPath vat = at / "vocab";
+  if (raw->vocab.size() > kMaxVocab) vat.fail("vocabulary too large (" + std::to_string(raw->vocab.size()) + " entries)");
+  vocab_.reserve(raw->vocab.size());
+  int64_t maxId = -1;
+  for (const auto& [tok, id] : raw->vocab) {
+    if (id < 0 || id > kMaxId)
+      (vat / tok).fail(id < 0 ? "token id out of range or not an integer" : "token id " + std::to_string(id) + " out of range");
+    maxId = std::max(maxId, id);
+    vocab_.put(tok, int32_t(id));
+  }
+  if (maxId >= 0 && size_t(maxId) > raw->vocab.size() * 4 + 4096)
+    vat.fail("token ids out of range: highest id " + std::to_string(maxId) + " for " + std::to_string(raw->vocab.size()) +
              " tokens");
   vocabR_.resize(size_t(maxId + 1));
-  for (const auto& [tok, id] : vocab_) vocabR_[size_t(id)] = tok;
+  vocab_.forEach([&](std::string_view tok, int32_t id) { vocabR_[size_t(id)] = std::string(tok); });
 
-  const Json& merges = member(model, "merges", at);
   const JsonPath mat = at / "merges";
-  if (!merges.is_array()) mat.fail("expected a list of merges");
-  if (merges.size() > kMaxMerges) mat.fail("too many merges (" + std::to_string(merges.size()) + ")");
-  merges_.reserve(merges.size());
-  std::string a, b;
-  for (size_t i = 0; i < merges.size(); ++i) {
-    const Json& m = merges[i];
-    if (m.is_string()) {
-      const std::string& line = m.get_ref<const std::string&>();
+  if (raw->merges.size() > kMaxMerges) mat.fail("too many merges (" + std::to_string(raw->merges.size()) + ")");
+  size_t cap = 16;
+  while (cap < raw->merges.size() * 2) cap <<= 1;
+  mergeTable_.assign(cap, MergeSlot{});
+  mergeMask_ = cap - 1;
+  std::string_view a, b;
+  std::string merged;
+  for (size_t i = 0; i < raw->merges.size(); ++i) {
+    const RawMerge& m = raw->merges[i];
+    if (m.invalid) mat[i].fail("a merge must be \"a b\" or [\"a\", \"b\"]");
+    if (m.isLine) {
+      const std::string& line = m.a;
       size_t sp = line.find(' ');
       if (sp == std::string::npos || line.find(' ', sp + 1) != std::string::npos)
         mat[i].fail("merge \"" + line + "\" is not two tokens separated by one space");
-      a = line.substr(0, sp);
-      b = line.substr(sp + 1);
-    } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
-      a = m[0].get<std::string>();
-      b = m[1].get<std::string>();
+      a = std::string_view(line).substr(0, sp);
+      b = std::string_view(line).substr(sp + 1);
     } else {
-      mat[i].fail("a merge must be \"a b\" or [\"a\", \"b\"]");
+      a = m.a;
+      b = m.b;
     }
-    auto ia = vocab_.find(a), ib = vocab_.find(b);
-    if (ia == vocab_.end()) mat[i].fail("merge part \"" + a + "\" is not in the vocabulary");
-    if (ib == vocab_.end()) mat[i].fail("merge part \"" + b + "\" is not in the vocabulary");
-    std::string merged = a;
+    const int32_t* ia = vocab_.find(a);
+    const int32_t* ib = vocab_.find(b);
+    if (!ia) mat[i].fail("merge part \"" + std::string(a) + "\" is not in the vocabulary");
+    if (!ib) mat[i].fail("merge part \"" + std::string(b) + "\" is not in the vocabulary");
+    merged.assign(a);
     merged += !prefix_.empty() && b.starts_with(prefix_) ? b.substr(prefix_.size()) : b;
-    auto im = vocab_.find(merged);
-    if (im == vocab_.end()) mat[i].fail("merge result \"" + merged + "\" is not in the vocabulary");
-    uint64_t key = (uint64_t(uint32_t(ia->second)) << 32) | uint32_t(ib->second);
-    merges_[key] = Merge{int32_t(i), im->second}; // a repeated pair keeps its last rank, as Rust's map
+    const int32_t* im = vocab_.find(merged);
+    if (!im) mat[i].fail("merge result \"" + merged + "\" is not in the vocabulary");
+    uint64_t key = (uint64_t(uint32_t(*ia)) << 32) | uint32_t(*ib);
+    putMerge(key, Merge{int32_t(i), *im}); // a repeated pair keeps its last rank, as Rust's map
   }
 
+  findSafeSplits();
   if (!unkToken_.empty()) {
-    auto it = vocab_.find(unkToken_);
-    if (it != vocab_.end()) unkId_ = it->second;
+    if (const int32_t* id = vocab_.find(unkToken_)) unkId_ = *id;
   }
   const ByteLevelTable& table = ByteLevelTable::get();
   char name[8];
   for (int i = 0; i < 256; ++i) {
-    auto it = vocab_.find(table.toUnicode[size_t(i)]);
-    byteLevelIds_[size_t(i)] = it == vocab_.end() ? -1 : it->second;
+    const int32_t* id = vocab_.find(table.toUnicode[size_t(i)]);
+    byteLevelIds_[size_t(i)] = id ? *id : -1;
     std::snprintf(name, sizeof name, "<0x%02X>", i);
-    it = vocab_.find(std::string_view(name));
-    fallbackIds_[size_t(i)] = it == vocab_.end() ? -1 : it->second;
+    id = vocab_.find(std::string_view(name));
+    fallbackIds_[size_t(i)] = id ? *id : -1;
     if (i < 128) {
-      it = vocab_.find(std::string(1, char(i)));
-      asciiIds_[size_t(i)] = it == vocab_.end() ? -1 : it->second;
+      id = vocab_.find(std::string(1, char(i)));
+      asciiIds_[size_t(i)] = id ? *id : -1;
     }
   }
 }
@@ -132,9 +166,9 @@ BpeModel::BpeModel(const Json& model, const JsonPath& at) : instance_(nextInstan
 BpeModel::~BpeModel() = default;
 
 std::optional<int32_t> BpeModel::tokenToId(std::string_view token) const {
-  auto it = vocab_.find(token);
-  if (it == vocab_.end()) return std::nullopt;
-  return it->second;
+  const int32_t* id = vocab_.find(token);
+  if (!id) return std::nullopt;
+  return *id;
 }
 
 const std::string* BpeModel::idToToken(int32_t id) const {
@@ -142,20 +176,89 @@ const std::string* BpeModel::idToToken(int32_t id) const {
   return &vocabR_[size_t(id)];
 }
 
+namespace {
+inline uint64_t mixKey(uint64_t k) { return (k ^ (k >> 29)) * 0x9E3779B97F4A7C15ULL >> 20; }
+} // namespace
+
+void BpeModel::putMerge(uint64_t key, Merge m) {
+  for (uint64_t i = mixKey(key) & mergeMask_;; i = (i + 1) & mergeMask_) {
+    MergeSlot& slot = mergeTable_[i];
+    if (slot.key == key || slot.key == ~uint64_t(0)) {
+      slot.key = key;
+      slot.merge = m;
+      return;
+    }
+  }
+}
+
 const BpeModel::Merge* BpeModel::findMerge(int32_t a, int32_t b) const {
-  auto it = merges_.find((uint64_t(uint32_t(a)) << 32) | uint32_t(b));
-  return it == merges_.end() ? nullptr : &it->second;
+  const uint64_t key = (uint64_t(uint32_t(a)) << 32) | uint32_t(b);
+  for (uint64_t i = mixKey(key) & mergeMask_;; i = (i + 1) & mergeMask_) {
+    const MergeSlot& slot = mergeTable_[i];
+    if (slot.key == key) return &slot.merge;
+    if (slot.key == ~uint64_t(0)) return nullptr;
+  }
+}
+
+void BpeModel::findSafeSplits() {
+  static constexpr std::string_view kMeta = "\xE2\x96\x81";
+  if (!prefix_.empty() || !suffix_.empty() || ignoreMerges_ || !vocab_.find(kMeta)) return;
+  bool ok = true;
+  vocab_.forEach([&](std::string_view tok, int32_t) {
+    for (size_t pos = tok.find(kMeta, 1); pos != std::string_view::npos && ok; pos = tok.find(kMeta, pos + 1)) {
+      size_t k = pos - 1;
+      while (k > 0 && (static_cast<unsigned char>(tok[k]) & 0xC0) == 0x80) --k;
+      size_t j = k;
+      char32_t prev = utf8::decode(tok, j);
+      if (prev == 0x2581) continue;
+      if (std::find(metaJoiners_.begin(), metaJoiners_.end(), prev) == metaJoiners_.end()) metaJoiners_.push_back(prev);
+      if (metaJoiners_.size() > 64) ok = false;
+    }
+  });
+  splitBeforeMeta_ = ok;
 }
 
 void BpeModel::tokenize(std::string_view word, bool byteLevel, std::vector<WordToken>& out) const {
+  if (word.empty()) return;
+  if (!splitBeforeMeta_ || byteLevel || word.size() < 16) {
+    tokenizeWord(word, byteLevel, out);
+    return;
+  }
+  size_t start = 0;
+  char32_t prev = 0x2581;
+  for (size_t i = 0; i < word.size();) {
+    size_t j = i;
+    char32_t c = utf8::decode(word, j);
+    if (c == 0x2581 && prev != 0x2581 && i > start &&
+        std::find(metaJoiners_.begin(), metaJoiners_.end(), prev) == metaJoiners_.end()) {
+      const size_t first = out.size();
+      tokenizeWord(word.substr(start, i - start), false, out);
+      for (size_t k = first; k < out.size(); ++k) {
+        out[k].begin += int32_t(start);
+        out[k].end += int32_t(start);
+      }
+      start = i;
+    }
+    prev = c;
+    i = j;
+  }
+  const size_t first = out.size();
+  tokenizeWord(word.substr(start), false, out);
+  for (size_t k = first; k < out.size(); ++k) {
+    out[k].begin += int32_t(start);
+    out[k].end += int32_t(start);
+  }
+}
+
+void BpeModel::tokenizeWord(std::string_view word, bool byteLevel, std::vector<WordToken>& out) const {
   if (word.empty()) return;
   const bool cacheable = word.size() <= kCacheMaxWordBytes;
   WordCache* cache = nullptr;
   if (cacheable) {
     cache = &threadCache(instance_);
-    auto it = cache->find(word);
-    if (it != cache->end()) {
-      out.insert(out.end(), it->second.begin(), it->second.end());
+    if (const auto* hit = cache->map.find(word)) {
+      auto b = cache->tokens.begin() + std::ptrdiff_t(hit->first);
+      out.insert(out.end(), b, b + std::ptrdiff_t(hit->second));
       return;
     }
   }
@@ -169,16 +272,16 @@ void BpeModel::tokenize(std::string_view word, bool byteLevel, std::vector<WordT
     } else {
       mapped.assign(word);
     }
-    auto it = vocab_.find(mapped);
-    if (it != vocab_.end()) {
-      out.push_back({it->second, 0, int32_t(word.size())});
+    if (const int32_t* id = vocab_.find(mapped)) {
+      out.push_back({*id, 0, int32_t(word.size())});
       done = true;
     }
   }
   if (!done) mergeWord(word, byteLevel, out);
   if (cacheable) {
-    if (cache->size() >= kCacheMaxEntries) cache->clear();
-    cache->emplace(std::string(word), std::vector<WordToken>(out.begin() + std::ptrdiff_t(first), out.end()));
+    if (cache->map.size() >= kCacheMaxEntries) cache->clear();
+    cache->map.put(word, {uint32_t(cache->tokens.size()), uint32_t(out.size() - first)});
+    cache->tokens.insert(cache->tokens.end(), out.begin() + std::ptrdiff_t(first), out.end());
   }
 }
 
@@ -207,8 +310,7 @@ void BpeModel::mergeWord(std::string_view word, bool byteLevel, std::vector<Word
       if (byteLevel) s += table.toUnicode[c0];
       else s.append(word.substr(i, len));
       if (isLast) s += suffix_;
-      auto it = vocab_.find(s);
-      if (it != vocab_.end()) id = it->second;
+      if (const int32_t* v = vocab_.find(s)) id = *v;
     }
     if (plain && id < 0) { // rebuild s for the fallback paths below
       s.clear();

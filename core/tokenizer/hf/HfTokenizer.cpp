@@ -20,11 +20,12 @@ std::string tokenString(const Json* v, const JsonPath& at) {
 
 } // namespace
 
-HfTokenizer::HfTokenizer(const std::string& path, const Json& json, const Json* config, const std::string& configPath)
+HfTokenizer::HfTokenizer(const std::string& path, const Json& json, const Json* config, const std::string& configPath,
+                         RawModel* raw)
     : source_(path) {
   const JsonPath root{&source_, ""};
   if (!json.is_object()) root.fail("tokenizer.json must hold a JSON object");
-  model_ = std::make_unique<BpeModel>(member(json, "model", root), root / "model");
+  model_ = std::make_unique<BpeModel>(member(json, "model", root), root / "model", raw);
   if (const Json* n = optMember(json, "normalizer")) normalizer_ = parseNormalizer(*n, root / "normalizer");
   if (const Json* p = optMember(json, "pre_tokenizer")) {
     preTokenizer_ = parsePreTokenizer(*p, root / "pre_tokenizer");
@@ -125,15 +126,19 @@ Encoding HfTokenizer::encode(std::string_view text, const EncodeOptions& options
     throw Error("text to tokenize is not valid UTF-8 at byte " + std::to_string(bad), where);
   }
   Encoding enc;
+  enc.ids.reserve(text.size() / 3 + 4);
+  enc.tokens.reserve(text.size() / 3 + 4);
+  enc.offsets.reserve(text.size() / 3 + 4);
+  enc.special.reserve(text.size() / 3 + 4);
   for (const AddedSplit& s : added_.split(text, false, options.splitSpecialTokens)) {
     if (s.id >= 0) pushAdded(s.id, {int64_t(s.begin), int64_t(s.end)}, enc);
-    else encodeText(text.substr(s.begin, s.end - s.begin), int64_t(s.begin), enc);
+    else encodeText(text.substr(s.begin, s.end - s.begin), int64_t(s.begin), options.splitSpecialTokens, enc);
   }
   if (postProcessor_) postProcessor_->process(enc, options.addSpecialTokens);
   return enc;
 }
 
-void HfTokenizer::encodeText(std::string_view text, int64_t base, Encoding& enc) const {
+void HfTokenizer::encodeText(std::string_view text, int64_t base, bool splitSpecial, Encoding& enc) const {
   if (text.empty()) return;
   NormalizedText nt = NormalizedText::identity(text, base);
   if (normalizer_) normalizer_->normalize(nt);
@@ -141,9 +146,8 @@ void HfTokenizer::encodeText(std::string_view text, int64_t base, Encoding& enc)
     encodePieces(std::move(nt), enc);
     return;
   }
-  // Added tokens with normalized=true are found in the normalized text. encode() has no way to
-  // pass splitSpecialTokens here; such tokens are rarely special, and are matched as tokens.
-  for (const AddedSplit& s : added_.split(nt.text(), true, false)) {
+  // Added tokens with normalized=true are found in the normalized text.
+  for (const AddedSplit& s : added_.split(nt.text(), true, splitSpecial)) {
     if (s.id >= 0) pushAdded(s.id, nt.original(s.begin, s.end), enc);
     else encodePieces(nt.slice(s.begin, s.end), enc);
   }
@@ -151,10 +155,27 @@ void HfTokenizer::encodeText(std::string_view text, int64_t base, Encoding& enc)
 
 void HfTokenizer::encodePieces(NormalizedText text, Encoding& enc) const {
   if (text.empty()) return;
+  std::vector<WordToken> words;
+  if (!preTokenizer_ || preTokenizer_->canStream()) { // cut without copying pieces
+    const std::string& s = text.text();
+    auto sink = [&](size_t b, size_t e) {
+      words.clear();
+      model_->tokenize(std::string_view(s).substr(b, e - b), byteLevel_, words);
+      for (const WordToken& w : words) {
+        enc.ids.push_back(w.id);
+        const std::string* tok = model_->idToToken(w.id);
+        enc.tokens.push_back(tok ? *tok : std::string());
+        enc.offsets.push_back(text.original(b + size_t(w.begin), b + size_t(w.end)));
+        enc.special.push_back(0);
+      }
+    };
+    if (preTokenizer_) preTokenizer_->stream(s, 0, s.size(), sink);
+    else sink(0, s.size());
+    return;
+  }
   std::vector<NormalizedText> pieces;
   pieces.push_back(std::move(text));
-  if (preTokenizer_) preTokenizer_->split(pieces);
-  std::vector<WordToken> words;
+  preTokenizer_->split(pieces);
   for (const NormalizedText& p : pieces) {
     words.clear();
     model_->tokenize(p.text(), byteLevel_, words);

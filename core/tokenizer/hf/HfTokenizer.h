@@ -18,7 +18,9 @@ namespace maskscope::hf {
 class HfTokenizer : public Tokenizer {
 public:
   // json: the parsed tokenizer.json; config: its tokenizer_config.json or nullptr.
-  HfTokenizer(const std::string& path, const Json& json, const Json* config, const std::string& configPath);
+  // raw: model.vocab/model.merges as the SAX reader collected them (nullptr: read them from json).
+  HfTokenizer(const std::string& path, const Json& json, const Json* config, const std::string& configPath,
+              RawModel* raw = nullptr);
 
   Encoding encode(std::string_view text, const EncodeOptions& options = {}) const override;
   std::string decode(std::span<const int32_t> ids, bool skipSpecialTokens = false) const override;
@@ -33,7 +35,7 @@ public:
   std::string source() const override { return source_; }
 
 private:
-  void encodeText(std::string_view text, int64_t base, Encoding& enc) const;
+  void encodeText(std::string_view text, int64_t base, bool splitSpecial, Encoding& enc) const;
   void encodePieces(NormalizedText text, Encoding& enc) const;
   void pushAdded(int32_t id, ByteSpan span, Encoding& enc) const;
   void readConfig(const Json& config, const JsonPath& at);

@@ -24,9 +24,18 @@ bool normalizeForm(std::string_view s, int options, std::string& out) {
   return true;
 }
 
+// Characters NFC leaves alone and that never combine with a neighbour: no canonical decomposition
+// that NFC would not restore, canonical combining class 0, never the second half of a composition.
+// (Greek, Arabic, Indic and combining blocks are left to utf8proc.)
+bool nfcInert(char32_t c) {
+  return c < 0x300 || (c >= 0x400 && c <= 0x4FF) || (c >= 0x2002 && c <= 0x206F) || (c >= 0x3000 && c <= 0x3029) ||
+         (c >= 0x3030 && c <= 0x3098) || (c >= 0x309B && c <= 0x30FF) || (c >= 0x4E00 && c <= 0x9FFF) ||
+         (c >= 0xAC00 && c <= 0xD7A3) || (c >= 0xFF00 && c <= 0xFFEF) || (c >= 0x1F000 && c <= 0x1FAFF);
+}
+
 class UnicodeForm : public Normalizer {
 public:
-  explicit UnicodeForm(int options) : options_(options | UTF8PROC_STABLE) {}
+  explicit UnicodeForm(int options) : options_(options | UTF8PROC_STABLE), nfc_(options == UTF8PROC_COMPOSE) {}
   void normalize(NormalizedText& t) const override {
     const std::string& s = t.text();
     // Fast path: all ASCII.
@@ -49,6 +58,11 @@ public:
                                (j + 1 == s.size() || static_cast<unsigned char>(s[j + 1]) < 0x80)))
         ++j;
       std::string_view chunk(s.data() + i, j - i);
+      if (nfc_) {
+        bool inert = true;
+        for (size_t p = 0; p < chunk.size() && inert;) inert = nfcInert(utf8::decode(chunk, p));
+        if (inert) { b.copy(t, i, j); i = j; continue; }
+      }
       if (normalizeForm(chunk, options_, norm) && norm == chunk) { b.copy(t, i, j); i = j; continue; }
       changed = true;
       // Per grapheme cluster.
@@ -78,6 +92,7 @@ public:
 
 private:
   int options_;
+  bool nfc_;
 };
 
 class Prepend : public Normalizer {

@@ -27,11 +27,8 @@ struct Range {
   bool match;
 };
 
-// Splits one piece by the pattern's matches (or non-matches when inverted) per behavior.
-void splitPiece(const NormalizedText& piece, const Regex& re, Behavior behavior, bool invert,
-                std::vector<NormalizedText>& out) {
-  const std::string& s = piece.text();
-  if (s.empty()) return;
+// The kept pieces of s per behavior, as ranges of s (match = removed).
+std::vector<Range> splitRanges(std::string_view s, const Regex& re, Behavior behavior, bool invert) {
   std::vector<Range> ranges;
   size_t prev = 0;
   re.forEachMatch(s, [&](size_t b, size_t e) {
@@ -78,8 +75,22 @@ void splitPiece(const NormalizedText& piece, const Regex& re, Behavior behavior,
     break;
   }
   }
-  for (const Range& r : splits)
+  return splits;
+}
+
+// Splits one piece by the pattern's matches (or non-matches when inverted) per behavior.
+void splitPiece(const NormalizedText& piece, const Regex& re, Behavior behavior, bool invert,
+                std::vector<NormalizedText>& out) {
+  if (piece.empty()) return;
+  for (const Range& r : splitRanges(piece.text(), re, behavior, invert))
     if (!r.match && r.e > r.b) out.push_back(piece.slice(r.b, r.e));
+}
+
+void streamPiece(std::string_view text, size_t b, size_t e, const Regex& re, Behavior behavior, bool invert,
+                 const PreTokenizer::RangeSink& sink) {
+  if (e <= b) return;
+  for (const Range& r : splitRanges(text.substr(b, e - b), re, behavior, invert))
+    if (!r.match && r.e > r.b) sink(b + r.b, b + r.e);
 }
 
 class RegexSplit : public PreTokenizer {
@@ -91,6 +102,10 @@ public:
     out.reserve(pieces.size());
     for (const NormalizedText& p : pieces) splitPiece(p, *re_, behavior_, invert_, out);
     pieces = std::move(out);
+  }
+  bool canStream() const override { return true; }
+  void stream(std::string_view text, size_t b, size_t e, const RangeSink& sink) const override {
+    streamPiece(text, b, e, *re_, behavior_, invert_, sink);
   }
 
 private:
@@ -116,6 +131,15 @@ public:
       splitPiece(p, re_, behavior_, invert_, out);
     }
     pieces = std::move(out);
+  }
+  bool canStream() const override { return true; }
+  void stream(std::string_view text, size_t b, size_t e, const RangeSink& sink) const override {
+    if (e <= b) return;
+    if (literal_.empty() || text.substr(b, e - b).find(literal_) == std::string_view::npos) {
+      if (!(invert_ && behavior_ == Behavior::Removed)) sink(b, e);
+      return;
+    }
+    streamPiece(text, b, e, re_, behavior_, invert_, sink);
   }
 
 private:
@@ -146,6 +170,14 @@ public:
     std::vector<NormalizedText> out;
     for (const NormalizedText& p : pieces) splitPiece(p, *re_, Behavior::Isolated, false, out);
     pieces = std::move(out);
+  }
+  bool canStream() const override { return !addPrefixSpace_; }
+  void stream(std::string_view text, size_t b, size_t e, const RangeSink& sink) const override {
+    if (!re_) {
+      if (e > b) sink(b, e);
+      return;
+    }
+    streamPiece(text, b, e, *re_, Behavior::Isolated, false, sink);
   }
 
 private:
@@ -196,6 +228,21 @@ public:
     for (const auto& p : parts)
       if (p->byteLevel()) return true;
     return false;
+  }
+  bool canStream() const override {
+    for (const auto& p : parts)
+      if (!p->canStream()) return false;
+    return true;
+  }
+  void stream(std::string_view text, size_t b, size_t e, const RangeSink& sink) const override { streamFrom(0, text, b, e, sink); }
+
+private:
+  void streamFrom(size_t i, std::string_view text, size_t b, size_t e, const RangeSink& sink) const {
+    if (i == parts.size()) {
+      if (e > b) sink(b, e);
+      return;
+    }
+    parts[i]->stream(text, b, e, [&](size_t sb, size_t se) { streamFrom(i + 1, text, sb, se, sink); });
   }
 };
 

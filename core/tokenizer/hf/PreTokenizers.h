@@ -5,7 +5,9 @@
 #include "core/tokenizer/hf/HfJson.h"
 #include "core/tokenizer/hf/NormalizedText.h"
 
+#include <functional>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 namespace maskscope::hf {
@@ -17,6 +19,16 @@ public:
   virtual void split(std::vector<NormalizedText>& pieces) const = 0;
   // True when the model sees the bytes of each piece through GPT-2's byte-to-unicode table.
   virtual bool byteLevel() const { return false; }
+
+  // Fast path for pre-tokenizers that only cut text (no Metaspace, no ByteLevel prefix space):
+  // reports each resulting piece of text[b, e) as a byte range of text, in order, without
+  // building NormalizedTexts. Same pieces as split().
+  using RangeSink = std::function<void(size_t, size_t)>;
+  virtual bool canStream() const { return false; }
+  virtual void stream(std::string_view text, size_t b, size_t e, const RangeSink& sink) const {
+    (void)text;
+    sink(b, e);
+  }
 };
 
 // Throws Error "unsupported pre-tokenizer: X" for types not implemented.

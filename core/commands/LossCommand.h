@@ -1,0 +1,30 @@
+// `maskscope loss`: runs the model over the batch with the masks as given and fixed, and reports how
+// much of the loss, the graded positions and the gradient come from padding (contract: `loss`).
+#pragma once
+#include "core/commands/BatchInputs.h"
+#include "core/commands/CommandIO.h"
+#include "core/forward/ForwardEngine.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace maskscope {
+
+struct LossArgs {
+  BatchInputs inputs;
+  std::string modelSpec;       // --model: a folder or builtin:tiny
+  std::string device = "auto"; // --device auto|cpu|cuda
+  bool gradients = true;       // gradient norms from pad vs real positions (two backward passes)
+};
+
+// Exit 0 when the masks are harmless (fixed == as given, real logits unchanged, no cross-example
+// attention); 1 when fixing them changes the loss or the real tokens' logits; 2 unusable input.
+int runLoss(const LossArgs& args, CommandIO& io);
+
+// The contract's JSON for a report (also what the app shows).
+nlohmann::json lossReportJson(const LossReport& report, const ModelInfo& info);
+// True when the report shows the masks changing the result (exit status 1).
+bool lossReportFindsProblems(const LossReport& report);
+
+} // namespace maskscope

@@ -1,0 +1,21 @@
+// Resolves a --model SPEC (a Hugging Face model folder, or builtin:tiny embedded in the binary) and
+// loads it through the LibTorch engine.
+#pragma once
+#include "core/forward/ForwardEngine.h"
+
+#include <memory>
+#include <string>
+
+namespace maskscope {
+
+inline constexpr const char* kBuiltinTinyModel = "builtin:tiny";
+
+// The ModelSource for spec. builtin:tiny points at the embedded bytes (they live as long as the
+// process). Throws Error for a folder without config.json.
+ModelSource modelSourceFor(const std::string& spec);
+
+// Loads the engine (first use only) and the model. Throws Error with the engine's message.
+std::shared_ptr<ForwardModel> loadForwardModel(const std::string& spec, const std::string& device,
+                                               const RunControl& control = {});
+
+} // namespace maskscope

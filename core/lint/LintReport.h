@@ -1,0 +1,86 @@
+// A lint run's result: the findings (capped, in input order) and a summary that counts every
+// finding plus dataset statistics. Summaries of shards merge by addition (see merge()).
+#pragma once
+#include "core/lint/LintTypes.h"
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace maskscope {
+
+// Gradient-accumulation normalisation: each micro-batch's loss is a mean over its own graded
+// tokens; averaging micro-batch means gives a token in a micro-batch with n graded tokens the weight
+// 1 / (k * n) instead of the token-weighted 1 / N. With equal per-token loss both means agree, so
+// the gap is reported as the difference of the weights themselves.
+struct GradAccumStats {
+  int microBatchSize = 8;
+  long microBatches = 0;          // micro-batches with at least one row
+  long emptyMicroBatches = 0;     // micro-batches with no graded token (NaN loss)
+  int64_t gradedTokens = 0;       // N
+  int64_t minTokens = -1, maxTokens = 0; // graded tokens per non-empty micro-batch
+  double sumInverseTokens = 0;    // sum over non-empty micro-batches of 1 / n_i
+  std::vector<int64_t> perMicroBatch; // graded tokens of each micro-batch (capped, for the TV distance)
+  bool perMicroBatchComplete = true;
+
+  void add(int64_t graded);
+  void merge(const GradAccumStats& o);
+  nlohmann::json toJson() const;
+};
+
+struct LintSummary {
+  std::string input;  // "dataset" or "batch"
+  long rows = 0;      // rows linted: dataset rows, or batch rows of a dump
+  long errors = 0, warnings = 0, infos = 0; // every finding, including those beyond --max-findings
+  long findingsShown = 0, findingsOmitted = 0;
+  std::map<std::string, long> findingsByRule;
+  std::vector<std::string> rulesNotRun;
+
+  // Dataset reading.
+  long rowsRead = 0, rowsSkipped = 0;
+  // Positions (after collation, per example; padding counted per batch row).
+  int64_t positions = 0, realPositions = 0, paddingPositions = 0;
+  int64_t graded = 0, gradedPadding = 0, gradedPrompt = 0, gradedReply = 0, gradedUnknown = 0;
+  long rowsNothingGraded = 0;
+  std::array<long, 10> gradedFractionHistogram{}; // per example: graded / real tokens, 10 bins of 0.1
+  // Lengths of the tokenized examples (before padding), against max_length.
+  int64_t lengthMin = -1, lengthMax = 0, lengthSum = 0;
+  int maxLength = 0;            // the collator's max_length (0 when unknown)
+  long rowsOverMaxLength = 0, rowsTruncated = 0;
+  std::array<long, 8> lengthHistogram{}; // bins of max_length/4: [0,1/4) ... [7/4, inf) of max_length
+  GradAccumStats gradAccum;
+
+  void countFinding(const Finding& f);
+  void addLength(int64_t length);
+  void addGradedFraction(int64_t graded, int64_t real);
+  void merge(const LintSummary& o); // sums counts; min/max combine; rules_not_run unite
+  nlohmann::json toJson() const;
+};
+
+struct LintReport {
+  std::vector<Finding> findings; // in input order, at most maxFindings
+  LintSummary summary;
+  bool hasErrors() const { return summary.errors > 0; }
+  nlohmann::json toJson() const;
+};
+
+nlohmann::json findingToJson(const Finding& f);
+
+// Collects findings in order with a cap, counting all of them in the summary.
+class FindingCollector {
+public:
+  explicit FindingCollector(LintReport& report, long maxFindings = -1) : report_(report), max_(maxFindings) {}
+  void add(Finding f);
+  void add(const std::string& rule, std::optional<int64_t> row, std::optional<int64_t> position, std::string message,
+           std::optional<Severity> severity = std::nullopt);
+  LintReport& report() { return report_; }
+
+private:
+  LintReport& report_;
+  long max_;
+};
+
+} // namespace maskscope

@@ -1,0 +1,25 @@
+// Checks that read the template and tokenizer rather than a batch: end token vs EOS, generation
+// markers, pad token, prefix preservation, and the per-conversation boundary and injection checks.
+#pragma once
+#include "core/collate/CollatorSpec.h"
+#include "core/collate/ConversationEncoder.h"
+#include "core/lint/LintReport.h"
+#include "core/lint/RoleRecovery.h"
+
+namespace maskscope {
+
+// Once per lint run: eos-mismatch, pad-token-missing, template-no-generation-markers and
+// template-not-prefix-preserving on the probe conversation.
+void runTemplateChecks(const ConversationEncoder& encoder, const RenderOptions& render, const RoleMarkers& markers,
+                       const CollatorSpec* collator, FindingCollector& out);
+
+// Per conversation, on its encoding: special-token-injection and boundary-merge (a token that
+// straddles the start of a reply's content). row = the dataset row.
+void runConversationChecks(const TokenizedConversation& encoded, long row, FindingCollector& out);
+
+// The render-prefix checks for one conversation (render of the messages before the last reply plus
+// the generation prompt must be a text prefix, and its tokens a token prefix, of the full render).
+void runPrefixChecks(const ConversationEncoder& encoder, const RenderOptions& render, const Conversation& conversation,
+                     const TokenizedConversation& full, FindingCollector& out);
+
+} // namespace maskscope

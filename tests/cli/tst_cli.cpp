@@ -1,0 +1,131 @@
+// The command line as scripts use it: contract-shaped JSON on stdout and nothing else there,
+// exit status 0/1/2, errors on stderr naming the file.
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+#include <nlohmann/json.hpp>
+
+struct Run {
+  int status = -1;
+  QByteArray out, err;
+};
+
+static Run runMaskscope(const QStringList& args) {
+  QProcess p;
+  p.start(QStringLiteral(MASKSCOPE_BINARY), args);
+  Run r;
+  if (!p.waitForFinished(120000)) return r;
+  r.status = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
+  r.out = p.readAllStandardOutput();
+  r.err = p.readAllStandardError();
+  return r;
+}
+
+class TestCli : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void tokenizeJson() {
+    Run r = runMaskscope({QStringLiteral("tokenize"), QStringLiteral("--tokenizer"), QStringLiteral("builtin:demo"),
+                          QStringLiteral("--text"), QStringLiteral("Padding masking gates both."), QStringLiteral("--json")});
+    QCOMPARE(r.status, 0);
+    auto j = nlohmann::json::parse(r.out.toStdString());
+    QVERIFY(j["ids"].is_array() && j["tokens"].is_array() && j["offsets"].is_array());
+    QCOMPARE(j["ids"].size(), j["tokens"].size());
+    QCOMPARE(j["ids"].size(), j["offsets"].size());
+    QCOMPARE(j["offsets"].back()[1].get<int>(), 27); // UTF-8 bytes of the text
+  }
+
+  void tokenizeJsonlKeepsOrder() {
+    QTemporaryDir dir;
+    QString path = dir.filePath(QStringLiteral("in.jsonl"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("\"first text\"\n{\"text\": \"second\"}\n\"\"\n");
+    f.close();
+    Run r = runMaskscope({QStringLiteral("tokenize"), QStringLiteral("--tokenizer"), QStringLiteral("builtin:demo"),
+                          QStringLiteral("--jsonl"), path, QStringLiteral("--json")});
+    QCOMPARE(r.status, 0);
+    QList<QByteArray> lines = r.out.trimmed().split('\n');
+    QCOMPARE(lines.size(), 3);
+    QCOMPARE(nlohmann::json::parse(lines[2].toStdString())["ids"].size(), size_t(0));
+  }
+
+  void collate_data() {
+    QTest::addColumn<QString>("collator");
+    QTest::addColumn<bool>("padsAttended");
+    QTest::addColumn<bool>("padsGraded");
+    QTest::newRow("default") << QStringLiteral("default") << false << false;
+    QTest::newRow("buggy-max-length-all-ones") << QStringLiteral("buggy-max-length-all-ones") << true << true;
+  }
+  void collate() {
+    QFETCH(QString, collator);
+    QFETCH(bool, padsAttended);
+    QFETCH(bool, padsGraded);
+    Run r = runMaskscope({QStringLiteral("collate"), QStringLiteral("--tokenizer"), QStringLiteral("builtin:demo"),
+                          QStringLiteral("--data"), QStringLiteral("builtin:demo"), QStringLiteral("--rows"),
+                          QStringLiteral("0:4"), QStringLiteral("--collator"), collator, QStringLiteral("--json")});
+    QCOMPARE(r.status, 0);
+    auto j = nlohmann::json::parse(r.out.toStdString());
+    for (const char* key : {"input_ids", "attention_mask", "labels", "position_ids"}) {
+      QVERIFY2(j[key].is_array(), key);
+      QCOMPARE(j[key].size(), size_t(4));
+    }
+    // Row 1 of the demo is shorter than row 2, so it is padded.
+    const auto& ids = j["input_ids"][1];
+    const auto& mask = j["attention_mask"][1];
+    const auto& labels = j["labels"][1];
+    QCOMPARE(ids.size(), j["input_ids"][2].size());
+    bool anyPadAttended = false, anyPadGraded = false;
+    const size_t n = ids.size();
+    QVERIFY(ids[n - 1].get<int>() == 0); // <pad>
+    for (size_t t = n - 10; t < n; ++t) {
+      anyPadAttended = anyPadAttended || mask[t].get<int>() == 1;
+      anyPadGraded = anyPadGraded || labels[t].get<int>() != -100;
+    }
+    QCOMPARE(anyPadAttended, padsAttended);
+    QCOMPARE(anyPadGraded, padsGraded);
+  }
+
+  void unusableInputExitsTwo_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("stderrFragment");
+    QTest::newRow("missing-tokenizer-file")
+        << QStringList{QStringLiteral("tokenize"), QStringLiteral("--tokenizer"), QStringLiteral("/no/such/tokenizer.model"),
+                       QStringLiteral("--text"), QStringLiteral("x")}
+        << QStringLiteral("/no/such/tokenizer.model");
+    QTest::newRow("unknown-collator")
+        << QStringList{QStringLiteral("collate"), QStringLiteral("--tokenizer"), QStringLiteral("builtin:demo"),
+                       QStringLiteral("--data"), QStringLiteral("builtin:demo"), QStringLiteral("--collator"),
+                       QStringLiteral("no-such-preset")}
+        << QStringLiteral("no-such-preset");
+    QTest::newRow("unknown-collator-key")
+        << QStringList{QStringLiteral("collate"), QStringLiteral("--tokenizer"), QStringLiteral("builtin:demo"),
+                       QStringLiteral("--data"), QStringLiteral("builtin:demo"), QStringLiteral("--collator"),
+                       QStringLiteral("default,padding_sid=left")}
+        << QStringLiteral("padding_sid");
+    QTest::newRow("bad-rows")
+        << QStringList{QStringLiteral("collate"), QStringLiteral("--tokenizer"), QStringLiteral("builtin:demo"),
+                       QStringLiteral("--data"), QStringLiteral("builtin:demo"), QStringLiteral("--rows"), QStringLiteral("4:2")}
+        << QStringLiteral("--rows");
+    QTest::newRow("unknown-option")
+        << QStringList{QStringLiteral("tokenize"), QStringLiteral("--tokenizer"), QStringLiteral("builtin:demo"), QStringLiteral("--no-such-option")} << QStringLiteral("no-such-option");
+  }
+  void unusableInputExitsTwo() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, stderrFragment);
+    args << QStringLiteral("--json");
+    Run r = runMaskscope(args);
+    QCOMPARE(r.status, 2);
+    QVERIFY2(r.out.isEmpty(), r.out.constData()); // nothing but JSON ever goes to stdout
+    QVERIFY2(QString::fromUtf8(r.err).contains(stderrFragment), r.err.constData());
+  }
+
+  void version() {
+    Run r = runMaskscope({QStringLiteral("--version")});
+    QCOMPARE(r.status, 0);
+    QVERIFY(r.out.startsWith("maskscope "));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

@@ -1,0 +1,418 @@
+// Every collator preset on tiny ChatML conversations with the demo tokenizer, against arrays worked
+// out by hand. Token ids of the demo vocabulary (resources/tokenizer/demo.vocab):
+//   <pad>=0 <unk>=1 <s>=2 </s>=3 <|im_start|>=4 <|im_end|>=5 "\n"=16 (byte piece <0x0A>)
+//   user=304 assistant=289 Why=675 A=827 N=866 o=795 O=842 k=809
+// X = user "Why", assistant "A":  <|im_start|> user \n Why <|im_end|> \n <|im_start|> assistant \n A <|im_end|> \n
+//     = 4 304 16 675 5 16 4 289 16 827 5 16 (12 tokens; reply = "A" + its closing <|im_end|> = positions 9, 10)
+// Y = user "Why", assistant "No": the same with N o in place of A (13 tokens; reply = positions 9..11)
+// Z = X followed by user "Ok", assistant "No" (26 tokens; replies at 9..10 and 22..24)
+// ChatML's eos_token is <|im_end|> (5): the collator's EOS (pad_token=eos, packing separators).
+#include "core/collate/DatasetPipeline.h"
+#include "core/data/DatasetReader.h"
+#include "core/util/Error.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+
+using namespace maskscope;
+
+using Ids = std::vector<int64_t>;
+using Rows = std::vector<Ids>;
+Q_DECLARE_METATYPE(Rows)
+
+namespace {
+
+constexpr int64_t I = kIgnoreIndex;
+
+Ids cat(std::initializer_list<Ids> parts) {
+  Ids out;
+  for (const Ids& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+Ids rep(int64_t v, int n) { return Ids(size_t(n), v); }
+Ids range(int64_t from, int64_t to) { // [from, to)
+  Ids out;
+  for (int64_t v = from; v < to; ++v) out.push_back(v);
+  return out;
+}
+
+const Ids X = {4, 304, 16, 675, 5, 16, 4, 289, 16, 827, 5, 16};
+const Ids Y = {4, 304, 16, 675, 5, 16, 4, 289, 16, 866, 795, 5, 16};
+const Ids LX = cat({rep(I, 9), {827, 5, I}});      // assistant-only labels of X
+const Ids LY = cat({rep(I, 9), {866, 795, 5, I}}); // assistant-only labels of Y
+
+Conversation chat(std::vector<std::pair<std::string, std::string>> messages, int promptMessages = -1, long row = 0) {
+  Conversation c;
+  for (auto& [role, content] : messages) c.messages.push_back({role, content, nullptr});
+  c.promptMessageCount = promptMessages;
+  c.rowIndex = row;
+  return c;
+}
+
+std::vector<Conversation> conversations(const QString& which) {
+  auto x = [](int pc, long row) { return chat({{"user", "Why"}, {"assistant", "A"}}, pc, row); };
+  auto y = [](int pc, long row) { return chat({{"user", "Why"}, {"assistant", "No"}}, pc, row); };
+  if (which == QLatin1String("XY")) return {x(-1, 0), y(-1, 1)};
+  if (which == QLatin1String("XY-prompt-completion")) return {x(1, 0), y(1, 1)};
+  if (which == QLatin1String("Z"))
+    return {chat({{"user", "Why"}, {"assistant", "A"}, {"user", "Ok"}, {"assistant", "No"}})};
+  qFatal("unknown conversation set");
+}
+
+DatasetPipeline pipelineFor(const std::string& collator, const std::string& templ = "chatml") {
+  PipelineSpec ps;
+  ps.tokenizerSpec = "builtin:demo";
+  ps.templateSpec = templ;
+  ps.collatorSpec = collator;
+  return DatasetPipeline(ps);
+}
+
+Rows rowsOf(const IntGrid& g) {
+  Rows out(size_t(g.rows));
+  for (int64_t r = 0; r < g.rows; ++r)
+    for (int64_t c = 0; c < g.cols; ++c) out[size_t(r)].push_back(g.at(r, c));
+  return out;
+}
+
+QString show(const Rows& rows) {
+  QString s;
+  for (const Ids& r : rows) {
+    s += QLatin1String("[");
+    for (size_t i = 0; i < r.size(); ++i) s += (i ? QLatin1String(" ") : QLatin1String("")) + QString::number(r[i]);
+    s += QLatin1String("]\n");
+  }
+  return s;
+}
+
+#define COMPARE_ROWS(actual, expected)                                                                             \
+  do {                                                                                                             \
+    const Rows a_ = (actual), e_ = (expected);                                                                     \
+    if (a_ != e_) QFAIL(qPrintable(QStringLiteral("%1\n actual:\n%2 expected:\n%3").arg(QLatin1String(#actual), show(a_), show(e_)))); \
+  } while (0)
+
+} // namespace
+
+class TestCollator : public QObject {
+  Q_OBJECT
+
+private Q_SLOTS:
+  void tokensAreWhatTheCommentsSay();
+  void presets_data();
+  void presets();
+  void collatorJsonFile();
+  void hfLmMatchesDataCollatorForLanguageModeling_data();
+  void hfLmMatchesDataCollatorForLanguageModeling();
+  void truncationCutsReply();
+  void truncationRemovesWholeReply();
+  void packedSegmentsAndMeta();
+  void everyPresetOnTheDemo();
+  void presetsSayWhatTheyMirror();
+  void badSpecs_data();
+  void badSpecs();
+};
+
+void TestCollator::tokensAreWhatTheCommentsSay() {
+  // The premise of every expectation below: the rendered and tokenized conversations.
+  DatasetPipeline p = pipelineFor("default");
+  auto xy = conversations(QStringLiteral("XY"));
+  TokenizedConversation x = p.encode(xy[0]), y = p.encode(xy[1]);
+  QCOMPARE(x.text, std::string("<|im_start|>user\nWhy<|im_end|>\n<|im_start|>assistant\nA<|im_end|>\n"));
+  Ids xi, yi;
+  for (const auto& t : x.tokens) xi.push_back(t.id);
+  for (const auto& t : y.tokens) yi.push_back(t.id);
+  QVERIFY(xi == X);
+  QVERIFY(yi == Y);
+  QCOMPARE(p.collator().padId(), int64_t(0));
+  QCOMPARE(p.collator().eosId().value_or(-1), int64_t(5));
+  // The same reply positions through {% generation %} spans.
+  DatasetPipeline g = pipelineFor("default", "chatml-assistant-mask");
+  TokenizedConversation gx = g.encode(xy[0]);
+  QVERIFY(gx.generationSpans.has_value());
+  for (size_t i = 0; i < gx.tokens.size(); ++i) QCOMPARE(gx.tokens[i].inGeneration, i == 9 || i == 10);
+}
+
+void TestCollator::presets_data() {
+  QTest::addColumn<QString>("collator");
+  QTest::addColumn<QString>("conversations");
+  QTest::addColumn<QString>("templ");
+  QTest::addColumn<Rows>("ids");
+  QTest::addColumn<Rows>("attention");
+  QTest::addColumn<Rows>("labels");
+  QTest::addColumn<Rows>("positions");
+  const QString XY = QStringLiteral("XY"), chatml = QStringLiteral("chatml");
+  const Rows idsXY = {cat({X, {0}}), Y};
+  const Rows attnXY = {cat({rep(1, 12), {0}}), rep(1, 13)};
+  const Rows posXY = {range(0, 13), range(0, 13)};
+
+  QTest::newRow("default") << QStringLiteral("default") << XY << chatml << idsXY << attnXY
+                           << Rows{cat({LX, {I}}), LY} << posXY;
+  QTest::newRow("default-generation-template") << QStringLiteral("default") << XY << QStringLiteral("chatml-assistant-mask")
+                                               << idsXY << attnXY << Rows{cat({LX, {I}}), LY} << posXY;
+  // DataCollatorForLanguageModeling: labels = input_ids, -100 where input_ids == pad (0).
+  QTest::newRow("hf-lm") << QStringLiteral("hf-lm") << XY << chatml << idsXY << attnXY << Rows{cat({X, {I}}), Y} << posXY;
+  QTest::newRow("hf-seq2seq-style") << QStringLiteral("hf-seq2seq-style") << XY << chatml << idsXY << attnXY
+                                    << Rows{cat({X, {I}}), Y} << posXY;
+  // pad = eos = <|im_end|> (5): the pad is 5, and every 5 (each reply's stop token) loses its label.
+  QTest::newRow("buggy-pad-is-eos")
+      << QStringLiteral("buggy-pad-is-eos") << XY << chatml << Rows{cat({X, {5}}), Y} << attnXY
+      << Rows{{4, 304, 16, 675, I, 16, 4, 289, 16, 827, I, 16, I}, {4, 304, 16, 675, I, 16, 4, 289, 16, 866, 795, I, 16}}
+      << posXY;
+  // padding="max_length" (16 here), attention all ones, labels a plain copy (pads graded as id 0).
+  QTest::newRow("buggy-max-length-all-ones")
+      << QStringLiteral("buggy-max-length-all-ones,max_length=16") << XY << chatml
+      << Rows{cat({X, rep(0, 4)}), cat({Y, rep(0, 3)})} << Rows{rep(1, 16), rep(1, 16)}
+      << Rows{cat({X, rep(0, 4)}), cat({Y, rep(0, 3)})} << Rows{range(0, 16), range(0, 16)};
+  // Messages rows: the final assistant message is the completion, graded through the row's end
+  // (its trailing "\n" too, as TRL's completion_mask covers everything after the prompt).
+  const Rows completionLabels = {cat({rep(I, 9), {827, 5, 16, I}}), cat({rep(I, 9), {866, 795, 5, 16}})};
+  QTest::newRow("trl-completion-only") << QStringLiteral("trl-completion-only") << XY << chatml << idsXY << attnXY
+                                       << completionLabels << posXY;
+  // Prompt/completion rows: completion_mask starts after len(tokenize(prompt + generation prompt)) = 9.
+  QTest::newRow("trl-completion-only-prompt-completion")
+      << QStringLiteral("trl-completion-only") << QStringLiteral("XY-prompt-completion") << chatml << idsXY << attnXY
+      << completionLabels << posXY;
+  QTest::newRow("trl-assistant-only") << QStringLiteral("trl-assistant-only") << XY << chatml << idsXY << attnXY
+                                      << Rows{cat({LX, {I}}), LY} << posXY;
+  QTest::newRow("without-closing-token")
+      << QStringLiteral("default,grade_closing_token=false") << XY << chatml << idsXY << attnXY
+      << Rows{cat({rep(I, 9), {827, I, I, I}}), cat({rep(I, 9), {866, 795, I, I}})} << posXY;
+  const Ids Z = cat({X, {4, 304, 16, 842, 809, 5, 16, 4, 289, 16, 866, 795, 5, 16}});
+  QTest::newRow("buggy-last-turn-only") << QStringLiteral("buggy-last-turn-only") << QStringLiteral("Z") << chatml
+                                        << Rows{Z} << Rows{rep(1, 26)} << Rows{cat({rep(I, 22), {866, 795, 5, I}})}
+                                        << Rows{range(0, 26)};
+  QTest::newRow("default-multi-turn") << QStringLiteral("default") << QStringLiteral("Z") << chatml << Rows{Z}
+                                      << Rows{rep(1, 26)}
+                                      << Rows{cat({rep(I, 9), {827, 5}, rep(I, 11), {866, 795, 5, I}})} << Rows{range(0, 26)};
+  // One row, position ids restarting, labels[position_ids == 0] = -100 (already -100 here), no pads.
+  QTest::newRow("trl-padding-free") << QStringLiteral("trl-padding-free") << XY << chatml << Rows{cat({X, Y})}
+                                    << Rows{rep(1, 25)} << Rows{cat({LX, LY})}
+                                    << Rows{cat({range(0, 12), range(0, 13)})};
+  // DataCollatorWithFlattening: labels = input_ids with the first of each example -100.
+  QTest::newRow("hf-flattening") << QStringLiteral("hf-flattening") << XY << chatml << Rows{cat({X, Y})}
+                                 << Rows{rep(1, 25)}
+                                 << Rows{cat({{I}, Ids(X.begin() + 1, X.end()), {I}, Ids(Y.begin() + 1, Y.end())})}
+                                 << Rows{cat({range(0, 12), range(0, 13)})};
+  // Both examples fit in 32: one row, segment ids 1 and 2, positions reset, pads 0 everywhere.
+  QTest::newRow("axolotl-packed-one-row")
+      << QStringLiteral("axolotl-packed,max_length=32") << XY << chatml << Rows{cat({X, Y, rep(0, 7)})}
+      << Rows{cat({rep(1, 12), rep(2, 13), rep(0, 7)})} << Rows{cat({LX, LY, rep(I, 7)})}
+      << Rows{cat({range(0, 12), range(0, 13), rep(0, 7)})};
+  // 12 + 13 > 20: each example gets its own row, padded to max_length.
+  QTest::newRow("axolotl-packed-two-rows")
+      << QStringLiteral("axolotl-packed,max_length=20") << XY << chatml << Rows{cat({X, rep(0, 8)}), cat({Y, rep(0, 7)})}
+      << Rows{cat({rep(1, 12), rep(0, 8)}), cat({rep(1, 13), rep(0, 7)})}
+      << Rows{cat({LX, rep(I, 8)}), cat({LY, rep(I, 7)})}
+      << Rows{cat({range(0, 12), rep(0, 8)}), cat({range(0, 13), rep(0, 7)})};
+  // An EOS (5) after each example, positions restarted, plain 0/1 attention.
+  QTest::newRow("naive-packed") << QStringLiteral("naive-packed,max_length=32") << XY << chatml
+                                << Rows{cat({X, {5}, Y, {5}, rep(0, 5)})} << Rows{cat({rep(1, 27), rep(0, 5)})}
+                                << Rows{cat({LX, {I}, LY, {I}, rep(I, 5)})}
+                                << Rows{cat({range(0, 13), range(0, 14), rep(0, 5)})};
+  // Naive packing: the model counts 0..T-1 across the whole row.
+  QTest::newRow("buggy-no-position-reset")
+      << QStringLiteral("buggy-no-position-reset,max_length=32") << XY << chatml << Rows{cat({X, Y, rep(0, 7)})}
+      << Rows{cat({rep(1, 25), rep(0, 7)})} << Rows{cat({LX, LY, rep(I, 7)})} << Rows{range(0, 32)};
+  QTest::newRow("buggy-left-pad-positions")
+      << QStringLiteral("buggy-left-pad-positions") << XY << chatml << Rows{cat({{0}, X}), Y}
+      << Rows{cat({{0}, rep(1, 12)}), rep(1, 13)} << Rows{cat({{I}, LX}), LY} << posXY;
+  // Correct left padding: cumsum(mask) - 1 with the pads at 1, as transformers' generate().
+  QTest::newRow("left-padding") << QStringLiteral("default,padding_side=left") << XY << chatml << Rows{cat({{0}, X}), Y}
+                                << Rows{cat({{0}, rep(1, 12)}), rep(1, 13)} << Rows{cat({{I}, LX}), LY}
+                                << Rows{cat({{1}, range(0, 12)}), range(0, 13)};
+  // add_bos: the tokenizer's BOS (<s> = 2) on top of the template's text.
+  QTest::newRow("add-bos") << QStringLiteral("default,add_bos=true") << XY << chatml << Rows{cat({{2}, X, {0}}), cat({{2}, Y})}
+                           << Rows{cat({rep(1, 13), {0}}), rep(1, 14)} << Rows{cat({{I}, LX, {I}}), cat({{I}, LY})}
+                           << Rows{range(0, 14), range(0, 14)};
+  QTest::newRow("hf-lm-add-bos") << QStringLiteral("hf-lm,add_bos=true") << XY << chatml
+                                 << Rows{cat({{2}, X, {0}}), cat({{2}, Y})} << Rows{cat({rep(1, 13), {0}}), rep(1, 14)}
+                                 << Rows{cat({{2}, X, {I}}), cat({{2}, Y})} << Rows{range(0, 14), range(0, 14)};
+  QTest::newRow("pad-to-multiple-of-8")
+      << QStringLiteral("default,pad_to=multiple_of:8") << XY << chatml << Rows{cat({X, rep(0, 4)}), cat({Y, rep(0, 3)})}
+      << Rows{cat({rep(1, 12), rep(0, 4)}), cat({rep(1, 13), rep(0, 3)})} << Rows{cat({LX, rep(I, 4)}), cat({LY, rep(I, 3)})}
+      << Rows{range(0, 16), range(0, 16)};
+  QTest::newRow("truncation-keep-end")
+      << QStringLiteral("default,truncation=keep_end,max_length=4") << XY << chatml
+      << Rows{{16, 827, 5, 16}, {866, 795, 5, 16}} << Rows{rep(1, 4), rep(1, 4)} << Rows{{I, 827, 5, I}, {866, 795, 5, I}}
+      << Rows{range(0, 4), range(0, 4)};
+  QTest::newRow("truncation-keep-start-removes-reply")
+      << QStringLiteral("default,truncation=keep_start,max_length=8") << XY << chatml
+      << Rows{{4, 304, 16, 675, 5, 16, 4, 289}, {4, 304, 16, 675, 5, 16, 4, 289}} << Rows{rep(1, 8), rep(1, 8)}
+      << Rows{rep(I, 8), rep(I, 8)} << Rows{range(0, 8), range(0, 8)};
+  QTest::newRow("pad-token-by-string") << QStringLiteral("default,pad_token=<unk>") << XY << chatml << Rows{cat({X, {1}}), Y}
+                                       << attnXY << Rows{cat({LX, {I}}), LY} << posXY;
+  QTest::newRow("pad-token-by-id") << QStringLiteral("default,pad_token=3") << XY << chatml << Rows{cat({X, {3}}), Y}
+                                   << attnXY << Rows{cat({LX, {I}}), LY} << posXY;
+  QTest::newRow("inline-all-labels-all-ones")
+      << QStringLiteral("labels=all,attention=all_ones") << XY << chatml << idsXY << Rows{rep(1, 13), rep(1, 13)}
+      << Rows{cat({X, {0}}), Y} << posXY;
+}
+
+void TestCollator::presets() {
+  QFETCH(QString, collator);
+  QFETCH(QString, conversations);
+  QFETCH(QString, templ);
+  QFETCH(Rows, ids);
+  QFETCH(Rows, attention);
+  QFETCH(Rows, labels);
+  QFETCH(Rows, positions);
+  DatasetPipeline p = pipelineFor(collator.toStdString(), templ.toStdString());
+  Batch b = p.collateConversations(::conversations(conversations));
+  COMPARE_ROWS(rowsOf(b.inputIds), ids);
+  COMPARE_ROWS(rowsOf(b.attentionMask), attention);
+  COMPARE_ROWS(rowsOf(b.labels), labels);
+  COMPARE_ROWS(rowsOf(b.positionIds), positions);
+  QCOMPARE(int64_t(b.meta.size()), b.batchSize());
+  for (const auto& m : b.meta) QCOMPARE(int64_t(m.size()), b.length());
+}
+
+void TestCollator::collatorJsonFile() {
+  QTemporaryDir dir;
+  const std::string path = dir.filePath(QStringLiteral("collator.json")).toStdString();
+  std::ofstream(path) << R"({"preset": "hf-lm", "padding_side": "left", "pad_to": "multiple_of:7"})";
+  DatasetPipeline p = pipelineFor(path);
+  Batch b = p.collateConversations(conversations(QStringLiteral("XY")));
+  // 13 rounds up to 14: two pads on the left of X, one on the left of Y.
+  COMPARE_ROWS(rowsOf(b.inputIds), (Rows{cat({{0, 0}, X}), cat({{0}, Y})}));
+  COMPARE_ROWS(rowsOf(b.labels), (Rows{cat({{I, I}, X}), cat({{I}, Y})}));
+  COMPARE_ROWS(rowsOf(b.positionIds), (Rows{cat({{1, 1}, range(0, 12)}), cat({{1}, range(0, 13)})}));
+}
+
+void TestCollator::hfLmMatchesDataCollatorForLanguageModeling_data() {
+  QTest::addColumn<QString>("collator");
+  QTest::newRow("pad-is-pad") << QStringLiteral("hf-lm");
+  QTest::newRow("pad-is-eos") << QStringLiteral("hf-lm,pad_token=eos");
+  QTest::newRow("left-padding") << QStringLiteral("hf-lm,padding_side=left");
+  QTest::newRow("max-length") << QStringLiteral("hf-lm,pad_to=max_length,max_length=600,truncation=keep_start");
+}
+
+void TestCollator::hfLmMatchesDataCollatorForLanguageModeling() {
+  // The rule, applied to the collator's own input_ids: labels = input_ids.clone();
+  // labels[labels == pad_token_id] = -100. Attention: 0 exactly on the pads it added.
+  QFETCH(QString, collator);
+  DatasetPipeline p = pipelineFor(collator.toStdString());
+  std::vector<Conversation> rows = readDataset("builtin:demo", nullptr, 10);
+  QCOMPARE(rows.size(), size_t(10));
+  Batch b = p.collateConversations(rows);
+  const int64_t pad = p.collator().padId();
+  int64_t masked = 0;
+  for (int64_t r = 0; r < b.batchSize(); ++r)
+    for (int64_t t = 0; t < b.length(); ++t) {
+      const int64_t id = b.inputIds.at(r, t);
+      QCOMPARE(b.labels.at(r, t), id == pad ? kIgnoreIndex : id);
+      masked += id == pad && b.meta[size_t(r)][size_t(t)].kind != PositionKind::Padding;
+      QCOMPARE(b.attentionMask.at(r, t) == 0, b.meta[size_t(r)][size_t(t)].kind == PositionKind::Padding);
+    }
+  // With pad == eos, real stop tokens are masked too (the bug the preset shows); otherwise none are.
+  QCOMPARE(masked > 0, collator.contains(QLatin1String("eos")));
+}
+
+void TestCollator::truncationCutsReply() {
+  DatasetPipeline p = pipelineFor("default,truncation=keep_start,max_length=10");
+  TokenizedConversation x = p.encode(conversations(QStringLiteral("XY"))[0]);
+  CollatedExample ex = p.collator().prepare(x);
+  QVERIFY(ex.truncated);
+  QCOMPARE(ex.repliesCut, 1);
+  QVERIFY(ex.ids == Ids(X.begin(), X.begin() + 10));
+  // "A" stays graded but its reply lost the closing <|im_end|>.
+  QCOMPARE(int(ex.graded[9]), 1);
+  QVERIFY(ex.meta[9].reply);
+  QVERIFY(ex.meta[9].replyTruncated);
+  for (int i = 0; i < 9; ++i) QVERIFY(!ex.meta[size_t(i)].replyTruncated);
+  // Not truncated: nothing flagged.
+  DatasetPipeline q = pipelineFor("default,truncation=keep_start,max_length=12");
+  CollatedExample whole = q.collator().prepare(x);
+  QVERIFY(!whole.truncated);
+  QCOMPARE(whole.repliesCut, 0);
+  QVERIFY(whole.meta[10].closesReply);
+}
+
+void TestCollator::truncationRemovesWholeReply() {
+  DatasetPipeline p = pipelineFor("default,truncation=keep_start,max_length=8");
+  Batch b = p.collateConversations(conversations(QStringLiteral("XY")));
+  for (int64_t v : b.labels.values) QCOMPARE(v, kIgnoreIndex); // no graded tokens at all
+  CollatedExample ex = p.collator().prepare(p.encode(conversations(QStringLiteral("XY"))[0]));
+  QCOMPARE(ex.repliesCut, 1);
+  for (const auto& m : ex.meta) QVERIFY(!m.reply);
+}
+
+void TestCollator::packedSegmentsAndMeta() {
+  DatasetPipeline p = pipelineFor("axolotl-packed,max_length=32");
+  Batch b = p.collateConversations(conversations(QStringLiteral("XY")));
+  QCOMPARE(b.segments.size(), size_t(1));
+  QCOMPARE(b.segments[0].size(), size_t(2));
+  QCOMPARE(b.segments[0][0].begin, int64_t(0));
+  QCOMPARE(b.segments[0][0].end, int64_t(12));
+  QCOMPARE(b.segments[0][0].sourceRow, 0L);
+  QCOMPARE(b.segments[0][1].begin, int64_t(12));
+  QCOMPARE(b.segments[0][1].end, int64_t(25));
+  QCOMPARE(b.segments[0][1].sourceRow, 1L);
+  QCOMPARE(b.meta[0][25].kind, PositionKind::Padding);
+  QCOMPARE(b.meta[0][9].kind, PositionKind::Assistant);
+  QCOMPARE(b.meta[0][3].kind, PositionKind::User);
+  QVERIFY(b.meta[0][10].closesReply);
+  QVERIFY(b.meta[0][23].closesReply);
+  QCOMPARE(b.padTokenId.value_or(-1), int64_t(0));
+  QCOMPARE(b.eosTokenId.value_or(-1), int64_t(5));
+  // Unpacked batches carry no segments.
+  Batch plain = pipelineFor("default").collateConversations(conversations(QStringLiteral("XY")));
+  for (const auto& s : plain.segments) QVERIFY(s.empty());
+  QCOMPARE(plain.meta[0][12].kind, PositionKind::Padding);
+}
+
+void TestCollator::everyPresetOnTheDemo() {
+  std::vector<Conversation> rows = readDataset("builtin:demo", nullptr, 6);
+  for (const CollatorPreset& preset : collatorPresets()) {
+    DatasetPipeline p = pipelineFor(preset.name);
+    Batch b = p.collateConversations(rows);
+    QVERIFY2(b.batchSize() > 0, preset.name.c_str());
+    QVERIFY(b.attentionMask.sameShape(b.inputIds) && b.labels.sameShape(b.inputIds) && b.positionIds.sameShape(b.inputIds));
+    int64_t graded = 0;
+    for (int64_t v : b.labels.values) graded += v != kIgnoreIndex;
+    QVERIFY2(graded > 0, preset.name.c_str());
+  }
+}
+
+void TestCollator::presetsSayWhatTheyMirror() {
+  QStringList names;
+  for (const CollatorPreset& p : collatorPresets()) {
+    QVERIFY2(p.mirrors.size() > 20, p.name.c_str());
+    names << QString::fromStdString(p.name);
+    QCOMPARE(parseCollatorSpec(p.name).name, p.name);
+    QCOMPARE(p.buggy, p.name.starts_with("buggy-") || p.name == "naive-packed");
+  }
+  for (const char* required : {"default", "hf-lm", "trl-completion-only", "trl-assistant-only", "trl-padding-free",
+                               "axolotl-packed", "naive-packed", "buggy-max-length-all-ones", "buggy-pad-is-eos",
+                               "buggy-last-turn-only", "buggy-no-position-reset", "buggy-left-pad-positions"})
+    QVERIFY2(names.contains(QLatin1String(required)), required);
+  CollatorSpec s = parseCollatorSpec("buggy-max-length-all-ones,max_length=64");
+  QCOMPARE(s.maxLength, 64);
+  QCOMPARE(s.attention, AttentionMode::AllOnes);
+  QCOMPARE(s.labels, LabelMode::All);
+}
+
+void TestCollator::badSpecs_data() {
+  QTest::addColumn<QString>("spec");
+  QTest::addColumn<QString>("mentions");
+  QTest::newRow("unknown-preset") << QStringLiteral("trl-everything") << QStringLiteral("unknown collator preset");
+  QTest::newRow("unknown-key") << QStringLiteral("default,colour=blue") << QStringLiteral("colour");
+  QTest::newRow("bad-value") << QStringLiteral("labels=some") << QStringLiteral("labels");
+  QTest::newRow("bad-integer") << QStringLiteral("max_length=abc") << QStringLiteral("max_length");
+  QTest::newRow("not-key-value") << QStringLiteral("default,right") << QStringLiteral("key=value");
+  QTest::newRow("missing-file") << QStringLiteral("/nonexistent/collator.json") << QStringLiteral("collator.json");
+}
+
+void TestCollator::badSpecs() {
+  QFETCH(QString, spec);
+  QFETCH(QString, mentions);
+  try {
+    parseCollatorSpec(spec.toStdString());
+    QFAIL("no error");
+  } catch (const Error& e) {
+    QVERIFY2(QString::fromStdString(std::string(e.what())).contains(mentions), e.what());
+  }
+}
+
+QTEST_GUILESS_MAIN(TestCollator)
+#include "tst_collator.moc"
