@@ -1,23 +1,34 @@
-// Desktop start-up: QApplication, fonts for every script, the session on the named files or demo.
+// Desktop start-up: QApplication, the session on the named files (datasets, batch dumps, model
+// folders) or the demo, a persistent main window (layout and choices remembered). The forward
+// engine (LibTorch) is not touched here: it loads on first use, off the UI thread.
 #include "ui/AppLauncher.h"
 #include "ui/MainWindow.h"
+#include "ui/Palette.h"
 #include "ui/Session.h"
 
 #include <QApplication>
-#include <QMessageBox>
+#include <QSettings>
 
 namespace maskscope {
 
 int launchDesktopApp(int argc, char** argv) {
+  QApplication::setHighDpiScaleFactorRoundingPolicy(Qt::HighDpiScaleFactorRoundingPolicy::PassThrough);
   QApplication app(argc, argv);
   QApplication::setApplicationName(QStringLiteral("maskscope"));
   QApplication::setOrganizationName(QStringLiteral("maskscope"));
   QApplication::setApplicationVersion(QStringLiteral(MASKSCOPE_VERSION));
+  QApplication::setStyle(QStringLiteral("Fusion"));
+  palette::setTheme(QSettings().value(QStringLiteral("darkTheme")).toBool() ? palette::Theme::Dark : palette::Theme::Light);
   Session session;
-  MainWindow window(&session);
-  QStringList files = QApplication::arguments().mid(1);
-  QString dataset = files.isEmpty() ? QStringLiteral("builtin:demo") : files.first();
-  if (!session.openDataset(dataset) && dataset != QStringLiteral("builtin:demo")) session.openDataset(QStringLiteral("builtin:demo"));
+  const QStringList files = QApplication::arguments().mid(1);
+  bool haveData = false;
+  for (const QString& f : files) {
+    const bool before = session.source() != Session::Source::None;
+    session.openPath(f);
+    haveData = haveData || (!before && session.source() != Session::Source::None) || session.source() != Session::Source::None;
+  }
+  if (session.source() == Session::Source::None) session.openDataset(QStringLiteral("builtin:demo"));
+  MainWindow window(&session, nullptr, true);
   window.show();
   return app.exec();
 }

@@ -1,66 +1,100 @@
 // Main window layout and wiring between the session and the views.
 #include "ui/MainWindow.h"
 #include "core/collate/CollatorSpec.h"
+#include "core/template/ChatTemplate.h"
 #include "ui/AttentionGridView.h"
+#include "ui/ComparePanel.h"
+#include "ui/Export.h"
+#include "ui/LintPanel.h"
+#include "ui/LossView.h"
+#include "ui/ModelRunner.h"
 #include "ui/Palette.h"
 #include "ui/Session.h"
+#include "ui/SoftmaxView.h"
+#include "ui/TeachingPanel.h"
 #include "ui/TokenStripView.h"
 
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QToolBar>
 #include <QVBoxLayout>
+#include <cmath>
 
 namespace maskscope {
 
 namespace {
 
-QWidget* legendItem(const QColor& colour, const QString& text, QWidget* parent) {
+QWidget* legendItem(const QColor& colour, const QString& glyph, const QString& text, QWidget* parent) {
   auto* w = new QWidget(parent);
   auto* l = new QHBoxLayout(w);
   l->setContentsMargins(0, 0, 8, 0);
-  auto* swatch = new QLabel(w);
-  swatch->setFixedSize(14, 14);
-  swatch->setStyleSheet(QStringLiteral("background:%1;border:1px solid #666;").arg(colour.name()));
+  auto* swatch = new QLabel(glyph, w);
+  swatch->setAlignment(Qt::AlignCenter);
+  swatch->setFixedSize(18, 18);
+  swatch->setStyleSheet(QStringLiteral("background:%1;border:1px solid #666;color:%2;font-weight:bold;")
+                            .arg(colour.name(), colour.lightness() < 128 ? QStringLiteral("#fff") : QStringLiteral("#222")));
   l->addWidget(swatch);
   l->addWidget(new QLabel(text, w));
   return w;
 }
 
-QString conversationTitle(const Conversation& c) {
-  QString first;
-  for (const auto& m : c.messages)
-    if (m.role == "user") { first = QString::fromStdString(m.content); break; }
-  if (first.isEmpty() && c.plainText) first = QString::fromStdString(c.plainPrompt);
-  first = first.simplified();
-  if (first.size() > 60) first = first.left(57) + QStringLiteral("...");
-  return QStringLiteral("%1  %2  (%3 msgs)").arg(c.rowIndex).arg(first).arg(c.messages.size());
-}
+constexpr int kMaxRecent = 10;
 
 } // namespace
 
-MainWindow::MainWindow(Session* session, QWidget* parent) : QMainWindow(parent), session_(session) {
+MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
+    : QMainWindow(parent), session_(session), persistent_(persistent) {
   setWindowTitle(tr("maskscope"));
+  setObjectName(QStringLiteral("mainWindow"));
+  setAcceptDrops(true);
+  setDockNestingEnabled(true);
   resize(1280, 820);
+  baseFontPt_ = QApplication::font().pointSizeF();
+  model_ = new ModelRunner(this);
 
-  // Toolbar: collator preset and batch size.
-  auto* tb = addToolBar(tr("Collator"));
-  tb->setObjectName(QStringLiteral("collatorToolbar"));
-  tb->addWidget(new QLabel(tr(" Collator "), tb));
+  // Toolbar: tokenizer, template, collator, batch size.
+  auto* tb = addToolBar(tr("Pipeline"));
+  tb->setObjectName(QStringLiteral("pipelineToolbar"));
+  tb->addWidget(new QLabel(tr(" Tokenizer "), tb));
+  tokenizerLabel_ = new QLabel(tb);
+  tokenizerLabel_->setObjectName(QStringLiteral("tokenizerLabel"));
+  tb->addWidget(tokenizerLabel_);
+  QAction* pickTok = tb->addAction(tr("\u2026"));
+  pickTok->setToolTip(tr("Choose a tokenizer.json, tokenizer.model or model folder"));
+  connect(pickTok, &QAction::triggered, this, [this] {
+    QString f = QFileDialog::getOpenFileName(this, tr("Tokenizer"), {}, tr("Tokenizers (tokenizer.json tokenizer.model *.json *.model)"));
+    if (!f.isEmpty()) session_->setTokenizer(f);
+  });
+  tb->addWidget(new QLabel(tr("  Template "), tb));
+  templateBox_ = new QComboBox(tb);
+  templateBox_->addItem(tr("(tokenizer's own)"), QString());
+  for (const auto& n : builtinTemplateNames()) templateBox_->addItem(QString::fromStdString(n), QString::fromStdString(n));
+  templateBox_->addItem(tr("From file\u2026"), QStringLiteral("@file"));
+  tb->addWidget(templateBox_);
+  tb->addWidget(new QLabel(tr("  Collator "), tb));
   collatorBox_ = new QComboBox(tb);
   for (const auto& p : collatorPresets()) {
-    collatorBox_->addItem(QString::fromStdString(p.name) + (p.buggy ? QStringLiteral("  (bug)") : QString()),
-                          QString::fromStdString(p.name));
+    collatorBox_->addItem(QString::fromStdString(p.name) + (p.buggy ? tr("  (bug)") : QString()), QString::fromStdString(p.name));
     collatorBox_->setItemData(collatorBox_->count() - 1, QString::fromStdString(p.mirrors), Qt::ToolTipRole);
   }
+  collatorBox_->setMinimumContentsLength(18);
   tb->addWidget(collatorBox_);
   tb->addWidget(new QLabel(tr("  Batch rows "), tb));
   batchSize_ = new QSpinBox(tb);
@@ -68,24 +102,40 @@ MainWindow::MainWindow(Session* session, QWidget* parent) : QMainWindow(parent),
   batchSize_->setValue(session_->batchSize());
   tb->addWidget(batchSize_);
 
-  // Left: conversations.
-  auto* dock = new QDockWidget(tr("Conversations"), this);
-  dock->setObjectName(QStringLiteral("conversationsDock"));
-  auto* left = new QWidget(dock);
+  // Left: the dataset browser.
+  auto* left = new QWidget(this);
   auto* leftLayout = new QVBoxLayout(left);
   leftLayout->setContentsMargins(4, 4, 4, 4);
   filter_ = new QLineEdit(left);
   filter_->setPlaceholderText(tr("Search conversations"));
   filter_->setClearButtonEnabled(true);
+  auto* filters = new QHBoxLayout;
+  minMessages_ = new QSpinBox(left);
+  minMessages_->setRange(0, 1000);
+  minMessages_->setPrefix(tr("msgs \u2265 "));
+  minMessages_->setToolTip(tr("Only rows with at least this many messages (role count)"));
+  minTokens_ = new QSpinBox(left);
+  minTokens_->setRange(0, 1000000);
+  minTokens_->setSingleStep(16);
+  minTokens_->setPrefix(tr("tokens \u2265 "));
+  minTokens_->setToolTip(tr("Only rows at least this long once tokenized"));
+  filters->addWidget(minMessages_);
+  filters->addWidget(minTokens_);
+  findingFilter_ = new QComboBox(left);
+  findingFilter_->addItem(tr("all rows"), QString());
+  findingFilter_->addItem(tr("rows with lint findings"), QStringLiteral("*"));
   list_ = new QListWidget(left);
+  list_->setUniformItemSizes(true);
   leftLayout->addWidget(filter_);
+  leftLayout->addLayout(filters);
+  leftLayout->addWidget(findingFilter_);
   leftLayout->addWidget(list_);
-  dock->setWidget(left);
-  addDockWidget(Qt::LeftDockWidgetArea, dock);
+  addPanel(tr("Dataset"), QStringLiteral("conversationsDock"), left, Qt::LeftDockWidgetArea);
 
   // Centre: summary, token strip, grid with legend.
   auto* centre = new QWidget(this);
   auto* cl = new QVBoxLayout(centre);
+  cl->setContentsMargins(4, 4, 4, 4);
   summary_ = new QLabel(centre);
   summary_->setWordWrap(true);
   summary_->setTextFormat(Qt::RichText);
@@ -98,60 +148,375 @@ MainWindow::MainWindow(Session* session, QWidget* parent) : QMainWindow(parent),
   auto* legend = new QWidget(gridPane);
   auto* ll = new QHBoxLayout(legend);
   ll->setContentsMargins(0, 0, 0, 0);
-  ll->addWidget(new QLabel(tr("<b>Attention grid</b> (query rows x key columns):"), legend));
-  ll->addWidget(legendItem(palette::cellColour(CellState::Allowed), tr("allowed"), legend));
-  ll->addWidget(legendItem(palette::cellColour(CellState::Future), tr("future (causal)"), legend));
-  ll->addWidget(legendItem(palette::cellColour(CellState::Padding), tr("padding"), legend));
-  ll->addWidget(legendItem(palette::cellColour(CellState::OtherExample), tr("other example"), legend));
+  ll->addWidget(new QLabel(tr("<b>Attention</b>:"), legend));
+  ll->addWidget(legendItem(palette::cellColour(CellState::Allowed), QString(palette::cellGlyph(CellState::Allowed)), tr("allowed"), legend));
+  ll->addWidget(legendItem(palette::cellColour(CellState::Future), QString(palette::cellGlyph(CellState::Future)), tr("future (causal)"), legend));
+  ll->addWidget(legendItem(palette::cellColour(CellState::Padding), QString(palette::cellGlyph(CellState::Padding)), tr("padding"), legend));
+  ll->addWidget(legendItem(palette::cellColour(CellState::OtherExample), QString(palette::cellGlyph(CellState::OtherExample)), tr("other example"), legend));
   ll->addStretch();
+  ll->addWidget(new QLabel(tr("layer"), legend));
+  layerBox_ = new QSpinBox(legend);
+  ll->addWidget(layerBox_);
+  ll->addWidget(new QLabel(tr("head"), legend));
+  headBox_ = new QSpinBox(legend);
+  ll->addWidget(headBox_);
+  auto* probsMode = new QComboBox(legend);
+  probsMode->addItem(tr("mask"));
+  probsMode->addItem(tr("attention probabilities (model)"));
+  probsMode->setObjectName(QStringLiteral("gridMode"));
+  probsMode->setToolTip(tr("Load a model (Model menu) to see real attention probabilities"));
+  ll->addWidget(probsMode);
   gl->addWidget(legend);
   grid_ = new AttentionGridView(session_, gridPane);
   gl->addWidget(grid_, 1);
   split->addWidget(strip_);
   split->addWidget(gridPane);
-  split->setStretchFactor(0, 1);
-  split->setStretchFactor(1, 1);
+  split->setStretchFactor(0, 2);
+  split->setStretchFactor(1, 3);
   cl->addWidget(split, 1);
   setCentralWidget(centre);
 
-  connect(session_, &Session::datasetChanged, this, &MainWindow::fillConversationList);
+  // Docked panels, tabbed at the bottom; any can be moved or floated.
+  softmax_ = new SoftmaxView(session_, this);
+  loss_ = new LossView(session_, this);
+  lint_ = new LintPanel(session_, this);
+  compare_ = new ComparePanel(session_, this);
+  teaching_ = new TeachingPanel(session_, [this](const QString& v, bool example) {
+    showView(v);
+    if (v == QLatin1String("softmax")) example ? softmax_->showTeachingExample() : softmax_->showSelectedRow();
+  }, this);
+  QDockWidget* d1 = addPanel(tr("Lint findings"), QStringLiteral("lintDock"), lint_, Qt::BottomDockWidgetArea);
+  QDockWidget* d2 = addPanel(tr("Softmax"), QStringLiteral("softmaxDock"), softmax_, Qt::BottomDockWidgetArea);
+  QDockWidget* d3 = addPanel(tr("Loss"), QStringLiteral("lossDock"), loss_, Qt::BottomDockWidgetArea);
+  QDockWidget* d4 = addPanel(tr("Compare"), QStringLiteral("compareDock"), compare_, Qt::BottomDockWidgetArea);
+  QDockWidget* d5 = addPanel(tr("Teaching"), QStringLiteral("teachingDock"), teaching_, Qt::BottomDockWidgetArea);
+  tabifyDockWidget(d1, d2);
+  tabifyDockWidget(d2, d3);
+  tabifyDockWidget(d3, d4);
+  tabifyDockWidget(d4, d5);
+  d1->raise();
+  resizeDocks({d1}, {230}, Qt::Vertical);
+
+  auto* readOnly = new QLabel(tr("Read-only: maskscope never edits your files"), this);
+  readOnly->setObjectName(QStringLiteral("readOnlyNotice"));
+  statusBar()->addPermanentWidget(readOnly);
+  modelLabel_ = new QLabel(tr("no model"), this);
+  statusBar()->addPermanentWidget(modelLabel_);
+
+  buildMenus();
+
+  connect(session_, &Session::datasetChanged, this, [this] {
+    tokenLengths_.clear();
+    fillConversationList();
+  });
   connect(session_, &Session::batchChanged, this, &MainWindow::updateSummary);
+  connect(session_, &Session::batchChanged, this, [this] {
+    if (model_->hasModel() && session_->hasBatch()) model_->run(session_->batch(), layerBox_->value(), headBox_->value());
+  });
+  connect(session_, &Session::pipelineChanged, this, &MainWindow::syncPipelineControls);
   connect(session_, &Session::errorOccurred, this, [this](const QString& m) { statusBar()->showMessage(m, 15000); });
+  connect(session_, &Session::modelChanged, this, [this](const QString& spec) {
+    if (!spec.isEmpty()) model_->load(spec);
+  });
   connect(list_, &QListWidget::currentRowChanged, this, [this](int item) {
     if (item < 0) return;
     session_->selectRow(list_->item(item)->data(Qt::UserRole).toInt());
   });
+  connect(session_, &Session::batchChanged, this, [this] {
+    // Keep the list's selection on the session's row (lint jumps, teaching steps).
+    for (int i = 0; i < list_->count(); ++i)
+      if (list_->item(i)->data(Qt::UserRole).toInt() == session_->selectedRow() && list_->currentRow() != i) {
+        QSignalBlocker block(list_);
+        list_->setCurrentRow(i);
+        break;
+      }
+  });
   connect(filter_, &QLineEdit::textChanged, this, &MainWindow::applyFilter);
-  connect(collatorBox_, &QComboBox::currentIndexChanged, this,
-          [this](int i) { session_->setCollator(collatorBox_->itemData(i).toString()); });
+  connect(minMessages_, &QSpinBox::valueChanged, this, &MainWindow::applyFilter);
+  connect(minTokens_, &QSpinBox::valueChanged, this, &MainWindow::applyFilter);
+  connect(findingFilter_, &QComboBox::currentIndexChanged, this, &MainWindow::applyFilter);
+  connect(lint_, &LintPanel::reportChanged, this, [this] {
+    if (findingFilter_->currentIndex() > 0) applyFilter();
+  });
+  connect(collatorBox_, &QComboBox::currentIndexChanged, this, [this](int i) {
+    if (i >= 0) session_->setCollator(collatorBox_->itemData(i).toString());
+  });
+  connect(templateBox_, &QComboBox::currentIndexChanged, this, [this](int i) {
+    QString spec = templateBox_->itemData(i).toString();
+    if (spec == QLatin1String("@file")) {
+      spec = QFileDialog::getOpenFileName(this, tr("Chat template"), {}, tr("Templates (*.jinja tokenizer_config.json *.json)"));
+      if (spec.isEmpty()) return syncPipelineControls();
+    }
+    session_->setTemplate(spec);
+  });
   connect(batchSize_, &QSpinBox::valueChanged, session_, &Session::setBatchSize);
-  connect(strip_, &TokenStripView::positionSelected, grid_, &AttentionGridView::setHighlightedQuery);
+  connect(probsMode, &QComboBox::currentIndexChanged, this, [this](int i) {
+    if (i == 1 && !model_->hasModel()) {
+      statusBar()->showMessage(tr("Load a model (Model menu) to see real attention probabilities."), 8000);
+      grid_->setProbabilities({}, {});
+    } else if (i == 1) {
+      model_->run(session_->batch(), layerBox_->value(), headBox_->value());
+    } else {
+      grid_->setProbabilities({}, {});
+    }
+  });
+  auto rerun = [this, probsMode] {
+    if (model_->hasModel() && probsMode->currentIndex() == 1) model_->run(session_->batch(), layerBox_->value(), headBox_->value());
+  };
+  connect(layerBox_, &QSpinBox::valueChanged, this, rerun);
+  connect(headBox_, &QSpinBox::valueChanged, this, rerun);
+  connect(model_, &ModelRunner::modelLoaded, this, [this](const QString& d) {
+    modelLabel_->setText(d);
+    layerBox_->setRange(0, std::max(0, model_->layers() - 1));
+    headBox_->setRange(0, std::max(0, model_->heads() - 1));
+    if (session_->hasBatch()) model_->run(session_->batch(), layerBox_->value(), headBox_->value());
+  });
+  connect(model_, &ModelRunner::failed, this, [this](const QString& m) {
+    modelLabel_->setText(tr("no model"));
+    statusBar()->showMessage(m, 20000);
+  });
+  connect(model_, &ModelRunner::progress, this, [this](double, const QString& t) { statusBar()->showMessage(t); });
+  connect(model_, &ModelRunner::finished, this, &MainWindow::onModelRun);
 
   fillConversationList();
+  syncPipelineControls();
   updateSummary();
+  if (persistent_) restoreSettings();
+}
+
+MainWindow::~MainWindow() = default;
+
+QDockWidget* MainWindow::addPanel(const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area) {
+  auto* dock = new QDockWidget(title, this);
+  dock->setObjectName(name);
+  dock->setWidget(widget);
+  addDockWidget(area, dock);
+  docks_ << dock;
+  return dock;
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* open = file->addAction(tr("&Open dataset or batch dump\u2026"), this, [this] {
+    const QString f = QFileDialog::getOpenFileName(this, tr("Open"), {},
+                                                   tr("Datasets and batch dumps (*.jsonl *.json *.safetensors *.pt);;All files (*)"));
+    if (!f.isEmpty()) openPath(f);
+  });
+  open->setShortcut(QKeySequence::Open);
+  file->addAction(tr("Open &model folder\u2026"), this, [this] {
+    const QString d = QFileDialog::getExistingDirectory(this, tr("Model folder"));
+    if (!d.isEmpty()) openPath(d);
+  });
+  file->addAction(tr("Open the built-in &demo"), this, [this] { session_->openDataset(QStringLiteral("builtin:demo")); });
+  recentMenu_ = file->addMenu(tr("Open &recent"));
+  file->addSeparator();
+  auto exportAs = [this](const QString& view) {
+    const QString f = QFileDialog::getSaveFileName(this, tr("Export %1").arg(view), view + QStringLiteral(".png"),
+                                                   tr("PNG image (*.png);;SVG drawing (*.svg)"));
+    QString err;
+    if (!f.isEmpty() && !exportView(view, f, &err)) QMessageBox::warning(this, tr("Export"), err);
+  };
+  QMenu* exp = file->addMenu(tr("&Export view"));
+  for (const QString& v : {QStringLiteral("tokens"), QStringLiteral("attention"), QStringLiteral("softmax"), QStringLiteral("loss"),
+                           QStringLiteral("lint"), QStringLiteral("window")})
+    exp->addAction(v, this, [exportAs, v] { exportAs(v); });
+  file->addAction(tr("Export &HTML report\u2026"), this, [this] {
+    const QString f = QFileDialog::getSaveFileName(this, tr("HTML report"), QStringLiteral("maskscope-report.html"), tr("HTML (*.html)"));
+    QString err;
+    if (!f.isEmpty() && !exportView(QStringLiteral("report"), f, &err)) QMessageBox::warning(this, tr("Export"), err);
+  });
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+  QMenu* nav = menuBar()->addMenu(tr("&Navigate"));
+  auto step = [this](int d) {
+    int i = list_->currentRow();
+    for (int j = i + d; j >= 0 && j < list_->count(); j += d)
+      if (!list_->item(j)->isHidden()) { list_->setCurrentRow(j); break; }
+  };
+  nav->addAction(tr("Next row"), QKeySequence(Qt::ALT | Qt::Key_Down), this, [step] { step(1); });
+  nav->addAction(tr("Previous row"), QKeySequence(Qt::ALT | Qt::Key_Up), this, [step] { step(-1); });
+  nav->addAction(tr("Next position"), QKeySequence(Qt::ALT | Qt::Key_Right), this, [this] { session_->selectPosition(session_->selectedPosition() + 1); });
+  nav->addAction(tr("Previous position"), QKeySequence(Qt::ALT | Qt::Key_Left), this,
+                 [this] { session_->selectPosition(std::max(0, session_->selectedPosition() - 1)); });
+  nav->addAction(tr("Search rows"), QKeySequence::Find, this, [this] { filter_->setFocus(); });
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  for (QDockWidget* d : docks_) view->addAction(d->toggleViewAction());
+  view->addSeparator();
+  QAction* dark = view->addAction(tr("&Dark theme"));
+  dark->setCheckable(true);
+  dark->setObjectName(QStringLiteral("darkThemeAction"));
+  connect(dark, &QAction::toggled, this, &MainWindow::setDarkTheme);
+  QAction* presenter = view->addAction(tr("&Presenter mode (large type)"));
+  presenter->setCheckable(true);
+  presenter->setShortcut(QKeySequence(Qt::Key_F11));
+  connect(presenter, &QAction::toggled, this, &MainWindow::setPresenterMode);
+  connect(teaching_, &TeachingPanel::presenterToggled, presenter, &QAction::setChecked);
+  view->addAction(tr("Teaching mode"), this, [this] {
+    showView(QStringLiteral("teaching"));
+    if (teaching_->stepIndex() < 0) teaching_->goToStep(0);
+  });
+
+  QMenu* model = menuBar()->addMenu(tr("&Model"));
+  model->addAction(tr("Load model folder\u2026"), this, [this] {
+    const QString d = QFileDialog::getExistingDirectory(this, tr("Model folder"));
+    if (!d.isEmpty()) session_->setModelSpec(d);
+  });
+  model->addAction(tr("Load the built-in tiny model"), this, [this] { session_->setModelSpec(QStringLiteral("builtin:tiny")); });
+  model->addAction(tr("Cancel the running pass"), this, [this] { model_->cancel(); });
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("About maskscope"), this, [this] {
+    QMessageBox::about(this, tr("maskscope"),
+                       tr("maskscope %1 shows and debugs the masks of LLM fine-tuning.\n\nIt only reads datasets, batch dumps, "
+                          "tokenizers, templates and models; it never edits them. Exports are written only where you choose.")
+                           .arg(QApplication::applicationVersion()));
+  });
+  rebuildRecentMenu();
+}
+
+bool MainWindow::openPath(const QString& path) {
+  const bool ok = session_->openPath(path);
+  if (ok && !path.startsWith(QLatin1String("builtin:"))) addRecent(path);
+  return ok;
+}
+
+void MainWindow::addRecent(const QString& path) {
+  const QString abs = QFileInfo(path).absoluteFilePath();
+  recent_.removeAll(abs);
+  recent_.prepend(abs);
+  while (recent_.size() > kMaxRecent) recent_.removeLast();
+  rebuildRecentMenu();
+  if (persistent_) QSettings().setValue(QStringLiteral("recentFiles"), recent_);
+}
+
+void MainWindow::rebuildRecentMenu() {
+  if (!recentMenu_) return;
+  recentMenu_->clear();
+  for (const QString& f : recent_) recentMenu_->addAction(f, this, [this, f] { openPath(f); });
+  recentMenu_->setEnabled(!recent_.isEmpty());
+}
+
+void MainWindow::restoreSettings() {
+  QSettings s;
+  recent_ = s.value(QStringLiteral("recentFiles")).toStringList();
+  rebuildRecentMenu();
+  if (s.contains(QStringLiteral("geometry"))) restoreGeometry(s.value(QStringLiteral("geometry")).toByteArray());
+  if (s.contains(QStringLiteral("windowState"))) restoreState(s.value(QStringLiteral("windowState")).toByteArray());
+  if (s.value(QStringLiteral("darkTheme")).toBool())
+    if (auto* a = findChild<QAction*>(QStringLiteral("darkThemeAction"))) a->setChecked(true);
+  batchSize_->setValue(s.value(QStringLiteral("batchRows"), session_->batchSize()).toInt());
+  const QString collator = s.value(QStringLiteral("collator")).toString();
+  if (!collator.isEmpty() && session_->collatorSpec() == QLatin1String("default")) session_->setCollator(collator);
+}
+
+void MainWindow::saveSettings() {
+  QSettings s;
+  s.setValue(QStringLiteral("geometry"), saveGeometry());
+  s.setValue(QStringLiteral("windowState"), saveState());
+  s.setValue(QStringLiteral("recentFiles"), recent_);
+  s.setValue(QStringLiteral("darkTheme"), palette::theme() == palette::Theme::Dark);
+  s.setValue(QStringLiteral("batchRows"), session_->batchSize());
+  s.setValue(QStringLiteral("collator"), session_->collatorSpec());
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+  if (persistent_) saveSettings();
+  model_->cancel();
+  QMainWindow::closeEvent(e);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+  if (e->mimeData()->hasUrls()) e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+  for (const QUrl& u : e->mimeData()->urls())
+    if (u.isLocalFile()) openPath(u.toLocalFile());
+}
+
+void MainWindow::syncPipelineControls() {
+  // The combos follow the session (a --collator on the command line, a teaching step, a lint jump).
+  QSignalBlocker a(collatorBox_), b(templateBox_);
+  const QString spec = session_->collatorSpec();
+  int i = collatorBox_->findData(spec);
+  if (i < 0) {
+    collatorBox_->addItem(tr("custom: %1").arg(spec), spec);
+    i = collatorBox_->count() - 1;
+  }
+  collatorBox_->setCurrentIndex(i);
+  collatorBox_->setEnabled(!session_->isBatchDump());
+  int t = templateBox_->findData(session_->templateSpec());
+  if (t < 0) {
+    templateBox_->insertItem(templateBox_->count() - 1, QFileInfo(session_->templateSpec()).fileName(), session_->templateSpec());
+    t = templateBox_->count() - 2;
+  }
+  templateBox_->setCurrentIndex(t);
+  const QString tok = session_->tokenizerSpec();
+  tokenizerLabel_->setText(tok.startsWith(QLatin1String("builtin:")) ? tok : QFileInfo(tok).fileName());
+  tokenizerLabel_->setToolTip(tok);
 }
 
 void MainWindow::fillConversationList() {
   QSignalBlocker block(list_);
   list_->clear();
   for (int r = 0; r < session_->rowCount(); ++r) {
-    auto* item = new QListWidgetItem(conversationTitle(session_->conversation(r)), list_);
+    auto* item = new QListWidgetItem(session_->rowTitle(r), list_);
     item->setData(Qt::UserRole, r);
   }
   if (session_->selectedRow() >= 0) list_->setCurrentRow(session_->selectedRow());
+  minMessages_->setEnabled(session_->hasConversations());
+  minTokens_->setEnabled(session_->hasConversations());
   if (!session_->rowErrors().isEmpty())
     statusBar()->showMessage(tr("%1 rows skipped: %2").arg(session_->rowErrors().size()).arg(session_->rowErrors().first()));
+  setWindowTitle(tr("maskscope \u2014 %1").arg(session_->datasetSpec()));
+  syncPipelineControls();
+  applyFilter();
 }
 
-void MainWindow::applyFilter(const QString& text) {
+void MainWindow::applyFilter() {
+  const QString text = filter_->text();
+  const int minMsgs = minMessages_->value();
+  const int minTok = minTokens_->value();
+  if (minTok > 0 && session_->hasConversations() && int(tokenLengths_.size()) != session_->rowCount() && session_->pipeline()) {
+    // Token lengths, once per dataset and pipeline (the demo takes milliseconds).
+    tokenLengths_.assign(size_t(session_->rowCount()), 0);
+    for (int r = 0; r < session_->rowCount(); ++r) {
+      try {
+        tokenLengths_[size_t(r)] = int(session_->pipeline()->encode(session_->conversation(r)).tokens.size());
+      } catch (const std::exception&) {
+      }
+    }
+  }
+  QList<int> findingRows;
+  const bool byFinding = findingFilter_->currentIndex() > 0;
+  if (byFinding) findingRows = lint_->rowsWithFindings();
   for (int i = 0; i < list_->count(); ++i) {
     QListWidgetItem* item = list_->item(i);
-    const Conversation& c = session_->conversation(item->data(Qt::UserRole).toInt());
-    bool match = text.isEmpty();
-    for (const auto& m : c.messages)
-      match = match || QString::fromStdString(m.content).contains(text, Qt::CaseInsensitive);
+    const int r = item->data(Qt::UserRole).toInt();
+    bool match = true;
+    if (session_->hasConversations()) {
+      const Conversation& c = session_->conversation(r);
+      bool textMatch = text.isEmpty();
+      for (const auto& m : c.messages)
+        textMatch = textMatch || QString::fromStdString(m.content).contains(text, Qt::CaseInsensitive);
+      textMatch = textMatch || (c.plainText && (QString::fromStdString(c.plainPrompt).contains(text, Qt::CaseInsensitive) ||
+                                                QString::fromStdString(c.plainCompletion).contains(text, Qt::CaseInsensitive)));
+      match = textMatch && int(c.messages.size()) >= minMsgs;
+      if (minTok > 0 && size_t(r) < tokenLengths_.size()) match = match && tokenLengths_[size_t(r)] >= minTok;
+    } else {
+      match = text.isEmpty() || item->text().contains(text, Qt::CaseInsensitive);
+    }
+    if (byFinding) match = match && findingRows.contains(r);
     item->setHidden(!match);
   }
+}
+
+int MainWindow::visibleRowCount() const {
+  int n = 0;
+  for (int i = 0; i < list_->count(); ++i) n += !list_->item(i)->isHidden();
+  return n;
 }
 
 void MainWindow::updateSummary() {
@@ -162,26 +527,110 @@ void MainWindow::updateSummary() {
   const Batch& b = session_->batch();
   const int r = session_->batchRow();
   int64_t real = 0, graded = 0, pads = 0, gradedPads = 0, attendedPads = 0;
+  const bool haveMeta = size_t(r) < b.meta.size() && int64_t(b.meta[size_t(r)].size()) == b.length();
   for (int64_t t = 0; t < b.length(); ++t) {
-    const bool pad = size_t(r) < b.meta.size() && b.meta[size_t(r)][size_t(t)].kind == PositionKind::Padding;
-    const bool g = b.labels.at(r, t) != kIgnoreIndex;
+    const int64_t att = b.attentionMask.sameShape(b.inputIds) ? b.attentionMask.at(r, t) : 1;
+    const bool pad = haveMeta ? b.meta[size_t(r)][size_t(t)].kind == PositionKind::Padding : att == 0;
+    const bool g = b.labels.sameShape(b.inputIds) && b.labels.at(r, t) != kIgnoreIndex;
     pads += pad;
     real += !pad;
     graded += g;
     gradedPads += pad && g;
-    attendedPads += pad && b.attentionMask.at(r, t) != 0;
+    attendedPads += pad && att != 0;
   }
+  const QString what = session_->isBatchDump() ? tr("batch dump %1").arg(QFileInfo(session_->datasetSpec()).fileName())
+                                               : QString::fromStdString(session_->pipeline()->collator().spec().describe());
   QString text = tr("<b>Row %1</b> of a %2 x %3 batch (%4) &mdash; %5 tokens, %6 padding, <b>%7 graded</b>")
                      .arg(session_->selectedRow())
                      .arg(b.batchSize())
                      .arg(b.length())
-                     .arg(QString::fromStdString(session_->pipeline()->collator().spec().describe()).toHtmlEscaped())
+                     .arg(what.toHtmlEscaped())
                      .arg(real)
                      .arg(pads)
                      .arg(graded);
-  if (gradedPads) text += tr(" &mdash; <span style='color:#d62728'><b>%1 pads graded</b></span>").arg(gradedPads);
-  if (attendedPads) text += tr(" &mdash; <span style='color:#d62728'><b>%1 pads attended</b></span>").arg(attendedPads);
+  const QString warn = palette::warningText().name();
+  if (gradedPads) text += tr(" &mdash; <span style='color:%2'><b>&#9888; %1 pads graded</b></span>").arg(gradedPads).arg(warn);
+  if (attendedPads) text += tr(" &mdash; <span style='color:%2'><b>&#9888; %1 pads attended</b></span>").arg(attendedPads).arg(warn);
   summary_->setText(text);
+}
+
+void MainWindow::onModelRun(const ModelRun& run) {
+  const QString label = tr("layer %1 head %2").arg(run.layer).arg(run.head);
+  loss_->setModelNll(run.output.perTokenNll, modelLabel_->text());
+  const int r = session_->batchRow();
+  for (const CapturedAttention& a : run.output.attention) {
+    if (a.length != session_->batch().length() || r >= a.batch) continue;
+    const size_t T = size_t(a.length);
+    std::vector<float> probs(a.probs.begin() + long(size_t(r) * T * T), a.probs.begin() + long(size_t(r + 1) * T * T));
+    // Pre-softmax scores up to a per-row constant: log p (softmax is shift-invariant).
+    std::vector<float> scores(probs.size());
+    for (size_t i = 0; i < probs.size(); ++i) scores[i] = probs[i] > 0 ? std::log(probs[i]) : -30.0f;
+    softmax_->setModelScores(std::move(scores), tr("log attention probabilities, %1 (scores up to a per-row constant)").arg(label));
+    if (auto* mode = findChild<QComboBox*>(QStringLiteral("gridMode")); mode && mode->currentIndex() == 1)
+      grid_->setProbabilities(std::move(probs), label);
+  }
+  statusBar()->showMessage(tr("forward pass done (%1, loss %2)").arg(QString::fromStdString(run.output.device)).arg(run.output.loss, 0, 'f', 4), 8000);
+}
+
+void MainWindow::showView(const QString& name) {
+  QWidget* w = nullptr;
+  if (name == QLatin1String("softmax")) w = softmax_;
+  else if (name == QLatin1String("loss")) w = loss_;
+  else if (name == QLatin1String("lint")) w = lint_;
+  else if (name == QLatin1String("compare")) w = compare_;
+  else if (name == QLatin1String("teaching")) w = teaching_;
+  else if (name == QLatin1String("tokens")) return strip_->setFocus();
+  else if (name == QLatin1String("attention")) return grid_->setFocus();
+  for (QDockWidget* d : docks_)
+    if (d->widget() == w) {
+      d->show();
+      d->raise();
+    }
+}
+
+void MainWindow::setPresenterMode(bool on) {
+  QFont f = QApplication::font();
+  f.setPointSizeF(on ? baseFontPt_ * 1.6 : baseFontPt_);
+  QApplication::setFont(f);
+  for (QDockWidget* d : docks_)
+    if (d->objectName() == QLatin1String("conversationsDock")) d->setVisible(!on);
+}
+
+void MainWindow::setDarkTheme(bool dark) {
+  palette::setTheme(dark ? palette::Theme::Dark : palette::Theme::Light);
+  setPalette(palette::qtPalette(palette::theme()));
+  update();
+  for (QWidget* w : findChildren<QWidget*>()) w->update();
+  updateSummary();
+}
+
+bool MainWindow::exportView(const QString& view, const QString& path, QString* error) {
+  if (view == QLatin1String("report") || path.endsWith(QLatin1String(".html"), Qt::CaseInsensitive)) {
+    const QImage gridImage = renderToImage([this](QPainter& p, QRect a) { grid_->render(p, a); }, QSize(720, 720));
+    return writeTextFile(path, htmlReport(*session_, &lint_->report(), &loss_->breakdown(), gridImage), error);
+  }
+  RenderFunction render;
+  QSize size;
+  if (view == QLatin1String("tokens")) {
+    render = [this](QPainter& p, QRect a) { strip_->renderTo(p, a, 0); };
+    size = strip_->viewport()->size();
+  } else if (view == QLatin1String("attention")) {
+    render = [this](QPainter& p, QRect a) { grid_->render(p, a); };
+    size = grid_->size();
+  } else if (view == QLatin1String("softmax")) {
+    render = [this](QPainter& p, QRect a) { softmax_->render(p, a); };
+    size = softmax_->chart()->size().expandedTo(QSize(900, 420));
+  } else if (view == QLatin1String("loss")) {
+    render = [this](QPainter& p, QRect a) { loss_->render(p, a); };
+    size = loss_->chart()->size().expandedTo(QSize(900, 420));
+  } else if (view == QLatin1String("lint")) {
+    render = [this](QPainter& p, QRect a) { lint_->render(p, a); };
+    size = lint_->size().expandedTo(QSize(900, 360));
+  } else {
+    return exportWidget(this, path, error);
+  }
+  if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) return exportSvg(render, size, path, view, error);
+  return exportPng(render, size, path, error);
 }
 
 } // namespace maskscope

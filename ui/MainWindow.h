@@ -1,43 +1,111 @@
-// The main window: the conversation list, the collator controls, the token strip of the selected
-// conversation and its attention grid.
+// The main window: the dataset browser (search and filters), the pipeline pickers (tokenizer,
+// template, collator), the token strip and attention grid in the centre, and dockable panels for
+// softmax, loss, lint findings, compare and teaching. Layout and choices persist (QSettings) when
+// the window is persistent (the app), not in snapshots and tests. It never edits user files.
 #pragma once
 #include <QMainWindow>
+#include <QStringList>
 
 class QComboBox;
+class QDockWidget;
 class QLabel;
 class QLineEdit;
 class QListWidget;
+class QMenu;
 class QSpinBox;
 
 namespace maskscope {
 
 class AttentionGridView;
+class ComparePanel;
+class LintPanel;
+class LossView;
+class ModelRunner;
 class Session;
+class SoftmaxView;
+class TeachingPanel;
 class TokenStripView;
+struct ModelRun;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
 public:
-  explicit MainWindow(Session* session, QWidget* parent = nullptr);
+  explicit MainWindow(Session* session, QWidget* parent = nullptr, bool persistent = false);
+  ~MainWindow() override;
 
   QListWidget* conversationList() const { return list_; }
+  QLineEdit* searchBox() const { return filter_; }
+  QSpinBox* minMessagesBox() const { return minMessages_; }
+  QSpinBox* minTokensBox() const { return minTokens_; }
+  QComboBox* findingFilterBox() const { return findingFilter_; }
   QComboBox* collatorBox() const { return collatorBox_; }
+  QComboBox* templateBox() const { return templateBox_; }
   TokenStripView* tokenStrip() const { return strip_; }
   AttentionGridView* attentionGrid() const { return grid_; }
+  SoftmaxView* softmaxView() const { return softmax_; }
+  LossView* lossView() const { return loss_; }
+  LintPanel* lintPanel() const { return lint_; }
+  ComparePanel* comparePanel() const { return compare_; }
+  TeachingPanel* teachingPanel() const { return teaching_; }
+  QLabel* summaryLabel() const { return summary_; }
+  QStringList recentFiles() const { return recent_; }
+
+  // Brings a view to the front: tokens, attention, softmax, loss, lint, compare, teaching.
+  void showView(const QString& name);
+  void setPresenterMode(bool on);
+  void setDarkTheme(bool dark);
+  // Opens a dataset, batch dump or model folder (as the command line and drag-and-drop do).
+  bool openPath(const QString& path);
+  // Export the named view (or "window") to PNG/SVG by extension, or the HTML report (.html).
+  bool exportView(const QString& view, const QString& path, QString* error = nullptr);
+  int visibleRowCount() const;
+
+protected:
+  void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
 
 private:
+  void buildMenus();
   void fillConversationList();
-  void applyFilter(const QString& text);
+  void applyFilter();
   void updateSummary();
+  void syncPipelineControls();
+  void addRecent(const QString& path);
+  void rebuildRecentMenu();
+  void restoreSettings();
+  void saveSettings();
+  void onModelRun(const ModelRun& run);
+  QDockWidget* addPanel(const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area);
 
   Session* session_;
+  bool persistent_ = false;
   QListWidget* list_ = nullptr;
   QLineEdit* filter_ = nullptr;
+  QSpinBox* minMessages_ = nullptr;
+  QSpinBox* minTokens_ = nullptr;
+  QComboBox* findingFilter_ = nullptr;
   QComboBox* collatorBox_ = nullptr;
+  QComboBox* templateBox_ = nullptr;
+  QLabel* tokenizerLabel_ = nullptr;
   QSpinBox* batchSize_ = nullptr;
   QLabel* summary_ = nullptr;
+  QLabel* modelLabel_ = nullptr;
   TokenStripView* strip_ = nullptr;
   AttentionGridView* grid_ = nullptr;
+  SoftmaxView* softmax_ = nullptr;
+  LossView* loss_ = nullptr;
+  LintPanel* lint_ = nullptr;
+  ComparePanel* compare_ = nullptr;
+  TeachingPanel* teaching_ = nullptr;
+  ModelRunner* model_ = nullptr;
+  QSpinBox* layerBox_ = nullptr;
+  QSpinBox* headBox_ = nullptr;
+  QMenu* recentMenu_ = nullptr;
+  QStringList recent_;
+  std::vector<int> tokenLengths_; // per dataset row, computed when the length filter is first used
+  double baseFontPt_ = 0;
+  QList<QDockWidget*> docks_;
 };
 
 } // namespace maskscope

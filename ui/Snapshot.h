@@ -1,4 +1,4 @@
-// `maskscope snapshot`: renders one view of the app off screen into a PNG.
+// `maskscope snapshot`: renders one view of the app off screen into a PNG (or SVG by extension).
 #pragma once
 #include "core/commands/BatchInputs.h"
 #include "core/commands/CommandIO.h"
@@ -8,13 +8,23 @@
 namespace maskscope {
 
 struct SnapshotArgs {
-  std::string view = "window"; // tokens, attention, softmax, loss, lint, window
-  std::string out;
-  BatchInputs inputs;          // dataSpec empty: builtin:demo
+  std::string view = "window"; // tokens, attention, softmax, loss, lint, compare, teaching, window
+  std::string out;             // .png (default) or .svg
+  BatchInputs inputs;          // dataSpec empty: builtin:demo; batchFile: a batch dump instead
+  std::string modelSpec;       // --model: real losses / attention (needs the LibTorch module)
   long row = 0;
+  long position = -1;          // --position: the selected query (softmax, strip, grid highlight)
   int width = 1280;
   int height = 820;
+  std::string theme = "light"; // --theme light|dark
+  std::string compare;         // --compare A,B: the two collators of the compare view
+  int teachingStep = 0;        // --step N (1-based) for the teaching view; 0 = the intro
+  double zoom = 1.0;           // --zoom Z: attention grid zoom around the selected position
+  bool softmaxExample = false; // --example: the softmax view's 2.0/1.0/0.1 teaching row
 };
+
+// The views snapshot knows, for --help and errors.
+const char* snapshotViewNames();
 
 // Creates its own QApplication (offscreen platform unless one is set) when none exists.
 int runSnapshot(const SnapshotArgs& args, CommandIO& io);

@@ -1,5 +1,6 @@
-// Painting of token chips. Second cues besides colour: graded chips have a solid border and a
-// check mark, ignored ones a dashed border and "-100", pads a hatched fill, specials bold text.
+// Painting of token chips. Second cues besides colour, so the strip reads in greyscale and for
+// colour-blind readers: graded chips have a thick solid border and "✓ L", ignored ones a dashed
+// border and "-100", pads a hatched fill and "PAD", specials bold text and a ◆, unattended "A0".
 #include "ui/TokenStripView.h"
 #include "core/util/Utf8.h"
 #include "ui/Palette.h"
@@ -8,7 +9,6 @@
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
-#include <QPainter>
 #include <QScrollBar>
 #include <QToolTip>
 #include <algorithm>
@@ -25,38 +25,72 @@ TokenStripView::TokenStripView(Session* session, QWidget* parent) : QAbstractScr
   setFocusPolicy(Qt::StrongFocus);
   viewport()->setMouseTracking(true);
   verticalScrollBar()->setSingleStep(kChipHeight / 2);
-  connect(session_, &Session::batchChanged, this, &TokenStripView::rebuild);
+  connect(session_, &Session::batchChanged, this, [this] {
+    if (!override_) rebuild();
+  });
+  connect(session_, &Session::positionChanged, this, [this](int p) { setSelectedPosition(p); });
   rebuild();
+}
+
+const Batch* TokenStripView::batch() const {
+  if (override_) return override_;
+  return session_->hasBatch() ? &session_->batch() : nullptr;
+}
+int TokenStripView::row() const { return override_ ? overrideRow_ : session_->batchRow(); }
+
+void TokenStripView::setBatchOverride(const Batch* b, int r) {
+  override_ = b;
+  overrideRow_ = r;
+  rebuild();
+}
+
+void TokenStripView::setCompareBatch(const Batch* b, int r) {
+  compare_ = b;
+  compareRow_ = r;
+  differences_ = 0;
+  for (int t = 0; t < positionCount(); ++t) differences_ += differsAt(t);
+  viewport()->update();
+}
+
+bool TokenStripView::differsAt(int t) const {
+  const Batch* a = batch();
+  const Batch* c = compare_;
+  if (!a || !c || t < 0 || t >= positionCount()) return false;
+  if (compareRow_ < 0 || compareRow_ >= c->batchSize() || t >= c->length()) return true;
+  const int r = row();
+  if (a->inputIds.at(r, t) != c->inputIds.at(compareRow_, t)) return true;
+  if (a->labels.at(r, t) != c->labels.at(compareRow_, t)) return true;
+  if ((a->attentionMask.at(r, t) != 0) != (c->attentionMask.at(compareRow_, t) != 0)) return true;
+  const bool pa = a->positionIds.sameShape(a->inputIds), pc = c->positionIds.sameShape(c->inputIds);
+  if (pa && pc && a->positionIds.at(r, t) != c->positionIds.at(compareRow_, t)) return true;
+  return false;
 }
 
 void TokenStripView::rebuild() {
   chips_.clear();
-  selected_ = -1;
-  if (session_->hasBatch()) {
-    const Batch& b = session_->batch();
-    const int r = session_->batchRow();
-    chips_.resize(size_t(b.length()));
-    for (int64_t t = 0; t < b.length(); ++t) {
-      QString text = QString::fromStdString(utf8::visibleWhitespace(session_->tokenText(b.inputIds.at(r, t)).toStdString()));
-      chips_[size_t(t)].text = text;
-    }
+  const Batch* b = batch();
+  if (b && row() >= 0 && row() < b->batchSize()) {
+    const int r = row();
+    chips_.resize(size_t(b->length()));
+    for (int64_t t = 0; t < b->length(); ++t)
+      chips_[size_t(t)].text = QString::fromStdString(utf8::visibleWhitespace(session_->tokenText(b->inputIds.at(r, t)).toStdString()));
   }
+  selected_ = override_ ? -1 : std::min(session_->selectedPosition(), positionCount() - 1);
+  if (compare_) setCompareBatch(compare_, compareRow_);
   relayout();
   viewport()->update();
 }
 
 void TokenStripView::relayout() {
-  QFont tokenFont = font();
-  QFontMetrics fm(tokenFont);
+  QFontMetrics fm(font());
   QFont small = font();
-  small.setPointSizeF(small.pointSizeF() * 0.75);
+  small.setPointSizeF(small.pointSizeF() * 0.8);
   QFontMetrics sm(small);
+  const int minW = std::max(sm.horizontalAdvance(QStringLiteral("-100 A1")), 28);
   const int width = std::max(200, viewport()->width() - kGap);
   int x = kGap, y = kGap;
-  for (size_t i = 0; i < chips_.size(); ++i) {
-    Chip& c = chips_[i];
-    int w = std::max({fm.horizontalAdvance(c.text), sm.horizontalAdvance(QStringLiteral("-100 A1")), 28}) + 2 * kPadX;
-    w = std::min(w, 240);
+  for (Chip& c : chips_) {
+    int w = std::min(std::max(fm.horizontalAdvance(c.text), minW) + 2 * kPadX, 240);
     if (x + w > width && x > kGap) { x = kGap; y += kChipHeight + kGap; }
     c.rect = QRect(x, y, w, kChipHeight);
     x += w + kGap;
@@ -86,105 +120,124 @@ int TokenStripView::hitTest(QPoint p) const {
 }
 
 void TokenStripView::setSelectedPosition(int position) {
-  if (position < -1 || position >= positionCount() || position == selected_) return;
-  selected_ = position;
-  if (position >= 0) {
-    QRect r = chips_[size_t(position)].rect;
-    QScrollBar* sb = verticalScrollBar();
-    if (r.top() < sb->value()) sb->setValue(r.top() - kGap);
-    else if (r.bottom() > sb->value() + viewport()->height()) sb->setValue(r.bottom() - viewport()->height() + kGap);
+  if (position < -1 || position >= positionCount()) return;
+  if (position != selected_) {
+    selected_ = position;
+    if (position >= 0) {
+      QRect r = chips_[size_t(position)].rect;
+      QScrollBar* sb = verticalScrollBar();
+      if (r.top() < sb->value()) sb->setValue(r.top() - kGap);
+      else if (r.bottom() > sb->value() + viewport()->height()) sb->setValue(r.bottom() - viewport()->height() + kGap);
+    }
+    viewport()->update();
+    Q_EMIT positionSelected(position);
   }
-  viewport()->update();
-  Q_EMIT positionSelected(position);
+  if (!override_) session_->selectPosition(position);
 }
 
 QString TokenStripView::describePosition(int t) const {
-  if (!session_->hasBatch() || t < 0 || t >= positionCount()) return {};
-  const Batch& b = session_->batch();
-  const int r = session_->batchRow();
+  const Batch* bp = batch();
+  if (!bp || t < 0 || t >= positionCount()) return {};
+  const Batch& b = *bp;
+  const int r = row();
   const int64_t id = b.inputIds.at(r, t);
-  const int64_t label = b.labels.at(r, t);
-  QString s = QStringLiteral("position %1\ntoken %2  \"%3\"\n").arg(t).arg(id).arg(chips_[size_t(t)].text);
-  if (size_t(r) < b.meta.size()) {
+  const int64_t label = b.labels.sameShape(b.inputIds) ? b.labels.at(r, t) : kIgnoreIndex;
+  QString s = tr("position %1\ntoken id %2  \"%3\"\n").arg(t).arg(id).arg(chips_[size_t(t)].text);
+  if (size_t(r) < b.meta.size() && size_t(t) < b.meta[size_t(r)].size()) {
     const PositionMeta& m = b.meta[size_t(r)][size_t(t)];
-    s += QStringLiteral("role %1").arg(QString::fromLatin1(positionKindName(m.kind)));
-    if (m.messageIndex >= 0) s += QStringLiteral(", message %1, turn %2").arg(m.messageIndex).arg(m.turn);
-    if (m.special) s += QStringLiteral(", special token");
-    if (m.scaffolding && m.kind != PositionKind::Padding) s += QStringLiteral(", template text");
-    if (m.closesReply) s += QStringLiteral(", closes the reply");
+    s += tr("role %1").arg(QString::fromLatin1(positionKindName(m.kind)));
+    if (m.messageIndex >= 0) s += tr(", message %1, turn %2").arg(m.messageIndex).arg(m.turn);
+    if (m.special) s += tr(", special token");
+    if (m.scaffolding && m.kind != PositionKind::Padding) s += tr(", template text");
+    if (m.closesReply) s += tr(", closes the reply");
+    if (m.replyTruncated) s += tr(", reply truncated");
     s += QLatin1Char('\n');
+  } else {
+    s += tr("role unknown (batch dump: no conversation)\n");
   }
-  s += label == kIgnoreIndex ? QStringLiteral("label -100 (ignored by the loss)\n")
-                             : QStringLiteral("label %1 (graded)\n").arg(label);
-  s += QStringLiteral("attention_mask %1\n").arg(b.attentionMask.at(r, t));
-  if (b.positionIds.sameShape(b.inputIds)) s += QStringLiteral("position id %1").arg(b.positionIds.at(r, t));
+  s += label == kIgnoreIndex ? tr("label -100 (ignored by the loss)\n") : tr("label %1 (graded)\n").arg(label);
+  s += tr("attention_mask %1\n").arg(b.attentionMask.sameShape(b.inputIds) ? b.attentionMask.at(r, t) : 1);
+  s += b.positionIds.sameShape(b.inputIds) ? tr("position id %1").arg(b.positionIds.at(r, t)) : tr("position id %1 (default 0..T-1)").arg(t);
+  if (differsAt(t)) s += tr("\ndiffers from the compared collator");
   return s;
 }
 
-void TokenStripView::paintEvent(QPaintEvent*) {
-  QPainter p(viewport());
-  p.fillRect(viewport()->rect(), palette().base());
-  if (!session_->hasBatch()) {
-    p.drawText(viewport()->rect(), Qt::AlignCenter, tr("No conversation selected"));
+void TokenStripView::renderTo(QPainter& p, QRect area, int scroll) const {
+  p.fillRect(area, palette().base());
+  const Batch* bp = batch();
+  if (!bp || chips_.empty()) {
+    p.setPen(palette().text().color());
+    p.drawText(area, Qt::AlignCenter, tr("No conversation selected"));
     return;
   }
-  const Batch& b = session_->batch();
-  const int r = session_->batchRow();
-  const int scroll = verticalScrollBar()->value();
-  const int top = scroll, bottom = scroll + viewport()->height();
-  QFont tokenFont = font();
+  const Batch& b = *bp;
+  const int r = row();
+  const int top = scroll, bottom = scroll + area.height();
+  const QFont tokenFont = font();
   QFont boldFont = tokenFont;
   boldFont.setBold(true);
   QFont small = font();
-  small.setPointSizeF(small.pointSizeF() * 0.75);
+  small.setPointSizeF(small.pointSizeF() * 0.8);
+  const bool haveLabels = b.labels.sameShape(b.inputIds), haveMask = b.attentionMask.sameShape(b.inputIds);
+  const bool havePos = b.positionIds.sameShape(b.inputIds);
+  const bool haveMeta = size_t(r) < b.meta.size() && int64_t(b.meta[size_t(r)].size()) == b.length();
+  const bool padKnown = b.padTokenId.has_value();
   auto first = std::lower_bound(chips_.begin(), chips_.end(), top, [](const Chip& c, int y) { return c.rect.bottom() < y; });
   for (auto it = first; it != chips_.end() && it->rect.top() <= bottom; ++it) {
     const int t = int(it - chips_.begin());
-    const QRect rc = it->rect.translated(0, -scroll);
-    const PositionMeta meta = size_t(r) < b.meta.size() ? b.meta[size_t(r)][size_t(t)] : PositionMeta{};
-    const bool graded = b.labels.at(r, t) != kIgnoreIndex;
-    const bool attended = b.attentionMask.at(r, t) != 0;
-    const bool pad = meta.kind == PositionKind::Padding;
+    const QRect rc = it->rect.translated(area.left(), area.top() - scroll);
+    const PositionMeta meta = haveMeta ? b.meta[size_t(r)][size_t(t)] : PositionMeta{};
+    const bool graded = haveLabels && b.labels.at(r, t) != kIgnoreIndex;
+    const int64_t att = haveMask ? b.attentionMask.at(r, t) : 1;
+    const bool pad = haveMeta ? meta.kind == PositionKind::Padding
+                              : (att == 0 || (padKnown && b.inputIds.at(r, t) == *b.padTokenId && t > 0 && b.inputIds.at(r, t - 1) == *b.padTokenId));
 
-    // Background: role tint; pads hatched.
-    QColor tint = palette::roleColour(meta.kind);
-    tint.setAlpha(60);
+    QColor tint = palette::roleColour(pad ? PositionKind::Padding : meta.kind);
+    tint.setAlpha(palette::theme() == palette::Theme::Dark ? 70 : 55);
     p.fillRect(rc, tint);
     if (pad) p.fillRect(rc, QBrush(graded ? palette::gradedPad() : palette::padding(), Qt::BDiagPattern));
-    // Role band.
-    p.fillRect(QRect(rc.left(), rc.top(), rc.width(), 4), palette::roleColour(meta.kind));
-    // Border: graded solid blue (red on a pad), ignored dashed grey.
-    QPen border(graded ? (pad ? palette::gradedPad() : palette::graded()) : palette::ignored().darker(130));
-    border.setWidth(graded ? 2 : 1);
+    p.fillRect(QRect(rc.left(), rc.top(), rc.width(), 5), palette::roleColour(pad ? PositionKind::Padding : meta.kind));
+    QPen border(graded ? (pad ? palette::gradedPad() : palette::graded()) : palette::ignored());
+    border.setWidth(graded ? 3 : 1);
     border.setStyle(graded ? Qt::SolidLine : Qt::DashLine);
     p.setPen(border);
     p.setBrush(Qt::NoBrush);
-    p.drawRect(rc.adjusted(1, 1, -1, -1));
+    p.drawRect(rc.adjusted(1, 1, -2, -2));
+    if (compare_ && differsAt(t)) {
+      QPen d(QColor(0xc0, 0x00, 0xc0));
+      d.setWidth(3);
+      p.setPen(d);
+      p.drawRect(rc.adjusted(-2, -2, 1, 1));
+      p.setFont(boldFont);
+      p.drawText(QRect(rc.right() - 14, rc.top() + 4, 14, 16), Qt::AlignCenter, QStringLiteral("\u2260"));
+    }
     if (t == selected_) {
       QPen sel(palette().highlight().color());
       sel.setWidth(3);
       p.setPen(sel);
-      p.drawRect(rc.adjusted(-1, -1, 1, 1));
+      p.drawRect(rc.adjusted(-1, -1, 0, 0));
     }
-    // Token text.
     p.setPen(palette().text().color());
     p.setFont(meta.special ? boldFont : tokenFont);
-    QRect textRect(rc.left() + kPadX, rc.top() + 6, rc.width() - 2 * kPadX, 20);
-    p.drawText(textRect, Qt::AlignLeft | Qt::AlignVCenter,
-               QFontMetrics(p.font()).elidedText(it->text, Qt::ElideRight, textRect.width()));
-    // Label and attention line, position id line.
+    QRect textRect(rc.left() + kPadX, rc.top() + 7, rc.width() - 2 * kPadX, 20);
+    QString text = meta.special ? QStringLiteral("\u25c6") + it->text : it->text;
+    p.drawText(textRect, Qt::AlignLeft | Qt::AlignVCenter, QFontMetrics(p.font()).elidedText(text, Qt::ElideRight, textRect.width()));
     p.setFont(small);
-    QRect l1(rc.left() + kPadX, rc.top() + 27, rc.width() - 2 * kPadX, 15);
-    QRect l2(rc.left() + kPadX, rc.top() + 43, rc.width() - 2 * kPadX, 15);
+    QRect l1(rc.left() + kPadX, rc.top() + 28, rc.width() - 2 * kPadX, 15);
+    QRect l2(rc.left() + kPadX, rc.top() + 44, rc.width() - 2 * kPadX, 15);
     p.setPen(graded ? (pad ? palette::gradedPad() : palette::graded()) : palette().placeholderText().color());
     p.drawText(l1, Qt::AlignLeft | Qt::AlignVCenter, graded ? QStringLiteral("\u2713 L") : QStringLiteral("-100"));
-    p.setPen(attended ? palette().text().color() : palette::padding().darker(140));
-    p.drawText(l1, Qt::AlignRight | Qt::AlignVCenter, attended ? QStringLiteral("A%1").arg(b.attentionMask.at(r, t)) : QStringLiteral("A0"));
+    p.setPen(att != 0 ? palette().text().color() : palette::warningText());
+    p.drawText(l1, Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("A%1").arg(att));
     p.setPen(palette().placeholderText().color());
-    QString pos = b.positionIds.sameShape(b.inputIds) ? QStringLiteral("p%1").arg(b.positionIds.at(r, t)) : QString();
-    p.drawText(l2, Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("%1").arg(t));
-    p.drawText(l2, Qt::AlignRight | Qt::AlignVCenter, pos);
+    p.drawText(l2, Qt::AlignLeft | Qt::AlignVCenter, pad ? QStringLiteral("%1 PAD").arg(t) : QString::number(t));
+    if (havePos) p.drawText(l2, Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("p%1").arg(b.positionIds.at(r, t)));
   }
+}
+
+void TokenStripView::paintEvent(QPaintEvent*) {
+  QPainter p(viewport());
+  renderTo(p, viewport()->rect(), verticalScrollBar()->value());
 }
 
 void TokenStripView::mousePressEvent(QMouseEvent* e) {
@@ -193,9 +246,33 @@ void TokenStripView::mousePressEvent(QMouseEvent* e) {
 }
 
 void TokenStripView::keyPressEvent(QKeyEvent* e) {
-  if (e->key() == Qt::Key_Right) setSelectedPosition(std::min(positionCount() - 1, selected_ + 1));
-  else if (e->key() == Qt::Key_Left) setSelectedPosition(std::max(0, selected_ - 1));
-  else QAbstractScrollArea::keyPressEvent(e);
+  const int n = positionCount();
+  if (n == 0) return QAbstractScrollArea::keyPressEvent(e);
+  switch (e->key()) {
+  case Qt::Key_Right: setSelectedPosition(std::min(n - 1, selected_ + 1)); break;
+  case Qt::Key_Left: setSelectedPosition(std::max(0, selected_ - 1)); break;
+  case Qt::Key_Home: setSelectedPosition(0); break;
+  case Qt::Key_End: setSelectedPosition(n - 1); break;
+  case Qt::Key_Down:
+  case Qt::Key_Up: {
+    // The chip straight below/above the selection.
+    if (selected_ < 0) { setSelectedPosition(0); break; }
+    const QRect cur = chips_[size_t(selected_)].rect;
+    const int dy = e->key() == Qt::Key_Down ? kChipHeight + kGap : -(kChipHeight + kGap);
+    const QPoint target(cur.center().x(), cur.center().y() + dy);
+    int best = selected_;
+    for (int t = selected_; t >= 0 && t < n; t += dy > 0 ? 1 : -1) {
+      const QRect& c = chips_[size_t(t)].rect;
+      if (c.top() <= target.y() && c.bottom() >= target.y()) {
+        best = t;
+        if (c.left() <= target.x() && c.right() >= target.x()) break;
+      } else if ((dy > 0 && c.top() > target.y()) || (dy < 0 && c.bottom() < target.y())) break;
+    }
+    setSelectedPosition(best);
+    break;
+  }
+  default: QAbstractScrollArea::keyPressEvent(e);
+  }
 }
 
 bool TokenStripView::viewportEvent(QEvent* e) {

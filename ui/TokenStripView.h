@@ -5,6 +5,7 @@
 #include "core/data/Batch.h"
 
 #include <QAbstractScrollArea>
+#include <QPainter>
 #include <QString>
 #include <vector>
 
@@ -18,6 +19,14 @@ public:
   explicit TokenStripView(Session* session, QWidget* parent = nullptr);
 
   int positionCount() const { return int(chips_.size()); }
+  // Show another batch (compare mode) instead of the session's; nullptr returns to the session.
+  void setBatchOverride(const Batch* batch, int row);
+  // Mark positions whose label, attention bit or position id differ from this batch's row.
+  void setCompareBatch(const Batch* batch, int row);
+  int differenceCount() const { return differences_; }
+  bool differsAt(int position) const;
+  // Paints the visible chips into any painter (export uses this).
+  void renderTo(QPainter& p, QRect area, int scroll) const;
   int selectedPosition() const { return selected_; }
   void setSelectedPosition(int position);
   // What the tooltip shows for a position (also used by tests).
@@ -44,7 +53,15 @@ private:
   void relayout();
   int hitTest(QPoint viewportPos) const;
 
+  const Batch* batch() const;
+  int row() const;
+
   Session* session_;
+  const Batch* override_ = nullptr;
+  int overrideRow_ = 0;
+  const Batch* compare_ = nullptr;
+  int compareRow_ = 0;
+  int differences_ = 0;
   std::vector<Chip> chips_;
   int selected_ = -1;
   int contentHeight_ = 0;

@@ -99,6 +99,7 @@ int main(int argc, char** argv) {
   std::printf("lint (%u hardware threads): %ld conversations in %.2f s = %.0f conversations/s (%.2fx the reference)\n",
               std::thread::hardware_concurrency(), r.summary.rowsRead, secs, rate, rate / refRate);
   std::printf("findings: %ld errors, %ld warnings, %ld infos\n", r.summary.errors, r.summary.warnings, r.summary.infos);
-  std::filesystem::remove(path);
+  if (!std::getenv("MASKSCOPE_BENCH_KEEP")) std::filesystem::remove(path);
+  else std::cout << "kept " << path << "\n";
   return 0;
 }

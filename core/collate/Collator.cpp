@@ -263,6 +263,11 @@ Batch Collator::assemble(const std::vector<std::vector<const CollatedExample*>>&
   if (spec_.padTo == PadTo::MaxLength) T = std::max<int64_t>(longest, spec_.maxLength);
   else if (spec_.padTo == PadTo::MultipleOf) T = (longest + spec_.multipleOf - 1) / spec_.multipleOf * spec_.multipleOf;
 
+  // Four int64 grids plus per-position meta: refuse sizes that only a typo asks for.
+  constexpr int64_t kMaxCells = int64_t(1) << 25;
+  if (B > 0 && T > kMaxCells / B)
+    throw Error("the batch would be " + std::to_string(B) + " x " + std::to_string(T) + " positions (limit " +
+                std::to_string(kMaxCells) + "); lower max_length or select fewer rows");
   b.inputIds = IntGrid(B, T, padId_);
   b.attentionMask = IntGrid(B, T, spec_.attention == AttentionMode::AllOnes ? 1 : 0);
   b.labels = IntGrid(B, T, spec_.labels == LabelMode::All ? padId_ : kIgnoreIndex); // pads: graded only for "all"

@@ -1,6 +1,7 @@
 // Collate command: JSON per contract, or a readable table per row.
 #include "core/commands/CollateCommand.h"
 #include "core/batchio/BatchJson.h"
+#include "core/collate/CollatorSpec.h"
 #include "core/util/Error.h"
 
 #include <charconv>
@@ -31,6 +32,8 @@ int runCollate(const BatchInputs& inputs, CommandIO& io) {
     return 0;
   }
   io.out << b.origin << ": " << b.batchSize() << " rows x " << b.length() << " positions\n";
+  if (b.inputIds.rows > 0 && !inputs.collatorSpec.empty() && inputs.batchFile.empty())
+    io.out << "  collator: " << parseCollatorSpec(inputs.collatorSpec).describe() << "\n";
   for (int64_t r = 0; r < b.batchSize(); ++r) {
     int64_t real = 0, graded = 0;
     for (int64_t t = 0; t < b.length(); ++t) {

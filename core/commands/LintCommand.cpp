@@ -11,7 +11,6 @@
 #include <iostream>
 #include <map>
 #include <ostream>
-#include <set>
 #include <unistd.h>
 
 namespace maskscope {
@@ -142,7 +141,8 @@ void printSummary(std::ostream& os, const LintSummary& s, bool colour) {
   if (s.input == "dataset") os << " linted (" << s.rowsRead << " read, " << s.rowsSkipped << " skipped)";
   os << "; " << s.errors << " errors, " << s.warnings << " warnings, " << s.infos << " infos";
   if (s.findingsOmitted > 0) os << " (" << s.findingsOmitted << " findings not listed)";
-  os << "\n  graded: " << pct(s.graded, s.realPositions) << " of real tokens; of the graded: reply "
+  os << "\n  graded: " << s.graded << " positions, " << pct(s.graded - s.gradedPadding, s.realPositions)
+     << " of the real tokens; of the graded: reply "
      << pct(s.gradedReply, s.graded) << ", prompt " << pct(s.gradedPrompt, s.graded) << ", padding "
      << pct(s.gradedPadding, s.graded);
   if (s.gradedUnknown > 0) os << ", role unknown " << pct(s.gradedUnknown, s.graded);

@@ -31,7 +31,7 @@ LintReport lintBatch(const Batch& input, const LintContext& ctx) {
   FindingCollector out(report, ctx.maxFindings);
   Batch b = input;
   if (ctx.tokenizer) {
-    const SpecialTokenIds sp = ctx.tokenizer->specialTokens();
+    const SpecialTokenIds sp = effectiveSpecialTokens(*ctx.tokenizer, ctx.render);
     if (!b.padTokenId) {
       if (sp.pad) b.padTokenId = *sp.pad;
       else if (sp.eos) b.padTokenId = *sp.eos;

@@ -311,7 +311,7 @@ bool runBatchRules(const Batch& b, const BatchRuleOptions& o, FindingCollector& 
     if (meta) {
       const auto& m = *meta;
       // Graded composition.
-      int64_t promptTotal = 0, promptGraded = 0, promptGradedAt = -1;
+      int64_t promptTotal = 0, promptGraded = 0, promptGradedAt = -1, promptMaskedById = 0;
       std::map<PositionKind, int64_t> promptByKind;
       for (int64_t t = 0; t < T; ++t) {
         if (L.pad[size_t(t)]) continue;
@@ -320,6 +320,9 @@ bool runBatchRules(const Batch& b, const BatchRuleOptions& o, FindingCollector& 
         if (pm.kind == PositionKind::Separator) { summary.gradedUnknown += graded(t); continue; }
         if (!isPromptKind(pm.kind)) continue;
         ++promptTotal;
+        // Masked because it is the pad id (labels=mask_pad_id with pad == an end token): not a choice
+        // about the prompt, so it does not make a full-sequence row look partial.
+        if (!graded(t) && padId && b.inputIds.at(r, t) == *padId) ++promptMaskedById;
         if (graded(t)) {
           ++promptGraded;
           ++promptByKind[pm.kind];
@@ -329,7 +332,7 @@ bool runBatchRules(const Batch& b, const BatchRuleOptions& o, FindingCollector& 
       summary.gradedPrompt += promptGraded;
       if (promptGraded > 0) {
         const int64_t nEx = int64_t(L.examples.size());
-        const bool fullSequence = promptGraded + nEx >= promptTotal;
+        const bool fullSequence = promptGraded + nEx + promptMaskedById >= promptTotal;
         const bool deliberate = o.intent == LabelIntent::FullSequence || (o.intent == LabelIntent::Unknown && fullSequence);
         if (deliberate) {
           if (fullSequenceRows) ++*fullSequenceRows;

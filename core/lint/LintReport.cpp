@@ -138,7 +138,7 @@ nlohmann::json LintSummary::toJson() const {
                  {"prompt", gradedPrompt},
                  {"reply", gradedReply},
                  {"unknown_role", gradedUnknown},
-                 {"fraction_of_real", share(graded, realPositions)},
+                 {"fraction_of_real", share(graded - gradedPadding, realPositions)},
                  {"padding_share", share(gradedPadding, graded)},
                  {"prompt_share", share(gradedPrompt, graded)},
                  {"reply_share", share(gradedReply, graded)},

@@ -116,18 +116,34 @@ long recoverRoles(Batch& b, const RoleMarkers& markers, const Tokenizer& tok) {
         const bool assistant = mk->kind == PositionKind::Assistant;
         const int64_t contentBegin = t + int64_t(mk->header.size());
         // The footer (or, without one, the next header) ends the content.
-        int64_t contentEnd = -1, footerEnd = -1;
+        // A footer counts when a header (or the end of the example) follows within two tokens:
+        // a closing token typed inside the content (special-token injection) does not end it.
+        auto headerAt = [&](int64_t u) {
+          for (const RoleMarker& cand : markers.roles)
+            if (matchAt(b, r, u, ex.end, cand.header)) return true;
+          return false;
+        };
+        auto footerEndsMessage = [&](int64_t v) {
+          for (int64_t w = v; w <= std::min(v + 2, ex.end); ++w)
+            if (w == ex.end || headerAt(w)) return true;
+          return false;
+        };
+        int64_t contentEnd = -1, footerEnd = -1, firstFooter = -1;
         for (int64_t u = contentBegin; u < ex.end; ++u) {
           if (!mk->footer.empty() && matchAt(b, r, u, ex.end, mk->footer)) {
+            if (firstFooter < 0) firstFooter = u;
+            if (!footerEndsMessage(u + int64_t(mk->footer.size()))) continue;
             contentEnd = u;
             footerEnd = u + int64_t(mk->footer.size());
             break;
           }
           if (mk->footer.empty()) {
-            bool header = false;
-            for (const RoleMarker& cand : markers.roles) header = header || matchAt(b, r, u, ex.end, cand.header);
-            if (header) { contentEnd = footerEnd = u; break; }
+            if (headerAt(u)) { contentEnd = footerEnd = u; break; }
           }
+        }
+        if (contentEnd < 0 && firstFooter >= 0) {
+          contentEnd = firstFooter;
+          footerEnd = firstFooter + int64_t(mk->footer.size());
         }
         const bool truncated = contentEnd < 0 && !mk->footer.empty();
         if (contentEnd < 0) contentEnd = footerEnd = ex.end;

@@ -12,11 +12,24 @@ std::string quoted(const Tokenizer& tok, int64_t id) {
 }
 } // namespace
 
+SpecialTokenIds effectiveSpecialTokens(const Tokenizer& tok, const RenderOptions& render) {
+  SpecialTokenIds sp = tok.specialTokens();
+  auto adopt = [&](const char* key, std::optional<int32_t>& id, std::string& text) {
+    auto it = render.variables.find(key);
+    if (it == render.variables.end() || it->second.empty()) return;
+    if (auto found = tok.tokenToId(it->second)) { id = *found; text = it->second; }
+  };
+  adopt("bos_token", sp.bos, sp.bosText);
+  adopt("eos_token", sp.eos, sp.eosText);
+  adopt("pad_token", sp.pad, sp.padText);
+  return sp;
+}
+
 void runTemplateChecks(const ConversationEncoder& enc, const RenderOptions& render, const RoleMarkers& markers,
                        const CollatorSpec* collator, FindingCollector& out) {
   const Tokenizer& tok = enc.tokenizer();
   const ChatTemplate& tpl = enc.chatTemplate();
-  const SpecialTokenIds sp = tok.specialTokens();
+  const SpecialTokenIds sp = effectiveSpecialTokens(tok, render);
   if (!sp.pad && (!collator || collator->padToken.empty()))
     out.add("pad-token-missing", std::nullopt, std::nullopt,
             "the tokenizer has no pad token" +
@@ -25,7 +38,16 @@ void runTemplateChecks(const ConversationEncoder& enc, const RenderOptions& rend
     out.add("eos-mismatch", std::nullopt, std::nullopt,
             "the template '" + tpl.name() + "' closes assistant replies with " + quoted(tok, *markers.closingToken) +
                 ", but the tokenizer's EOS is " + quoted(tok, *sp.eos));
-  if (collator && collator->labels == LabelMode::AssistantOnly && collator->name != "default" && !tpl.hasGenerationMarkers())
+  // Only where TRL's assistant_only_loss is what the collator mirrors (trl-* presets, custom specs):
+  // maskscope's own presets locate replies from the message contents.
+  bool mirrorsTrl = collator && collator->name.rfind("trl-", 0) == 0;
+  if (collator && !mirrorsTrl) {
+    bool isPreset = false;
+    for (const CollatorPreset& p : collatorPresets())
+      isPreset = isPreset || collator->name == p.name || collator->name.rfind(p.name + ",", 0) == 0;
+    mirrorsTrl = !isPreset;
+  }
+  if (collator && collator->labels == LabelMode::AssistantOnly && mirrorsTrl && !tpl.hasGenerationMarkers())
     out.add("template-no-generation-markers", std::nullopt, std::nullopt,
             "collator '" + collator->name + "' grades assistant replies only, but the template '" + tpl.name() +
                 "' has no {% generation %} blocks (TRL's assistant_only_loss would find no reply tokens)");

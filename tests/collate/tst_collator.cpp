@@ -14,6 +14,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <fstream>
 
 using namespace maskscope;
@@ -102,6 +103,10 @@ private Q_SLOTS:
   void presets_data();
   void presets();
   void collatorJsonFile();
+  void plainPromptCompletion_data();
+  void plainPromptCompletion();
+  void duplicateBos();
+  void oversizedBatchRefused();
   void hfLmMatchesDataCollatorForLanguageModeling_data();
   void hfLmMatchesDataCollatorForLanguageModeling();
   void truncationCutsReply();
@@ -277,6 +282,65 @@ void TestCollator::collatorJsonFile() {
   COMPARE_ROWS(rowsOf(b.inputIds), (Rows{cat({{0, 0}, X}), cat({{0}, Y})}));
   COMPARE_ROWS(rowsOf(b.labels), (Rows{cat({{I, I}, X}), cat({{I}, Y})}));
   COMPARE_ROWS(rowsOf(b.positionIds), (Rows{cat({{1, 1}, range(0, 12)}), cat({{1}, range(0, 13)})}));
+}
+
+void TestCollator::plainPromptCompletion_data() {
+  // TRL on plain-text prompt/completion: text = prompt + completion + eos_token (add_eos), the
+  // completion mask starting at len(tokenize(prompt)). "WhyA<|im_end|>" = Why A <|im_end|> = 675 827 5.
+  QTest::addColumn<QString>("collator");
+  QTest::addColumn<Rows>("labels");
+  QTest::newRow("trl-completion-only") << QStringLiteral("trl-completion-only") << Rows{{I, 827, 5}};
+  QTest::newRow("assistant-only") << QStringLiteral("default") << Rows{{I, 827, 5}};
+  QTest::newRow("hf-lm") << QStringLiteral("hf-lm") << Rows{{675, 827, 5}};
+  QTest::newRow("without-closing-token") << QStringLiteral("trl-completion-only,grade_closing_token=false") << Rows{{I, 827, I}};
+}
+
+void TestCollator::plainPromptCompletion() {
+  QFETCH(QString, collator);
+  QFETCH(Rows, labels);
+  Conversation c;
+  c.plainText = true;
+  c.plainPrompt = "Why";
+  c.plainCompletion = "A";
+  c.promptMessageCount = 1;
+  c.messages = {{"user", "Why", nullptr}, {"assistant", "A", nullptr}};
+  DatasetPipeline p = pipelineFor(collator.toStdString());
+  TokenizedConversation t = p.encode(c);
+  QCOMPARE(t.text, std::string("WhyA<|im_end|>"));
+  QCOMPARE(t.completionStart, 1);
+  Batch b = p.collateConversations({c});
+  COMPARE_ROWS(rowsOf(b.inputIds), (Rows{{675, 827, 5}}));
+  COMPARE_ROWS(rowsOf(b.labels), labels);
+}
+
+void TestCollator::duplicateBos() {
+  // llama2's template writes bos_token itself ("<s>[INST] Why [/INST] A </s>"); add_bos puts the
+  // tokenizer's <s> (2) on top: the duplicate-BOS trap of tokenizer(apply_chat_template(..., tokenize=False)).
+  const Conversation x = conversations(QStringLiteral("XY"))[0];
+  Batch once = pipelineFor("default", "llama2").collateConversations({x});
+  Batch twice = pipelineFor("default,add_bos=true", "llama2").collateConversations({x});
+  QCOMPARE(once.inputIds.at(0, 0), int64_t(2));
+  QVERIFY(once.inputIds.at(0, 1) != 2);
+  QCOMPARE(twice.inputIds.at(0, 0), int64_t(2));
+  QCOMPARE(twice.inputIds.at(0, 1), int64_t(2));
+  QCOMPARE(twice.length(), once.length() + 1);
+  // The reply " A" (414) and its closing </s> (3) are graded either way; the BOS never is.
+  const int64_t T = once.length();
+  QCOMPARE(once.inputIds.at(0, T - 1), int64_t(3));
+  QCOMPARE(once.labels.at(0, T - 1), int64_t(3));
+  QCOMPARE(once.labels.at(0, 0), I);
+  QCOMPARE(twice.labels.at(0, 1), I);
+  int64_t graded = 0;
+  for (int64_t v : twice.labels.values) graded += v != I;
+  QVERIFY(graded >= 2);
+  QVERIFY(std::count(once.inputIds.values.begin(), once.inputIds.values.end(), 414) == 1);
+}
+
+void TestCollator::oversizedBatchRefused() {
+  // max_length padding of a million positions per row is refused with a message, not an allocation.
+  DatasetPipeline p = pipelineFor("default,pad_to=max_length,max_length=1048576");
+  std::vector<Conversation> rows(64, conversations(QStringLiteral("XY"))[0]);
+  QVERIFY_THROWS_EXCEPTION(Error, p.collateConversations(rows));
 }
 
 void TestCollator::hfLmMatchesDataCollatorForLanguageModeling_data() {

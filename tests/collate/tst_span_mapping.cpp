@@ -8,7 +8,9 @@
 using namespace maskscope;
 
 using Span = std::pair<int, int>;
+using Offsets = std::vector<std::pair<int64_t, int64_t>>;
 Q_DECLARE_METATYPE(Span)
+Q_DECLARE_METATYPE(Offsets)
 
 namespace {
 
@@ -37,11 +39,11 @@ private Q_SLOTS:
 
 void TestSpanMapping::covering_data() {
   QTest::addColumn<QString>("text");
-  QTest::addColumn<std::vector<std::pair<int64_t, int64_t>>>("offsets");
+  QTest::addColumn<Offsets>("offsets");
   QTest::addColumn<int>("begin");
   QTest::addColumn<int>("end");
   QTest::addColumn<Span>("expected");
-  using O = std::vector<std::pair<int64_t, int64_t>>;
+  using O = Offsets;
   // "Hi there!" tokenized as "Hi" " there" "!" (offsets keep the leading space).
   const QString hi = QStringLiteral("Hi there!");
   const O keep = {{0, 2}, {2, 8}, {8, 9}};
@@ -61,7 +63,7 @@ void TestSpanMapping::covering_data() {
 
 void TestSpanMapping::covering() {
   QFETCH(QString, text);
-  QFETCH(std::vector<std::pair<int64_t, int64_t>>, offsets);
+  QFETCH(Offsets, offsets);
   QFETCH(int, begin);
   QFETCH(int, end);
   QFETCH(Span, expected);

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Trains builtin:tiny, the small Llama-architecture model embedded in maskscope, on the demo dataset
 with the demo tokenizer (deterministic; a few minutes of CPU). Writes resources/models/tiny/{config.json,
-model.safetensors} (F32). Uses Debian's python3-torch and python3-sentencepiece, and the forward of
+model.safetensors} (BF16: half the size of F32, and it exercises the engine's BF16 loading). Uses Debian's python3-torch and python3-sentencepiece, and the forward of
 reference.py, so the trained weights are exercised by exactly the maths the engine is tested against.
 
 Each conversation is rendered as ChatML, <|im_start|>{role}\\n{content}<|im_end|>\\n per message, the
@@ -26,7 +26,7 @@ IM_START, IM_END = 4, 5
 CONFIG = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": 1000, "hidden_size": 128,
           "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 352,
           "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "max_position_embeddings": 1024, "tie_word_embeddings": True,
-          "hidden_act": "silu", "bos_token_id": 2, "eos_token_id": 3, "pad_token_id": 0, "torch_dtype": "float32"}
+          "hidden_act": "silu", "bos_token_id": 2, "eos_token_id": 3, "pad_token_id": 0, "torch_dtype": "bfloat16"}
 
 
 def render(sp, messages):
@@ -92,7 +92,7 @@ def main():
             print(f"step {step} loss {loss.item():.3f}", flush=True)
     out = os.path.join(ROOT, "resources", "models", "tiny")
     os.makedirs(out, exist_ok=True)
-    tensors = {k: v.detach().clone() for k, v in w.items() if k != "lm_head.weight"}
+    tensors = {k: v.detach().to(torch.bfloat16).contiguous() for k, v in w.items() if k != "lm_head.weight"}
     reference.write_safetensors(os.path.join(out, "model.safetensors"), tensors)
     with open(os.path.join(out, "config.json"), "w") as f:
         json.dump(CONFIG, f, indent=2)

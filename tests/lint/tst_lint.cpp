@@ -1,0 +1,523 @@
+// Lint tests: every rule fires on a planted bug and stays quiet on the near miss (hand-built
+// IntGrid batches and demo-pipeline batches), presets over builtin:demo, malformed rows, role
+// recovery from dumps, the command's JSON shape and exit codes, shards and thread determinism.
+#include "core/collate/DatasetPipeline.h"
+#include "core/commands/LintCommand.h"
+#include "core/lint/Lint.h"
+#include "core/lint/TemplateChecks.h"
+#include "core/util/FileReading.h"
+
+#include <QDir>
+#include <QTest>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+using namespace maskscope;
+
+namespace {
+
+const std::string kData = MASKSCOPE_TEST_DATA_DIR "/lint/";
+
+// Builds a batch from rows of ids; labels/mask/positions given per row (empty: derived).
+struct RowSpec {
+  std::vector<int64_t> ids, labels, mask, positions;
+};
+
+Batch makeBatch(const std::vector<RowSpec>& rows, std::optional<int64_t> pad = 0, std::optional<int64_t> eos = 3,
+                std::optional<int64_t> bos = 2) {
+  Batch b;
+  const int64_t B = int64_t(rows.size()), T = int64_t(rows.front().ids.size());
+  b.inputIds = IntGrid(B, T);
+  b.labels = IntGrid(B, T, kIgnoreIndex);
+  b.attentionMask = IntGrid(B, T, 1);
+  bool anyPos = false;
+  for (const auto& r : rows) anyPos = anyPos || !r.positions.empty();
+  if (anyPos) b.positionIds = IntGrid(B, T);
+  for (int64_t r = 0; r < B; ++r) {
+    const RowSpec& s = rows[size_t(r)];
+    for (int64_t t = 0; t < T; ++t) {
+      b.inputIds.at(r, t) = s.ids[size_t(t)];
+      if (!s.labels.empty()) b.labels.at(r, t) = s.labels[size_t(t)];
+      if (!s.mask.empty()) b.attentionMask.at(r, t) = s.mask[size_t(t)];
+      if (anyPos) b.positionIds.at(r, t) = s.positions.empty() ? t : s.positions[size_t(t)];
+    }
+  }
+  b.padTokenId = pad;
+  b.eosTokenId = eos;
+  b.bosTokenId = bos;
+  return b;
+}
+
+constexpr int64_t X = kIgnoreIndex;
+
+bool fires(const LintReport& r, const std::string& rule, Severity atLeast = Severity::Info) {
+  for (const Finding& f : r.findings)
+    if (f.rule == rule && f.severity >= atLeast) return true;
+  return false;
+}
+
+std::string describe(const LintReport& r) {
+  std::string s;
+  for (const Finding& f : r.findings) s += "\n  " + std::string(severityName(f.severity)) + " " + f.rule + ": " + f.message;
+  return s.empty() ? "\n  (no findings)" : s;
+}
+
+using BatchCase = std::function<LintReport()>;
+std::vector<BatchCase> gCases; // filled by rules_data(), indexed by its caseIndex column
+
+LintReport lintIds(const Batch& b, bool generation = false, std::optional<int32_t> vocab = std::nullopt) {
+  LintContext ctx;
+  ctx.generation = generation;
+  (void)vocab;
+  return lintBatch(b, ctx);
+}
+
+// A demo-pipeline batch for the conversations of a dataset file.
+Batch demoBatch(const std::string& data, const std::string& collator, long limit = -1) {
+  PipelineSpec ps;
+  ps.collatorSpec = collator;
+  DatasetPipeline p(ps);
+  return p.collateConversations(readDataset(data, nullptr, limit));
+}
+
+LintContext demoContext(const std::string& collator = {}) {
+  LintContext ctx;
+  ctx.tokenizer = loadTokenizer("builtin:demo");
+  ctx.chatTemplate = loadChatTemplate("chatml", "builtin:demo");
+  for (const auto& [k, v] : ctx.chatTemplate->defaultVariables()) ctx.render.variables.try_emplace(k, v);
+  if (!collator.empty()) ctx.collator = parseCollatorSpec(collator);
+  return ctx;
+}
+
+Batch stripped(Batch b) {
+  b.meta.clear();
+  b.segments.clear();
+  b.sourceRows.clear();
+  return b;
+}
+
+} // namespace
+
+class TestLint : public QObject {
+  Q_OBJECT
+
+private Q_SLOTS:
+  void rules_data();
+  void rules();
+  void presets_data();
+  void presets();
+  void malformedRows();
+  void explanations();
+  void docsInSync();
+  void commandJsonAndExitCodes();
+  void shardsAndThreads();
+  void benchLintBatch();
+};
+
+void TestLint::rules_data() {
+  QTest::addColumn<QString>("rule");
+  QTest::addColumn<bool>("expectFire");
+  QTest::addColumn<int>("caseIndex");
+  std::vector<BatchCase>& cases = gCases;
+  cases.clear();
+  auto add = [&](const char* name, const char* rule, bool fire, BatchCase c) {
+    cases.push_back(std::move(c));
+    QTest::newRow(name) << QString::fromLatin1(rule) << fire << int(cases.size() - 1);
+  };
+  // Row: BOS 10 11 12 EOS pad pad (ids 2 = BOS, 3 = EOS, 0 = pad).
+  add("shape-mismatch fires", "shape-mismatch", true, [] {
+    Batch b = makeBatch({{{2, 10, 11, 3}, {2, 10, 11, 3}, {}, {}}});
+    b.labels = IntGrid(1, 3, kIgnoreIndex);
+    return lintIds(b);
+  });
+  add("shape-mismatch quiet", "shape-mismatch", false, [] { return lintIds(makeBatch({{{2, 10, 11, 3}, {X, 10, 11, 3}, {}, {}}})); });
+  add("pad-graded fires", "pad-graded", true,
+      [] { return lintIds(makeBatch({{{2, 10, 11, 3, 0, 0}, {2, 10, 11, 3, 0, 0}, {1, 1, 1, 1, 0, 0}, {}}})); });
+  add("pad-graded quiet", "pad-graded", false,
+      [] { return lintIds(makeBatch({{{2, 10, 11, 3, 0, 0}, {X, 10, 11, 3, X, X}, {1, 1, 1, 1, 0, 0}, {}}})); });
+  add("pad-graded quiet pad==eos closing graded", "pad-graded", false, [] {
+    return lintIds(makeBatch({{{2, 10, 11, 3, 3, 3}, {X, 10, 11, 3, X, X}, {1, 1, 1, 1, 0, 0}, {}}}, 3, 3));
+  });
+  add("stop-token quiet pad==eos closing graded", "stop-token-not-graded", false, [] {
+    return lintIds(makeBatch({{{2, 10, 11, 3, 3, 3}, {X, 10, 11, 3, X, X}, {1, 1, 1, 1, 0, 0}, {}}}, 3, 3));
+  });
+  add("stop-token fires pad==eos masked by id", "stop-token-not-graded", true, [] {
+    return lintIds(makeBatch({{{2, 10, 11, 3, 3, 3}, {2, 10, 11, X, X, X}, {1, 1, 1, 1, 0, 0}, {}}}, 3, 3));
+  });
+  add("pad-attended fires all-ones", "pad-attended", true,
+      [] { return lintIds(makeBatch({{{2, 10, 11, 3, 0, 0}, {X, 10, 11, 3, X, X}, {}, {}}})); });
+  add("pad-attended quiet", "pad-attended", false,
+      [] { return lintIds(makeBatch({{{2, 10, 11, 3, 0, 0}, {X, 10, 11, 3, X, X}, {1, 1, 1, 1, 0, 0}, {}}})); });
+  add("pad-attended quiet pad==eos all-ones one eos", "pad-attended", false,
+      [] { return lintIds(makeBatch({{{2, 10, 11, 3}, {X, 10, 11, 3}, {}, {}}}, 3, 3)); });
+  add("label-out-of-range fires", "label-out-of-range", true,
+      [] { return lintIds(makeBatch({{{2, 10, 11, 3}, {X, 10, 999, -1}, {}, {}}})); });
+  add("label-out-of-range quiet", "label-out-of-range", false,
+      [] { return lintIds(makeBatch({{{2, 10, 11, 3}, {X, 10, 11, 3}, {}, {}}})); });
+  add("labels-preshifted fires", "labels-preshifted", true, [] {
+    return lintIds(makeBatch({{{2, 10, 11, 12, 13, 14, 3}, {10, 11, 12, 13, 14, 3, X}, {}, {}}}));
+  });
+  add("labels-preshifted quiet repeated ids", "labels-preshifted", false, [] {
+    return lintIds(makeBatch({{{2, 10, 10, 10, 10, 10, 3}, {X, 10, 10, 10, 10, 10, 3}, {}, {}}}));
+  });
+  add("label-not-input-id fires", "label-not-input-id", true,
+      [] { return lintIds(makeBatch({{{2, 10, 11, 12, 3}, {X, 10, 17, 12, 3}, {}, {}}})); });
+  add("packing-cross-attention fires (reset positions, all-ones)", "packing-cross-attention", true, [] {
+    return lintIds(makeBatch({{{2, 10, 3, 2, 11, 3, 0}, {X, 10, 3, X, 11, 3, X}, {1, 1, 1, 1, 1, 1, 0}, {0, 1, 2, 0, 1, 2, 3}},
+                              {{2, 12, 3, 0, 0, 0, 0}, {X, 12, 3, X, X, X, X}, {1, 1, 1, 0, 0, 0, 0}, {0, 1, 2, 3, 4, 5, 6}}}));
+  });
+  add("packing-cross-attention quiet (segment ids)", "packing-cross-attention", false, [] {
+    return lintIds(makeBatch({{{2, 10, 3, 2, 11, 3, 0}, {X, 10, 3, X, 11, 3, X}, {1, 1, 1, 2, 2, 2, 0}, {0, 1, 2, 0, 1, 2, 3}}}));
+  });
+  add("packing-cross-attention padding-free is a warning", "packing-cross-attention", false, [] {
+    LintReport r = lintIds(makeBatch({{{2, 10, 3, 2, 11, 3}, {X, 10, 3, X, 11, 3}, {}, {0, 1, 2, 0, 1, 2}}}));
+    if (!fires(r, "packing-cross-attention", Severity::Warning)) r.findings.clear(); // must still warn
+    else for (auto& f : r.findings) if (f.rule == "packing-cross-attention" && f.severity == Severity::Warning) f.rule = "ok";
+    return r;
+  });
+  add("position-ids-not-reset fires", "position-ids-not-reset", true, [] {
+    return lintIds(makeBatch({{{2, 10, 3, 2, 11, 3, 0}, {X, 10, 3, X, 11, 3, X}, {1, 1, 1, 2, 2, 2, 0}, {0, 1, 2, 3, 4, 5, 6}}}));
+  });
+  add("position-ids-not-reset quiet", "position-ids-not-reset", false, [] {
+    return lintIds(makeBatch({{{2, 10, 3, 2, 11, 3, 0}, {X, 10, 3, X, 11, 3, X}, {1, 1, 1, 2, 2, 2, 0}, {0, 1, 2, 0, 1, 2, 3}}}));
+  });
+  add("left-pad-positions fires", "left-pad-positions", true, [] {
+    return lintIds(makeBatch({{{0, 0, 2, 10, 3}, {X, X, X, 10, 3}, {0, 0, 1, 1, 1}, {0, 1, 2, 3, 4}}}));
+  });
+  add("left-pad-positions quiet (cumsum positions)", "left-pad-positions", false, [] {
+    return lintIds(makeBatch({{{0, 0, 2, 10, 3}, {X, X, X, 10, 3}, {0, 0, 1, 1, 1}, {1, 1, 0, 1, 2}}}));
+  });
+  add("right-pad-generation fires", "right-pad-generation", true, [] {
+    return lintIds(makeBatch({{{2, 10, 11, 0, 0}, {}, {1, 1, 1, 0, 0}, {}}, {{2, 10, 11, 12, 13}, {}, {}, {}}}), true);
+  });
+  add("right-pad-generation quiet (left pad)", "right-pad-generation", false, [] {
+    return lintIds(makeBatch({{{0, 0, 2, 10, 11}, {}, {0, 0, 1, 1, 1}, {1, 1, 0, 1, 2}}, {{2, 10, 11, 12, 13}, {}, {}, {}}}), true);
+  });
+  add("duplicate-bos fires", "duplicate-bos", true,
+      [] { return lintIds(makeBatch({{{2, 2, 10, 11, 3}, {X, X, 10, 11, 3}, {}, {}}})); });
+  add("duplicate-bos quiet", "duplicate-bos", false,
+      [] { return lintIds(makeBatch({{{2, 10, 2, 11, 3}, {X, 10, X, 11, 3}, {}, {}}})); });
+  add("no-graded-tokens fires", "no-graded-tokens", true, [] {
+    return lintIds(makeBatch({{{2, 10, 11, 3}, {X, X, X, X}, {}, {}}, {{2, 10, 11, 3}, {X, 10, 11, 3}, {}, {}}}));
+  });
+  add("batch-nothing-graded fires", "batch-nothing-graded", true,
+      [] { return lintIds(makeBatch({{{2, 10, 11, 3}, {X, X, X, X}, {}, {}}})); });
+  add("batch-nothing-graded quiet", "batch-nothing-graded", false,
+      [] { return lintIds(makeBatch({{{2, 10, 11, 3}, {X, X, 11, 3}, {}, {}}})); });
+  add("attention-mask-not-binary fires", "attention-mask-not-binary", true,
+      [] { return lintIds(makeBatch({{{2, 10, 11, 3}, {X, 10, 11, 3}, {1, 2, 1, 1}, {}}})); });
+  add("attention-mask-not-binary fires negative", "attention-mask-not-binary", true,
+      [] { return lintIds(makeBatch({{{2, 10, 11, 3}, {X, 10, 11, 3}, {1, 1, -1, 1}, {}}})); });
+  add("rules-not-run without roles", "rules-not-run", true,
+      [] { return lintIds(makeBatch({{{2, 10, 11, 3}, {X, 10, 11, 3}, {}, {}}})); });
+  // Role-aware rules through the demo pipeline (collated: metadata known).
+  add("prompt-graded fires (header graded)", "prompt-graded", true, [] {
+    Batch b = demoBatch("builtin:demo", "default", 2);
+    for (int64_t t = 0; t < b.length(); ++t)
+      if (b.meta[0][size_t(t)].kind == PositionKind::Assistant && b.meta[0][size_t(t)].scaffolding && !b.meta[0][size_t(t)].reply)
+        b.labels.at(0, t) = b.inputIds.at(0, t);
+    LintContext ctx = demoContext("default");
+    return lintBatch(b, ctx);
+  });
+  add("prompt-graded quiet (default)", "prompt-graded", false,
+      [] { return lintBatch(demoBatch("builtin:demo", "default", 8), demoContext("default")); });
+  add("last-turn-only fires", "last-turn-only", true,
+      [] { return lintBatch(demoBatch("builtin:demo", "buggy-last-turn-only", 8), demoContext("buggy-last-turn-only")); });
+  add("last-turn-only quiet", "last-turn-only", false,
+      [] { return lintBatch(demoBatch("builtin:demo", "default", 8), demoContext("default")); });
+  add("reply-truncated fires", "reply-truncated", true, [] {
+    return lintBatch(demoBatch(kData + "long-reply.jsonl", "default,truncation=keep_start,max_length=30"), demoContext());
+  });
+  add("reply-truncated quiet", "reply-truncated", false,
+      [] { return lintBatch(demoBatch(kData + "long-reply.jsonl", "default"), demoContext()); });
+  add("empty reply: stop token graded, nothing flagged", "stop-token-not-graded", false,
+      [] { return lintBatch(demoBatch(kData + "empty-reply.jsonl", "default"), demoContext("default")); });
+  add("empty reply: no-graded-tokens quiet", "no-graded-tokens", false,
+      [] { return lintBatch(demoBatch(kData + "empty-reply.jsonl", "default"), demoContext("default")); });
+  add("stop-token-not-graded fires (grade_closing_token=false)", "stop-token-not-graded", true, [] {
+    return lintBatch(demoBatch("builtin:demo", "default,grade_closing_token=false", 4), demoContext());
+  });
+  add("full-sequence-labels info", "full-sequence-labels", true,
+      [] { return lintBatch(demoBatch("builtin:demo", "hf-seq2seq-style", 4), demoContext("hf-seq2seq-style")); });
+  // Dumps: roles recovered from the ids with the template and tokenizer.
+  add("dump: last-turn-only via recovered roles", "last-turn-only", true,
+      [] { return lintBatch(stripped(demoBatch("builtin:demo", "buggy-last-turn-only", 8)), demoContext()); });
+  add("dump: stop-token-not-graded via recovered roles", "stop-token-not-graded", true, [] {
+    return lintBatch(stripped(demoBatch("builtin:demo", "default,grade_closing_token=false", 8)), demoContext());
+  });
+  add("dump: prompt-graded quiet on correct dump", "prompt-graded", false,
+      [] { return lintBatch(stripped(demoBatch("builtin:demo", "default", 8)), demoContext()); });
+  add("dump: stop-token quiet on correct dump", "stop-token-not-graded", false,
+      [] { return lintBatch(stripped(demoBatch("builtin:demo", "default", 8)), demoContext()); });
+  add("dump: last-turn-only quiet on correct dump", "last-turn-only", false,
+      [] { return lintBatch(stripped(demoBatch("builtin:demo", "default", 8)), demoContext()); });
+  add("dump: reply-truncated via recovered roles", "reply-truncated", true, [] {
+    return lintBatch(stripped(demoBatch(kData + "long-reply.jsonl", "default,truncation=keep_start,max_length=30")),
+                     demoContext());
+  });
+  // Template and tokenizer checks.
+  add("special-token-injection fires", "special-token-injection", true, [] {
+    DatasetLintOptions o;
+    return lintDataset(kData + "injection.jsonl", o);
+  });
+  add("special-token-injection quiet", "special-token-injection", false, [] {
+    DatasetLintOptions o;
+    return lintDataset(kData + "long-reply.jsonl", o);
+  });
+  add("template-no-generation-markers fires", "template-no-generation-markers", true, [] {
+    DatasetLintOptions o;
+    o.pipeline.collatorSpec = "trl-assistant-only";
+    return lintDataset(kData + "long-reply.jsonl", o);
+  });
+  add("template-no-generation-markers quiet with markers", "template-no-generation-markers", false, [] {
+    DatasetLintOptions o;
+    o.pipeline.collatorSpec = "trl-assistant-only";
+    o.pipeline.templateSpec = "chatml-assistant-mask";
+    return lintDataset(kData + "long-reply.jsonl", o);
+  });
+  add("eos-mismatch fires", "eos-mismatch", true, [] {
+    DatasetLintOptions o;
+    o.pipeline.render.variables["eos_token"] = "</s>";
+    return lintDataset(kData + "long-reply.jsonl", o);
+  });
+  add("eos-mismatch quiet", "eos-mismatch", false, [] {
+    DatasetLintOptions o;
+    return lintDataset(kData + "long-reply.jsonl", o);
+  });
+  add("template-not-prefix-preserving fires (system moved to last user turn)", "template-not-prefix-preserving", true, [] {
+    DatasetLintOptions o;
+    o.pipeline.templateSpec = "mistral-v0.3";
+    return lintDataset(kData + "long-reply.jsonl", o);
+  });
+  add("template-not-prefix-preserving quiet (chatml)", "template-not-prefix-preserving", false, [] {
+    DatasetLintOptions o;
+    return lintDataset(kData + "long-reply.jsonl", o);
+  });
+  add("boundary-merge fires (token straddles reply start)", "boundary-merge", true, [] {
+    TokenizedConversation tc;
+    tc.text = "user: hi assistant:Hello";
+    tc.messages = {{0, "user", 0, {0, 9}, {6, 8}}, {1, "assistant", 0, {9, 24}, {19, 24}}};
+    tc.tokens = {TokenInfo{1, "user:", {0, 5}}, TokenInfo{2, " hi", {5, 8}}, TokenInfo{3, " assistant", {8, 18}},
+                 TokenInfo{4, ":He", {18, 21}}, TokenInfo{5, "llo", {21, 24}}};
+    LintReport r;
+    FindingCollector out(r);
+    runConversationChecks(tc, 0, out);
+    return r;
+  });
+  add("boundary-merge quiet (aligned)", "boundary-merge", false, [] {
+    TokenizedConversation tc;
+    tc.text = "user: hi assistant:Hello";
+    tc.messages = {{0, "user", 0, {0, 9}, {6, 8}}, {1, "assistant", 0, {9, 24}, {19, 24}}};
+    tc.tokens = {TokenInfo{1, "user:", {0, 5}}, TokenInfo{2, " hi", {5, 8}}, TokenInfo{3, " assistant:", {8, 19}},
+                 TokenInfo{4, "He", {19, 21}}, TokenInfo{5, "llo", {21, 24}}};
+    LintReport r;
+    FindingCollector out(r);
+    runConversationChecks(tc, 0, out);
+    return r;
+  });
+}
+
+void TestLint::rules() {
+  QFETCH(QString, rule);
+  QFETCH(bool, expectFire);
+  QFETCH(int, caseIndex);
+  QVERIFY2(findRule(rule.toStdString()) != nullptr, "rule missing from the catalogue");
+  LintReport r = gCases.at(size_t(caseIndex))();
+  const bool fired = fires(r, rule.toStdString());
+  QVERIFY2(fired == expectFire, (std::string(expectFire ? "expected " : "did not expect ") + rule.toStdString() +
+                                 "; findings:" + describe(r)).c_str());
+}
+
+void TestLint::presets_data() {
+  QTest::addColumn<QString>("collator");
+  QTest::addColumn<QString>("expectRule"); // empty: no error-severity finding at all
+  for (const char* c : {"default", "hf-seq2seq-style", "trl-assistant-only", "axolotl-packed", "trl-padding-free", "hf-lm"})
+    QTest::newRow(c) << QString::fromLatin1(c) << QString();
+  QTest::newRow("buggy-max-length-all-ones pad-graded") << QStringLiteral("buggy-max-length-all-ones") << QStringLiteral("pad-graded");
+  QTest::newRow("buggy-max-length-all-ones pad-attended") << QStringLiteral("buggy-max-length-all-ones") << QStringLiteral("pad-attended");
+  QTest::newRow("buggy-pad-is-eos") << QStringLiteral("buggy-pad-is-eos") << QStringLiteral("stop-token-not-graded");
+  QTest::newRow("buggy-last-turn-only") << QStringLiteral("buggy-last-turn-only") << QStringLiteral("last-turn-only");
+  QTest::newRow("buggy-no-position-reset positions") << QStringLiteral("buggy-no-position-reset") << QStringLiteral("position-ids-not-reset");
+  QTest::newRow("buggy-no-position-reset cross") << QStringLiteral("buggy-no-position-reset") << QStringLiteral("packing-cross-attention");
+  QTest::newRow("naive-packed") << QStringLiteral("naive-packed") << QStringLiteral("packing-cross-attention");
+  QTest::newRow("buggy-left-pad-positions") << QStringLiteral("buggy-left-pad-positions") << QStringLiteral("left-pad-positions");
+}
+
+void TestLint::presets() {
+  QFETCH(QString, collator);
+  QFETCH(QString, expectRule);
+  DatasetLintOptions o;
+  o.pipeline.collatorSpec = collator.toStdString();
+  o.maxFindings = -1;
+  LintReport r = lintDataset("builtin:demo", o);
+  QCOMPARE(r.summary.rowsRead, 62L);
+  if (expectRule.isEmpty()) {
+    QVERIFY2(r.summary.errors == 0, ("error findings on a correct preset:" + describe(r)).c_str());
+  } else {
+    QVERIFY2(fires(r, expectRule.toStdString()), ("missing " + expectRule.toStdString() + ":" + describe(r)).c_str());
+  }
+  // Precision: the naive-packed preset resets positions, so it must not be blamed for them.
+  if (collator == QStringLiteral("naive-packed")) QVERIFY(!fires(r, "position-ids-not-reset"));
+  if (collator == QStringLiteral("buggy-last-turn-only")) QVERIFY(!fires(r, "stop-token-not-graded"));
+}
+
+void TestLint::malformedRows() {
+  DatasetLintOptions o;
+  LintReport r = lintDataset(kData + "malformed.jsonl", o);
+  std::vector<long> lines;
+  for (const Finding& f : r.findings)
+    if (f.rule == "row-skipped") {
+      QVERIFY(f.line.has_value());
+      lines.push_back(*f.line);
+    }
+  QCOMPARE(lines, (std::vector<long>{2, 4, 5, 6}));
+  QCOMPARE(r.summary.rowsSkipped, 4L);
+  QCOMPARE(r.summary.rowsRead, 3L);
+  QCOMPARE(r.summary.rows, 3L);
+  QCOMPARE(r.summary.errors, 0L);
+}
+
+void TestLint::explanations() {
+  const char* contract[] = {"pad-graded", "pad-attended", "stop-token-not-graded", "prompt-graded", "no-graded-tokens",
+                            "reply-truncated", "last-turn-only", "packing-cross-attention", "position-ids-not-reset",
+                            "left-pad-positions", "right-pad-generation", "labels-preshifted", "duplicate-bos",
+                            "special-token-injection", "template-no-generation-markers", "boundary-merge",
+                            "shape-mismatch", "label-out-of-range"};
+  for (const char* name : contract) QVERIFY2(findRule(name), name);
+  std::set<std::string> seen;
+  for (const RuleInfo& r : allRules()) {
+    QVERIFY(seen.insert(std::string(r.name)).second);
+    QVERIFY(r.explanation.size() > 200);
+    QVERIFY(!r.title.empty());
+    for (char c : r.name) QVERIFY((c >= 'a' && c <= 'z') || c == '-');
+  }
+  QVERIFY(findRule("no-such-rule") == nullptr);
+}
+
+void TestLint::docsInSync() {
+  const std::string path = MASKSCOPE_SOURCE_DIR "/docs/lint-rules.md";
+  if (qEnvironmentVariableIsSet("MASKSCOPE_REGENERATE")) {
+    std::ofstream(path, std::ios::binary) << rulesMarkdown();
+  }
+  QVERIFY2(fileExists(path), "docs/lint-rules.md is missing (run with MASKSCOPE_REGENERATE=1)");
+  QVERIFY2(readFileCapped(path) == rulesMarkdown(), "docs/lint-rules.md is stale (run test_lint with MASKSCOPE_REGENERATE=1)");
+}
+
+namespace {
+int runLintCapture(const LintArgs& a, bool json, std::string& out, std::string& err) {
+  std::ostringstream o, e;
+  CommandIO io{o, e, json, false};
+  int rc = runCommand(io, [&] { return runLint(a, io); });
+  out = o.str();
+  err = e.str();
+  return rc;
+}
+
+std::string writeDump(const Batch& b, const std::string& name) {
+  nlohmann::json j;
+  auto grid = [](const IntGrid& g) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (int64_t r = 0; r < g.rows; ++r) {
+      nlohmann::json row = nlohmann::json::array();
+      for (int64_t t = 0; t < g.cols; ++t) row.push_back(g.at(r, t));
+      rows.push_back(row);
+    }
+    return rows;
+  };
+  j["input_ids"] = grid(b.inputIds);
+  j["attention_mask"] = grid(b.attentionMask);
+  j["labels"] = grid(b.labels);
+  if (!b.positionIds.empty()) j["position_ids"] = grid(b.positionIds);
+  if (b.padTokenId) j["pad_token_id"] = *b.padTokenId;
+  if (b.eosTokenId) j["eos_token_id"] = *b.eosTokenId;
+  std::string path = QDir::tempPath().toStdString() + "/" + name;
+  std::ofstream(path) << j.dump();
+  return path;
+}
+} // namespace
+
+void TestLint::commandJsonAndExitCodes() {
+  std::string out, err;
+  // --explain works without INPUT.
+  LintArgs ex;
+  ex.explain = "pad-graded";
+  QCOMPARE(runLintCapture(ex, false, out, err), 0);
+  QVERIFY(out.find("pad-graded") != std::string::npos && out.find("-100") != std::string::npos);
+  ex.explain = "nope";
+  QCOMPARE(runLintCapture(ex, false, out, err), 2);
+  // A buggy dump: exit 1, contract JSON shape.
+  LintArgs a;
+  a.input = writeDump(demoBatch("builtin:demo", "buggy-max-length-all-ones", 4), "maskscope-lint-buggy.json");
+  a.tokenizerSpec = "builtin:demo";
+  QCOMPARE(runLintCapture(a, true, out, err), 1);
+  auto j = nlohmann::json::parse(out);
+  QVERIFY(j["findings"].is_array() && j["summary"].is_object());
+  for (const auto& f : j["findings"]) {
+    QVERIFY(f["rule"].is_string() && f["message"].is_string());
+    QVERIFY(f["severity"] == "error" || f["severity"] == "warning" || f["severity"] == "info");
+    QVERIFY(f["row"].is_null() || f["row"].is_number_integer());
+    QVERIFY(f["position"].is_null() || f["position"].is_number_integer());
+  }
+  for (const char* k : {"rows", "errors", "warnings", "infos"}) QVERIFY2(j["summary"][k].is_number_integer(), k);
+  QCOMPARE(j["summary"]["rows"].get<long>(), 4L);
+  QVERIFY(j["summary"]["errors"].get<long>() > 0);
+  // A correct dump: exit 0; and the text report names the rules.
+  a.input = writeDump(demoBatch("builtin:demo", "default", 4), "maskscope-lint-ok.json");
+  QCOMPARE(runLintCapture(a, true, out, err), 0);
+  a.input = writeDump(demoBatch("builtin:demo", "buggy-pad-is-eos", 4), "maskscope-lint-eos.json");
+  QCOMPARE(runLintCapture(a, false, out, err), 1);
+  QVERIFY2(out.find("stop-token-not-graded") != std::string::npos, out.c_str());
+  QVERIFY(out.find("summary") != std::string::npos);
+  // Unusable input: exit 2 with the file named.
+  a.input = "/nonexistent/dataset.jsonl";
+  QCOMPARE(runLintCapture(a, true, out, err), 2);
+  QVERIFY(out.empty());
+  QVERIFY(err.find("/nonexistent/dataset.jsonl") != std::string::npos);
+  // A dataset through the command, with --max-findings.
+  LintArgs d;
+  d.input = "builtin:demo";
+  d.collatorSpec = "buggy-max-length-all-ones";
+  d.maxFindings = 5;
+  QCOMPARE(runLintCapture(d, true, out, err), 1);
+  j = nlohmann::json::parse(out);
+  QCOMPARE(j["findings"].size(), size_t(5));
+  QVERIFY(j["summary"]["findings_omitted"].get<long>() > 0);
+  QVERIFY(j["summary"]["graded"]["padding"].get<long>() > 0);
+}
+
+void TestLint::shardsAndThreads() {
+  DatasetLintOptions o;
+  o.pipeline.collatorSpec = "buggy-max-length-all-ones";
+  o.maxFindings = -1;
+  o.threads = 1;
+  LintReport whole = lintDataset("builtin:demo", o);
+  o.threads = 2;
+  LintReport parallel = lintDataset("builtin:demo", o);
+  QCOMPARE(parallel.findings.size(), whole.findings.size());
+  for (size_t i = 0; i < whole.findings.size(); ++i) QCOMPARE(parallel.findings[i].message, whole.findings[i].message);
+  o.shardCount = 2;
+  long rows = 0, findings = 0;
+  for (int k = 0; k < 2; ++k) {
+    o.shardIndex = k;
+    LintReport s = lintDataset("builtin:demo", o);
+    rows += s.summary.rows;
+    // Run-level infos (full-sequence-labels) appear once per shard; everything else exactly once.
+    for (const Finding& f : s.findings) findings += f.severity != Severity::Info;
+  }
+  long wholeFindings = 0;
+  for (const Finding& f : whole.findings) wholeFindings += f.severity != Severity::Info;
+  QCOMPARE(rows, whole.summary.rows);
+  QCOMPARE(findings, wholeFindings);
+}
+
+void TestLint::benchLintBatch() {
+  Batch b = demoBatch("builtin:demo", "default", 8);
+  LintContext ctx;
+  QBENCHMARK { lintBatch(b, ctx); }
+}
+
+QTEST_GUILESS_MAIN(TestLint)
+#include "tst_lint.moc"

@@ -1,0 +1,127 @@
+// Compare mode: two collators on one row.
+#include "ui/ComparePanel.h"
+#include "core/collate/CollatorSpec.h"
+#include "core/forward/LossPlan.h"
+#include "ui/AttentionGridView.h"
+#include "ui/LossView.h"
+#include "ui/Session.h"
+#include "ui/TokenStripView.h"
+
+#include <QComboBox>
+#include <QGridLayout>
+#include <QLabel>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+namespace maskscope {
+
+ComparePanel::ComparePanel(Session* session, QWidget* parent) : QWidget(parent), session_(session) {
+  auto* layout = new QGridLayout(this);
+  auto makeBox = [this](const QString& initial) {
+    auto* box = new QComboBox(this);
+    for (const auto& p : collatorPresets())
+      box->addItem(QString::fromStdString(p.name) + (p.buggy ? tr("  (bug)") : QString()), QString::fromStdString(p.name));
+    box->setCurrentIndex(std::max(0, box->findData(initial)));
+    connect(box, &QComboBox::currentIndexChanged, this, &ComparePanel::recompute);
+    return box;
+  };
+  boxA_ = makeBox(QStringLiteral("default"));
+  boxB_ = makeBox(QStringLiteral("buggy-max-length-all-ones"));
+  summaryA_ = new QLabel(this);
+  summaryB_ = new QLabel(this);
+  summaryA_->setWordWrap(true);
+  summaryB_->setWordWrap(true);
+  diff_ = new QLabel(this);
+  diff_->setWordWrap(true);
+  stripA_ = new TokenStripView(session_, this);
+  stripB_ = new TokenStripView(session_, this);
+  gridA_ = new AttentionGridView(session_, this);
+  gridB_ = new AttentionGridView(session_, this);
+  layout->addWidget(new QLabel(tr("<b>A</b>"), this), 0, 0);
+  layout->addWidget(boxA_, 0, 1);
+  layout->addWidget(new QLabel(tr("<b>B</b>"), this), 0, 2);
+  layout->addWidget(boxB_, 0, 3);
+  layout->addWidget(summaryA_, 1, 0, 1, 2);
+  layout->addWidget(summaryB_, 1, 2, 1, 2);
+  layout->addWidget(stripA_, 2, 0, 1, 2);
+  layout->addWidget(stripB_, 2, 2, 1, 2);
+  layout->addWidget(gridA_, 3, 0, 1, 2);
+  layout->addWidget(gridB_, 3, 2, 1, 2);
+  layout->addWidget(diff_, 4, 0, 1, 4);
+  layout->setRowStretch(2, 2);
+  layout->setRowStretch(3, 3);
+  layout->setColumnStretch(1, 1);
+  layout->setColumnStretch(3, 1);
+  connect(session_, &Session::batchChanged, this, &ComparePanel::recompute);
+  recompute();
+}
+
+void ComparePanel::setCollators(const QString& a, const QString& b) {
+  QSignalBlocker ba(boxA_), bb(boxB_);
+  boxA_->setCurrentIndex(std::max(0, boxA_->findData(a)));
+  boxB_->setCurrentIndex(std::max(0, boxB_->findData(b)));
+  recompute();
+}
+
+int ComparePanel::differingPositions() const { return stripA_->differenceCount(); }
+
+QString ComparePanel::sideSummary(const Batch& b, int row) const {
+  if (b.batchSize() == 0) return tr("no batch");
+  IntGrid roles;
+  try {
+    roles = positionRoles(b);
+  } catch (const std::exception&) {
+  }
+  std::vector<double> nll(size_t(b.length()), 0.0);
+  for (int64_t t = 1; t < b.length(); ++t) {
+    const int role = roles.sameShape(b.inputIds) ? int(roles.at(row, t)) : int(RoleUnknown);
+    nll[size_t(t)] = role == RoleReply ? 1.0 : role == RolePad ? 0.05 : 2.0;
+  }
+  const LossBreakdown d = computeLossBreakdown(b, row, nll, roles);
+  return tr("%1 positions; graded: %2 reply, %3 prompt, %4 pad; example loss %5, reply share %6 %")
+      .arg(b.length())
+      .arg(d.graded[RoleReply])
+      .arg(d.graded[RolePrompt])
+      .arg(d.graded[RolePad])
+      .arg(d.asGiven(), 0, 'f', 3)
+      .arg(100 * d.lossShare(RoleReply), 0, 'f', 1);
+}
+
+void ComparePanel::recompute() {
+  a_ = Batch();
+  b_ = Batch();
+  differingCells_ = 0;
+  if (session_->hasBatch() && !session_->isBatchDump()) {
+    try {
+      a_ = session_->collateWith(boxA_->currentData().toString(), &rowA_);
+      b_ = session_->collateWith(boxB_->currentData().toString(), &rowB_);
+    } catch (const std::exception& e) {
+      diff_->setText(tr("Cannot compare: %1").arg(QString::fromUtf8(e.what())));
+    }
+  } else if (session_->isBatchDump()) {
+    diff_->setText(tr("Compare needs a dataset: a batch dump is shown exactly as given."));
+  }
+  stripA_->setBatchOverride(&a_, rowA_);
+  stripB_->setBatchOverride(&b_, rowB_);
+  stripA_->setCompareBatch(&b_, rowB_);
+  stripB_->setCompareBatch(&a_, rowA_);
+  gridA_->setBatchOverride(&a_, rowA_);
+  gridB_->setBatchOverride(&b_, rowB_);
+  summaryA_->setText(sideSummary(a_, rowA_));
+  summaryB_->setText(sideSummary(b_, rowB_));
+  // Cells that differ, over the common square (per query: O(T) via segment ids, not O(T^2) memory).
+  const int64_t n = std::min(gridA_->gridSize(), gridB_->gridSize());
+  for (int64_t q = 0; q < n; ++q)
+    for (int64_t k = 0; k <= q; ++k) differingCells_ += gridA_->cellState(int(q), int(k)) != gridB_->cellState(int(q), int(k));
+  if (a_.batchSize() && b_.batchSize())
+    diff_->setText(summaryText());
+}
+
+QString ComparePanel::summaryText() const {
+  return tr("%1 positions differ in label, attention or position id (outlined, \u2260); %2 attention cells differ%3.")
+      .arg(differingPositions())
+      .arg(differingCells_)
+      .arg(a_.length() != b_.length() ? tr("; the rows have different lengths (%1 vs %2)").arg(a_.length()).arg(b_.length()) : QString());
+}
+
+} // namespace maskscope

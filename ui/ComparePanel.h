@@ -1,0 +1,50 @@
+// Compare mode: the selected row under two collators side by side (token strips, attention grids,
+// graded counts and example losses), positions and cells that differ highlighted.
+#pragma once
+#include "core/data/Batch.h"
+
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+
+namespace maskscope {
+
+class AttentionGridView;
+class Session;
+class TokenStripView;
+
+class ComparePanel : public QWidget {
+  Q_OBJECT
+public:
+  explicit ComparePanel(Session* session, QWidget* parent = nullptr);
+
+  void setCollators(const QString& a, const QString& b);
+  int differingPositions() const;
+  int64_t differingCells() const { return differingCells_; }
+  TokenStripView* stripA() const { return stripA_; }
+  TokenStripView* stripB() const { return stripB_; }
+  AttentionGridView* gridA() const { return gridA_; }
+  AttentionGridView* gridB() const { return gridB_; }
+  QString summaryText() const;
+
+private:
+  void recompute();
+  QString sideSummary(const Batch& b, int row) const;
+
+  Session* session_;
+  QComboBox* boxA_ = nullptr;
+  QComboBox* boxB_ = nullptr;
+  QLabel* summaryA_ = nullptr;
+  QLabel* summaryB_ = nullptr;
+  QLabel* diff_ = nullptr;
+  TokenStripView* stripA_ = nullptr;
+  TokenStripView* stripB_ = nullptr;
+  AttentionGridView* gridA_ = nullptr;
+  AttentionGridView* gridB_ = nullptr;
+  Batch a_, b_;
+  int rowA_ = 0, rowB_ = 0;
+  int64_t differingCells_ = 0;
+};
+
+} // namespace maskscope

@@ -1,0 +1,199 @@
+// Lint panel: findings list, explanation, jump to row/position.
+#include "ui/LintPanel.h"
+#include "core/lint/Lint.h"
+#include "ui/Palette.h"
+#include "ui/Session.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QPainter>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+#include <atomic>
+
+namespace maskscope {
+
+LintPanel::LintPanel(Session* session, QWidget* parent) : QWidget(parent), session_(session) {
+  auto* layout = new QVBoxLayout(this);
+  auto* bar = new QHBoxLayout;
+  auto* batchButton = new QPushButton(tr("Lint this batch"), this);
+  datasetButton_ = new QPushButton(tr("Lint the whole dataset"), this);
+  progress_ = new QProgressBar(this);
+  progress_->setRange(0, 0);
+  progress_->setVisible(false);
+  summary_ = new QLabel(this);
+  bar->addWidget(batchButton);
+  bar->addWidget(datasetButton_);
+  bar->addWidget(progress_);
+  bar->addWidget(summary_, 1);
+  layout->addLayout(bar);
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  list_ = new QListWidget(split);
+  explanation_ = new QTextBrowser(split);
+  split->addWidget(list_);
+  split->addWidget(explanation_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  layout->addWidget(split, 1);
+  watcher_ = new QFutureWatcher<LintReport>(this);
+  connect(watcher_, &QFutureWatcher<LintReport>::finished, this, [this] {
+    progress_->setVisible(false);
+    datasetButton_->setEnabled(true);
+    try {
+      showReport(watcher_->result(), true);
+    } catch (const std::exception& e) {
+      summary_->setText(tr("Lint failed: %1").arg(QString::fromUtf8(e.what())));
+    }
+  });
+  connect(batchButton, &QPushButton::clicked, this, &LintPanel::lintCurrentBatch);
+  connect(datasetButton_, &QPushButton::clicked, this, &LintPanel::lintDataset);
+  connect(list_, &QListWidget::currentRowChanged, this, &LintPanel::selectFinding);
+  connect(session_, &Session::batchChanged, this, [this] {
+    if (!datasetRows_) lintCurrentBatch();
+  });
+  lintCurrentBatch();
+}
+
+LintPanel::~LintPanel() {
+  if (watcher_->isRunning()) watcher_->waitForFinished();
+}
+
+void LintPanel::lintCurrentBatch() {
+  if (!session_->hasBatch() || !session_->pipeline()) {
+    showReport(LintReport(), false);
+    return;
+  }
+  try {
+    LintContext ctx;
+    ctx.tokenizer = session_->pipeline()->encoder().tokenizerPtr();
+    ctx.chatTemplate = session_->pipeline()->encoder().templatePtr();
+    ctx.render = session_->pipeline()->renderOptions();
+    if (!session_->isBatchDump()) ctx.collator = session_->pipeline()->collator().spec();
+    ctx.maxFindings = 2000;
+    showReport(lintBatch(session_->batch(), ctx), false);
+  } catch (const std::exception& e) {
+    showReport(LintReport(), false);
+    summary_->setText(tr("Lint failed: %1").arg(QString::fromUtf8(e.what())));
+  }
+}
+
+void LintPanel::lintDataset() {
+  if (session_->isBatchDump() || session_->datasetSpec().isEmpty()) return lintCurrentBatch();
+  if (watcher_->isRunning()) return;
+  DatasetLintOptions opt;
+  opt.pipeline.tokenizerSpec = session_->tokenizerSpec().toStdString();
+  opt.pipeline.templateSpec = session_->templateSpec().toStdString();
+  opt.pipeline.collatorSpec = session_->collatorSpec().toStdString();
+  opt.microBatchSize = session_->batchSize();
+  opt.threads = 1; // keep a core for the UI
+  const std::string spec = session_->datasetSpec().toStdString();
+  progress_->setVisible(true);
+  datasetButton_->setEnabled(false);
+  summary_->setText(tr("Linting %1 ...").arg(session_->datasetSpec()));
+  watcher_->setFuture(QtConcurrent::run([spec, opt] { return maskscope::lintDataset(spec, opt); }));
+}
+
+void LintPanel::showReport(LintReport report, bool datasetRows) {
+  report_ = std::move(report);
+  datasetRows_ = datasetRows;
+  QSignalBlocker block(list_);
+  list_->clear();
+  for (const Finding& f : report_.findings) {
+    QString where;
+    if (f.row) where += tr("row %1").arg(*f.row);
+    if (f.position) where += tr(" pos %1").arg(*f.position);
+    const QString sev = QString::fromLatin1(severityName(f.severity));
+    // Severity as a word and a glyph, not colour alone.
+    const QString glyph = f.severity == Severity::Error ? QStringLiteral("\u2716") : f.severity == Severity::Warning ? QStringLiteral("\u26a0") : QStringLiteral("\u2139");
+    auto* item = new QListWidgetItem(QStringLiteral("%1 %2  %3  [%4]  %5").arg(glyph, sev.toUpper(), QString::fromStdString(f.rule), where, QString::fromStdString(f.message)), list_);
+    if (f.severity == Severity::Error) item->setForeground(palette::warningText());
+  }
+  summary_->setText(tr("%1: %2 errors, %3 warnings, %4 infos")
+                        .arg(datasetRows ? tr("dataset") : tr("this batch"))
+                        .arg(report_.summary.errors)
+                        .arg(report_.summary.warnings)
+                        .arg(report_.summary.infos));
+  explanation_->setPlainText(report_.findings.empty() ? tr("No findings.") : tr("Select a finding to see its rule explained."));
+  Q_EMIT reportChanged();
+}
+
+QString LintPanel::explanationText() const { return explanation_->toPlainText(); }
+
+void LintPanel::selectFinding(int index) {
+  if (index < 0 || index >= int(report_.findings.size())) return;
+  if (list_->currentRow() != index) {
+    QSignalBlocker block(list_);
+    list_->setCurrentRow(index);
+  }
+  const Finding& f = report_.findings[size_t(index)];
+  const RuleInfo* info = findRule(f.rule);
+  QString text = QString::fromStdString(f.rule) + QStringLiteral("\n") + QString::fromStdString(f.message) + QStringLiteral("\n\n");
+  if (info) text += QString::fromUtf8(info->title.data(), qsizetype(info->title.size())) + QStringLiteral("\n\n") +
+                    QString::fromUtf8(info->explanation.data(), qsizetype(info->explanation.size()));
+  explanation_->setPlainText(text);
+  if (f.row) {
+    int target = int(*f.row);
+    if (!datasetRows_ && !session_->isBatchDump()) {
+      // A batch row: map it back to its dataset row.
+      const Batch& b = session_->batch();
+      if (size_t(target) < b.sourceRows.size() && b.sourceRows[size_t(target)] >= 0) target = int(b.sourceRows[size_t(target)]);
+    }
+    session_->selectRow(target);
+  }
+  if (f.position) session_->selectPosition(int(*f.position));
+}
+
+QList<int> LintPanel::rowsWithFindings(const QString& rule) const {
+  QList<int> rows;
+  for (const Finding& f : report_.findings)
+    if (f.row && (rule.isEmpty() || QString::fromStdString(f.rule) == rule) && !rows.contains(int(*f.row))) rows << int(*f.row);
+  return rows;
+}
+
+void LintPanel::render(QPainter& p, QRect area) const {
+  p.fillRect(area, palette().base());
+  QFont bold = font();
+  bold.setBold(true);
+  const int lh = QFontMetrics(font()).height() + 6;
+  int y = area.top() + 6;
+  p.setFont(bold);
+  p.setPen(palette().text().color());
+  p.drawText(QRect(area.left() + 8, y, area.width() - 16, lh), Qt::AlignLeft, summary_->text());
+  y += lh + 4;
+  if (report_.findings.empty()) {
+    p.setFont(font());
+    p.drawText(QRect(area.left() + 8, y, area.width() - 16, lh), Qt::AlignLeft, tr("No findings: this batch passes every rule that could run."));
+    return;
+  }
+  const int listW = area.width() * 3 / 5;
+  for (const Finding& f : report_.findings) {
+    if (y + lh > area.bottom() - 4) break;
+    const QString sev = QString::fromLatin1(severityName(f.severity)).toUpper();
+    p.setFont(bold);
+    p.setPen(f.severity == Severity::Error ? palette::warningText() : palette().text().color());
+    p.drawText(QRect(area.left() + 8, y, 90, lh), Qt::AlignLeft | Qt::AlignVCenter, sev);
+    p.setPen(palette().text().color());
+    p.drawText(QRect(area.left() + 100, y, 220, lh), Qt::AlignLeft | Qt::AlignVCenter, QString::fromStdString(f.rule));
+    p.setFont(font());
+    p.drawText(QRect(area.left() + 320, y, listW - 320, lh), Qt::AlignLeft | Qt::AlignVCenter,
+               QFontMetrics(font()).elidedText(QString::fromStdString(f.message), Qt::ElideRight, listW - 320));
+    y += lh;
+  }
+  if (!report_.findings.empty()) {
+    const RuleInfo* info = findRule(report_.findings.front().rule);
+    if (info) {
+      p.setPen(palette().text().color());
+      p.setFont(font());
+      p.drawText(QRect(area.left() + listW + 16, area.top() + lh + 10, area.width() - listW - 24, area.height() - lh - 16), Qt::TextWordWrap,
+                 QString::fromUtf8(info->name.data(), qsizetype(info->name.size())) + QStringLiteral(": ") +
+                     QString::fromUtf8(info->explanation.data(), qsizetype(info->explanation.size())));
+    }
+  }
+}
+
+} // namespace maskscope

@@ -1,0 +1,54 @@
+// Runs the model off the UI thread: loads the LibTorch engine and the model on first use
+// (QtConcurrent), then one forward pass per batch for per-token NLL and one layer/head's attention
+// probabilities. Cancellable; reports progress; never blocks the UI.
+#pragma once
+#include "core/data/Batch.h"
+#include "core/forward/ForwardEngine.h"
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+#include <atomic>
+#include <memory>
+
+namespace maskscope {
+
+struct ModelRun {
+  ForwardOutput output;
+  QString error;
+  int layer = 0, head = 0;
+};
+
+class ModelRunner : public QObject {
+  Q_OBJECT
+public:
+  explicit ModelRunner(QObject* parent = nullptr);
+  ~ModelRunner() override;
+
+  void load(const QString& spec);      // async; modelLoaded or failed
+  void run(const Batch& batch, int layer, int head); // async; finished or failed
+  void cancel();
+  bool hasModel() const { return model_ != nullptr; }
+  bool busy() const;
+  QString description() const;
+  int layers() const { return model_ ? int(model_->info().layers) : 0; }
+  int heads() const { return model_ ? int(model_->info().heads) : 0; }
+  // Attention is captured only up to this length ([T, T] floats per row).
+  static constexpr int64_t kMaxCaptureLength = 2048;
+
+Q_SIGNALS:
+  void modelLoaded(const QString& description);
+  void finished(const maskscope::ModelRun& run);
+  void failed(const QString& message);
+  void progress(double fraction, const QString& text);
+
+private:
+  std::shared_ptr<ForwardModel> model_;
+  QString spec_;
+  std::shared_ptr<std::atomic<bool>> cancel_;
+  QFutureWatcher<std::shared_ptr<ForwardModel>>* loadWatcher_ = nullptr;
+  QFutureWatcher<ModelRun>* runWatcher_ = nullptr;
+  QString loadError_;
+};
+
+} // namespace maskscope

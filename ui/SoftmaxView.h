@@ -1,0 +1,76 @@
+// The softmax view: for one query position, the raw scores of the keys, the same row after adding
+// the mask (0 or -inf, with why), e^x, the sum and the division, and the resulting weights as bars:
+// blocked keys exactly 0, survivors renormalised. Scores come from the model when one is loaded,
+// otherwise from editable example scores; the textbook example (2.0, 1.0, 0.1) is one click away.
+#pragma once
+#include "core/mask/AttentionGrid.h"
+
+#include <QString>
+#include <QWidget>
+#include <vector>
+
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+
+namespace maskscope {
+
+class Session;
+
+// The arithmetic of one masked softmax row (pure; tested directly).
+struct SoftmaxRow {
+  std::vector<double> scores;     // raw q.k / sqrt(d)
+  std::vector<CellState> states;  // per key
+  std::vector<double> exps;       // e^(score - shift) for allowed keys, 0 for blocked
+  std::vector<double> weights;    // exps / sum; blocked exactly 0
+  std::vector<double> unmasked;   // what softmax would give without the mask
+  double shift = 0;               // subtracted before exp when scores are large (shown)
+  double sum = 0;
+  int allowed = 0;
+  bool fullyMasked = false;       // every key blocked: -inf gives NaN; transformers' finfo.min gives uniform
+};
+SoftmaxRow computeSoftmaxRow(const std::vector<double>& scores, const std::vector<CellState>& states);
+
+class SoftmaxChart;
+
+class SoftmaxView : public QWidget {
+  Q_OBJECT
+public:
+  explicit SoftmaxView(Session* session, QWidget* parent = nullptr);
+
+  void showTeachingExample();  // keys A B C, scores 2.0 1.0 0.1, query at B (C is future)
+  void showSelectedRow();      // the session's row and selected position
+  bool teachingExample() const { return teaching_; }
+  int query() const { return query_; }
+  const SoftmaxRow& current() const { return row_; }
+  int firstShownKey() const { return first_; }
+  int shownKeyCount() const { return count_; }
+  // Scores from the model for the current row: [T, T] pre-softmax; empty = example scores.
+  void setModelScores(std::vector<float> scores, const QString& label);
+  // Overrides the scores of the shown keys (what the edit box does).
+  void setShownScores(const std::vector<double>& scores);
+  void render(QPainter& p, QRect area) const;
+  QWidget* chart() const;
+
+private:
+  void recompute();
+  void syncEdit();
+  QString keyText(int k) const;
+
+  Session* session_;
+  SoftmaxChart* chart_ = nullptr;
+  QSpinBox* querySpin_ = nullptr;
+  QLineEdit* scoresEdit_ = nullptr;
+  QLabel* sourceLabel_ = nullptr;
+  bool teaching_ = false;
+  int query_ = 0;
+  int first_ = 0, count_ = 0;
+  std::vector<double> scores_;      // every key of the current query
+  std::vector<double> edits_;       // user overrides by key (NaN = none)
+  std::vector<float> modelScores_;  // [T, T]
+  QString modelLabel_;
+  SoftmaxRow row_;
+};
+
+} // namespace maskscope
