@@ -2,6 +2,7 @@
 #include "app/CommandLine.h"
 #include "core/commands/CollateCommand.h"
 #include "core/commands/CommandIO.h"
+#include "core/commands/LintCommand.h"
 #include "core/commands/LossCommand.h"
 #include "core/commands/RenderCommand.h"
 #include "core/commands/TokenizeCommand.h"
@@ -22,7 +23,7 @@ namespace maskscope {
 namespace {
 
 const std::set<std::string>& commandNames() {
-  static const std::set<std::string> names = {"tokenize", "render", "collate", "loss", "snapshot"};
+  static const std::set<std::string> names = {"tokenize", "render", "collate", "lint", "loss", "snapshot"};
   return names;
 }
 
@@ -91,6 +92,24 @@ int runHeadless(int argc, char** argv) {
   render->add_option("--now", renderNow, "the date strftime_now sees, e.g. 2024-07-26");
   render->add_flag("--json", json, "machine output on stdout");
 
+  LintArgs lintArgs;
+  auto* lint = app.add_subcommand("lint", "name every masking bug of a dataset or batch dump");
+  lint->add_option("INPUT", lintArgs.input, "dataset (JSONL/JSON, builtin:demo) or batch dump (.json/.jsonl/.safetensors/.pt)");
+  lint->add_option("--tokenizer", lintArgs.tokenizerSpec, "tokenizer spec (datasets: default builtin:demo)");
+  lint->add_option("--template", lintArgs.templateSpec, "chat template (default: the tokenizer's own)");
+  lint->add_option("--collator", lintArgs.collatorSpec, "collator spec (datasets: default 'default'; dumps: the intended collator)");
+  lint->add_option("--model", lintArgs.modelSpec, "model folder (its tokenizer is used when --tokenizer is absent)");
+  lint->add_flag("--generation", lintArgs.generation, "the input is a generation batch (checks right padding)");
+  lint->add_option("--max-findings", lintArgs.maxFindings, "findings listed (default 1000; the summary counts all)");
+  lint->add_option("--shard", lintArgs.shard, "K/N: lint rows with index % N == K (JSON of shards merges by concatenation)");
+  lint->add_option("--micro-batch", lintArgs.microBatch, "rows per micro-batch (default 8)");
+  lint->add_option("--threads", lintArgs.threads, "worker threads (default: all cores)");
+  lint->add_option("--explain", lintArgs.explain, "print a rule's explanation (RULE or 'all'); no INPUT needed");
+  lint->add_flag("--list-rules", lintArgs.listRules, "list every rule");
+  lint->add_flag("--progress", lintArgs.progress, "progress on stderr even when it is not a terminal");
+  lint->add_option("--show-rows", lintArgs.showRows, "offending rows drawn as tokens (default 3)");
+  lint->add_flag("--json", json, "machine output on stdout");
+
   LossArgs lossArgs;
   std::string lossRows;
   bool noGradients = false;
@@ -135,6 +154,7 @@ int runHeadless(int argc, char** argv) {
       if (!renderNow.empty()) renderArgs.now = renderNow;
       return runRender(renderArgs, io);
     });
+  if (lint->parsed()) return runCommand(io, [&] { return runLint(lintArgs, io); });
   if (loss->parsed())
     return runCommand(io, [&] {
       if (!lossRows.empty()) parseRowRange(lossRows, lossArgs.inputs.rowBegin, lossArgs.inputs.rowEnd);

@@ -54,7 +54,7 @@ LintPanel::LintPanel(Session* session, QWidget* parent) : QWidget(parent), sessi
   connect(datasetButton_, &QPushButton::clicked, this, &LintPanel::lintDataset);
   connect(list_, &QListWidget::currentRowChanged, this, &LintPanel::selectFinding);
   connect(session_, &Session::batchChanged, this, [this] {
-    if (!datasetRows_) lintCurrentBatch();
+    if (!datasetRows_ && !jumping_) lintCurrentBatch();
   });
   lintCurrentBatch();
 }
@@ -136,6 +136,8 @@ void LintPanel::selectFinding(int index) {
   if (info) text += QString::fromUtf8(info->title.data(), qsizetype(info->title.size())) + QStringLiteral("\n\n") +
                     QString::fromUtf8(info->explanation.data(), qsizetype(info->explanation.size()));
   explanation_->setPlainText(text);
+  // Jumping re-collates the row's batch; the findings stay those of the batch they came from.
+  jumping_ = true;
   if (f.row) {
     int target = int(*f.row);
     if (!datasetRows_ && !session_->isBatchDump()) {
@@ -146,6 +148,7 @@ void LintPanel::selectFinding(int index) {
     session_->selectRow(target);
   }
   if (f.position) session_->selectPosition(int(*f.position));
+  jumping_ = false;
 }
 
 QList<int> LintPanel::rowsWithFindings(const QString& rule) const {

@@ -46,6 +46,7 @@ private:
   QPushButton* datasetButton_ = nullptr;
   QProgressBar* progress_ = nullptr;
   LintReport report_;
+  bool jumping_ = false;
   bool datasetRows_ = false; // findings' rows are dataset rows (else batch rows)
   QFutureWatcher<LintReport>* watcher_ = nullptr;
 };

@@ -17,6 +17,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QShowEvent>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -195,7 +196,6 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
   tabifyDockWidget(d3, d4);
   tabifyDockWidget(d4, d5);
   d1->raise();
-  resizeDocks({d1}, {230}, Qt::Vertical);
 
   auto* readOnly = new QLabel(tr("Read-only: maskscope never edits your files"), this);
   readOnly->setObjectName(QStringLiteral("readOnlyNotice"));
@@ -425,6 +425,19 @@ void MainWindow::closeEvent(QCloseEvent* e) {
   if (persistent_) saveSettings();
   model_->cancel();
   QMainWindow::closeEvent(e);
+}
+
+void MainWindow::showEvent(QShowEvent* e) {
+  QMainWindow::showEvent(e);
+  if (shownOnce_) return;
+  shownOnce_ = true;
+  if (persistent_ && QSettings().contains(QStringLiteral("windowState"))) return;
+  // First run: the strip and grid get most of the height; the panels a strip at the bottom.
+  QList<QDockWidget*> bottom;
+  for (QDockWidget* d : docks_)
+    if (dockWidgetArea(d) == Qt::BottomDockWidgetArea) bottom << d;
+  if (!bottom.isEmpty()) resizeDocks({bottom.first()}, {std::max(180, height() * 30 / 100)}, Qt::Vertical);
+  if (!docks_.isEmpty()) resizeDocks({docks_.first()}, {270}, Qt::Horizontal);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {

@@ -62,6 +62,7 @@ public:
 
 protected:
   void closeEvent(QCloseEvent* event) override;
+  void showEvent(QShowEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
 
@@ -106,6 +107,7 @@ private:
   std::vector<int> tokenLengths_; // per dataset row, computed when the length filter is first used
   double baseFontPt_ = 0;
   QList<QDockWidget*> docks_;
+  bool shownOnce_ = false;
 };
 
 } // namespace maskscope

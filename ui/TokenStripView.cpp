@@ -72,8 +72,11 @@ void TokenStripView::rebuild() {
   if (b && row() >= 0 && row() < b->batchSize()) {
     const int r = row();
     chips_.resize(size_t(b->length()));
-    for (int64_t t = 0; t < b->length(); ++t)
+    const bool havePos = b->positionIds.sameShape(b->inputIds);
+    for (int64_t t = 0; t < b->length(); ++t) {
       chips_[size_t(t)].text = QString::fromStdString(utf8::visibleWhitespace(session_->tokenText(b->inputIds.at(r, t)).toStdString()));
+      chips_[size_t(t)].footer = havePos ? QStringLiteral("%1 p%2").arg(t).arg(b->positionIds.at(r, t)) : QString::number(t);
+    }
   }
   selected_ = override_ ? -1 : std::min(session_->selectedPosition(), positionCount() - 1);
   if (compare_) setCompareBatch(compare_, compareRow_);
@@ -90,7 +93,8 @@ void TokenStripView::relayout() {
   const int width = std::max(200, viewport()->width() - kGap);
   int x = kGap, y = kGap;
   for (Chip& c : chips_) {
-    int w = std::min(std::max(fm.horizontalAdvance(c.text), minW) + 2 * kPadX, 240);
+    const int footerW = sm.horizontalAdvance(c.footer) + 6;
+    int w = std::min(std::max({fm.horizontalAdvance(c.text), minW, footerW}) + 2 * kPadX, 240);
     if (x + w > width && x > kGap) { x = kGap; y += kChipHeight + kGap; }
     c.rect = QRect(x, y, w, kChipHeight);
     x += w + kGap;
@@ -230,7 +234,7 @@ void TokenStripView::renderTo(QPainter& p, QRect area, int scroll) const {
     p.setPen(att != 0 ? palette().text().color() : palette::warningText());
     p.drawText(l1, Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("A%1").arg(att));
     p.setPen(palette().placeholderText().color());
-    p.drawText(l2, Qt::AlignLeft | Qt::AlignVCenter, pad ? QStringLiteral("%1 PAD").arg(t) : QString::number(t));
+    p.drawText(l2, Qt::AlignLeft | Qt::AlignVCenter, QString::number(t));
     if (havePos) p.drawText(l2, Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("p%1").arg(b.positionIds.at(r, t)));
   }
 }

@@ -47,7 +47,8 @@ protected:
 private:
   struct Chip {
     QString text;
-    QRect rect; // content coordinates
+    QString footer; // "index  p<position id>"
+    QRect rect;     // content coordinates
   };
   void rebuild();
   void relayout();

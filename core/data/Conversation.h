@@ -7,10 +7,14 @@
 
 namespace maskscope {
 
+// JSON that keeps object keys in file order, as Python's json does: templates print tools and
+// extra fields with tojson, and transformers keeps the order the dataset wrote.
+using OrderedJson = nlohmann::ordered_json;
+
 struct Message {
   std::string role;     // "system", "user", "assistant", "tool", ... as the dataset names it
   std::string content;  // UTF-8 text
-  nlohmann::json extra; // other fields of the message object (tool_calls, name, ...), or null
+  OrderedJson extra;    // other fields of the message object (tool_calls, name, ...), or null
 };
 
 struct Conversation {
@@ -21,8 +25,8 @@ struct Conversation {
   bool plainText = false;
   std::string plainPrompt;
   std::string plainCompletion;
-  nlohmann::json tools;          // "tools" of the row, or null
-  nlohmann::json extraVariables; // other top-level fields the template may read, or null
+  OrderedJson tools;             // "tools" of the row, or null
+  OrderedJson extraVariables;    // other top-level fields the template may read, or null
 
   // Where the row came from, for messages and for jumping back to it.
   std::string sourceFile;

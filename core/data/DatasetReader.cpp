@@ -155,7 +155,7 @@ bool DatasetReader::next(Conversation& out) {
   long line = -1;
   while (nextRawRow(text, line)) {
     std::string parseError;
-    nlohmann::json row = parseJsonOrExplain(text, &parseError);
+    OrderedJson row = parseOrderedJsonOrExplain(text, &parseError);
     if (row.is_discarded()) {
       skip(line, "invalid JSON: " + parseError);
       continue;

@@ -18,7 +18,7 @@ struct RowError {
 };
 
 // Converts one parsed row to a conversation; throws Error(reason) when the row has no known shape.
-Conversation conversationFromJson(const nlohmann::json& row);
+Conversation conversationFromJson(const OrderedJson& row);
 
 class DatasetReader {
 public:

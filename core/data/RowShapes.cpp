@@ -7,7 +7,7 @@ namespace maskscope {
 
 namespace {
 
-using nlohmann::json;
+using json = OrderedJson;
 
 std::string contentText(const json& content, const std::string& where) {
   if (content.is_string()) return content.get<std::string>();
@@ -75,7 +75,7 @@ void keepExtras(const json& row, Conversation& c, std::initializer_list<const ch
 
 } // namespace
 
-Conversation conversationFromJson(const json& row) {
+Conversation conversationFromJson(const OrderedJson& row) {
   if (!row.is_object()) throw Error("row is " + std::string(row.type_name()) + ", not a JSON object");
   Conversation c;
   if (row.contains("messages")) {

@@ -18,8 +18,8 @@ struct RenderOptions {
   // defaults; --var overrides them.
   std::map<std::string, std::string> variables;
   std::optional<std::string> now; // "2024-07-26": the date strftime_now sees
-  nlohmann::json tools;           // null when none
-  nlohmann::json extra;           // more template variables (object) or null
+  OrderedJson tools;              // null when none
+  OrderedJson extra;              // more template variables (object) or null
   // Fill RenderResult::messages (costs one extra render per message; see JinjaChatTemplate.h).
   bool computeMessageSpans = true;
 };

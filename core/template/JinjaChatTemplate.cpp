@@ -19,7 +19,7 @@ Value messageValue(const Message& m) {
   auto d = std::make_shared<jinja::DictObj>();
   d->entries.reserve(2 + (m.extra.is_object() ? m.extra.size() : 0));
   d->entries.emplace_back("role", Value::string(m.role));
-  const nlohmann::json* structured = nullptr;
+  const OrderedJson* structured = nullptr;
   if (m.extra.is_object()) {
     auto it = m.extra.find("content");
     if (it != m.extra.end() && !it->is_string()) structured = &*it;

@@ -3,16 +3,25 @@
 
 namespace maskscope {
 
-nlohmann::json parseJsonOrExplain(const std::string& text, std::string* error, long* byteOffset) {
+template <class Json>
+static Json parseOrExplain(const std::string& text, std::string* error, long* byteOffset) {
   try {
-    return nlohmann::json::parse(text);
+    return Json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     std::string what = e.what();
     auto pos = what.find("parse error");
     if (error) *error = pos == std::string::npos ? what : what.substr(pos);
     if (byteOffset) *byteOffset = long(e.byte);
   }
-  return nlohmann::json(nlohmann::json::value_t::discarded);
+  return Json(Json::value_t::discarded);
+}
+
+nlohmann::json parseJsonOrExplain(const std::string& text, std::string* error, long* byteOffset) {
+  return parseOrExplain<nlohmann::json>(text, error, byteOffset);
+}
+
+nlohmann::ordered_json parseOrderedJsonOrExplain(const std::string& text, std::string* error, long* byteOffset) {
+  return parseOrExplain<nlohmann::ordered_json>(text, error, byteOffset);
 }
 
 } // namespace maskscope

@@ -117,6 +117,14 @@ private Q_SLOTS:
     QVERIFY(withSystem >= 5);
   }
 
+  void toolsKeepKeyOrder() {
+    // Templates print tools with tojson; Python keeps the file's key order, so must we.
+    auto rows = readDataset(dataFile("tools_key_order.jsonl"));
+    QCOMPARE(rows.size(), size_t(1));
+    const std::string dumped = rows[0].tools.dump();
+    QVERIFY2(dumped.find("{\"type\":\"function\",\"function\":{\"name\"") == 1, dumped.c_str());
+  }
+
   void readRowByIndex() {
     Conversation c = readDatasetRow(dataFile("messages.jsonl"), 1);
     QCOMPARE(c.messages.size(), size_t(4));

@@ -1,0 +1,526 @@
+// The desktop app off screen: the window on the demo, row and position selection, tooltips,
+// collator switching, the softmax and loss arithmetic, lint jumps, compare, teaching, batch dumps,
+// exports and snapshots (checked for content and colours), theme contrast.
+#include "core/collate/CollatorSpec.h"
+#include "core/forward/ForwardEngine.h"
+#include "ui/AttentionGridView.h"
+#include "ui/ComparePanel.h"
+#include "ui/Export.h"
+#include "ui/LintPanel.h"
+#include "ui/LossView.h"
+#include "ui/MainWindow.h"
+#include "ui/Palette.h"
+#include "ui/Session.h"
+#include "ui/Snapshot.h"
+#include "ui/SoftmaxView.h"
+#include "ui/TeachingPanel.h"
+#include "ui/TokenStripView.h"
+
+#include <QComboBox>
+#include <QFile>
+#include <QHelpEvent>
+#include <QLabel>
+#include <QLineEdit>
+#include <QWheelEvent>
+#include <QListWidget>
+#include <QSet>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QToolTip>
+#include <sstream>
+
+using namespace maskscope;
+
+namespace {
+
+// Does row `row` of the session's batch have a padding key that some query may attend?
+bool padAttended(const AttentionGridView& grid, const Batch& b, int row) {
+  const int n = int(grid.gridSize());
+  for (int k = 0; k < n; ++k) {
+    if (size_t(row) >= b.meta.size() || b.meta[size_t(row)][size_t(k)].kind != PositionKind::Padding) continue;
+    if (grid.cellState(n - 1, k) == CellState::Allowed) return true;
+  }
+  return false;
+}
+
+int countColour(const QImage& img, QRgb colour, int tolerance = 6) {
+  int n = 0;
+  for (int y = 0; y < img.height(); y += 2)
+    for (int x = 0; x < img.width(); x += 2) {
+      QRgb c = img.pixel(x, y);
+      if (std::abs(qRed(c) - qRed(colour)) <= tolerance && std::abs(qGreen(c) - qGreen(colour)) <= tolerance &&
+          std::abs(qBlue(c) - qBlue(colour)) <= tolerance)
+        ++n;
+    }
+  return n;
+}
+
+int distinctColours(const QImage& img) {
+  QSet<QRgb> set;
+  for (int y = 0; y < img.height(); y += 3)
+    for (int x = 0; x < img.width(); x += 3) set.insert(img.pixel(x, y));
+  return int(set.size());
+}
+
+QString writeDump(const QTemporaryDir& dir, int rows, int length, int realLength) {
+  // Right-padded JSON dump: ids 10.., pad id 0, labels copied on real positions.
+  QString ids, mask, labels;
+  for (int r = 0; r < rows; ++r) {
+    QStringList a, m, l;
+    for (int t = 0; t < length; ++t) {
+      const bool real = t < realLength - r;
+      a << QString::number(real ? 10 + (t % 50) : 0);
+      m << QString::number(real ? 1 : 0);
+      l << QString::number(real ? 10 + (t % 50) : -100);
+    }
+    ids += (r ? QStringLiteral(",") : QString()) + QStringLiteral("[") + a.join(QLatin1Char(',')) + QStringLiteral("]");
+    mask += (r ? QStringLiteral(",") : QString()) + QStringLiteral("[") + m.join(QLatin1Char(',')) + QStringLiteral("]");
+    labels += (r ? QStringLiteral(",") : QString()) + QStringLiteral("[") + l.join(QLatin1Char(',')) + QStringLiteral("]");
+  }
+  const QString path = dir.filePath(QStringLiteral("dump.json"));
+  QFile f(path);
+  f.open(QIODevice::WriteOnly);
+  f.write(QStringLiteral("{\"input_ids\": [%1], \"attention_mask\": [%2], \"labels\": [%3], \"pad_token_id\": 0}").arg(ids, mask, labels).toUtf8());
+  return path;
+}
+
+} // namespace
+
+class TestUi : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+  void cleanup() { palette::setTheme(palette::Theme::Light); }
+
+  void windowOpensOnTheDemo() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.conversationList()->count() > 10);
+    QCOMPARE(w.conversationList()->count(), s.rowCount());
+    QTRY_VERIFY(w.tokenStrip()->positionCount() > 0);
+    QCOMPARE(w.tokenStrip()->positionCount(), int(s.batch().length()));
+    QVERIFY(w.summaryLabel()->text().contains(QStringLiteral("graded")));
+    QVERIFY(w.findChild<QLabel*>(QStringLiteral("readOnlyNotice"))->text().contains(QStringLiteral("never edits")));
+  }
+
+  void selectingARowUpdatesTheStrip_data() {
+    QTest::addColumn<int>("row");
+    QTest::newRow("row 1") << 1;
+    QTest::newRow("row 5") << 5;
+    QTest::newRow("row 9") << 9;
+  }
+  void selectingARowUpdatesTheStrip() {
+    QFETCH(int, row);
+    Session s;
+    s.setBatchSize(1); // one row per batch: the strip holds exactly that row's tokens
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    w.show();
+    const int before = w.tokenStrip()->positionCount();
+    w.conversationList()->setCurrentRow(row);
+    QTRY_COMPARE(s.selectedRow(), row);
+    QVERIFY(s.tokenized());
+    QTRY_COMPARE(w.tokenStrip()->positionCount(), int(s.tokenized()->tokens.size()));
+    QVERIFY(w.tokenStrip()->positionCount() != before || s.tokenized()->tokens.size() == size_t(before));
+  }
+
+  void positionsFollowTheKeyboard() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.tokenStrip()->setFocus();
+    w.tokenStrip()->setSelectedPosition(3);
+    QTest::keyClick(w.tokenStrip(), Qt::Key_Right);
+    QTRY_COMPARE(s.selectedPosition(), 4);
+    QTRY_COMPARE(w.attentionGrid()->highlightedQuery(), 4);
+    QTest::keyClick(w.tokenStrip(), Qt::Key_Home);
+    QTRY_COMPARE(s.selectedPosition(), 0);
+    QVERIFY(w.tokenStrip()->describePosition(0).contains(QStringLiteral("position 0")));
+    QVERIFY(w.tokenStrip()->describePosition(0).contains(QStringLiteral("attention_mask")));
+  }
+
+  void hoveringACellNamesBothTokensAndTheReason_data() {
+    QTest::addColumn<int>("query");
+    QTest::addColumn<int>("key");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("future") << 2 << 5 << QStringLiteral("future");
+    QTest::newRow("allowed") << 5 << 2 << QStringLiteral("allowed");
+  }
+  void hoveringACellNamesBothTokensAndTheReason() {
+    QFETCH(int, query);
+    QFETCH(int, key);
+    QFETCH(QString, reason);
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    AttentionGridView* g = w.attentionGrid();
+    g->setViewRect(QRectF(0, 0, 10, 10)); // zoomed in: cells are big enough to aim at
+    const QString text = g->describeCell(query, key);
+    QVERIFY2(text.contains(reason), qPrintable(text));
+    const Batch& b = s.batch();
+    QVERIFY(text.contains(QStringLiteral("query %1").arg(query)));
+    QVERIFY(text.contains(QStringLiteral("key %1").arg(key)));
+    Q_UNUSED(b);
+    // A real tooltip event at the cell's centre shows the same text.
+    const QRect plot = g->rect();
+    QPoint target;
+    for (int y = 0; y < plot.height() && target.isNull(); y += 2)
+      for (int x = 0; x < plot.width(); x += 2)
+        if (g->cellAt(QPoint(x, y)) == QPoint(key, query)) {
+          target = QPoint(x + 3, y + 3);
+          break;
+        }
+    QVERIFY(!target.isNull());
+    QCOMPARE(g->cellAt(target), QPoint(key, query));
+    QHelpEvent help(QEvent::ToolTip, target, g->mapToGlobal(target));
+    QApplication::sendEvent(g, &help);
+    QTRY_VERIFY(QToolTip::isVisible());
+    QCOMPARE(QToolTip::text(), text);
+    QToolTip::hideText();
+  }
+
+  void collatorSwitchChangesTheGrid() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    s.selectRow(1);
+    MainWindow w(&s);
+    w.show();
+    QVERIFY(!padAttended(*w.attentionGrid(), s.batch(), s.batchRow()));
+    const int i = w.collatorBox()->findData(QStringLiteral("buggy-max-length-all-ones"));
+    QVERIFY(i >= 0);
+    w.collatorBox()->setCurrentIndex(i);
+    QTRY_COMPARE(s.collatorSpec(), QStringLiteral("buggy-max-length-all-ones"));
+    QTRY_VERIFY(padAttended(*w.attentionGrid(), s.batch(), s.batchRow()));
+    QVERIFY(w.summaryLabel()->text().contains(QStringLiteral("pads attended")));
+  }
+
+  void collatorBoxFollowsTheSession_data() {
+    QTest::addColumn<QString>("spec");
+    QTest::addColumn<QString>("shown");
+    QTest::newRow("preset") << QStringLiteral("buggy-pad-is-eos") << QStringLiteral("buggy-pad-is-eos");
+    QTest::newRow("custom") << QStringLiteral("default,max_length=64,pad_to=max_length") << QStringLiteral("custom");
+  }
+  void collatorBoxFollowsTheSession() {
+    QFETCH(QString, spec);
+    QFETCH(QString, shown);
+    Session s;
+    QVERIFY(s.setPipeline(QStringLiteral("builtin:demo"), QString(), spec));
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    QCOMPARE(w.collatorBox()->currentData().toString(), spec);
+    QVERIFY(w.collatorBox()->currentText().contains(shown));
+    s.setCollator(QStringLiteral("default"));
+    QTRY_COMPARE(w.collatorBox()->currentData().toString(), QStringLiteral("default"));
+  }
+
+  void softmaxArithmetic() {
+    const SoftmaxRow r = computeSoftmaxRow({2.0, 1.0, 0.1}, {CellState::Allowed, CellState::Allowed, CellState::Future});
+    QCOMPARE(r.allowed, 2);
+    QVERIFY(qAbs(r.weights[0] - 0.7311) < 1e-4);
+    QVERIFY(qAbs(r.weights[1] - 0.2689) < 1e-4);
+    QCOMPARE(r.weights[2], 0.0); // exactly zero, not tiny
+    QVERIFY(qAbs(r.sum - (std::exp(2.0) + std::exp(1.0))) < 1e-9);
+    QVERIFY(qAbs(r.unmasked[2] - 0.0986) < 1e-3);
+    const SoftmaxRow all = computeSoftmaxRow({1.0, 3.0}, {CellState::Padding, CellState::Padding});
+    QVERIFY(all.fullyMasked);
+    QCOMPARE(all.weights[0], 0.5);
+  }
+
+  void softmaxViewFollowsTheSelection() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    SoftmaxView v(&s);
+    v.showTeachingExample();
+    QVERIFY(qAbs(v.current().weights[0] - 0.7311) < 1e-4);
+    v.showSelectedRow();
+    s.selectPosition(6);
+    QTRY_COMPARE(v.query(), 6);
+    double total = 0;
+    for (double w : v.current().weights) total += w;
+    QVERIFY(qAbs(total - 1.0) < 1e-9);
+    for (size_t k = 7; k < v.current().weights.size(); ++k) QCOMPARE(v.current().weights[k], 0.0); // the future
+    v.setShownScores({5.0});
+    QCOMPARE(v.current().scores[size_t(v.firstShownKey())], 5.0);
+  }
+
+  void lossDilution() {
+    // 1 row: 1 BOS + 200 prompt targets + 40 reply targets, labels copied everywhere (hf-lm style).
+    Batch b;
+    const int T = 241;
+    b.inputIds = IntGrid(1, T, 5);
+    b.attentionMask = IntGrid(1, T, 1);
+    b.labels = IntGrid(1, T, 5);
+    IntGrid roles(1, T, RolePrompt);
+    for (int t = 201; t < T; ++t) roles.at(0, t) = RoleReply;
+    std::vector<double> nll(T, 2.0);
+    for (int t = 201; t < T; ++t) nll[size_t(t)] = 1.0;
+    const LossBreakdown d = computeLossBreakdown(b, 0, nll, roles);
+    QCOMPARE(d.graded[RolePrompt], int64_t(200));
+    QCOMPARE(d.graded[RoleReply], int64_t(40));
+    QVERIFY(qAbs(d.lossShare(RoleReply) - 40.0 / 440.0) < 1e-12);
+    QVERIFY(qAbs(d.asGiven() - 440.0 / 240.0) < 1e-12);
+    QCOMPARE(d.repliesOnly(), 1.0);
+  }
+
+  void lossViewCountsTheRow() {
+    Session s;
+    QVERIFY(s.setPipeline(QStringLiteral("builtin:demo"), QString(), QStringLiteral("hf-lm")));
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    LossView v(&s);
+    QVERIFY(!v.fromModel());
+    QVERIFY(v.breakdown().graded[RolePrompt] > 0); // labels = input_ids grade the prompt
+    QVERIFY(v.dilutionText().contains(QStringLiteral("of the loss")));
+    const double share = v.breakdown().lossShare(RoleReply);
+    v.setExampleLosses(2.0, 4.0, 0.05);
+    QVERIFY(v.breakdown().lossShare(RoleReply) > share);
+  }
+
+  void batchDumpShowsBatchRows() {
+    QTemporaryDir dir;
+    const QString path = writeDump(dir, 3, 24, 20);
+    Session s;
+    QVERIFY2(s.openBatchDump(path), "dump did not load");
+    QCOMPARE(s.rowCount(), 3);
+    MainWindow w(&s);
+    QCOMPARE(w.conversationList()->count(), 3);
+    QVERIFY(w.conversationList()->item(0)->text().contains(QStringLiteral("batch row 0")));
+    QCOMPARE(w.tokenStrip()->positionCount(), 24);
+    w.conversationList()->setCurrentRow(2);
+    QTRY_COMPARE(s.batchRow(), 2);
+    QCOMPARE(w.attentionGrid()->cellState(23, 20), CellState::Padding); // row 2 has 18 real tokens
+    QVERIFY(!w.collatorBox()->isEnabled());
+  }
+
+  void lintFindingJumpsToRowAndPosition() {
+    Session s;
+    QVERIFY(s.setPipeline(QStringLiteral("builtin:demo"), QString(), QStringLiteral("buggy-max-length-all-ones")));
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    s.selectRow(1);
+    LintPanel panel(&s);
+    QVERIFY(!panel.report().findings.empty());
+    int index = -1;
+    for (size_t i = 0; i < panel.report().findings.size(); ++i)
+      if (panel.report().findings[i].rule == "pad-attended" && panel.report().findings[i].position) { index = int(i); break; }
+    QVERIFY(index >= 0);
+    const Finding f = panel.report().findings[size_t(index)];
+    panel.selectFinding(index);
+    QTRY_COMPARE(s.selectedPosition(), int(*f.position));
+    QVERIFY(panel.explanationText().contains(QStringLiteral("pad-attended")));
+  }
+
+  void compareHighlightsDifferences() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    s.selectRow(1);
+    ComparePanel c(&s);
+    c.setCollators(QStringLiteral("default"), QStringLiteral("default"));
+    QCOMPARE(c.differingPositions(), 0);
+    QCOMPARE(c.differingCells(), int64_t(0));
+    c.setCollators(QStringLiteral("default"), QStringLiteral("buggy-max-length-all-ones"));
+    QVERIFY(c.differingPositions() > 0);
+    QVERIFY(c.differingCells() > 0);
+    QVERIFY(c.summaryText().contains(QStringLiteral("differ")));
+  }
+
+  void teachingStepsDriveTheViews() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    const auto steps = TeachingPanel::steps();
+    QVERIFY(steps.size() >= 7);
+    for (int i = 0; i < int(steps.size()); ++i) {
+      w.teachingPanel()->goToStep(i);
+      QCOMPARE(s.collatorSpec(), steps[size_t(i)].collator);
+      QCOMPARE(w.collatorBox()->currentData().toString(), steps[size_t(i)].collator);
+    }
+    w.teachingPanel()->goToStep(3);
+    QVERIFY(w.softmaxView()->teachingExample());
+    w.teachingPanel()->goToStep(2); // grading the closing token: a closing position is selected
+    QVERIFY(s.selectedPosition() >= 0);
+    QVERIFY(s.batch().meta[size_t(s.batchRow())][size_t(s.selectedPosition())].closesReply);
+  }
+
+  void gridZoomsAndPans() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    w.show();
+    AttentionGridView* g = w.attentionGrid();
+    const double n = double(g->gridSize());
+    const double before = g->cellPixels();
+    QWheelEvent wheel(QPointF(g->width() / 2, g->height() / 2), g->mapToGlobal(QPointF(g->width() / 2, g->height() / 2)), QPoint(),
+                      QPoint(0, 240), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(g, &wheel);
+    QTRY_VERIFY(g->cellPixels() > before * 1.4);
+    QVERIFY(g->viewRect().width() < n);
+    g->setViewRect(QRectF(0, 0, 8, 8));
+    const QRectF v = g->viewRect();
+    QTest::mousePress(g, Qt::LeftButton, {}, QPoint(200, 200));
+    QTest::mouseMove(g, QPoint(100, 100));
+    QTest::mouseRelease(g, Qt::LeftButton, {}, QPoint(100, 100));
+    QVERIFY(g->viewRect().x() > v.x());
+    g->fitAll();
+    QCOMPARE(g->viewRect().width(), n);
+  }
+
+  void filtersNarrowTheList() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    const int all = w.visibleRowCount();
+    w.searchBox()->setText(QStringLiteral("padding"));
+    QTRY_VERIFY(w.visibleRowCount() < all);
+    QVERIFY(w.visibleRowCount() > 0);
+    w.searchBox()->clear();
+    w.minMessagesBox()->setValue(4);
+    QTRY_VERIFY(w.visibleRowCount() < all);
+    w.minMessagesBox()->setValue(0);
+    w.minTokensBox()->setValue(100000);
+    QTRY_COMPARE(w.visibleRowCount(), 0);
+  }
+
+  void exportsAreValid_data() {
+    QTest::addColumn<QString>("view");
+    QTest::addColumn<QString>("file");
+    QTest::newRow("tokens png") << QStringLiteral("tokens") << QStringLiteral("t.png");
+    QTest::newRow("attention svg") << QStringLiteral("attention") << QStringLiteral("a.svg");
+    QTest::newRow("softmax svg") << QStringLiteral("softmax") << QStringLiteral("s.svg");
+    QTest::newRow("loss png") << QStringLiteral("loss") << QStringLiteral("l.png");
+    QTest::newRow("window png") << QStringLiteral("window") << QStringLiteral("w.png");
+    QTest::newRow("report html") << QStringLiteral("report") << QStringLiteral("r.html");
+  }
+  void exportsAreValid() {
+    QFETCH(QString, view);
+    QFETCH(QString, file);
+    QTemporaryDir dir;
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    const QString path = dir.filePath(file);
+    QString error;
+    QVERIFY2(w.exportView(view, path, &error), qPrintable(error));
+    if (file.endsWith(QLatin1String(".png"))) {
+      QImage img(path);
+      QVERIFY(!img.isNull());
+      QVERIFY(distinctColours(img) > 4);
+    } else if (file.endsWith(QLatin1String(".svg"))) {
+      QSvgRenderer svg(path);
+      QVERIFY(svg.isValid());
+      QVERIFY(svg.defaultSize().width() > 100);
+    } else {
+      QFile f(path);
+      QVERIFY(f.open(QIODevice::ReadOnly));
+      const QString html = QString::fromUtf8(f.readAll());
+      QVERIFY(html.startsWith(QStringLiteral("<!DOCTYPE html>")));
+      QVERIFY(html.contains(QStringLiteral("data:image/png;base64,")));
+      QVERIFY(html.contains(QStringLiteral("class=\"chip")));
+      QVERIFY(html.contains(QStringLiteral("<h2>Loss</h2>")));
+      QVERIFY(html.contains(QStringLiteral("</html>")));
+    }
+  }
+
+  void snapshotsHaveContent_data() {
+    QTest::addColumn<QString>("view");
+    QTest::addColumn<QString>("collator");
+    QTest::addColumn<QString>("theme");
+    QTest::addColumn<QRgb>("expected");
+    const QRgb blue = palette::cellColour(CellState::Allowed).rgb();
+    const QRgb orange = palette::cellColour(CellState::Padding).rgb();
+    QTest::newRow("attention default: allowed blue and padding orange") << QStringLiteral("attention") << QStringLiteral("default") << QStringLiteral("light") << orange;
+    QTest::newRow("attention all-ones: allowed blue") << QStringLiteral("attention") << QStringLiteral("buggy-max-length-all-ones") << QStringLiteral("light") << blue;
+    QTest::newRow("attention dark") << QStringLiteral("attention") << QStringLiteral("default") << QStringLiteral("dark") << blue;
+    QTest::newRow("tokens") << QStringLiteral("tokens") << QStringLiteral("default") << QStringLiteral("light") << palette::roleColour(PositionKind::Assistant).rgb();
+    QTest::newRow("softmax") << QStringLiteral("softmax") << QStringLiteral("default") << QStringLiteral("light") << QColor(0x1f, 0x5f, 0xa0).rgb();
+    QTest::newRow("loss") << QStringLiteral("loss") << QStringLiteral("default") << QStringLiteral("light") << palette::roleColour(PositionKind::Assistant).rgb();
+    QTest::newRow("lint") << QStringLiteral("lint") << QStringLiteral("buggy-max-length-all-ones") << QStringLiteral("light") << QColor(0xc0, 0x1f, 0x20).rgb();
+    QTest::newRow("window") << QStringLiteral("window") << QStringLiteral("default") << QStringLiteral("light") << blue;
+  }
+  void snapshotsHaveContent() {
+    QFETCH(QString, view);
+    QFETCH(QString, collator);
+    QFETCH(QString, theme);
+    QFETCH(QRgb, expected);
+    QTemporaryDir dir;
+    SnapshotArgs a;
+    a.view = view.toStdString();
+    a.out = dir.filePath(QStringLiteral("snap.png")).toStdString();
+    a.inputs.collatorSpec = collator.toStdString();
+    a.row = 1;
+    a.width = 900;
+    a.height = 600;
+    a.theme = theme.toStdString();
+    std::ostringstream out, err;
+    CommandIO io{out, err, false, false};
+    QCOMPARE(runSnapshot(a, io), 0);
+    palette::setTheme(palette::Theme::Light);
+    QImage img(QString::fromStdString(a.out));
+    QVERIFY(!img.isNull());
+    QVERIFY(img.width() >= 900);
+    QVERIFY2(distinctColours(img) > 5, "blank image");
+    QVERIFY2(countColour(img, expected) > 20, qPrintable(QStringLiteral("colour %1 missing").arg(QColor(expected).name())));
+    if (view == QLatin1String("attention") && collator == QLatin1String("default"))
+      QVERIFY(countColour(img, palette::cellColour(CellState::Allowed).rgb()) > 20);
+  }
+
+  void snapshotRejectsBadInput() {
+    SnapshotArgs a;
+    a.out = "/tmp/never.png";
+    std::ostringstream out, err;
+    CommandIO io{out, err, false, false};
+    a.view = "nonsense";
+    QVERIFY_THROWS_EXCEPTION(std::exception, runSnapshot(a, io));
+    a.view = "tokens";
+    a.row = 100000;
+    QVERIFY_THROWS_EXCEPTION(std::exception, runSnapshot(a, io));
+  }
+
+  void themesPassContrast_data() {
+    QTest::addColumn<bool>("dark");
+    QTest::newRow("light") << false;
+    QTest::newRow("dark") << true;
+  }
+  void themesPassContrast() {
+    QFETCH(bool, dark);
+    const auto t = dark ? palette::Theme::Dark : palette::Theme::Light;
+    palette::setTheme(t);
+    const QPalette p = palette::qtPalette(t);
+    const QColor base = p.color(QPalette::Base), window = p.color(QPalette::Window);
+    for (const QColor& bg : {base, window}) {
+      QVERIFY(palette::contrastRatio(p.color(QPalette::Text), bg) >= 4.5);
+      QVERIFY(palette::contrastRatio(p.color(QPalette::WindowText), bg) >= 4.5);
+      QVERIFY(palette::contrastRatio(p.color(QPalette::PlaceholderText), bg) >= 4.5);
+      QVERIFY(palette::contrastRatio(palette::graded(), bg) >= 4.5);
+      QVERIFY(palette::contrastRatio(palette::warningText(), bg) >= 4.5);
+    }
+    QVERIFY(palette::contrastRatio(p.color(QPalette::HighlightedText), p.color(QPalette::Highlight)) >= 4.5);
+    QVERIFY(palette::contrastRatio(p.color(QPalette::ButtonText), p.color(QPalette::Button)) >= 4.5);
+    QCOMPARE(palette::contrastRatio(Qt::black, Qt::white), 21.0);
+  }
+
+  void modelAbsentDegradesClearly() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    auto* mode = w.findChild<QComboBox*>(QStringLiteral("gridMode"));
+    QVERIFY(mode);
+    mode->setCurrentIndex(1); // probabilities without a model: stays on the mask, says why
+    QVERIFY(!w.attentionGrid()->showsProbabilities());
+    QVERIFY(!w.lossView()->fromModel());
+  }
+};
+
+QTEST_MAIN(TestUi)
+#include "test_ui.moc"
