@@ -124,10 +124,18 @@ int runHeadless(int argc, char** argv) {
   SnapshotArgs snap;
   std::string snapSize;
   auto* snapshot = app.add_subcommand("snapshot", "render one view of the app off screen to a PNG");
-  snapshot->add_option("--view", snap.view, "tokens, attention, window");
-  snapshot->add_option("--out", snap.out, "the PNG to write")->required();
+  snapshot->add_option("--view", snap.view, snapshotViewNames());
+  snapshot->add_option("--out", snap.out, "the PNG (or .svg) to write")->required();
   snapshot->add_option("--row", snap.row, "dataset row to show");
+  snapshot->add_option("--position", snap.position, "selected position (softmax query, strip and grid highlight)");
   snapshot->add_option("--size", snapSize, "WxH in pixels");
+  snapshot->add_option("--theme", snap.theme, "light or dark")->check(CLI::IsMember({"light", "dark"}));
+  snapshot->add_option("--compare", snap.compare, "A,B: the two collators of the compare view");
+  snapshot->add_option("--step", snap.teachingStep, "teaching step (1-based; 0 = the introduction)");
+  snapshot->add_option("--zoom", snap.zoom, "attention grid zoom around the selected position");
+  snapshot->add_flag("--example", snap.softmaxExample, "softmax view: the 2.0 / 1.0 / 0.1 teaching row");
+  snapshot->add_option("--batch", snap.inputs.batchFile, "a batch dump instead of a dataset");
+  snapshot->add_option("--model", snap.modelSpec, "model folder or builtin:tiny (real losses and attention)");
   addBatchInputs(snapshot, snap.inputs, collateRows);
   snapshot->add_flag("--json", json, "machine output on stdout");
 

@@ -21,12 +21,7 @@ int launchDesktopApp(int argc, char** argv) {
   palette::setTheme(QSettings().value(QStringLiteral("darkTheme")).toBool() ? palette::Theme::Dark : palette::Theme::Light);
   Session session;
   const QStringList files = QApplication::arguments().mid(1);
-  bool haveData = false;
-  for (const QString& f : files) {
-    const bool before = session.source() != Session::Source::None;
-    session.openPath(f);
-    haveData = haveData || (!before && session.source() != Session::Source::None) || session.source() != Session::Source::None;
-  }
+  for (const QString& f : files) session.openPath(f); // errors reach the status bar once the window is up
   if (session.source() == Session::Source::None) session.openDataset(QStringLiteral("builtin:demo"));
   MainWindow window(&session, nullptr, true);
   window.show();

@@ -40,9 +40,7 @@ AttentionGridView::AttentionGridView(Session* session, QWidget* parent) : QWidge
   connect(session_, &Session::batchChanged, this, [this] {
     if (!override_) rebuild();
   });
-  connect(session_, &Session::positionChanged, this, [this](int p) {
-    if (!override_ || true) setHighlightedQuery(p);
-  });
+  connect(session_, &Session::positionChanged, this, &AttentionGridView::setHighlightedQuery);
   rebuild();
 }
 
@@ -122,8 +120,9 @@ void AttentionGridView::zoomBy(double factor, QPointF around) {
 void AttentionGridView::fitAll() { setViewRect(QRectF(0, 0, double(source_.size()), double(source_.size()))); }
 
 QRect AttentionGridView::plotRect(QRect area) const {
-  const int side = std::max(1, std::min(area.width() - kLeft - 6, area.height() - kTop - 6));
-  return QRect(area.left() + kLeft, area.top() + kTop, side, side);
+  const int availW = area.width() - kLeft - 6;
+  const int side = std::max(1, std::min(availW, area.height() - kTop - 6));
+  return QRect(area.left() + kLeft + std::max(0, (availW - side) / 2), area.top() + kTop, side, side);
 }
 
 double AttentionGridView::cellPixels() const {
@@ -252,7 +251,7 @@ void AttentionGridView::render(QPainter& p, QRect area) const {
   p.setFont(small);
   if (cell >= kLabelCell && b) {
     for (int q = cy0; q < cy1; ++q) {
-      QRectF r(area.left() + 2, toY(q), kLeft - 6, cell);
+      QRectF r(g.left() - kLeft + 2, toY(q), kLeft - 6, cell);
       if (r.bottom() < g.top() || r.top() > g.bottom()) continue;
       p.drawText(r, Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("%1 %2").arg(shortToken(session_->tokenText(b->inputIds.at(row(), q)), 7)).arg(q));
     }
@@ -278,7 +277,7 @@ void AttentionGridView::render(QPainter& p, QRect area) const {
       const double y = toY(double(i) + 0.5);
       if (y < g.top() || y > g.bottom()) continue;
       p.drawLine(QPointF(g.left() - 4, y), QPointF(g.left(), y));
-      p.drawText(QRectF(area.left(), y - 7, kLeft - 8, 14), Qt::AlignRight | Qt::AlignVCenter, QString::number(i));
+      p.drawText(QRectF(g.left() - kLeft, y - 7, kLeft - 8, 14), Qt::AlignRight | Qt::AlignVCenter, QString::number(i));
     }
   }
   QFont caption = font();

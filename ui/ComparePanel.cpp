@@ -22,7 +22,7 @@ ComparePanel::ComparePanel(Session* session, QWidget* parent) : QWidget(parent),
     for (const auto& p : collatorPresets())
       box->addItem(QString::fromStdString(p.name) + (p.buggy ? tr("  (bug)") : QString()), QString::fromStdString(p.name));
     box->setCurrentIndex(std::max(0, box->findData(initial)));
-    connect(box, &QComboBox::currentIndexChanged, this, &ComparePanel::recompute);
+    connect(box, &QComboBox::currentIndexChanged, this, &ComparePanel::recomputeIfVisible);
     return box;
   };
   boxA_ = makeBox(QStringLiteral("default"));
@@ -52,8 +52,18 @@ ComparePanel::ComparePanel(Session* session, QWidget* parent) : QWidget(parent),
   layout->setRowStretch(3, 3);
   layout->setColumnStretch(1, 1);
   layout->setColumnStretch(3, 1);
-  connect(session_, &Session::batchChanged, this, &ComparePanel::recompute);
-  recompute();
+  // Two extra collations and a cell diff per batch: only while the panel is on screen.
+  connect(session_, &Session::batchChanged, this, &ComparePanel::recomputeIfVisible);
+}
+
+void ComparePanel::recomputeIfVisible() {
+  dirty_ = true;
+  if (isVisible()) recompute();
+}
+
+void ComparePanel::showEvent(QShowEvent* e) {
+  QWidget::showEvent(e);
+  if (dirty_) recompute();
 }
 
 void ComparePanel::setCollators(const QString& a, const QString& b) {
@@ -88,6 +98,7 @@ QString ComparePanel::sideSummary(const Batch& b, int row) const {
 }
 
 void ComparePanel::recompute() {
+  dirty_ = false;
   a_ = Batch();
   b_ = Batch();
   differingCells_ = 0;

@@ -28,8 +28,12 @@ public:
   AttentionGridView* gridB() const { return gridB_; }
   QString summaryText() const;
 
+protected:
+  void showEvent(QShowEvent* event) override;
+
 private:
   void recompute();
+  void recomputeIfVisible();
   QString sideSummary(const Batch& b, int row) const;
 
   Session* session_;
@@ -45,6 +49,7 @@ private:
   Batch a_, b_;
   int rowA_ = 0, rowB_ = 0;
   int64_t differingCells_ = 0;
+  bool dirty_ = true;
 };
 
 } // namespace maskscope

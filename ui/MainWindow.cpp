@@ -34,6 +34,7 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
 #include <cmath>
@@ -57,6 +58,21 @@ QWidget* legendItem(const QColor& colour, const QString& glyph, const QString& t
 }
 
 constexpr int kMaxRecent = 10;
+
+// Gives a docked panel a modest preferred size, so the strip and grid get the room at first start.
+class PanelFrame : public QWidget {
+public:
+  PanelFrame(QWidget* panel, QSize hint) : hint_(hint) {
+    auto* l = new QVBoxLayout(this);
+    l->setContentsMargins(0, 0, 0, 0);
+    l->addWidget(panel);
+  }
+  QSize sizeHint() const override { return hint_; }
+  QSize minimumSizeHint() const override { return {120, 90}; }
+
+private:
+  QSize hint_;
+};
 
 } // namespace
 
@@ -172,6 +188,8 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
   gl->addWidget(grid_, 1);
   split->addWidget(strip_);
   split->addWidget(gridPane);
+  strip_->setMinimumHeight(120);
+  gridPane->setMinimumHeight(240);
   split->setStretchFactor(0, 2);
   split->setStretchFactor(1, 3);
   cl->addWidget(split, 1);
@@ -289,7 +307,8 @@ MainWindow::~MainWindow() = default;
 QDockWidget* MainWindow::addPanel(const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area) {
   auto* dock = new QDockWidget(title, this);
   dock->setObjectName(name);
-  dock->setWidget(widget);
+  const bool side = area == Qt::LeftDockWidgetArea || area == Qt::RightDockWidgetArea;
+  dock->setWidget(new PanelFrame(widget, side ? QSize(280, 400) : QSize(800, 190)));
   addDockWidget(area, dock);
   docks_ << dock;
   return dock;
@@ -436,8 +455,10 @@ void MainWindow::showEvent(QShowEvent* e) {
   QList<QDockWidget*> bottom;
   for (QDockWidget* d : docks_)
     if (dockWidgetArea(d) == Qt::BottomDockWidgetArea) bottom << d;
-  if (!bottom.isEmpty()) resizeDocks({bottom.first()}, {std::max(180, height() * 30 / 100)}, Qt::Vertical);
-  if (!docks_.isEmpty()) resizeDocks({docks_.first()}, {270}, Qt::Horizontal);
+  QTimer::singleShot(0, this, [this, bottom] {
+    if (!bottom.isEmpty()) resizeDocks({bottom.first()}, {std::max(180, height() * 28 / 100)}, Qt::Vertical);
+    if (!docks_.isEmpty()) resizeDocks({docks_.first()}, {280}, Qt::Horizontal);
+  });
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
@@ -571,14 +592,9 @@ void MainWindow::onModelRun(const ModelRun& run) {
   const QString label = tr("layer %1 head %2").arg(run.layer).arg(run.head);
   loss_->setModelNll(run.output.perTokenNll, modelLabel_->text());
   const int r = session_->batchRow();
-  for (const CapturedAttention& a : run.output.attention) {
-    if (a.length != session_->batch().length() || r >= a.batch) continue;
-    const size_t T = size_t(a.length);
-    std::vector<float> probs(a.probs.begin() + long(size_t(r) * T * T), a.probs.begin() + long(size_t(r + 1) * T * T));
-    // Pre-softmax scores up to a per-row constant: log p (softmax is shift-invariant).
-    std::vector<float> scores(probs.size());
-    for (size_t i = 0; i < probs.size(); ++i) scores[i] = probs[i] > 0 ? std::log(probs[i]) : -30.0f;
-    softmax_->setModelScores(std::move(scores), tr("log attention probabilities, %1 (scores up to a per-row constant)").arg(label));
+  std::vector<float> probs = rowAttention(run, r, session_->batch().length());
+  if (!probs.empty()) {
+    softmax_->setModelScores(scoresFromProbabilities(probs), tr("log attention probabilities, %1 (scores up to a per-row constant)").arg(label));
     if (auto* mode = findChild<QComboBox*>(QStringLiteral("gridMode")); mode && mode->currentIndex() == 1)
       grid_->setProbabilities(std::move(probs), label);
   }
@@ -595,7 +611,7 @@ void MainWindow::showView(const QString& name) {
   else if (name == QLatin1String("tokens")) return strip_->setFocus();
   else if (name == QLatin1String("attention")) return grid_->setFocus();
   for (QDockWidget* d : docks_)
-    if (d->widget() == w) {
+    if (d->widget()->isAncestorOf(w)) {
       d->show();
       d->raise();
     }

@@ -2,6 +2,8 @@
 #include "ui/ModelRunner.h"
 #include "core/forward/ModelSpec.h"
 
+#include <cmath>
+
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace maskscope {
@@ -58,33 +60,52 @@ void ModelRunner::load(const QString& spec) {
   }));
 }
 
-void ModelRunner::run(const Batch& batch, int layer, int head) {
-  if (!model_ || runWatcher_->isRunning()) return;
-  cancel_ = std::make_shared<std::atomic<bool>>(false);
+ModelRun runModelOnce(ForwardModel& model, const Batch& batch, int layer, int head, const std::atomic<bool>* cancel) {
   ForwardInputs in;
   in.inputIds = batch.inputIds;
   in.attentionMask = batch.attentionMask;
   in.positionIds = batch.positionIds;
   in.labels = batch.labels;
   AttentionCapture cap;
-  if (batch.length() <= kMaxCaptureLength) {
+  if (batch.length() <= ModelRunner::kMaxCaptureLength) {
     cap.layers = {layer};
     cap.heads = {head};
   }
+  ModelRun r;
+  r.layer = layer;
+  r.head = head;
+  try {
+    RunControl ctl;
+    ctl.cancel = const_cast<std::atomic<bool>*>(cancel);
+    r.output = model.forward(in, cap, false, ctl);
+  } catch (const std::exception& e) {
+    r.error = QString::fromUtf8(e.what());
+  }
+  return r;
+}
+
+std::vector<float> rowAttention(const ModelRun& run, int row, int64_t length) {
+  for (const CapturedAttention& a : run.output.attention) {
+    if (a.length != length || row >= a.batch) continue;
+    const size_t T = size_t(a.length);
+    return std::vector<float>(a.probs.begin() + long(size_t(row) * T * T), a.probs.begin() + long(size_t(row + 1) * T * T));
+  }
+  return {};
+}
+
+std::vector<float> scoresFromProbabilities(const std::vector<float>& probs) {
+  std::vector<float> scores(probs.size());
+  for (size_t i = 0; i < probs.size(); ++i) scores[i] = probs[i] > 0 ? std::log(probs[i]) : -30.0f;
+  return scores;
+}
+
+void ModelRunner::run(const Batch& batch, int layer, int head) {
+  if (!model_ || runWatcher_->isRunning()) return;
+  cancel_ = std::make_shared<std::atomic<bool>>(false);
   auto model = model_;
   auto cancel = cancel_;
-  runWatcher_->setFuture(QtConcurrent::run([model, in, cap, cancel, layer, head]() {
-    ModelRun r;
-    r.layer = layer;
-    r.head = head;
-    try {
-      RunControl ctl;
-      ctl.cancel = cancel.get();
-      r.output = model->forward(in, cap, false, ctl);
-    } catch (const std::exception& e) {
-      r.error = QString::fromUtf8(e.what());
-    }
-    return r;
+  runWatcher_->setFuture(QtConcurrent::run([model, batch, cancel, layer, head]() {
+    return runModelOnce(*model, batch, layer, head, cancel.get());
   }));
 }
 

@@ -19,6 +19,14 @@ struct ModelRun {
   int layer = 0, head = 0;
 };
 
+// One forward pass with one layer/head's attention captured (when the row is short enough);
+// what ModelRunner runs in a worker and what off-screen snapshots run directly.
+ModelRun runModelOnce(ForwardModel& model, const Batch& batch, int layer, int head, const std::atomic<bool>* cancel = nullptr);
+// Row r's captured attention probabilities ([T, T], row-major), empty when none was captured.
+std::vector<float> rowAttention(const ModelRun& run, int row, int64_t length);
+// Pre-softmax scores up to a per-row constant: log p (softmax is shift-invariant); 0 -> -30.
+std::vector<float> scoresFromProbabilities(const std::vector<float>& probs);
+
 class ModelRunner : public QObject {
   Q_OBJECT
 public:

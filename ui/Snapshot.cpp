@@ -8,6 +8,8 @@
 #include "ui/LintPanel.h"
 #include "ui/LossView.h"
 #include "ui/MainWindow.h"
+#include "ui/ModelRunner.h"
+#include "core/forward/ModelSpec.h"
 #include "ui/Palette.h"
 #include "ui/Session.h"
 #include "ui/SoftmaxView.h"
@@ -19,6 +21,7 @@
 #include <QPainter>
 #include <QScrollBar>
 #include <memory>
+#include <optional>
 #include <ostream>
 
 namespace maskscope {
@@ -64,6 +67,15 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
     session.selectPosition(int(a.position));
   }
 
+  // A model, when given, runs once here (synchronously: there is no UI to keep responsive).
+  std::optional<ModelRun> run;
+  if (!a.modelSpec.empty()) {
+    auto model = loadForwardModel(a.modelSpec, "auto");
+    run = runModelOnce(*model, session.batch(), 0, 0);
+    if (!run->error.isEmpty()) throw Error("forward pass failed: " + run->error.toStdString(), {a.modelSpec});
+  }
+  const QString modelLabel = QString::fromStdString(a.modelSpec);
+
   MainWindow window(&session);
   window.setDarkTheme(a.theme == "dark");
   window.resize(a.width, a.height);
@@ -72,6 +84,7 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
   if (a.view == "window") {
     window.show();
     QApplication::processEvents();
+    QApplication::processEvents(); // the first-show dock sizes are applied from a queued call
     image = window.grab().toImage();
   } else if (a.view == "tokens") {
     TokenStripView strip(&session);
@@ -93,11 +106,17 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
     image = renderToImage([&](QPainter& p, QRect r) { grid.render(p, r); }, size);
   } else if (a.view == "softmax") {
     SoftmaxView view(&session);
+    if (run && !a.softmaxExample) {
+      std::vector<float> probs = rowAttention(*run, session.batchRow(), session.batch().length());
+      if (!probs.empty())
+        view.setModelScores(scoresFromProbabilities(probs), QStringLiteral("%1: log attention probabilities, layer 0 head 0 (scores up to a per-row constant)").arg(modelLabel));
+    }
     if (a.softmaxExample) view.showTeachingExample();
     view.resize(size);
     image = renderToImage([&](QPainter& p, QRect r) { view.render(p, r); }, size);
   } else if (a.view == "loss") {
     LossView view(&session);
+    if (run) view.setModelNll(run->output.perTokenNll, modelLabel);
     view.resize(size);
     image = renderToImage([&](QPainter& p, QRect r) { view.render(p, r); }, size);
   } else if (a.view == "lint") {
@@ -124,7 +143,6 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
     image = panel->grab().toImage();
     panel->setParent(&window);
   }
-  if (!a.modelSpec.empty()) io.err << "note: --model is shown by the app once the LibTorch module loads; snapshots use example values\n";
   const QString out = QString::fromStdString(a.out);
   bool written = false;
   if (out.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {

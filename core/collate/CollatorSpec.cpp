@@ -46,9 +46,9 @@ const std::vector<CollatorPreset>& collatorPresets() {
                        "across examples",
        "packing=reset_positions,packing_separator=true,pad_to=max_length,max_length=512,labels=assistant_only",
        true},
-      {"buggy-max-length-all-ones", "the classic bug report: padding='max_length', attention_mask all "
+      {"buggy-max-length-all-ones", "the classic bug report: padding='max_length', truncation=True, attention_mask all "
                                     "ones, labels = input_ids (pads graded and attended)",
-       "pad_to=max_length,max_length=256,attention=all_ones,labels=all", true},
+       "pad_to=max_length,max_length=256,truncation=keep_start,attention=all_ones,labels=all", true},
       {"buggy-pad-is-eos", "tokenizer.pad_token = tokenizer.eos_token with DataCollatorForLanguageModeling: "
                            "masking pad ids also masks every EOS, so the model never learns to stop",
        "pad_token=eos,labels=mask_pad_id", true},
