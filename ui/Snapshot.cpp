@@ -133,15 +133,23 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
         window.comparePanel()->setCollators(QString::fromStdString(a.compare.substr(0, comma)), QString::fromStdString(a.compare.substr(comma + 1)));
       }
     } else {
-      panel = window.teachingPanel();
+      // A teaching step drives the real views (collator, row, position, the view it explains):
+      // the snapshot is the whole window with the step applied, as a class would see it.
+      window.show();
       if (a.teachingStep > 0) window.teachingPanel()->goToStep(a.teachingStep - 1);
+      window.showView(QStringLiteral("teaching"));
+      QApplication::processEvents();
+      QApplication::processEvents();
+      image = window.grab().toImage();
     }
+    if (panel) {
     panel->setParent(nullptr);
     panel->resize(size);
     panel->show();
     QApplication::processEvents();
     image = panel->grab().toImage();
     panel->setParent(&window);
+    }
   }
   const QString out = QString::fromStdString(a.out);
   bool written = false;

@@ -173,7 +173,9 @@ static CollatorSpec presetSpec(const CollatorPreset& p) {
   return s;
 }
 
-CollatorSpec parseCollatorSpec(const std::string& spec) {
+// depth counts collator files reached through "preset": a file naming itself (or a cycle of files)
+// must end in an Error, not in unbounded recursion.
+static CollatorSpec parseCollatorSpecAt(const std::string& spec, int depth) {
   if (spec.empty()) return presetSpec(collatorPresets().front());
   if (spec.ends_with(".json") || fileExists(spec)) {
     std::string text = readFileCapped(spec, int64_t(1) << 20);
@@ -182,7 +184,8 @@ CollatorSpec parseCollatorSpec(const std::string& spec) {
     CollatorSpec s;
     if (j.contains("preset")) {
       if (!j["preset"].is_string()) throw Error("\"preset\" is not a string", {spec, -1, -1, -1, "preset"});
-      s = parseCollatorSpec(j["preset"].get<std::string>());
+      if (depth >= 8) throw Error("collator files nest \"preset\" more than 8 deep (a cycle?)", {spec, -1, -1, -1, "preset"});
+      s = parseCollatorSpecAt(j["preset"].get<std::string>(), depth + 1);
     }
     for (auto it = j.begin(); it != j.end(); ++it) {
       if (it.key() == "preset" || it.key() == "name") continue;
@@ -216,6 +219,8 @@ CollatorSpec parseCollatorSpec(const std::string& spec) {
   s.name = spec;
   return s;
 }
+
+CollatorSpec parseCollatorSpec(const std::string& spec) { return parseCollatorSpecAt(spec, 0); }
 
 const char* toString(PaddingSide v) { return v == PaddingSide::Left ? "left" : "right"; }
 const char* toString(Truncation v) {

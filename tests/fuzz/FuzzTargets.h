@@ -1,0 +1,123 @@
+// The entry points of maskscope's parsers of untrusted input, one function per fuzz target.
+// Shared by the libFuzzer harnesses (tests/fuzz) and the corpus replay test (tests/fuzz_regressions),
+// so a crasher found by fuzzing is replayed through exactly the same code in the normal suite.
+#pragma once
+#include "core/batchio/BatchJson.h"
+#include "core/batchio/BatchLoader.h"
+#include "core/batchio/SafetensorsReader.h"
+#include "core/collate/CollatorSpec.h"
+#include "core/data/DatasetReader.h"
+#include "core/template/JinjaChatTemplate.h"
+#include "core/tokenizer/Tokenizer.h"
+#include "core/tokenizer/hf/HfTokenizer.h"
+#include "core/tokenizer/hf/TokenizerJsonReader.h"
+#include "core/util/Error.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <unistd.h>
+
+namespace maskscope::fuzz {
+
+// Parsers that only take a path get the input through a scratch file (tmpfs when there is one).
+inline std::string scratchFile(const std::string& bytes, const std::string& ext) {
+  static const std::string dir = std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : "/tmp";
+  std::string path = dir + "/maskscope-fuzz-" + std::to_string(::getpid()) + ext;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), std::streamsize(bytes.size()));
+  return path;
+}
+
+// Runs fn; maskscope::Error and other std::exceptions are the expected way to refuse input.
+template <class Fn> void expectNoCrash(Fn&& fn) {
+  try {
+    fn();
+  } catch (const Error&) {
+  } catch (const std::exception&) {
+  }
+}
+
+// Dataset rows: JSONL or a top-level JSON list; every row converted to a Conversation.
+inline void runDataset(const std::string& bytes) {
+  const std::string path = scratchFile(bytes, ".jsonl");
+  expectNoCrash([&] {
+    DatasetReader reader(path);
+    Conversation c;
+    for (int i = 0; i < 10000 && reader.next(c); ++i) {}
+    (void)reader.progress();
+  });
+}
+
+// tokenizer.json parsed in memory and built into a tokenizer, then used on a short text.
+inline void runTokenizerJson(const std::string& bytes) {
+  expectNoCrash([&] {
+    hf::TokenizerJson parsed = hf::readTokenizerJson(bytes, "fuzz/tokenizer.json");
+    auto tok = std::make_shared<hf::HfTokenizer>("fuzz/tokenizer.json", parsed.json, nullptr, "", &parsed.model);
+    Encoding e = tok->encode("Hello world <s> 12 é\n", EncodeOptions{true, false});
+    (void)tok->decode(e.ids);
+    for (int32_t id = -1; id < 8; ++id) { (void)tok->idToToken(id); (void)tok->displayText(id); }
+  });
+}
+
+// Chat template source: parsed, then rendered over a fixed small conversation.
+inline void runTemplate(const std::string& bytes) {
+  expectNoCrash([&] {
+    JinjaChatTemplate t("fuzz", bytes, {{"bos_token", "<s>"}, {"eos_token", "</s>"}});
+    std::vector<Message> messages = {{"system", "Be brief.", nullptr},
+                                     {"user", "Hi {{ there }}", nullptr},
+                                     {"assistant", "Hello!", nullptr}};
+    RenderOptions options;
+    options.now = "2024-07-26";
+    (void)t.render(messages, options);
+    options.addGenerationPrompt = true;
+    messages.pop_back();
+    (void)t.render(messages, options);
+  });
+}
+
+// Safetensors batch dump: parsed from memory, every integer tensor read, then loaded as a Batch.
+inline void runSafetensors(const std::string& bytes) {
+  expectNoCrash([&] {
+    SafetensorsFile f = SafetensorsFile::fromBytes(bytes, "fuzz.safetensors");
+    for (const auto& t : f.tensors())
+      if (safetensorsDtypeIsInteger(t.dtype)) expectNoCrash([&] { (void)f.readIntegers(t.name, 1 << 20); });
+  });
+  const std::string path = scratchFile(bytes, ".safetensors");
+  expectNoCrash([&] { (void)readSafetensorsBatch(path, true); });
+  expectNoCrash([&] { (void)readSafetensorsBatch(path, false); });
+}
+
+// JSON batch dump: the first byte picks .json or .jsonl, the rest is the file.
+inline void runBatchJson(const std::string& bytes) {
+  if (bytes.empty()) return;
+  const bool lines = (uint8_t(bytes[0]) & 1) != 0;
+  const std::string path = scratchFile(bytes.substr(1), lines ? ".jsonl" : ".json");
+  expectNoCrash([&] { (void)readJsonBatch(path, true); });
+  expectNoCrash([&] { (void)readJsonBatch(path, false); });
+}
+
+// --collator spec strings (preset names and key=value lists).
+inline void runCollatorSpec(const std::string& bytes) {
+  expectNoCrash([&] {
+    CollatorSpec s = parseCollatorSpec(bytes);
+    (void)s.describe();
+    (void)s.toJson().dump();
+  });
+}
+
+// Arbitrary bytes encoded (and decoded back) with the builtin SentencePiece and, when given, an HF tokenizer.
+inline void runTokenizerEncode(const std::string& bytes, const Tokenizer& tok) {
+  for (bool split : {false, true}) {
+    expectNoCrash([&] {
+      Encoding e = tok.encode(bytes, EncodeOptions{split, split});
+      (void)tok.decode(e.ids, split);
+    });
+  }
+}
+
+} // namespace maskscope::fuzz
