@@ -15,12 +15,17 @@
 namespace maskscope {
 
 namespace {
-constexpr int kLeft = 78;  // room for query labels / ticks
-constexpr int kTop = 70;   // room for key labels / ticks
+constexpr int kLeft = 92;  // room for query token labels (a 9-character token and its index at 11 px)
+constexpr int kTop = 90;   // room for key token labels (the selected one in bold)
+constexpr int kLeftTicks = 48; // zoomed out only numbers are drawn: give the grid the room
+constexpr int kTopTicks = 52;  // the two caption lines, then the numbers
 constexpr double kLabelCell = 13.0; // cells at least this big get token labels and glyphs
 
 QString shortToken(const QString& t, int max = 9) {
   QString v = QString::fromStdString(utf8::visibleWhitespace(t.toStdString()));
+  // Special tokens such as <|im_start|> / <|im_end|> are told apart by their middle, which
+  // truncation cut off ("<|im_e..."): show them as the strip does, a diamond and the name.
+  if (v.size() > 4 && v.startsWith(QLatin1String("<|")) && v.endsWith(QLatin1String("|>"))) v = QChar(0x25C6) + v.mid(2, v.size() - 4);
   return v.size() > max ? v.left(max - 1) + QChar(0x2026) : v;
 }
 
@@ -120,9 +125,15 @@ void AttentionGridView::zoomBy(double factor, QPointF around) {
 void AttentionGridView::fitAll() { setViewRect(QRectF(0, 0, double(source_.size()), double(source_.size()))); }
 
 QRect AttentionGridView::plotRect(QRect area) const {
-  const int availW = area.width() - kLeft - 6;
-  const int side = std::max(1, std::min(availW, area.height() - kTop - 6));
-  return QRect(area.left() + kLeft + std::max(0, (availW - side) / 2), area.top() + kTop, side, side);
+  auto square = [&](int left, int top) {
+    const int availW = area.width() - left - 6;
+    const int side = std::max(1, std::min(availW, area.height() - top - 6));
+    return QRect(area.left() + left + std::max(0, (availW - side) / 2), area.top() + top, side, side);
+  };
+  // Token labels need wide margins; numbers (zoomed out) narrow ones, so the grid keeps the room.
+  const QRect narrow = square(kLeftTicks, kTopTicks);
+  if (view_.width() > 0 && narrow.width() / view_.width() >= kLabelCell) return square(kLeft, kTop);
+  return narrow;
 }
 
 double AttentionGridView::cellPixels() const {
@@ -218,7 +229,9 @@ void AttentionGridView::render(QPainter& p, QRect area) const {
     for (int q = cy0; q < cy1; ++q)
       for (int k = cx0; k < cx1; ++k) {
         const CellState s = source_.state(q, k);
-        p.setPen(s == CellState::Allowed ? QColor(Qt::white) : QColor(0x30, 0x30, 0x30));
+        // Glyph contrast from the cell's own colour (dark theme's future cells are dark too).
+        p.setPen(s == CellState::Allowed ? QColor(Qt::white)
+                 : palette::cellColour(s).lightness() < 128 ? QColor(0xc8, 0xc8, 0xc8) : QColor(0x30, 0x30, 0x30));
         p.drawText(QRectF(toX(k), toY(q), cell, cell), Qt::AlignCenter, QString(palette::cellGlyph(s)));
       }
   }
@@ -250,21 +263,34 @@ void AttentionGridView::render(QPainter& p, QRect area) const {
   small.setPixelSize(11);
   p.setFont(small);
   if (cell >= kLabelCell && b) {
+    // The selected position's labels (query row and key column) in bold highlight colour.
+    QFont selected = small;
+    selected.setBold(true);
+    auto labelStyle = [&](int position) {
+      const bool sel = position == highlightedQuery_;
+      p.setFont(sel ? selected : small);
+      p.setPen(sel ? palette().highlight().color() : palette().text().color());
+    };
     for (int q = cy0; q < cy1; ++q) {
       QRectF r(g.left() - kLeft + 2, toY(q), kLeft - 6, cell);
-      if (r.bottom() < g.top() || r.top() > g.bottom()) continue;
-      p.drawText(r, Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("%1 %2").arg(shortToken(session_->tokenText(b->inputIds.at(row(), q)), 7)).arg(q));
+      // Labels of rows only partly on screen would spill over the caption or below the grid.
+      if (r.center().y() < g.top() || r.center().y() > g.bottom()) continue;
+      labelStyle(q);
+      p.drawText(r, Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("%1 %2").arg(shortToken(session_->tokenText(b->inputIds.at(row(), q)), 9)).arg(q));
     }
     for (int k = cx0; k < cx1; ++k) {
       const double x = toX(k);
-      if (x + cell < g.left() || x > g.right()) continue;
+      if (x + cell / 2 < g.left() || x + cell / 2 > g.right()) continue;
+      labelStyle(k);
       p.save();
       p.translate(x + cell / 2 + 4, g.top() - 4);
       p.rotate(-90);
       p.drawText(QRectF(0, -cell / 2 - 4, kTop - 8, cell), Qt::AlignLeft | Qt::AlignVCenter,
-                 QStringLiteral("%1 %2").arg(k).arg(shortToken(session_->tokenText(b->inputIds.at(row(), k)), 7)));
+                 QStringLiteral("%1 %2").arg(k).arg(shortToken(session_->tokenText(b->inputIds.at(row(), k)), 9)));
       p.restore();
     }
+    p.setFont(small);
+    p.setPen(palette().text().color());
   } else {
     const int step = niceStep(40.0 / cell);
     for (int64_t i = (int64_t(view_.left()) / step) * step; i <= int64_t(view_.right()); i += step) {
@@ -277,7 +303,7 @@ void AttentionGridView::render(QPainter& p, QRect area) const {
       const double y = toY(double(i) + 0.5);
       if (y < g.top() || y > g.bottom()) continue;
       p.drawLine(QPointF(g.left() - 4, y), QPointF(g.left(), y));
-      p.drawText(QRectF(g.left() - kLeft, y - 7, kLeft - 8, 14), Qt::AlignRight | Qt::AlignVCenter, QString::number(i));
+      p.drawText(QRectF(g.left() - kLeftTicks, y - 7, kLeftTicks - 8, 14), Qt::AlignRight | Qt::AlignVCenter, QString::number(i));
     }
   }
   QFont caption = font();

@@ -28,6 +28,7 @@ public:
 
   int64_t gridSize() const { return source_.size(); }
   CellState cellState(int query, int key) const { return source_.state(query, key); }
+  const GridSource& gridSource() const { return source_; } // segment ids of the shown row
   void setHighlightedQuery(int query);
   int highlightedQuery() const { return highlightedQuery_; }
   // The visible region in cells (x = keys, y = queries); the whole grid when fitted.

@@ -11,9 +11,28 @@
 #include <QGridLayout>
 #include <QLabel>
 #include <QSplitter>
+#include <QFutureWatcher>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+#include <memory>
 
 namespace maskscope {
+
+namespace {
+int gAsyncCellThreshold = 2048;
+
+// Attention cells (lower triangle of the common square) whose state differs between two rows.
+int64_t countDifferingCells(const GridSource& a, const GridSource& b) {
+  const int64_t n = std::min(a.size(), b.size());
+  int64_t count = 0;
+  for (int64_t q = 0; q < n; ++q)
+    for (int64_t k = 0; k <= q; ++k) count += a.state(q, k) != b.state(q, k);
+  return count;
+}
+} // namespace
+
+int ComparePanel::asyncCellThreshold() { return gAsyncCellThreshold; }
+void ComparePanel::setAsyncCellThreshold(int positions) { gAsyncCellThreshold = positions; }
 
 ComparePanel::ComparePanel(Session* session, QWidget* parent) : QWidget(parent), session_(session) {
   auto* layout = new QGridLayout(this);
@@ -120,18 +139,35 @@ void ComparePanel::recompute() {
   gridB_->setBatchOverride(&b_, rowB_);
   summaryA_->setText(sideSummary(a_, rowA_));
   summaryB_->setText(sideSummary(b_, rowB_));
-  // Cells that differ, over the common square (per query: O(T) via segment ids, not O(T^2) memory).
+  // Cells that differ, over the common square: O(T^2) time (O(T) memory, from segment ids), so long
+  // rows are counted in a worker on copies of both rows' segment ids.
+  const quint64 gen = ++generation_;
   const int64_t n = std::min(gridA_->gridSize(), gridB_->gridSize());
-  for (int64_t q = 0; q < n; ++q)
-    for (int64_t k = 0; k <= q; ++k) differingCells_ += gridA_->cellState(int(q), int(k)) != gridB_->cellState(int(q), int(k));
+  if (n > gAsyncCellThreshold) {
+    differingCells_ = -1;
+    auto pair = std::make_shared<std::pair<GridSource, GridSource>>(gridA_->gridSource(), gridB_->gridSource());
+    pair->first.probs = pair->second.probs = nullptr; // the worker reads segment ids only
+    std::shared_ptr<const std::pair<GridSource, GridSource>> sources = pair;
+    auto* watcher = new QFutureWatcher<int64_t>(this);
+    connect(watcher, &QFutureWatcher<int64_t>::finished, this, [this, watcher, gen] {
+      watcher->deleteLater();
+      if (gen != generation_) return;
+      differingCells_ = watcher->result();
+      if (a_.batchSize() && b_.batchSize()) diff_->setText(summaryText());
+    });
+    watcher->setFuture(QtConcurrent::run([sources] { return countDifferingCells(sources->first, sources->second); }));
+  } else {
+    differingCells_ = countDifferingCells(gridA_->gridSource(), gridB_->gridSource());
+  }
   if (a_.batchSize() && b_.batchSize())
     diff_->setText(summaryText());
 }
 
 QString ComparePanel::summaryText() const {
-  return tr("%1 positions differ in label, attention or position id (outlined, \u2260); %2 attention cells differ%3.")
+  const QString cells = differingCells_ < 0 ? tr("counting the attention cells that differ\u2026") : tr("%1 attention cells differ").arg(differingCells_);
+  return tr("%1 positions differ in label, attention or position id (outlined, \u2260); %2%3.")
       .arg(differingPositions())
-      .arg(differingCells_)
+      .arg(cells)
       .arg(a_.length() != b_.length() ? tr("; the rows have different lengths (%1 vs %2)").arg(a_.length()).arg(b_.length()) : QString());
 }
 

@@ -1,5 +1,6 @@
 // Compare mode: the selected row under two collators side by side (token strips, attention grids,
-// graded counts and example losses), positions and cells that differ highlighted.
+// graded counts and example losses), positions and cells that differ highlighted. The O(T^2) cell
+// count runs in a worker for rows longer than asyncCellThreshold() (stale counts are dropped).
 #pragma once
 #include "core/data/Batch.h"
 
@@ -21,7 +22,12 @@ public:
 
   void setCollators(const QString& a, const QString& b);
   int differingPositions() const;
+  // -1 while the count is still running in a worker.
   int64_t differingCells() const { return differingCells_; }
+  bool cellDiffPending() const { return differingCells_ < 0; }
+  // Rows longer than this count their differing cells in a worker (tests lower it).
+  static int asyncCellThreshold();
+  static void setAsyncCellThreshold(int positions);
   TokenStripView* stripA() const { return stripA_; }
   TokenStripView* stripB() const { return stripB_; }
   AttentionGridView* gridA() const { return gridA_; }
@@ -50,6 +56,7 @@ private:
   int rowA_ = 0, rowB_ = 0;
   int64_t differingCells_ = 0;
   bool dirty_ = true;
+  quint64 generation_ = 0; // bumped per recompute; a worker's count for an older one is dropped
 };
 
 } // namespace maskscope

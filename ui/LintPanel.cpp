@@ -11,7 +11,9 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
+#include <QShowEvent>
 #include <QTextBrowser>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 #include <atomic>
@@ -50,41 +52,115 @@ LintPanel::LintPanel(Session* session, QWidget* parent) : QWidget(parent), sessi
       summary_->setText(tr("Lint failed: %1").arg(QString::fromUtf8(e.what())));
     }
   });
-  connect(batchButton, &QPushButton::clicked, this, &LintPanel::lintCurrentBatch);
+  connect(batchButton, &QPushButton::clicked, this, &LintPanel::lintCurrentBatchAsync);
   connect(datasetButton_, &QPushButton::clicked, this, &LintPanel::lintDataset);
   connect(list_, &QListWidget::currentRowChanged, this, &LintPanel::selectFinding);
-  connect(session_, &Session::batchChanged, this, [this] {
-    if (!datasetRows_ && !jumping_) lintCurrentBatch();
-  });
+  // Row changes: one lint 150 ms after the last change, in a worker (switching rows quickly lints once).
+  debounce_ = new QTimer(this);
+  debounce_->setSingleShot(true);
+  debounce_->setInterval(150);
+  connect(debounce_, &QTimer::timeout, this, &LintPanel::lintCurrentBatchAsync);
+  connect(session_, &Session::batchChanged, this, &LintPanel::onBatchChanged);
   lintCurrentBatch();
+}
+
+bool LintPanel::lintPending() const { return pending_ > 0 || debounce_->isActive(); }
+
+void LintPanel::onBatchChanged() {
+  if (datasetRows_ || jumping_) return;
+  ++generation_; // whatever is in flight is for another batch now
+  if (!isVisible()) {
+    dirty_ = true;
+    debounce_->stop();
+    return;
+  }
+  debounce_->start();
+}
+
+void LintPanel::showEvent(QShowEvent* e) {
+  QWidget::showEvent(e);
+  if (dirty_ && !datasetRows_) {
+    dirty_ = false;
+    debounce_->start();
+  }
 }
 
 LintPanel::~LintPanel() {
   if (watcher_->isRunning()) watcher_->waitForFinished();
 }
 
+namespace {
+// Everything lintBatch reads, by value or shared ownership, so a worker never touches the session.
+LintContext lintContextFor(const Session& session) {
+  LintContext ctx;
+  ctx.tokenizer = session.pipeline()->encoder().tokenizerPtr();
+  ctx.chatTemplate = session.pipeline()->encoder().templatePtr();
+  ctx.render = session.pipeline()->renderOptions();
+  if (!session.isBatchDump()) ctx.collator = session.pipeline()->collator().spec();
+  ctx.maxFindings = 2000;
+  return ctx;
+}
+} // namespace
+
 void LintPanel::lintCurrentBatch() {
+  ++generation_;
+  debounce_->stop();
+  dirty_ = false;
+  reportRow_ = session_->selectedRow();
+  reportSourceRows_ = session_->hasBatch() ? session_->batch().sourceRows : std::vector<long>();
   if (!session_->hasBatch() || !session_->pipeline()) {
     showReport(LintReport(), false);
     return;
   }
   try {
-    LintContext ctx;
-    ctx.tokenizer = session_->pipeline()->encoder().tokenizerPtr();
-    ctx.chatTemplate = session_->pipeline()->encoder().templatePtr();
-    ctx.render = session_->pipeline()->renderOptions();
-    if (!session_->isBatchDump()) ctx.collator = session_->pipeline()->collator().spec();
-    ctx.maxFindings = 2000;
-    showReport(lintBatch(session_->batch(), ctx), false);
+    showReport(lintBatch(session_->batch(), lintContextFor(*session_)), false);
   } catch (const std::exception& e) {
     showReport(LintReport(), false);
     summary_->setText(tr("Lint failed: %1").arg(QString::fromUtf8(e.what())));
   }
 }
 
+void LintPanel::lintCurrentBatchAsync() {
+  debounce_->stop();
+  dirty_ = false;
+  const quint64 gen = ++generation_;
+  if (!session_->hasBatch() || !session_->pipeline()) {
+    reportRow_ = session_->selectedRow();
+    reportSourceRows_.clear();
+    showReport(LintReport(), false);
+    return;
+  }
+  struct Job {
+    Batch batch;
+    LintContext ctx;
+  };
+  auto job = std::make_shared<const Job>(Job{session_->batch(), lintContextFor(*session_)});
+  const int row = session_->selectedRow();
+  // One watcher per run: a stale run finishes into its own watcher and is dropped by generation.
+  auto* watcher = new QFutureWatcher<LintReport>(this);
+  ++pending_;
+  connect(watcher, &QFutureWatcher<LintReport>::finished, this, [this, watcher, gen, row, job] {
+    --pending_;
+    watcher->deleteLater();
+    if (gen != generation_ || datasetRows_) return; // a newer batch, a jump or a dataset run
+    reportRow_ = row;
+    reportSourceRows_ = job->batch.sourceRows;
+    try {
+      showReport(watcher->result(), false);
+    } catch (const std::exception& e) {
+      showReport(LintReport(), false);
+      summary_->setText(tr("Lint failed: %1").arg(QString::fromUtf8(e.what())));
+    }
+  });
+  summary_->setText(tr("Linting this batch \u2026"));
+  watcher->setFuture(QtConcurrent::run([job] { return lintBatch(job->batch, job->ctx); }));
+}
+
 void LintPanel::lintDataset() {
   if (session_->isBatchDump() || session_->datasetSpec().isEmpty()) return lintCurrentBatch();
   if (watcher_->isRunning()) return;
+  ++generation_; // pending batch results would replace the dataset's
+  debounce_->stop();
   DatasetLintOptions opt;
   opt.pipeline.tokenizerSpec = session_->tokenizerSpec().toStdString();
   opt.pipeline.templateSpec = session_->templateSpec().toStdString();
@@ -136,14 +212,17 @@ void LintPanel::selectFinding(int index) {
   if (info) text += QString::fromUtf8(info->title.data(), qsizetype(info->title.size())) + QStringLiteral("\n\n") +
                     QString::fromUtf8(info->explanation.data(), qsizetype(info->explanation.size()));
   explanation_->setPlainText(text);
-  // Jumping re-collates the row's batch; the findings stay those of the batch they came from.
+  // Jumping re-collates the row's batch; the findings stay those of the batch they came from, and
+  // a lint still in flight (or debounced) would replace the list being navigated: drop it.
+  ++generation_;
+  debounce_->stop();
   jumping_ = true;
   if (f.row) {
     int target = int(*f.row);
     if (!datasetRows_ && !session_->isBatchDump()) {
-      // A batch row: map it back to its dataset row.
-      const Batch& b = session_->batch();
-      if (size_t(target) < b.sourceRows.size() && b.sourceRows[size_t(target)] >= 0) target = int(b.sourceRows[size_t(target)]);
+      // A batch row: map it back to its dataset row through the batch the findings came from.
+      const auto& src = reportSourceRows_;
+      if (size_t(target) < src.size() && src[size_t(target)] >= 0) target = int(src[size_t(target)]);
     }
     session_->selectRow(target);
   }

@@ -1,6 +1,7 @@
-// The lint findings panel: lints the current batch (core/lint lintBatch) or the whole dataset (in
-// a worker, with progress); selecting a finding jumps to its row and position (strip and grid
-// follow the session) and shows the rule's explanation beside the list.
+// The lint findings panel: lints the current batch (core/lint lintBatch) or the whole dataset, both
+// in workers so the UI never waits; row changes re-lint debounced (150 ms) and only while the panel
+// is on screen, and a generation counter drops results of batches no longer selected. Selecting a
+// finding jumps to its row and position and shows the rule's explanation beside the list.
 #pragma once
 #include "core/lint/LintReport.h"
 
@@ -12,6 +13,7 @@ class QListWidget;
 class QProgressBar;
 class QPushButton;
 class QTextBrowser;
+class QTimer;
 
 namespace maskscope {
 
@@ -23,8 +25,11 @@ public:
   explicit LintPanel(Session* session, QWidget* parent = nullptr);
   ~LintPanel() override;
 
-  void lintCurrentBatch();
+  void lintCurrentBatch();      // synchronous (snapshots, first fill)
+  void lintCurrentBatchAsync(); // in a worker; the result is shown only if still current
   void lintDataset();  // worker thread; the panel updates when it finishes
+  bool lintPending() const;
+  int reportedRow() const { return reportRow_; } // dataset row selected when the shown batch report was made
   const LintReport& report() const { return report_; }
   QListWidget* list() const { return list_; }
   QString explanationText() const;
@@ -36,8 +41,12 @@ public:
 Q_SIGNALS:
   void reportChanged();
 
+protected:
+  void showEvent(QShowEvent* event) override;
+
 private:
   void showReport(LintReport report, bool datasetRows);
+  void onBatchChanged();
 
   Session* session_;
   QListWidget* list_ = nullptr;
@@ -48,7 +57,13 @@ private:
   LintReport report_;
   bool jumping_ = false;
   bool datasetRows_ = false; // findings' rows are dataset rows (else batch rows)
-  QFutureWatcher<LintReport>* watcher_ = nullptr;
+  QFutureWatcher<LintReport>* watcher_ = nullptr; // the dataset run
+  QTimer* debounce_ = nullptr;
+  quint64 generation_ = 0; // bumped whenever a pending batch result stops being wanted
+  int pending_ = 0;        // batch lints in flight
+  bool dirty_ = false;     // the batch changed while the panel was hidden
+  int reportRow_ = -1;
+  std::vector<long> reportSourceRows_; // sourceRows of the batch the shown findings came from
 };
 
 } // namespace maskscope

@@ -37,7 +37,10 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+#include <QPromise>
 #include <cmath>
+#include <memory>
 
 namespace maskscope {
 
@@ -224,8 +227,17 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
   buildMenus();
 
   connect(session_, &Session::datasetChanged, this, [this] {
+    cancelTokenLengths();
     tokenLengths_.clear();
     fillConversationList();
+  });
+  connect(session_, &Session::pipelineChanged, this, [this] {
+    // Lengths depend on the tokenizer and template, not on the collator.
+    if (lengthsKey_ != session_->tokenizerSpec() + QLatin1Char('\n') + session_->templateSpec()) {
+      cancelTokenLengths();
+      tokenLengths_.clear();
+      if (minTokens_->value() > 0) applyFilter();
+    }
   });
   connect(session_, &Session::batchChanged, this, &MainWindow::updateSummary);
   connect(session_, &Session::batchChanged, this, [this] {
@@ -302,7 +314,9 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
   if (persistent_) restoreSettings();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+  if (lengthsWatcher_) lengthsWatcher_->cancel(); // the worker owns its inputs; this only stops it early
+}
 
 QDockWidget* MainWindow::addPanel(const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area) {
   auto* dock = new QDockWidget(title, this);
@@ -513,16 +527,9 @@ void MainWindow::applyFilter() {
   const QString text = filter_->text();
   const int minMsgs = minMessages_->value();
   const int minTok = minTokens_->value();
-  if (minTok > 0 && session_->hasConversations() && int(tokenLengths_.size()) != session_->rowCount() && session_->pipeline()) {
-    // Token lengths, once per dataset and pipeline (the demo takes milliseconds).
-    tokenLengths_.assign(size_t(session_->rowCount()), 0);
-    for (int r = 0; r < session_->rowCount(); ++r) {
-      try {
-        tokenLengths_[size_t(r)] = int(session_->pipeline()->encode(session_->conversation(r)).tokens.size());
-      } catch (const std::exception&) {
-      }
-    }
-  }
+  // Token lengths come from a worker; until they arrive the length criterion is not applied.
+  if (minTok > 0 && session_->hasConversations() && int(tokenLengths_.size()) != session_->rowCount() && !lengthsPending_)
+    startTokenLengths();
   QList<int> findingRows;
   const bool byFinding = findingFilter_->currentIndex() > 0;
   if (byFinding) findingRows = lint_->rowsWithFindings();
@@ -545,6 +552,64 @@ void MainWindow::applyFilter() {
     if (byFinding) match = match && findingRows.contains(r);
     item->setHidden(!match);
   }
+}
+
+void MainWindow::startTokenLengths() {
+  if (!session_->pipeline()) return;
+  cancelTokenLengths();
+  const quint64 gen = ++lengthsGeneration_;
+  lengthsKey_ = session_->tokenizerSpec() + QLatin1Char('\n') + session_->templateSpec();
+  lengthsPending_ = true;
+  // The worker owns copies: a pipeline sharing the session's tokenizer and template (both const)
+  // and the conversations, so the session may change or go away meanwhile.
+  auto pipeline = std::make_shared<const DatasetPipeline>(*session_->pipeline(), session_->pipeline()->collator().spec());
+  auto rows = std::make_shared<std::vector<Conversation>>();
+  rows->reserve(size_t(session_->rowCount()));
+  for (int r = 0; r < session_->rowCount(); ++r) rows->push_back(session_->conversation(r));
+  if (!lengthsWatcher_) {
+    lengthsWatcher_ = new QFutureWatcher<std::vector<int>>(this);
+    connect(lengthsWatcher_, &QFutureWatcherBase::progressValueChanged, this, [this](int done) {
+      if (lengthsPending_)
+        statusBar()->showMessage(tr("Measuring token lengths: %1 / %2 rows").arg(done).arg(lengthsWatcher_->progressMaximum()));
+    });
+  }
+  // Each run connects its own finished handler; the generation check drops a cancelled run's.
+  auto* watcher = lengthsWatcher_;
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, gen] {
+    if (gen != lengthsGeneration_ || watcher->isCanceled() || watcher->future().resultCount() == 0) return;
+    disconnect(watcher, &QFutureWatcherBase::finished, this, nullptr);
+    lengthsPending_ = false;
+    tokenLengths_ = watcher->future().result();
+    statusBar()->showMessage(tr("Token lengths measured for %1 rows").arg(tokenLengths_.size()), 4000);
+    applyFilter();
+  });
+  statusBar()->showMessage(tr("Measuring token lengths: 0 / %1 rows").arg(rows->size()));
+  watcher->setFuture(QtConcurrent::run([pipeline, rows](QPromise<std::vector<int>>& promise) {
+    const int n = int(rows->size());
+    promise.setProgressRange(0, n);
+    std::vector<int> lengths(size_t(n), 0);
+    for (int r = 0; r < n; ++r) {
+      if (promise.isCanceled()) return;
+      try {
+        lengths[size_t(r)] = int(pipeline->encode((*rows)[size_t(r)]).tokens.size());
+      } catch (const std::exception&) {
+        // an unrenderable row counts as length 0 (the dataset view shows its error)
+      }
+      if ((r & 31) == 31) promise.setProgressValue(r + 1);
+    }
+    promise.setProgressValue(n);
+    promise.addResult(std::move(lengths));
+  }));
+}
+
+void MainWindow::cancelTokenLengths() {
+  ++lengthsGeneration_;
+  if (lengthsWatcher_) {
+    disconnect(lengthsWatcher_, &QFutureWatcherBase::finished, this, nullptr);
+    lengthsWatcher_->cancel();
+  }
+  if (lengthsPending_) statusBar()->clearMessage();
+  lengthsPending_ = false;
 }
 
 int MainWindow::visibleRowCount() const {

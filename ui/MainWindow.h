@@ -3,8 +3,10 @@
 // softmax, loss, lint findings, compare and teaching. Layout and choices persist (QSettings) when
 // the window is persistent (the app), not in snapshots and tests. It never edits user files.
 #pragma once
+#include <QFutureWatcher>
 #include <QMainWindow>
 #include <QStringList>
+#include <vector>
 
 class QComboBox;
 class QDockWidget;
@@ -59,6 +61,8 @@ public:
   // Export the named view (or "window") to PNG/SVG by extension, or the HTML report (.html).
   bool exportView(const QString& view, const QString& path, QString* error = nullptr);
   int visibleRowCount() const;
+  // The token-length filter measures every row once per dataset and tokenizer/template, in a worker.
+  bool tokenLengthsPending() const { return lengthsPending_; }
 
 protected:
   void closeEvent(QCloseEvent* event) override;
@@ -70,6 +74,8 @@ private:
   void buildMenus();
   void fillConversationList();
   void applyFilter();
+  void startTokenLengths();
+  void cancelTokenLengths();
   void updateSummary();
   void syncPipelineControls();
   void addRecent(const QString& path);
@@ -104,7 +110,11 @@ private:
   QSpinBox* headBox_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   QStringList recent_;
-  std::vector<int> tokenLengths_; // per dataset row, computed when the length filter is first used
+  std::vector<int> tokenLengths_; // per dataset row, computed (in a worker) when the length filter is first used
+  QString lengthsKey_;            // tokenizer + template the lengths were (or are being) measured with
+  quint64 lengthsGeneration_ = 0; // results of an older generation (dataset or pipeline changed) are dropped
+  bool lengthsPending_ = false;
+  QFutureWatcher<std::vector<int>>* lengthsWatcher_ = nullptr;
   double baseFontPt_ = 0;
   QList<QDockWidget*> docks_;
   bool shownOnce_ = false;

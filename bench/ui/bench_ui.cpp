@@ -3,6 +3,7 @@
 //   QT_QPA_PLATFORM=offscreen ./bench_ui
 #include "ui/AttentionGridView.h"
 #include "ui/GridRenderer.h"
+#include "ui/LintPanel.h"
 #include "ui/MainWindow.h"
 #include "ui/Session.h"
 #include "ui/TokenStripView.h"
@@ -111,6 +112,19 @@ private Q_SLOTS:
     w.show();
     QCoreApplication::processEvents();
     qInfo("start-up on the demo (session + window shown): %.1f ms", double(t.nsecsElapsed()) / 1e6);
+    // UI-thread time of a row switch (lint deferred to a worker) against the synchronous batch
+    // lint it used to include, both on the demo with a packed collator, in this run.
+    session.setCollator(QStringLiteral("axolotl-packed"));
+    QCoreApplication::processEvents();
+    const int rows = session.rowCount();
+    t.restart();
+    for (int i = 0; i < 20; ++i) session.selectRow(i % rows);
+    const double switchNs = double(t.nsecsElapsed()) / 20;
+    t.restart();
+    for (int i = 0; i < 20; ++i) w.lintPanel()->lintCurrentBatch();
+    const double lintNs = double(t.nsecsElapsed()) / 20;
+    qInfo("row switch on the UI thread: %.2f ms; the synchronous batch lint it no longer runs: %.2f ms (switch = %.2f x lint)",
+          switchNs / 1e6, lintNs / 1e6, switchNs / lintNs);
   }
 };
 

@@ -31,6 +31,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolTip>
+#include <algorithm>
 #include <sstream>
 
 using namespace maskscope;
@@ -372,6 +373,112 @@ private Q_SLOTS:
     QVERIFY(g->viewRect().x() > v.x());
     g->fitAll();
     QCOMPARE(g->viewRect().width(), n);
+  }
+
+  void tokenLengthFilterArrivesAsynchronously() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    std::vector<int> lengths;
+    for (int r = 0; r < s.rowCount(); ++r) lengths.push_back(int(s.pipeline()->encode(s.conversation(r)).tokens.size()));
+    std::vector<int> sorted = lengths;
+    std::sort(sorted.begin(), sorted.end());
+    QVERIFY2(sorted.front() < sorted.back(), "the demo rows need different lengths for this test");
+    const int threshold = sorted[sorted.size() / 2];
+    w.minTokensBox()->setValue(threshold);
+    // Measured in a worker: the value change returns at once, the filter follows when it is done.
+    QVERIFY(w.tokenLengthsPending());
+    QTRY_VERIFY(!w.tokenLengthsPending());
+    auto check = [&] {
+      int expectedVisible = 0;
+      for (int i = 0; i < w.conversationList()->count(); ++i) {
+        const int r = w.conversationList()->item(i)->data(Qt::UserRole).toInt();
+        const bool keep = lengths[size_t(r)] >= threshold;
+        expectedVisible += keep;
+        if (w.conversationList()->item(i)->isHidden() == keep) return false;
+      }
+      return expectedVisible == w.visibleRowCount() && expectedVisible > 0 && expectedVisible < int(lengths.size());
+    };
+    QVERIFY(check());
+    // A dataset change cancels the run in flight; the new run's result is the one applied.
+    w.minTokensBox()->setValue(0);
+    w.minTokensBox()->setValue(threshold + 1);
+    w.minTokensBox()->setValue(threshold); // lengths are cached: no new run
+    QVERIFY(!w.tokenLengthsPending());
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    QVERIFY(w.tokenLengthsPending());
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    QTRY_VERIFY(!w.tokenLengthsPending());
+    QVERIFY(check());
+  }
+
+  void lintFollowsQuickRowSwitchesAndDropsStaleResults() {
+    Session s;
+    QVERIFY(s.setPipeline(QStringLiteral("builtin:demo"), QString(), QStringLiteral("buggy-max-length-all-ones")));
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    s.setBatchSize(1); // every row its own batch, so each switch is a new batch
+    QVERIFY(s.rowCount() >= 4);
+    s.selectRow(0);
+    LintPanel panel(&s);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QList<int> shownRows;
+    connect(&panel, &LintPanel::reportChanged, &panel, [&] { shownRows << panel.reportedRow(); });
+    panel.lintCurrentBatchAsync(); // row 0 in flight ...
+    s.selectRow(1);                // ... and stale at once
+    s.selectRow(2);
+    s.selectRow(3);
+    QVERIFY(panel.lintPending());
+    QTRY_VERIFY(!panel.lintPending());
+    QCOMPARE(shownRows, QList<int>{3}); // one report, for the row selected last
+    QCOMPARE(panel.reportedRow(), s.selectedRow());
+    // The same findings a synchronous lint of the selected batch gives.
+    std::vector<std::string> async;
+    for (const Finding& f : panel.report().findings) async.push_back(f.rule + ":" + f.message);
+    QVERIFY(!async.empty());
+    panel.lintCurrentBatch();
+    std::vector<std::string> sync;
+    for (const Finding& f : panel.report().findings) sync.push_back(f.rule + ":" + f.message);
+    QCOMPARE(async, sync);
+    // Jumping to a finding of another row still works, and does not re-lint.
+    s.selectRow(0);
+    QTRY_VERIFY(!panel.lintPending());
+    QCOMPARE(panel.reportedRow(), 0);
+    int index = -1;
+    for (size_t i = 0; i < panel.report().findings.size(); ++i)
+      if (panel.report().findings[i].position) { index = int(i); break; }
+    QVERIFY(index >= 0);
+    const Finding f = panel.report().findings[size_t(index)];
+    s.selectRow(2);   // a lint is now scheduled for row 2 ...
+    panel.selectFinding(index); // ... and dropped by the jump back to row 0's finding
+    QCOMPARE(s.selectedRow(), 0);
+    QCOMPARE(s.selectedPosition(), int(*f.position));
+    QTRY_VERIFY(!panel.lintPending());
+    QCOMPARE(panel.reportedRow(), 0);
+    QCOMPARE(panel.list()->currentRow(), index);
+  }
+
+  void compareCountsLongRowsInAWorker() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    s.selectRow(1);
+    ComparePanel c(&s);
+    c.setCollators(QStringLiteral("default"), QStringLiteral("buggy-max-length-all-ones"));
+    const int64_t expected = c.differingCells();
+    QVERIFY(expected > 0);
+    const int saved = ComparePanel::asyncCellThreshold();
+    ComparePanel::setAsyncCellThreshold(0); // every row counts as long
+    c.setCollators(QStringLiteral("default"), QStringLiteral("buggy-max-length-all-ones"));
+    QVERIFY(c.cellDiffPending());
+    QVERIFY(c.summaryText().contains(QStringLiteral("counting")));
+    QTRY_VERIFY(!c.cellDiffPending());
+    QCOMPARE(c.differingCells(), expected);
+    // A newer comparison wins over one still counting.
+    c.setCollators(QStringLiteral("default"), QStringLiteral("buggy-max-length-all-ones"));
+    c.setCollators(QStringLiteral("default"), QStringLiteral("default"));
+    QTRY_VERIFY(!c.cellDiffPending());
+    QCOMPARE(c.differingCells(), int64_t(0));
+    ComparePanel::setAsyncCellThreshold(saved);
   }
 
   void filtersNarrowTheList() {
