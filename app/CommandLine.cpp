@@ -58,6 +58,10 @@ int runHeadless(int argc, char** argv) {
   CLI::App app{"maskscope: see and debug the masks of LLM fine-tuning"};
   app.set_version_flag("--version", std::string("maskscope ") + MASKSCOPE_VERSION);
   app.require_subcommand(0, 1);
+  app.footer("Without a command, maskscope opens the desktop app: `maskscope` on the built-in demo,\n"
+             "`maskscope FILE...` on a dataset (.jsonl/.json), a batch dump (.json/.jsonl/.safetensors/.pt)\n"
+             "or a model folder. Every command takes --json and --help. Exit status: 0 success, 1 problems\n"
+             "found, 2 unusable input.");
   bool json = false;
 
   TokenizeArgs tok;

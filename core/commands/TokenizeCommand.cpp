@@ -13,12 +13,17 @@ namespace maskscope {
 
 namespace {
 
-nlohmann::json encodingJson(const Encoding& e) {
+// Keys in the contract's order: ids, tokens, offsets.
+nlohmann::ordered_json encodingJson(const Encoding& e) {
   nlohmann::json offsets = nlohmann::json::array();
   for (const auto& o : e.offsets) offsets.push_back({o.begin, o.end});
   nlohmann::json tokens = nlohmann::json::array();
   for (const auto& t : e.tokens) tokens.push_back(utf8::sanitize(t));
-  return {{"ids", e.ids}, {"tokens", tokens}, {"offsets", offsets}};
+  nlohmann::ordered_json out;
+  out["ids"] = e.ids;
+  out["tokens"] = tokens;
+  out["offsets"] = offsets;
+  return out;
 }
 
 void printHuman(const Tokenizer& tok, const Encoding& e, std::ostream& out) {
