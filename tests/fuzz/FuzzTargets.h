@@ -42,13 +42,20 @@ template <class Fn> void expectNoCrash(Fn&& fn) {
   }
 }
 
-// Dataset rows: JSONL or a top-level JSON list; every row converted to a Conversation.
+// Dataset rows: JSONL or a top-level JSON list; every row converted to a Conversation and its
+// messages (with their extra fields: tool_calls, nested content) rendered by the builtin chatml template.
 inline void runDataset(const std::string& bytes) {
+  static const std::shared_ptr<ChatTemplate> chatml = loadChatTemplate("builtin:chatml");
   const std::string path = scratchFile(bytes, ".jsonl");
   expectNoCrash([&] {
     DatasetReader reader(path);
     Conversation c;
-    for (int i = 0; i < 10000 && reader.next(c); ++i) {}
+    for (int i = 0; i < 10000 && reader.next(c); ++i) {
+      if (c.plainText) continue;
+      RenderOptions options;
+      options.now = "2024-07-26";
+      expectNoCrash([&] { (void)chatml->render(c.messages, options); });
+    }
     (void)reader.progress();
   });
 }
@@ -101,10 +108,17 @@ inline void runBatchJson(const std::string& bytes) {
   expectNoCrash([&] { (void)readJsonBatch(path, false); });
 }
 
-// --collator spec strings (preset names and key=value lists).
+// --collator specs. First byte odd: the rest is a collator JSON file; even: the rest is a spec string
+// (preset names and key=value lists), skipped when it would name a file (arbitrary paths are not fuzzed).
 inline void runCollatorSpec(const std::string& bytes) {
+  if (bytes.empty()) return;
+  std::string spec = bytes.substr(1);
+  if (uint8_t(bytes[0]) & 1) spec = scratchFile(spec, ".json");
+  else if (std::error_code ec; spec.ends_with(".json") || spec.find('/') != std::string::npos ||
+                                spec.find('\0') != std::string::npos || std::filesystem::exists(spec, ec))
+    return;
   expectNoCrash([&] {
-    CollatorSpec s = parseCollatorSpec(bytes);
+    CollatorSpec s = parseCollatorSpec(spec);
     (void)s.describe();
     (void)s.toJson().dump();
   });
@@ -118,6 +132,25 @@ inline void runTokenizerEncode(const std::string& bytes, const Tokenizer& tok) {
       (void)tok.decode(e.ids, split);
     });
   }
+}
+
+// The tokenizers fuzz_tokenizer_encode feeds: the builtin SentencePiece demo and, when the fetched
+// tokenizer cache (tools/fetch-tokenizers.sh) has it, llama3's tokenizer.json (byte-level BPE, regex
+// pre-tokenizer, added tokens). Without the cache the HF half falls back to the demo tokenizer.
+inline const Tokenizer& encodeTokenizer(bool huggingFace) {
+  static const std::shared_ptr<Tokenizer> demo = loadTokenizer("builtin:demo");
+  static const std::shared_ptr<Tokenizer> hfTok = []() -> std::shared_ptr<Tokenizer> {
+    const std::string path = std::string(MASKSCOPE_TOKENIZER_CACHE) + "/llama3/tokenizer.json";
+    if (!std::filesystem::exists(path)) return nullptr;
+    return loadTokenizer(path);
+  }();
+  return huggingFace && hfTok ? *hfTok : *demo;
+}
+
+// First byte: which tokenizer (odd: the HF one); the rest is the text.
+inline void runTokenizerEncodeInput(const std::string& bytes) {
+  if (bytes.empty()) return;
+  runTokenizerEncode(bytes.substr(1), encodeTokenizer((uint8_t(bytes[0]) & 1) != 0));
 }
 
 } // namespace maskscope::fuzz

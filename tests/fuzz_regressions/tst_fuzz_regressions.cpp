@@ -1,7 +1,6 @@
 // Replays the fuzz corpora in tests/data/fuzz/<target>/ through the parsers of untrusted input.
 // Each file must end in a maskscope::Error or a clean result: a crash or sanitizer report fails the run.
 #include "tests/fuzz/FuzzTargets.h"
-#include "core/tokenizer/hf/HfTokenizerLoader.h"
 
 #include <QDir>
 #include <QFile>
@@ -12,7 +11,7 @@ using namespace maskscope;
 class TestFuzzRegressions : public QObject {
   Q_OBJECT
 
-private slots:
+private Q_SLOTS:
   void corpusCoversEveryTarget() {
     // A missing or empty folder would make the replay silently test nothing.
     for (const char* target : kTargets) {
@@ -46,13 +45,8 @@ private slots:
     else if (target == QLatin1String("safetensors")) fuzz::runSafetensors(bytes);
     else if (target == QLatin1String("batch_json")) fuzz::runBatchJson(bytes);
     else if (target == QLatin1String("collator_spec")) fuzz::runCollatorSpec(bytes);
-    else if (target == QLatin1String("tokenizer_encode")) {
-      // Same convention as fuzz_tokenizer_encode.cpp: the first byte picks the tokenizer.
-      if (bytes.empty()) return;
-      static auto demo = loadTokenizer("builtin:demo");
-      static auto hfTok = loadHuggingFaceTokenizer(MASKSCOPE_TEST_DATA_DIR "/tokenizer_hf/llama3.json");
-      fuzz::runTokenizerEncode(bytes.substr(1), (uint8_t(bytes[0]) & 1) ? *hfTok : *demo);
-    } else QFAIL("unknown fuzz target folder");
+    else if (target == QLatin1String("tokenizer_encode")) fuzz::runTokenizerEncodeInput(bytes);
+    else QFAIL("unknown fuzz target folder");
   }
 
 private:

@@ -28,7 +28,7 @@ std::string argStr(CallArgs& a, size_t i, std::string_view name, const std::stri
 int64_t argInt(CallArgs& a, size_t i, std::string_view name, int64_t def) {
   const Value* v = a.get(i, name);
   if (!v || v->isNone() || v->isUndefined()) return def;
-  if (v->type() == Type::Float) return int64_t(v->asFloat());
+  if (v->type() == Type::Float) return floatToInt(v->asFloat());
   if (!v->isNumber()) typeError("'" + std::string(name) + "' must be an integer, not " + v->typeName());
   return v->asInt();
 }
@@ -523,7 +523,7 @@ Value toInt(const Value& v, const Value& def, int64_t base) {
   case Type::Bool: return Value::integer(v.asInt());
   case Type::Float:
     if (!std::isfinite(v.asFloat())) return def;
-    return Value::integer(int64_t(v.asFloat()));
+    return Value::integer(floatToInt(v.asFloat()));
   case Type::String: {
     std::string s(py::strip(v.str(), nullptr, true, true));
     std::string t;
@@ -534,7 +534,7 @@ Value toInt(const Value& v, const Value& def, int64_t base) {
     long long x = std::strtoll(t.c_str(), &end, int(base));
     if (end && *end == 0 && errno == 0) return Value::integer(x);
     double d = std::strtod(t.c_str(), &end);
-    if (end && *end == 0 && std::isfinite(d)) return Value::integer(int64_t(d));
+    if (end && *end == 0 && std::isfinite(d)) return Value::integer(floatToInt(d));
     return def;
   }
   default: return def;
@@ -605,7 +605,7 @@ Value makeGlobal(const std::string& name) {
   }
   if (name == "namespace" || name == "dict") {
     bool isNs = name == "namespace";
-    return callable(name, [isNs](Interpreter&, CallArgs& a) -> Value {
+    return callable(name, [isNs](Interpreter& in, CallArgs& a) -> Value {
       auto d = std::make_shared<DictObj>();
       for (const auto& p : a.positional) {
         if (p.type() == Type::Dict || p.type() == Type::Namespace) {
@@ -621,6 +621,7 @@ Value makeGlobal(const std::string& name) {
         }
       }
       for (const auto& [k, v] : a.named) d->set(k, v);
+      if (isNs) in.trackNamespace(d);
       return isNs ? Value::ns(std::move(d)) : Value::dict(std::move(d));
     });
   }

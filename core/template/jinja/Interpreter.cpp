@@ -39,6 +39,10 @@ RenderOutput Interpreter::run(const Variables& variables) {
     exec(t_.body(), root);
   } catch (const JinjaError& e) {
     failAt(pos_, e.kind, e.what());
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) { // anything else a builtin let through still gets a location
+    failAt(pos_, "RuntimeError", e.what());
   }
   root_ = nullptr;
   result.generationSpans = std::move(spans_);
@@ -194,6 +198,14 @@ Interpreter::Flow Interpreter::execNode(const Node* n, Frame& f) {
     (void)v;
     return Flow::Normal;
   }
+  }
+}
+
+Interpreter::~Interpreter() {
+  for (auto& ns : namespaces_) {
+    std::vector<std::pair<std::string, Value>> entries = std::move(ns->entries);
+    ns->entries.clear();
+    Value::releaseNested(entries);
   }
 }
 

@@ -18,6 +18,14 @@ struct JinjaError : std::runtime_error {
 
 [[noreturn]] void throwUndefined(const Value& v);
 
+// Python's int(x) for a float, as far as 64 bits go: converting a double outside int64's range is
+// undefined behaviour in C++, so such values (and NaN, infinities) raise OverflowError instead.
+inline int64_t floatToInt(double d) {
+  if (!(d > -9223372036854775808.0 && d < 9223372036854775808.0))
+    throw JinjaError("OverflowError", "cannot convert float to a 64-bit integer");
+  return int64_t(d);
+}
+
 struct Frame {
   explicit Frame(Frame* p) : parent(p) {}
   ~Frame() {
@@ -57,8 +65,13 @@ public:
   void countIterations(int64_t n);
   void checkStringSize(size_t bytes) const;
   const RenderSettings& settings() const { return settings_; }
+  // Namespaces are the only mutable values, so only they can form reference cycles
+  // ({% set ns.x = ns %}); every one made during the render is emptied when the render ends.
+  void trackNamespace(std::shared_ptr<DictObj> ns) { namespaces_.push_back(std::move(ns)); }
+  ~Interpreter();
 
 private:
+  std::vector<std::shared_ptr<DictObj>> namespaces_;
   enum class Flow { Normal, Break, Continue };
   Flow exec(const NodeList& body, Frame& f);
   Flow execNode(const Node* n, Frame& f);

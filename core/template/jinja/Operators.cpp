@@ -83,7 +83,7 @@ Value percentFormat(const std::string& fmt, const Value& arg) {
     else if (c == 'r') a.appendRepr(out);
     else if (c == 'd' || c == 'i') {
       if (!a.isNumber()) typeError("%d format: a real number is required, not " + a.typeName());
-      out += std::to_string(a.type() == Type::Float ? int64_t(a.asFloat()) : a.asInt());
+      out += std::to_string(a.type() == Type::Float ? floatToInt(a.asFloat()) : a.asInt());
     } else if (c == 'f') {
       if (!a.isNumber()) typeError("must be real number, not " + a.typeName());
       char b[64];
@@ -97,7 +97,9 @@ Value percentFormat(const std::string& fmt, const Value& arg) {
 
 } // namespace
 
-bool pyEquals(const Value& a, const Value& b) {
+// depth: list/dict nesting so far; template-built values can nest far deeper than the C++ stack allows.
+static bool pyEqualsAt(const Value& a, const Value& b, int depth) {
+  if (depth > 200) throw JinjaError("RecursionError", "maximum recursion depth exceeded in comparison");
   if (a.isNumber() && b.isNumber()) {
     if (isIntLike(a) && isIntLike(b)) return a.asInt() == b.asInt();
     return a.asFloat() == b.asFloat();
@@ -112,7 +114,7 @@ bool pyEquals(const Value& a, const Value& b) {
     const auto& y = b.listObj();
     if (x.tuple != y.tuple || x.items.size() != y.items.size()) return false;
     for (size_t i = 0; i < x.items.size(); ++i)
-      if (!pyEquals(x.items[i], y.items[i])) return false;
+      if (!pyEqualsAt(x.items[i], y.items[i], depth + 1)) return false;
     return true;
   }
   case Type::Dict: {
@@ -121,13 +123,15 @@ bool pyEquals(const Value& a, const Value& b) {
     if (x.entries.size() != y.entries.size()) return false;
     for (const auto& [k, v] : x.entries) {
       const Value* o = y.find(k);
-      if (!o || !pyEquals(v, *o)) return false;
+      if (!o || !pyEqualsAt(v, *o, depth + 1)) return false;
     }
     return true;
   }
   default: return a.object() == b.object();
   }
 }
+
+bool pyEquals(const Value& a, const Value& b) { return pyEqualsAt(a, b, 0); }
 
 int pyCompare(const Value& a, const Value& b, const char* op) {
   if (a.isUndefined()) throwUndefined(a);

@@ -1,7 +1,9 @@
 // Value construction, truthiness, str()/repr() and tojson, each as CPython/jinja2 would do it.
 #include "core/template/jinja/Value.h"
 
+#include "core/template/jinja/Interpreter.h" // JinjaError
 #include "core/template/jinja/PyString.h"
+#include "core/util/Error.h"
 
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -88,8 +90,14 @@ Value Value::loop(std::shared_ptr<LoopObj> l) {
 }
 
 namespace {
+// Messages, tools and extra variables come from untrusted datasets; conversion recurses once per
+// nesting level, so a hostile row nested thousands deep must end in an Error, not a stack overflow.
+constexpr int kMaxJsonDepth = 256;
+
 template <class Json>
-Value valueFromJson(const Json& j) {
+Value valueFromJson(const Json& j, int depth = 0) {
+  if (depth > kMaxJsonDepth)
+    throw maskscope::Error("JSON value nested more than " + std::to_string(kMaxJsonDepth) + " levels deep");
   switch (j.type()) {
   case nlohmann::json::value_t::null: return Value::none();
   case nlohmann::json::value_t::boolean: return Value::boolean(j.template get<bool>());
@@ -104,14 +112,14 @@ Value valueFromJson(const Json& j) {
   case nlohmann::json::value_t::array: {
     std::vector<Value> items;
     items.reserve(j.size());
-    for (const auto& e : j) items.push_back(valueFromJson(e));
+    for (const auto& e : j) items.push_back(valueFromJson(e, depth + 1));
     return Value::list(std::move(items));
   }
   case nlohmann::json::value_t::object: {
     auto d = std::make_shared<DictObj>();
     d->entries.reserve(j.size());
     // nlohmann's default json sorts keys; ordered_json keeps them. Both arrive here in their order.
-    for (auto it = j.begin(); it != j.end(); ++it) d->entries.emplace_back(it.key(), valueFromJson(it.value()));
+    for (auto it = j.begin(); it != j.end(); ++it) d->entries.emplace_back(it.key(), valueFromJson(it.value(), depth + 1));
     return Value::dict(std::move(d));
   }
   default: return Value::none();
@@ -167,6 +175,52 @@ std::string Value::typeName() const {
   return "object";
 }
 
+namespace {
+bool isContainer(Type t) { return t == Type::List || t == Type::Dict || t == Type::Namespace; }
+} // namespace
+
+// Containers held only here are moved onto a worklist; each is then destroyed with its own
+// container children already moved out, so every destructor returns after one level.
+static void drainNested(std::vector<std::shared_ptr<Object>>& pending);
+
+void Value::releaseNested(std::vector<Value>& items) {
+  std::vector<std::shared_ptr<Object>> pending;
+  for (auto& v : items)
+    if (isContainer(v.type_) && v.obj_ && v.obj_.use_count() == 1) pending.push_back(std::move(v.obj_));
+  drainNested(pending);
+}
+
+void Value::releaseNested(std::vector<std::pair<std::string, Value>>& entries) {
+  std::vector<std::shared_ptr<Object>> pending;
+  for (auto& e : entries)
+    if (isContainer(e.second.type_) && e.second.obj_ && e.second.obj_.use_count() == 1)
+      pending.push_back(std::move(e.second.obj_));
+  drainNested(pending);
+}
+
+static void drainNested(std::vector<std::shared_ptr<Object>>& pending) {
+  while (!pending.empty()) {
+    std::shared_ptr<Object> o = std::move(pending.back());
+    pending.pop_back();
+    // Move this object's own sole-owned containers out before it dies (its destructor then finds
+    // nothing left to recurse into).
+    if (auto* l = dynamic_cast<ListObj*>(o.get())) {
+      std::vector<Value> items = std::move(l->items);
+      l->items.clear();
+      for (auto& v : items)
+        if (v.type() == Type::List || v.type() == Type::Dict || v.type() == Type::Namespace)
+          if (v.object() && v.object().use_count() == 1) pending.push_back(v.object());
+      // items (and so the extra references just taken) die here; the containers live on in pending.
+    } else if (auto* d = dynamic_cast<DictObj*>(o.get())) {
+      std::vector<std::pair<std::string, Value>> entries = std::move(d->entries);
+      d->entries.clear();
+      for (auto& e : entries)
+        if (e.second.type() == Type::List || e.second.type() == Type::Dict || e.second.type() == Type::Namespace)
+          if (e.second.object() && e.second.object().use_count() == 1) pending.push_back(e.second.object());
+    }
+  }
+}
+
 std::string Value::toStr() const {
   if (type_ == Type::String) return str();
   std::string s;
@@ -182,7 +236,10 @@ void Value::appendStr(std::string& out) const {
   }
 }
 
-void Value::appendRepr(std::string& out) const {
+// Templates can build lists nested 100k deep ({% set ns.x = [ns.x] %} in a loop) or a namespace that
+// holds itself; printing either must end in an error, not a stack overflow. 200 as for tojson.
+void Value::appendRepr(std::string& out, int depth) const {
+  if (depth > 200) throw JinjaError("RecursionError", "maximum recursion depth exceeded while getting the repr of an object");
   switch (type_) {
   case Type::Undefined: return;
   case Type::None: out += "None"; return;
@@ -195,7 +252,7 @@ void Value::appendRepr(std::string& out) const {
     out.push_back(l.tuple ? '(' : '[');
     for (size_t i = 0; i < l.items.size(); ++i) {
       if (i) out += ", ";
-      l.items[i].appendRepr(out);
+      l.items[i].appendRepr(out, depth + 1);
     }
     if (l.tuple && l.items.size() == 1) out.push_back(',');
     out.push_back(l.tuple ? ')' : ']');
@@ -211,7 +268,7 @@ void Value::appendRepr(std::string& out) const {
       first = false;
       py::appendRepr(out, k);
       out += ": ";
-      v.appendRepr(out);
+      v.appendRepr(out, depth + 1);
     }
     out.push_back('}');
     if (type_ == Type::Namespace) out.push_back('>');

@@ -74,11 +74,16 @@ public:
   std::string toStr() const;
   void appendStr(std::string& out) const;
   // Python repr(), used inside containers.
-  void appendRepr(std::string& out) const;
+  void appendRepr(std::string& out, int depth = 0) const; // depth: nesting so far, capped (see Value.cpp)
   std::string typeName() const; // Python type name for messages: 'str', 'dict', 'NoneType'
   // transformers' tojson: json.dumps(ensure_ascii=False, indent=indent, sort_keys=False).
   // Throws std::runtime_error for values JSON cannot hold.
   void appendJson(std::string& out, int indent, int depth) const;
+
+  // Destroys the lists, dicts and namespaces only these items hold without recursing once per
+  // nesting level: a template can build values nested 100k deep, more than the C++ stack allows.
+  static void releaseNested(std::vector<Value>& items);
+  static void releaseNested(std::vector<std::pair<std::string, Value>>& entries);
 
 private:
   Type type_ = Type::Undefined;
@@ -95,12 +100,14 @@ struct StringObj : Object {
 };
 
 struct ListObj : Object {
+  ~ListObj() override { Value::releaseNested(items); }
   std::vector<Value> items;
   bool tuple = false; // prints as (a, b)
 };
 
 // An insertion-ordered dict with string keys (JSON objects, dict literals, namespaces).
 struct DictObj : Object {
+  ~DictObj() override { Value::releaseNested(entries); }
   std::vector<std::pair<std::string, Value>> entries;
   const Value* find(std::string_view key) const {
     for (const auto& e : entries)

@@ -40,6 +40,7 @@ public:
   bool binary(Json::binary_t& b) { return value(-2, nullptr) && (capture_ != Capture::None || dom_.binary(b)); }
 
   bool start_object(size_t n) {
+    if (!enter()) return false;
     if (capture_ != Capture::None) return nested(true);
     ++depth_;
     const Capture pending = pendingCapture_;
@@ -59,6 +60,7 @@ public:
     return dom_.end_object();
   }
   bool start_array(size_t n) {
+    if (!enter()) return false;
     if (capture_ != Capture::None) return nested(false);
     ++depth_;
     const Capture pending = pendingCapture_;
@@ -99,6 +101,15 @@ public:
 
 private:
   enum class Capture { None, Vocab, Merges };
+
+  // Real tokenizer.json files nest a handful of levels; the component parsers (Sequence of Sequence
+  // of ...) recurse once per level, so a hostile file nesting thousands deep must stop here.
+  static constexpr int kMaxDepth = 128;
+  bool enter() {
+    if (depth_ < kMaxDepth) return true;
+    errorText = "JSON nested more than " + std::to_string(kMaxDepth) + " levels deep";
+    return false;
+  }
 
   // A scalar: inside a capture it is collected; `id` carries integers (-2 other scalars, -3 strings).
   bool value(int64_t id, std::string* s) {
