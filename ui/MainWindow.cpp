@@ -191,10 +191,12 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
   gl->addWidget(grid_, 1);
   split->addWidget(strip_);
   split->addWidget(gridPane);
-  strip_->setMinimumHeight(120);
+  strip_->setMinimumHeight(205); // three lines of 62 px chips
   gridPane->setMinimumHeight(240);
-  split->setStretchFactor(0, 2);
-  split->setStretchFactor(1, 3);
+  // The strip gets room for about three lines of chips; the grid takes the rest and stays square.
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
+
   cl->addWidget(split, 1);
   setCentralWidget(centre);
 

@@ -75,6 +75,7 @@ void TokenStripView::rebuild() {
     const bool havePos = b->positionIds.sameShape(b->inputIds);
     for (int64_t t = 0; t < b->length(); ++t) {
       chips_[size_t(t)].text = QString::fromStdString(utf8::visibleWhitespace(session_->tokenText(b->inputIds.at(r, t)).toStdString()));
+      chips_[size_t(t)].special = size_t(r) < b->meta.size() && b->meta[size_t(r)][size_t(t)].special;
       chips_[size_t(t)].footer = havePos ? QStringLiteral("%1 p%2").arg(t).arg(b->positionIds.at(r, t)) : QString::number(t);
     }
   }
@@ -86,6 +87,9 @@ void TokenStripView::rebuild() {
 
 void TokenStripView::relayout() {
   QFontMetrics fm(font());
+  QFont bold = font();
+  bold.setBold(true);
+  QFontMetrics bm(bold);
   QFont small = font();
   small.setPointSizeF(small.pointSizeF() * 0.8);
   QFontMetrics sm(small);
@@ -94,7 +98,8 @@ void TokenStripView::relayout() {
   int x = kGap, y = kGap;
   for (Chip& c : chips_) {
     const int footerW = sm.horizontalAdvance(c.footer) + 6;
-    int w = std::min(std::max({fm.horizontalAdvance(c.text), minW, footerW}) + 2 * kPadX, 240);
+    const int textW = c.special ? bm.horizontalAdvance(QStringLiteral("\u25c6") + c.text) + 2 : fm.horizontalAdvance(c.text);
+    int w = std::min(std::max({textW, minW, footerW}) + 2 * kPadX, 240);
     if (x + w > width && x > kGap) { x = kGap; y += kChipHeight + kGap; }
     c.rect = QRect(x, y, w, kChipHeight);
     x += w + kGap;

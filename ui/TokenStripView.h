@@ -48,6 +48,7 @@ private:
   struct Chip {
     QString text;
     QString footer; // "index  p<position id>"
+    bool special = false; // painted bold with a ◆, so laid out with that font and prefix
     QRect rect;     // content coordinates
   };
   void rebuild();
