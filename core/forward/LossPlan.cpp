@@ -1,5 +1,6 @@
 // Role, segment and fixed-mask derivation for the loss comparison (see LossPlan.h).
 #include "core/forward/LossPlan.h"
+#include "core/mask/PaddingDetection.h"
 #include "core/util/Error.h"
 
 namespace maskscope {
@@ -46,27 +47,11 @@ IntGrid positionRoles(const Batch& batch, std::vector<std::string>* notes) {
       }
     return roles;
   }
-  if (!batch.padTokenId) {
-    if (notes) notes->push_back("no pad_token_id: padding taken from attention_mask == 0");
-    for (int64_t r = 0; r < B; ++r)
-      for (int64_t c = 0; c < T; ++c)
-        if (maskAt(batch, r, c) == 0) roles.at(r, c) = RolePad;
-    return roles;
-  }
-  const int64_t pad = *batch.padTokenId;
-  const bool padIsEos = batch.eosTokenId && *batch.eosTokenId == pad;
+  if (!batch.padTokenId && notes) notes->push_back("no pad_token_id: padding taken from attention_mask == 0");
   for (int64_t r = 0; r < B; ++r) {
-    int64_t lead = 0;
-    while (lead < T && batch.inputIds.at(r, lead) == pad) ++lead;
-    if (lead == T) { // a row of nothing but pads
-      for (int64_t c = 0; c < T; ++c) roles.at(r, c) = RolePad;
-      continue;
-    }
-    int64_t trail = T;
-    while (trail > lead && batch.inputIds.at(r, trail - 1) == pad) --trail;
-    if (padIsEos && trail < T) ++trail; // the first EOS of the trailing run closes the text
-    for (int64_t c = 0; c < lead; ++c) roles.at(r, c) = RolePad;
-    for (int64_t c = trail; c < T; ++c) roles.at(r, c) = RolePad;
+    const std::vector<uint8_t> pad = detectPaddingOfRow(batch, r, batch.padTokenId);
+    for (int64_t c = 0; c < T; ++c)
+      if (pad[size_t(c)]) roles.at(r, c) = RolePad;
   }
   return roles;
 }

@@ -11,8 +11,8 @@
 namespace maskscope {
 
 // Per position: RolePad / RoleReply / RolePrompt from Batch::meta when present; without meta,
-// RolePad for the leading and trailing runs of the pad id (when pad == eos, the first token of a
-// trailing run is the real closing EOS), RoleUnknown elsewhere. Without a pad id, attention 0 = pad.
+// RolePad where detectPaddingOfRow (core/mask/PaddingDetection.h, the linter's rule too) finds
+// padding, RoleUnknown elsewhere.
 IntGrid positionRoles(const Batch& batch, std::vector<std::string>* notes = nullptr);
 
 // Per position: the packed example it belongs to (1, 2, 3, ...), 0 for pads. Taken from a segment-id

@@ -1,6 +1,6 @@
 // How one batch row is laid out, as the linter reads it: which positions are padding and where
 // each example (packed segment) lies. From the collator's metadata when present; for raw dumps
-// from attention_mask zeros, trailing/leading runs of the pad id, segment ids and position resets.
+// from attention_mask zeros, trailing/leading runs of the pad id, and core/mask's segmentsOfRow.
 #pragma once
 #include "core/data/Batch.h"
 

@@ -1,0 +1,17 @@
+// Which positions of a raw batch row (a dump, no collator metadata) are padding. One rule for the
+// linter and the loss comparison, so both call the same positions "pads".
+#pragma once
+#include "core/data/Batch.h"
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace maskscope {
+
+// [T]: 1 = padding. attention_mask zeros when the mask has any; otherwise (no mask, or all ones as
+// buggy collators write it) the leading and trailing runs of the pad id — when pad == eos the first
+// trailing one is the EOS that ends the text, when pad == bos the last leading one is the BOS.
+std::vector<uint8_t> detectPaddingOfRow(const Batch& batch, int64_t row, std::optional<int64_t> padId);
+
+} // namespace maskscope
