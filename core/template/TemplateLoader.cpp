@@ -100,14 +100,6 @@ bool endsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// The folder of a tokenizer spec (same rule as tokenizerFolder() in core/tokenizer, kept local so
-// the template library does not depend on the tokenizer library).
-std::string folderOf(const std::string& tokenizerSpec) {
-  if (tokenizerSpec.empty() || tokenizerSpec.rfind("builtin:", 0) == 0) return {};
-  if (isDirectory(tokenizerSpec)) return tokenizerSpec;
-  return parentDir(tokenizerSpec);
-}
-
 // Special tokens from the tokenizer's folder, if it has a tokenizer_config.json.
 std::map<std::string, std::string> tokensNear(const std::string& folder) {
   if (folder.empty()) return {};
@@ -145,7 +137,7 @@ std::shared_ptr<ChatTemplate> builtin(const std::string& name, const std::string
     defaults["unk_token"] = "<unk>";
     if (name.rfind("chatml", 0) == 0) defaults["eos_token"] = "<|im_end|>";
   }
-  for (auto& [k, v] : tokensNear(folderOf(tokenizerSpec))) defaults[k] = v;
+  for (auto& [k, v] : tokensNear(specFolder(tokenizerSpec))) defaults[k] = v;
   return std::make_shared<JinjaChatTemplate>("builtin:" + name, std::string(*text), defaults);
 }
 
@@ -155,7 +147,7 @@ std::shared_ptr<ChatTemplate> loadChatTemplate(const std::string& specIn, const 
   std::string spec = specIn;
   if (spec.empty()) {
     if (tokenizerSpec.empty() || tokenizerSpec.rfind("builtin:", 0) == 0) return builtin("chatml", tokenizerSpec);
-    return fromFolder(folderOf(tokenizerSpec), tokenizerSpec);
+    return fromFolder(specFolder(tokenizerSpec), tokenizerSpec);
   }
   if (spec.rfind("builtin:", 0) == 0) spec = spec.substr(8);
   if (auto t = builtin(spec, tokenizerSpec)) return t;
@@ -176,7 +168,7 @@ std::shared_ptr<ChatTemplate> loadChatTemplate(const std::string& specIn, const 
   }
   // A .jinja (or any text) file; special tokens from its folder or the tokenizer's.
   auto tokens = tokensNear(parentDir(spec));
-  for (auto& [k, v] : tokensNear(folderOf(tokenizerSpec))) tokens[k] = v;
+  for (auto& [k, v] : tokensNear(specFolder(tokenizerSpec))) tokens[k] = v;
   return std::make_shared<JinjaChatTemplate>(spec, readFileCapped(spec, kConfigCap), tokens);
 }
 

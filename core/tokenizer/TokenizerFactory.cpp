@@ -44,10 +44,6 @@ std::shared_ptr<Tokenizer> loadTokenizer(const std::string& spec) {
   return loadSentencePieceFile(spec);
 }
 
-std::string tokenizerFolder(const std::string& spec) {
-  if (spec.empty() || spec.starts_with("builtin:")) return {};
-  if (isDirectory(spec)) return spec;
-  return std::filesystem::path(spec).parent_path().string();
-}
+std::string tokenizerFolder(const std::string& spec) { return specFolder(spec); }
 
 } // namespace maskscope

@@ -32,6 +32,12 @@ bool isDirectory(const std::string& path) {
   return std::filesystem::is_directory(path, ec);
 }
 
+std::string specFolder(const std::string& spec) {
+  if (spec.empty() || spec.starts_with("builtin:")) return {};
+  if (isDirectory(spec)) return spec;
+  return std::filesystem::path(spec).parent_path().string();
+}
+
 std::string joinPath(const std::string& dir, const std::string& name) {
   return (std::filesystem::path(dir) / name).string();
 }

@@ -12,5 +12,8 @@ std::string readFileCapped(const std::string& path, int64_t cap = kDefaultFileCa
 bool fileExists(const std::string& path);
 bool isDirectory(const std::string& path);
 std::string joinPath(const std::string& dir, const std::string& name);
+// The folder a --tokenizer/--model spec lives in (where tokenizer_config.json sits): the spec itself
+// when it is a folder, its parent when it is a file, empty for builtin:* and empty specs.
+std::string specFolder(const std::string& spec);
 
 } // namespace maskscope
