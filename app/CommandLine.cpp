@@ -86,7 +86,8 @@ int runHeadless(int argc, char** argv) {
   std::vector<std::string> renderVars;
   std::string renderNow;
   auto* render = app.add_subcommand("render", "a conversation through a chat template, as apply_chat_template");
-  render->add_option("--template", renderArgs.templateSpec, "built-in name, .jinja, tokenizer_config.json or model folder");
+  render->add_option("--template", renderArgs.templateSpec,
+                     "built-in name, .jinja, tokenizer_config.json or model folder");
   render->add_option("--tokenizer", renderArgs.tokenizerSpec, "tokenizer spec (for its special tokens and folder)");
   render->add_option("--messages", renderArgs.messagesFile, "JSON list of messages, or an object with \"messages\"");
   render->add_option("--data", renderArgs.dataFile, "dataset file (with --row)");
@@ -98,14 +99,17 @@ int runHeadless(int argc, char** argv) {
 
   LintArgs lintArgs;
   auto* lint = app.add_subcommand("lint", "name every masking bug of a dataset or batch dump");
-  lint->add_option("INPUT", lintArgs.input, "dataset (JSONL/JSON, builtin:demo) or batch dump (.json/.jsonl/.safetensors/.pt)");
+  lint->add_option("INPUT", lintArgs.input,
+                   "dataset (JSONL/JSON, builtin:demo) or batch dump (.json/.jsonl/.safetensors/.pt)");
   lint->add_option("--tokenizer", lintArgs.tokenizerSpec, "tokenizer spec (datasets: default builtin:demo)");
   lint->add_option("--template", lintArgs.templateSpec, "chat template (default: the tokenizer's own)");
-  lint->add_option("--collator", lintArgs.collatorSpec, "collator spec (datasets: default 'default'; dumps: the intended collator)");
+  lint->add_option("--collator", lintArgs.collatorSpec,
+                   "collator spec (datasets: default 'default'; dumps: the intended collator)");
   lint->add_option("--model", lintArgs.modelSpec, "model folder (its tokenizer is used when --tokenizer is absent)");
   lint->add_flag("--generation", lintArgs.generation, "the input is a generation batch (checks right padding)");
   lint->add_option("--max-findings", lintArgs.maxFindings, "findings listed (default 1000; the summary counts all)");
-  lint->add_option("--shard", lintArgs.shard, "K/N: lint rows with index % N == K (JSON of shards merges by concatenation)");
+  lint->add_option("--shard", lintArgs.shard,
+                   "K/N: lint rows with index % N == K (JSON of shards merges by concatenation)");
   lint->add_option("--micro-batch", lintArgs.microBatch, "rows per micro-batch (default 8)");
   lint->add_option("--threads", lintArgs.threads, "worker threads (default: all cores)");
   lint->add_option("--explain", lintArgs.explain, "print a rule's explanation (RULE or 'all'); no INPUT needed");

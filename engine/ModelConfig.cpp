@@ -21,7 +21,8 @@ int64_t intField(const nlohmann::json& j, const std::string& source, const char*
   }
   if (!j[key].is_number_integer()) fail(source, key, "not an integer");
   int64_t v = j[key].get<int64_t>();
-  if (v < lo || v > hi) fail(source, key, std::to_string(v) + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  if (v < lo || v > hi)
+    fail(source, key, std::to_string(v) + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
   return v;
 }
 
@@ -64,7 +65,8 @@ ModelConfig parseModelConfig(const std::string& text, const std::string& source)
   c.ropeTheta = numField(j, source, "rope_theta", 10000.0);
   if (!(c.ropeTheta > 0)) fail(source, "rope_theta", "must be positive");
   c.tieWordEmbeddings = boolField(j, "tie_word_embeddings", false);
-  std::string act = j.contains("hidden_act") && j["hidden_act"].is_string() ? j["hidden_act"].get<std::string>() : "silu";
+  std::string act =
+      j.contains("hidden_act") && j["hidden_act"].is_string() ? j["hidden_act"].get<std::string>() : "silu";
   if (act != "silu" && act != "swish") fail(source, "hidden_act", "'" + act + "' is not supported (silu)");
   if (c.modelType == "qwen2") {
     c.qkvBias = true;
@@ -78,8 +80,8 @@ ModelConfig parseModelConfig(const std::string& text, const std::string& source)
   if (j.contains("rope_scaling") && j["rope_scaling"].is_object()) {
     const auto& r = j["rope_scaling"];
     std::string type = r.contains("rope_type") && r["rope_type"].is_string() ? r["rope_type"].get<std::string>()
-                       : r.contains("type") && r["type"].is_string()       ? r["type"].get<std::string>()
-                                                                           : "";
+                       : r.contains("type") && r["type"].is_string()         ? r["type"].get<std::string>()
+                                                                             : "";
     c.ropeFactor = numField(r, source, "factor", 1.0);
     if (type == "linear" || type == "llama3") {
       if (!(c.ropeFactor > 0)) fail(source, "rope_scaling.factor", "must be positive");

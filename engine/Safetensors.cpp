@@ -72,7 +72,8 @@ SafetensorsFile parseSafetensors(const uint8_t* bytes, uint64_t size, const std:
     if (!v.is_object()) bad("entry is not an object");
     if (!v.contains("dtype") || !v["dtype"].is_string()) bad("missing dtype");
     if (!v.contains("shape") || !v["shape"].is_array()) bad("missing shape");
-    if (!v.contains("data_offsets") || !v["data_offsets"].is_array() || v["data_offsets"].size() != 2) bad("missing data_offsets");
+    if (!v.contains("data_offsets") || !v["data_offsets"].is_array() || v["data_offsets"].size() != 2)
+      bad("missing data_offsets");
     TensorEntry e;
     e.name = name;
     e.dtype = v["dtype"].get<std::string>();

@@ -14,7 +14,7 @@ inline constexpr uint64_t kMaxSafetensorsHeader = 100'000'000; // the reference'
 
 struct TensorEntry {
   std::string name;
-  std::string dtype;          // "F32", "BF16", "F16", "I64", ...
+  std::string dtype; // "F32", "BF16", "F16", "I64", ...
   std::vector<int64_t> shape;
   uint64_t begin = 0, end = 0; // byte range inside the data section
 };

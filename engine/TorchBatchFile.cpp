@@ -1,8 +1,8 @@
 // Reading a batch written by torch.save(dict) (.pt, the zip format) into plain integer grids.
 #include "core/forward/ForwardEngine.h"
 
-#include <torch/torch.h>
 #include <torch/serialize.h>
+#include <torch/torch.h>
 
 #include <fstream>
 #include <sstream>
@@ -28,7 +28,8 @@ std::map<std::string, TensorGrid> readTorchBatch(const std::string& path) {
   } catch (const std::exception& e) {
     throw std::runtime_error(path + ": not a file written by torch.save: " + e.what());
   }
-  if (!value.isGenericDict()) throw std::runtime_error(path + ": torch.save holds a " + value.tagKind() + ", expected a dict of tensors");
+  if (!value.isGenericDict())
+    throw std::runtime_error(path + ": torch.save holds a " + value.tagKind() + ", expected a dict of tensors");
   std::map<std::string, TensorGrid> out;
   int64_t total = 0;
   for (const auto& item : value.toGenericDict()) {

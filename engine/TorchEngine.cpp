@@ -76,8 +76,9 @@ at::Tensor gridRows(const IntGrid& g, int64_t r0, int64_t n, at::Device d) {
 void validateGrid(const IntGrid& g, const IntGrid& ids, const char* name, bool optional) {
   if (optional && g.empty()) return;
   if (!g.sameShape(ids) || g.values.size() != size_t(g.rows * g.cols))
-    throw std::runtime_error(std::string(name) + " has shape [" + std::to_string(g.rows) + ", " + std::to_string(g.cols) +
-                             "], input_ids [" + std::to_string(ids.rows) + ", " + std::to_string(ids.cols) + "]");
+    throw std::runtime_error(std::string(name) + " has shape [" + std::to_string(g.rows) + ", " +
+                             std::to_string(g.cols) + "], input_ids [" + std::to_string(ids.rows) + ", " +
+                             std::to_string(ids.cols) + "]");
 }
 
 void validateIds(const IntGrid& g, int64_t vocab, const char* name, bool allowIgnore) {
@@ -85,8 +86,8 @@ void validateIds(const IntGrid& g, int64_t vocab, const char* name, bool allowIg
     for (int64_t c = 0; c < g.cols; ++c) {
       int64_t v = g.at(r, c);
       if ((v < 0 || v >= vocab) && !(allowIgnore && v == kIgnoreIndex))
-        throw std::runtime_error(std::string(name) + "[" + std::to_string(r) + "][" + std::to_string(c) + "] = " +
-                                 std::to_string(v) + " is outside the model's vocabulary (0.." +
+        throw std::runtime_error(std::string(name) + "[" + std::to_string(r) + "][" + std::to_string(c) +
+                                 "] = " + std::to_string(v) + " is outside the model's vocabulary (0.." +
                                  std::to_string(vocab - 1) + (allowIgnore ? ", or -100)" : ")"));
     }
 }
@@ -188,9 +189,11 @@ private:
                             const RunControl& control) {
     validateInputs(in, model_.config.vocabSize);
     for (int l : capture.layers)
-      if (l < 0 || l >= model_.config.layers) throw std::runtime_error("attention capture: no layer " + std::to_string(l));
+      if (l < 0 || l >= model_.config.layers)
+        throw std::runtime_error("attention capture: no layer " + std::to_string(l));
     for (int h : capture.heads)
-      if (h < 0 || h >= model_.config.heads) throw std::runtime_error("attention capture: no head " + std::to_string(h));
+      if (h < 0 || h >= model_.config.heads)
+        throw std::runtime_error("attention capture: no head " + std::to_string(h));
     const int64_t B = in.inputIds.rows, T = in.inputIds.cols, V = model_.config.vocabSize;
     if (wantLogits && B * T * V > (int64_t(1) << 28)) throw std::runtime_error("logits requested for over 256M values");
     ForwardOutput out;
@@ -202,7 +205,8 @@ private:
     c10::InferenceMode guard;
     forEachChunk(B, T, control, "forward", out.notes, [&](int64_t r0, int64_t n) {
       AttentionKeep keep{capture.layers, capture.heads, {}};
-      at::Tensor h = hiddenFor(in, {&in.attentionMask, &in.positionIds}, r0, n, capture.layers.empty() ? nullptr : &keep);
+      at::Tensor h =
+          hiddenFor(in, {&in.attentionMask, &in.positionIds}, r0, n, capture.layers.empty() ? nullptr : &keep);
       std::vector<std::vector<double>> nll(static_cast<size_t>(n));
       std::vector<at::Tensor> rowLogits;
       double sum = 0;
@@ -273,7 +277,8 @@ private:
     std::vector<size_t> labelForward{0};
     for (const LossVariant& v : req.variants) {
       size_t f = 0;
-      while (f < forwards.size() && !(*forwards[f].mask == v.attentionMask && *forwards[f].positions == v.positionIds)) ++f;
+      while (f < forwards.size() && !(*forwards[f].mask == v.attentionMask && *forwards[f].positions == v.positionIds))
+        ++f;
       if (f == forwards.size()) forwards.push_back({&v.attentionMask, &v.positionIds});
       labelSets.push_back(&v.labels);
       labelForward.push_back(f);
@@ -346,7 +351,8 @@ private:
     rep.gradedCount = counts[0];
     rep.asGiven = counts[0] > 0 ? sums[0] / double(counts[0]) : kNaN;
     for (size_t i = 0; i < req.variants.size(); ++i) {
-      rep.variantLoss.emplace_back(req.variants[i].name, counts[i + 1] > 0 ? sums[i + 1] / double(counts[i + 1]) : kNaN);
+      rep.variantLoss.emplace_back(req.variants[i].name,
+                                   counts[i + 1] > 0 ? sums[i + 1] / double(counts[i + 1]) : kNaN);
       rep.variantGraded.emplace_back(req.variants[i].name, counts[i + 1]);
     }
     if (compareForward) {
@@ -393,7 +399,8 @@ private:
         realCount += isReal.sum().item<int64_t>();
       }
       std::vector<at::Tensor> gPad, gReal;
-      if (padCount > 0) gPad = torch::autograd::grad({padSum}, params, {}, /*retain_graph=*/true, false, /*allow_unused=*/true);
+      if (padCount > 0)
+        gPad = torch::autograd::grad({padSum}, params, {}, /*retain_graph=*/true, false, /*allow_unused=*/true);
       if (realCount > 0) gReal = torch::autograd::grad({realSum}, params, {}, false, false, true);
       // commit
       at::NoGradGuard ng;
@@ -463,7 +470,8 @@ private:
                                          const RunControl& control) {
     at::Device device = at::kCPU;
     if (deviceName == "cuda" || deviceName == "auto") {
-      if (torch::cuda::is_available()) device = at::Device(at::kCUDA, 0);
+      if (torch::cuda::is_available())
+        device = at::Device(at::kCUDA, 0);
       else if (deviceName == "cuda")
         throw std::runtime_error("--device cuda: LibTorch sees no CUDA GPU (" + description() +
                                  "); see docs/cuda.md to build the engine against a CUDA LibTorch");
@@ -474,7 +482,8 @@ private:
     std::optional<TransformerModel> model;
     std::vector<std::string> notes;
     if (source.randomSeed) {
-      model = TransformerModel::random(parseModelConfig(source.configJson, source.spec + " config"), *source.randomSeed, device);
+      model = TransformerModel::random(parseModelConfig(source.configJson, source.spec + " config"), *source.randomSeed,
+                                       device);
     } else if (!source.files.empty()) {
       auto find = [&](const std::string& name) -> const MemoryFile* {
         for (const MemoryFile& f : source.files)
@@ -483,14 +492,15 @@ private:
       };
       const MemoryFile* cfg = find("config.json");
       if (!cfg) throw std::runtime_error(source.spec + ": no config.json");
-      ModelConfig config = parseModelConfig(std::string(static_cast<const char*>(cfg->data), cfg->size),
-                                            source.spec + "/config.json");
+      ModelConfig config =
+          parseModelConfig(std::string(static_cast<const char*>(cfg->data), cfg->size), source.spec + "/config.json");
       std::vector<SafetensorsFile> files;
       std::vector<std::string> names{"model.safetensors"};
       if (!find("model.safetensors")) {
         const MemoryFile* idx = find("model.safetensors.index.json");
         if (!idx) throw std::runtime_error(source.spec + ": no model.safetensors");
-        names = shardNames(std::string(static_cast<const char*>(idx->data), idx->size), source.spec + "/model.safetensors.index.json");
+        names = shardNames(std::string(static_cast<const char*>(idx->data), idx->size),
+                           source.spec + "/model.safetensors.index.json");
       }
       for (const std::string& n : names) {
         const MemoryFile* f = find(n);

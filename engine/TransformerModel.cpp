@@ -30,22 +30,29 @@ struct WeightSource {
         throw std::runtime_error(f.fileName + ": tensor '" + name + "' has shape " + shapeText(e.shape) +
                                  ", expected " + shapeText(shape));
       at::ScalarType st;
-      if (e.dtype == "F32") st = at::kFloat;
-      else if (e.dtype == "BF16") st = at::kBFloat16;
-      else if (e.dtype == "F16") st = at::kHalf;
-      else throw std::runtime_error(f.fileName + ": tensor '" + name + "' has dtype " + e.dtype + " (F32, BF16 or F16 expected)");
+      if (e.dtype == "F32")
+        st = at::kFloat;
+      else if (e.dtype == "BF16")
+        st = at::kBFloat16;
+      else if (e.dtype == "F16")
+        st = at::kHalf;
+      else
+        throw std::runtime_error(f.fileName + ": tensor '" + name + "' has dtype " + e.dtype +
+                                 " (F32, BF16 or F16 expected)");
       if (dtypeSeen->empty() || *dtypeSeen == "F32") *dtypeSeen = e.dtype;
       void* ptr = const_cast<uint8_t*>(f.data + e.begin);
       std::shared_ptr<void> keep = f.keepAlive;
-      at::Tensor t = at::from_blob(ptr, shape, [keep](void*) {}, at::TensorOptions().dtype(st));
+      at::Tensor t = at::from_blob(
+          ptr, shape, [keep](void*) {}, at::TensorOptions().dtype(st));
       const bool aligned = reinterpret_cast<uintptr_t>(ptr) % at::elementSize(st) == 0;
-      if (device.is_cuda()) return t.to(device); // keeps the stored dtype on the GPU
+      if (device.is_cuda()) return t.to(device);     // keeps the stored dtype on the GPU
       if (st != at::kFloat) return t.to(at::kFloat); // CPU computes in float32: one widened copy
       if (copy || !aligned) return t.clone();
       return t; // float32 straight from the mapping: no copy
     }
     if (optional) return {};
-    throw std::runtime_error("model weights: tensor '" + name + "' is missing (expected shape " + shapeText(shape) + ")");
+    throw std::runtime_error("model weights: tensor '" + name + "' is missing (expected shape " + shapeText(shape) +
+                             ")");
   }
 };
 
@@ -85,13 +92,11 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b)
 
 } // namespace
 
-bool isOutOfMemory(const std::exception& e) {
-  return std::string(e.what()).find("out of memory") != std::string::npos;
-}
+bool isOutOfMemory(const std::exception& e) { return std::string(e.what()).find("out of memory") != std::string::npos; }
 
 at::Tensor additiveMask(const at::Tensor& mask, at::ScalarType dtype) {
   const int64_t T = mask.size(1);
-  at::Tensor mq = mask.unsqueeze(2), mk = mask.unsqueeze(1);                  // [b,T,1], [b,1,T]
+  at::Tensor mq = mask.unsqueeze(2), mk = mask.unsqueeze(1);                    // [b,T,1], [b,1,T]
   at::Tensor causal = at::ones({T, T}, mask.options().dtype(at::kBool)).tril(); // k <= q
   at::Tensor allowed = (mk != 0).logical_and(mq.eq(mk).logical_or(mq == 0)).logical_and(causal);
   double minValue = dtype == at::kBFloat16 ? -3.3895313892515355e38
@@ -183,8 +188,10 @@ void TransformerModel::moveTo(at::Device d, at::ScalarType t) {
   const bool tied = lmHead.is_same(embed);
   mv(embed);
   mv(finalNorm);
-  if (tied) lmHead = embed;
-  else mv(lmHead);
+  if (tied)
+    lmHead = embed;
+  else
+    mv(lmHead);
   for (LayerWeights& l : layers)
     for (at::Tensor* x : {&l.inputNorm, &l.postNorm, &l.q, &l.k, &l.v, &l.o, &l.qBias, &l.kBias, &l.vBias, &l.oBias,
                           &l.gate, &l.up, &l.down})
@@ -220,7 +227,7 @@ at::Tensor TransformerModel::hidden(const at::Tensor& ids, const at::Tensor& mas
   at::Tensor freqs = positions.to(at::kFloat).unsqueeze(-1) * inv; // [b, T, D/2]
   at::Tensor emb = at::cat({freqs, freqs}, -1);
   at::Tensor cos = emb.cos().to(dtype).unsqueeze(1), sin = emb.sin().to(dtype).unsqueeze(1); // [b,1,T,D]
-  at::Tensor addMask = additiveMask(mask, dtype);                                           // [b,1,T,T]
+  at::Tensor addMask = additiveMask(mask, dtype);                                            // [b,1,T,T]
   const double scale = 1.0 / std::sqrt(double(D));
 
   for (size_t li = 0; li < layers.size(); ++li) {
@@ -245,8 +252,10 @@ at::Tensor TransformerModel::hidden(const at::Tensor& ids, const at::Tensor& mas
       }
       keep->kept[int(li)] = p.to(at::kCPU, at::kFloat).contiguous();
     }
-    at::Tensor out = at::matmul(probs.view({b, kvH, rep * T, T}), v)   // [b,kvH,rep*T,D]
-                         .view({b, H, T, D}).transpose(1, 2).reshape({b, T, H * D});
+    at::Tensor out = at::matmul(probs.view({b, kvH, rep * T, T}), v) // [b,kvH,rep*T,D]
+                         .view({b, H, T, D})
+                         .transpose(1, 2)
+                         .reshape({b, T, H * D});
     h = h + linear(out, l.o, l.oBias);
     x = rmsNorm(h, l.postNorm, c.rmsNormEps);
     h = h + at::linear(at::silu(at::linear(x, l.gate)) * at::linear(x, l.up), l.down);
@@ -254,8 +263,6 @@ at::Tensor TransformerModel::hidden(const at::Tensor& ids, const at::Tensor& mas
   return rmsNorm(h, finalNorm, c.rmsNormEps);
 }
 
-at::Tensor TransformerModel::logits(const at::Tensor& h) const {
-  return at::linear(h, lmHead).to(at::kFloat);
-}
+at::Tensor TransformerModel::logits(const at::Tensor& h) const { return at::linear(h, lmHead).to(at::kFloat); }
 
 } // namespace maskscope::engine

@@ -13,10 +13,10 @@
 namespace maskscope::engine {
 
 struct LayerWeights {
-  at::Tensor inputNorm, postNorm;            // [hidden]
-  at::Tensor q, k, v, o;                     // [H*D, hidden], [kvH*D, hidden] x2, [hidden, H*D]
-  at::Tensor qBias, kBias, vBias, oBias;     // undefined when the model has none
-  at::Tensor gate, up, down;                 // [I, hidden] x2, [hidden, I]
+  at::Tensor inputNorm, postNorm;        // [hidden]
+  at::Tensor q, k, v, o;                 // [H*D, hidden], [kvH*D, hidden] x2, [hidden, H*D]
+  at::Tensor qBias, kBias, vBias, oBias; // undefined when the model has none
+  at::Tensor gate, up, down;             // [I, hidden] x2, [hidden, I]
 };
 
 // Attention probabilities kept during a forward: layer -> [b, H_kept, T, T] (float32, CPU).
@@ -30,7 +30,7 @@ class TransformerModel {
 public:
   ModelConfig config;
   std::string weightDtype = "F32";
-  at::Tensor embed;  // [V, hidden]
+  at::Tensor embed; // [V, hidden]
   at::Tensor finalNorm;
   at::Tensor lmHead; // [V, hidden]; the same tensor as embed when tied
   std::vector<LayerWeights> layers;

@@ -5,6 +5,6 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/packaging/setup-debian.sh"
 bash "$root/tools/fetch-tokenizers.sh"
-bash "$root/packaging/build.sh"
+bash "$root/packaging/build.sh" -DMASKSCOPE_FATAL_WARNINGS=ON
 cd "$root/build"
 QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j"$(nproc)" "$@"

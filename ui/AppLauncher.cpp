@@ -23,7 +23,8 @@ int launchDesktopApp(int argc, char** argv) {
   QApplication::setApplicationVersion(QStringLiteral(MASKSCOPE_VERSION));
   QApplication::setStyle(QStringLiteral("Fusion"));
   QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/maskscope.svg")));
-  palette::setTheme(QSettings().value(QStringLiteral("darkTheme")).toBool() ? palette::Theme::Dark : palette::Theme::Light);
+  palette::setTheme(QSettings().value(QStringLiteral("darkTheme")).toBool() ? palette::Theme::Dark
+                                                                            : palette::Theme::Light);
   Session session;
   // Files named on the command line open before the window exists: keep their errors and show
   // them (and print them) once it is up, so a typo in a path is never silently replaced by the demo.

@@ -1,8 +1,8 @@
 // Attention grid painting, zoom/pan and hit testing.
 #include "ui/AttentionGridView.h"
+#include "core/util/Utf8.h"
 #include "ui/Palette.h"
 #include "ui/Session.h"
-#include "core/util/Utf8.h"
 
 #include <QHelpEvent>
 #include <QMouseEvent>
@@ -15,17 +15,18 @@
 namespace maskscope {
 
 namespace {
-constexpr int kLeft = 92;  // room for query token labels (a 9-character token and its index at 11 px)
-constexpr int kTop = 90;   // room for key token labels (the selected one in bold)
-constexpr int kLeftTicks = 48; // zoomed out only numbers are drawn: give the grid the room
-constexpr int kTopTicks = 52;  // the two caption lines, then the numbers
+constexpr int kLeft = 92;           // room for query token labels (a 9-character token and its index at 11 px)
+constexpr int kTop = 90;            // room for key token labels (the selected one in bold)
+constexpr int kLeftTicks = 48;      // zoomed out only numbers are drawn: give the grid the room
+constexpr int kTopTicks = 52;       // the two caption lines, then the numbers
 constexpr double kLabelCell = 13.0; // cells at least this big get token labels and glyphs
 
 QString shortToken(const QString& t, int max = 9) {
   QString v = QString::fromStdString(utf8::visibleWhitespace(t.toStdString()));
   // Special tokens such as <|im_start|> / <|im_end|> are told apart by their middle, which
   // truncation cut off ("<|im_e..."): show them as the strip does, a diamond and the name.
-  if (v.size() > 4 && v.startsWith(QLatin1String("<|")) && v.endsWith(QLatin1String("|>"))) v = QChar(0x25C6) + v.mid(2, v.size() - 4);
+  if (v.size() > 4 && v.startsWith(QLatin1String("<|")) && v.endsWith(QLatin1String("|>")))
+    v = QChar(0x25C6) + v.mid(2, v.size() - 4);
   return v.size() > max ? v.left(max - 1) + QChar(0x2026) : v;
 }
 
@@ -159,9 +160,15 @@ QString AttentionGridView::describeCell(int q, int k) const {
   const CellState s = source_.state(q, k);
   QString why;
   switch (s) {
-  case CellState::Allowed: why = tr("allowed: the query sees this key (mask adds 0)"); break;
-  case CellState::Future: why = tr("blocked: the key is in the future (causal mask, adds -inf)"); break;
-  case CellState::Padding: why = tr("blocked: the key is padding (attention_mask 0, adds -inf)"); break;
+  case CellState::Allowed:
+    why = tr("allowed: the query sees this key (mask adds 0)");
+    break;
+  case CellState::Future:
+    why = tr("blocked: the key is in the future (causal mask, adds -inf)");
+    break;
+  case CellState::Padding:
+    why = tr("blocked: the key is padding (attention_mask 0, adds -inf)");
+    break;
   case CellState::OtherExample:
     why = tr("blocked: the key belongs to another packed example (segment %1 vs %2, adds -inf)")
               .arg(source_.segments[size_t(k)])
@@ -174,7 +181,10 @@ QString AttentionGridView::describeCell(int q, int k) const {
                      .arg(k)
                      .arg(shortToken(session_->tokenText(b->inputIds.at(r, k)), 40))
                      .arg(why);
-  if (!probs_.empty()) text += tr("\nattention probability %1 (%2)").arg(double(probs_[size_t(q) * size_t(source_.size()) + size_t(k)]), 0, 'f', 4).arg(probsLabel_);
+  if (!probs_.empty())
+    text += tr("\nattention probability %1 (%2)")
+                .arg(double(probs_[size_t(q) * size_t(source_.size()) + size_t(k)]), 0, 'f', 4)
+                .arg(probsLabel_);
   return text;
 }
 
@@ -183,11 +193,19 @@ QImage AttentionGridView::imageFor(QRect cells, QSize px) const {
   const bool oneToOne = cells.width() <= px.width(); // a cell covers at least a pixel: render cells 1:1
   const QSize out = oneToOne ? cells.size() : px;
   if (whole && overview_.size() == out) return overview_;
-  const QString key = QStringLiteral("%1,%2,%3,%4/%5x%6").arg(cells.x()).arg(cells.y()).arg(cells.width()).arg(cells.height()).arg(out.width()).arg(out.height());
+  const QString key = QStringLiteral("%1,%2,%3,%4/%5x%6")
+                          .arg(cells.x())
+                          .arg(cells.y())
+                          .arg(cells.width())
+                          .arg(cells.height())
+                          .arg(out.width())
+                          .arg(out.height());
   if (QImage* hit = zoomCache_.object(key)) return *hit;
   QImage img = renderGridRegion(source_, cells, out);
-  if (whole) overview_ = img;
-  else zoomCache_.insert(key, new QImage(img), 1);
+  if (whole)
+    overview_ = img;
+  else
+    zoomCache_.insert(key, new QImage(img), 1);
   return img;
 }
 
@@ -230,8 +248,9 @@ void AttentionGridView::render(QPainter& p, QRect area) const {
       for (int k = cx0; k < cx1; ++k) {
         const CellState s = source_.state(q, k);
         // Glyph contrast from the cell's own colour (dark theme's future cells are dark too).
-        p.setPen(s == CellState::Allowed ? QColor(Qt::white)
-                 : palette::cellColour(s).lightness() < 128 ? QColor(0xc8, 0xc8, 0xc8) : QColor(0x30, 0x30, 0x30));
+        p.setPen(s == CellState::Allowed                    ? QColor(Qt::white)
+                 : palette::cellColour(s).lightness() < 128 ? QColor(0xc8, 0xc8, 0xc8)
+                                                            : QColor(0x30, 0x30, 0x30));
         p.drawText(QRectF(toX(k), toY(q), cell, cell), Qt::AlignCenter, QString(palette::cellGlyph(s)));
       }
   }
@@ -276,7 +295,8 @@ void AttentionGridView::render(QPainter& p, QRect area) const {
       // Labels of rows only partly on screen would spill over the caption or below the grid.
       if (r.center().y() < g.top() || r.center().y() > g.bottom()) continue;
       labelStyle(q);
-      p.drawText(r, Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("%1 %2").arg(shortToken(session_->tokenText(b->inputIds.at(row(), q)), 9)).arg(q));
+      p.drawText(r, Qt::AlignRight | Qt::AlignVCenter,
+                 QStringLiteral("%1 %2").arg(shortToken(session_->tokenText(b->inputIds.at(row(), q)), 9)).arg(q));
     }
     for (int k = cx0; k < cx1; ++k) {
       const double x = toX(k);
@@ -303,14 +323,18 @@ void AttentionGridView::render(QPainter& p, QRect area) const {
       const double y = toY(double(i) + 0.5);
       if (y < g.top() || y > g.bottom()) continue;
       p.drawLine(QPointF(g.left() - 4, y), QPointF(g.left(), y));
-      p.drawText(QRectF(g.left() - kLeftTicks, y - 7, kLeftTicks - 8, 14), Qt::AlignRight | Qt::AlignVCenter, QString::number(i));
+      p.drawText(QRectF(g.left() - kLeftTicks, y - 7, kLeftTicks - 8, 14), Qt::AlignRight | Qt::AlignVCenter,
+                 QString::number(i));
     }
   }
   QFont caption = font();
   caption.setPixelSize(12);
   p.setFont(caption);
   p.drawText(QRect(area.left() + 4, area.top() + 2, kLeft + 200, 16), Qt::AlignLeft,
-             tr("keys \u2192   queries \u2193   %1 x %2%3").arg(n).arg(n).arg(probs_.empty() ? QString() : QStringLiteral("   ") + probsLabel_));
+             tr("keys \u2192   queries \u2193   %1 x %2%3")
+                 .arg(n)
+                 .arg(n)
+                 .arg(probs_.empty() ? QString() : QStringLiteral("   ") + probsLabel_));
   if (view_.width() < double(n))
     p.drawText(QRect(area.left() + 4, area.top() + 18, kLeft + 200, 16), Qt::AlignLeft,
                tr("zoom %1x (double-click: fit)").arg(double(n) / view_.width(), 0, 'f', 1));
@@ -328,8 +352,10 @@ bool AttentionGridView::event(QEvent* e) {
   if (e->type() == QEvent::ToolTip) {
     auto* he = static_cast<QHelpEvent*>(e);
     QPoint c = cellAt(he->pos());
-    if (c.x() >= 0) QToolTip::showText(he->globalPos(), describeCell(c.y(), c.x()), this);
-    else QToolTip::hideText();
+    if (c.x() >= 0)
+      QToolTip::showText(he->globalPos(), describeCell(c.y(), c.x()), this);
+    else
+      QToolTip::hideText();
     return true;
   }
   return QWidget::event(e);
@@ -378,14 +404,29 @@ void AttentionGridView::keyPressEvent(QKeyEvent* e) {
   const QPointF centre = view_.center();
   switch (e->key()) {
   case Qt::Key_Plus:
-  case Qt::Key_Equal: zoomBy(1.5, centre); break;
-  case Qt::Key_Minus: zoomBy(1 / 1.5, centre); break;
-  case Qt::Key_0: fitAll(); break;
-  case Qt::Key_Left: setViewRect(view_.translated(-view_.width() / 8, 0)); break;
-  case Qt::Key_Right: setViewRect(view_.translated(view_.width() / 8, 0)); break;
-  case Qt::Key_Up: setViewRect(view_.translated(0, -view_.height() / 8)); break;
-  case Qt::Key_Down: setViewRect(view_.translated(0, view_.height() / 8)); break;
-  default: QWidget::keyPressEvent(e);
+  case Qt::Key_Equal:
+    zoomBy(1.5, centre);
+    break;
+  case Qt::Key_Minus:
+    zoomBy(1 / 1.5, centre);
+    break;
+  case Qt::Key_0:
+    fitAll();
+    break;
+  case Qt::Key_Left:
+    setViewRect(view_.translated(-view_.width() / 8, 0));
+    break;
+  case Qt::Key_Right:
+    setViewRect(view_.translated(view_.width() / 8, 0));
+    break;
+  case Qt::Key_Up:
+    setViewRect(view_.translated(0, -view_.height() / 8));
+    break;
+  case Qt::Key_Down:
+    setViewRect(view_.translated(0, view_.height() / 8));
+    break;
+  default:
+    QWidget::keyPressEvent(e);
   }
 }
 

@@ -76,7 +76,7 @@ private:
   QPoint dragStart_;
   QRectF dragView_;
   bool dragging_ = false;
-  mutable QImage overview_;         // the fitted view at the last plot size
+  mutable QImage overview_; // the fitted view at the last plot size
   mutable QCache<QString, QImage> zoomCache_{16};
   std::vector<int64_t> segmentStarts_; // packed rows: first position of each example after the first
 };

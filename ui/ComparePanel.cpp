@@ -8,10 +8,10 @@
 #include "ui/TokenStripView.h"
 
 #include <QComboBox>
+#include <QFutureWatcher>
 #include <QGridLayout>
 #include <QLabel>
 #include <QSplitter>
-#include <QFutureWatcher>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 #include <memory>
@@ -39,7 +39,8 @@ ComparePanel::ComparePanel(Session* session, QWidget* parent) : QWidget(parent),
   auto makeBox = [this](const QString& initial) {
     auto* box = new QComboBox(this);
     for (const auto& p : collatorPresets())
-      box->addItem(QString::fromStdString(p.name) + (p.buggy ? tr("  (bug)") : QString()), QString::fromStdString(p.name));
+      box->addItem(QString::fromStdString(p.name) + (p.buggy ? tr("  (bug)") : QString()),
+                   QString::fromStdString(p.name));
     box->setCurrentIndex(std::max(0, box->findData(initial)));
     connect(box, &QComboBox::currentIndexChanged, this, &ComparePanel::recomputeIfVisible);
     return box;
@@ -159,16 +160,18 @@ void ComparePanel::recompute() {
   } else {
     differingCells_ = countDifferingCells(gridA_->gridSource(), gridB_->gridSource());
   }
-  if (a_.batchSize() && b_.batchSize())
-    diff_->setText(summaryText());
+  if (a_.batchSize() && b_.batchSize()) diff_->setText(summaryText());
 }
 
 QString ComparePanel::summaryText() const {
-  const QString cells = differingCells_ < 0 ? tr("counting the attention cells that differ\u2026") : tr("%1 attention cells differ").arg(differingCells_);
+  const QString cells = differingCells_ < 0 ? tr("counting the attention cells that differ\u2026")
+                                            : tr("%1 attention cells differ").arg(differingCells_);
   return tr("%1 positions differ in label, attention or position id (outlined, \u2260); %2%3.")
       .arg(differingPositions())
       .arg(cells)
-      .arg(a_.length() != b_.length() ? tr("; the rows have different lengths (%1 vs %2)").arg(a_.length()).arg(b_.length()) : QString());
+      .arg(a_.length() != b_.length()
+               ? tr("; the rows have different lengths (%1 vs %2)").arg(a_.length()).arg(b_.length())
+               : QString());
 }
 
 } // namespace maskscope

@@ -21,7 +21,8 @@ using RenderFunction = std::function<void(QPainter&, QRect)>;
 
 QImage renderToImage(const RenderFunction& render, QSize size, qreal devicePixelRatio = 1.0);
 bool exportPng(const RenderFunction& render, QSize size, const QString& path, QString* error = nullptr);
-bool exportSvg(const RenderFunction& render, QSize size, const QString& path, const QString& title, QString* error = nullptr);
+bool exportSvg(const RenderFunction& render, QSize size, const QString& path, const QString& title,
+               QString* error = nullptr);
 // A whole widget (with its children) as PNG or SVG, by the path's extension.
 bool exportWidget(QWidget* widget, const QString& path, QString* error = nullptr);
 

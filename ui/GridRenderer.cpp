@@ -20,7 +20,8 @@ int samples(int64_t begin, int64_t end, int64_t out[4]) {
 QRgb probColour(float p, const QColor& allowed, const QColor& base) {
   // sqrt stretches the small probabilities most rows hold, so structure shows.
   const double a = std::sqrt(std::clamp(double(p), 0.0, 1.0));
-  return qRgb(int(base.red() + (allowed.red() - base.red()) * a), int(base.green() + (allowed.green() - base.green()) * a),
+  return qRgb(int(base.red() + (allowed.red() - base.red()) * a),
+              int(base.green() + (allowed.green() - base.green()) * a),
               int(base.blue() + (allowed.blue() - base.blue()) * a));
 }
 
@@ -62,7 +63,8 @@ QImage renderGridRegion(const GridSource& src, QRect cells, QSize out) {
         for (int j = 0; j < nk; ++j) {
           const CellState s = src.state(qs[i], ks[j]);
           QRgb c = colours[int(s)];
-          if (withProbs && s == CellState::Allowed) c = probColour((*src.probs)[size_t(qs[i] * n + ks[j])], allowed, white);
+          if (withProbs && s == CellState::Allowed)
+            c = probColour((*src.probs)[size_t(qs[i] * n + ks[j])], allowed, white);
           r += qRed(c);
           g += qGreen(c);
           b += qBlue(c);

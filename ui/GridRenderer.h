@@ -13,7 +13,7 @@
 namespace maskscope {
 
 struct GridSource {
-  std::vector<int64_t> segments;   // segmentIdsForRow: 0 = padding, 1.. = example
+  std::vector<int64_t> segments;             // segmentIdsForRow: 0 = padding, 1.. = example
   const std::vector<float>* probs = nullptr; // optional [T, T] attention probabilities (row-major)
   int64_t size() const { return int64_t(segments.size()); }
   CellState state(int64_t q, int64_t k) const {

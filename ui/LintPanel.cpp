@@ -10,8 +10,8 @@
 #include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QSplitter>
 #include <QShowEvent>
+#include <QSplitter>
 #include <QTextBrowser>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -185,8 +185,13 @@ void LintPanel::showReport(LintReport report, bool datasetRows) {
     if (f.position) where += tr(" pos %1").arg(*f.position);
     const QString sev = QString::fromLatin1(severityName(f.severity));
     // Severity as a word and a glyph, not colour alone.
-    const QString glyph = f.severity == Severity::Error ? QStringLiteral("\u2716") : f.severity == Severity::Warning ? QStringLiteral("\u26a0") : QStringLiteral("\u2139");
-    auto* item = new QListWidgetItem(QStringLiteral("%1 %2  %3  [%4]  %5").arg(glyph, sev.toUpper(), QString::fromStdString(f.rule), where, QString::fromStdString(f.message)), list_);
+    const QString glyph = f.severity == Severity::Error     ? QStringLiteral("\u2716")
+                          : f.severity == Severity::Warning ? QStringLiteral("\u26a0")
+                                                            : QStringLiteral("\u2139");
+    auto* item = new QListWidgetItem(
+        QStringLiteral("%1 %2  %3  [%4]  %5")
+            .arg(glyph, sev.toUpper(), QString::fromStdString(f.rule), where, QString::fromStdString(f.message)),
+        list_);
     if (f.severity == Severity::Error) item->setForeground(palette::warningText());
   }
   summary_->setText(tr("%1: %2 errors, %3 warnings, %4 infos")
@@ -194,7 +199,8 @@ void LintPanel::showReport(LintReport report, bool datasetRows) {
                         .arg(report_.summary.errors)
                         .arg(report_.summary.warnings)
                         .arg(report_.summary.infos));
-  explanation_->setPlainText(report_.findings.empty() ? tr("No findings.") : tr("Select a finding to see its rule explained."));
+  explanation_->setPlainText(report_.findings.empty() ? tr("No findings.")
+                                                      : tr("Select a finding to see its rule explained."));
   Q_EMIT reportChanged();
 }
 
@@ -208,9 +214,11 @@ void LintPanel::selectFinding(int index) {
   }
   const Finding& f = report_.findings[size_t(index)];
   const RuleInfo* info = findRule(f.rule);
-  QString text = QString::fromStdString(f.rule) + QStringLiteral("\n") + QString::fromStdString(f.message) + QStringLiteral("\n\n");
-  if (info) text += QString::fromUtf8(info->title.data(), qsizetype(info->title.size())) + QStringLiteral("\n\n") +
-                    QString::fromUtf8(info->explanation.data(), qsizetype(info->explanation.size()));
+  QString text = QString::fromStdString(f.rule) + QStringLiteral("\n") + QString::fromStdString(f.message) +
+                 QStringLiteral("\n\n");
+  if (info)
+    text += QString::fromUtf8(info->title.data(), qsizetype(info->title.size())) + QStringLiteral("\n\n") +
+            QString::fromUtf8(info->explanation.data(), qsizetype(info->explanation.size()));
   explanation_->setPlainText(text);
   // Jumping re-collates the row's batch; the findings stay those of the batch they came from, and
   // a lint still in flight (or debounced) would replace the list being navigated: drop it.
@@ -233,7 +241,8 @@ void LintPanel::selectFinding(int index) {
 QList<int> LintPanel::rowsWithFindings(const QString& rule) const {
   QList<int> rows;
   for (const Finding& f : report_.findings)
-    if (f.row && (rule.isEmpty() || QString::fromStdString(f.rule) == rule) && !rows.contains(int(*f.row))) rows << int(*f.row);
+    if (f.row && (rule.isEmpty() || QString::fromStdString(f.rule) == rule) && !rows.contains(int(*f.row)))
+      rows << int(*f.row);
   return rows;
 }
 
@@ -249,7 +258,8 @@ void LintPanel::render(QPainter& p, QRect area) const {
   y += lh + 4;
   if (report_.findings.empty()) {
     p.setFont(font());
-    p.drawText(QRect(area.left() + 8, y, area.width() - 16, lh), Qt::AlignLeft, tr("No findings: this batch passes every rule that could run."));
+    p.drawText(QRect(area.left() + 8, y, area.width() - 16, lh), Qt::AlignLeft,
+               tr("No findings: this batch passes every rule that could run."));
     return;
   }
   const int listW = area.width() * 3 / 5;
@@ -271,9 +281,11 @@ void LintPanel::render(QPainter& p, QRect area) const {
     if (info) {
       p.setPen(palette().text().color());
       p.setFont(font());
-      p.drawText(QRect(area.left() + listW + 16, area.top() + lh + 10, area.width() - listW - 24, area.height() - lh - 16), Qt::TextWordWrap,
-                 QString::fromUtf8(info->name.data(), qsizetype(info->name.size())) + QStringLiteral(": ") +
-                     QString::fromUtf8(info->explanation.data(), qsizetype(info->explanation.size())));
+      p.drawText(
+          QRect(area.left() + listW + 16, area.top() + lh + 10, area.width() - listW - 24, area.height() - lh - 16),
+          Qt::TextWordWrap,
+          QString::fromUtf8(info->name.data(), qsizetype(info->name.size())) + QStringLiteral(": ") +
+              QString::fromUtf8(info->explanation.data(), qsizetype(info->explanation.size())));
     }
   }
 }

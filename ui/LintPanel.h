@@ -27,7 +27,7 @@ public:
 
   void lintCurrentBatch();      // synchronous (snapshots, first fill)
   void lintCurrentBatchAsync(); // in a worker; the result is shown only if still current
-  void lintDataset();  // worker thread; the panel updates when it finishes
+  void lintDataset();           // worker thread; the panel updates when it finishes
   bool lintPending() const;
   int reportedRow() const { return reportRow_; } // dataset row selected when the shown batch report was made
   const LintReport& report() const { return report_; }
@@ -56,7 +56,7 @@ private:
   QProgressBar* progress_ = nullptr;
   LintReport report_;
   bool jumping_ = false;
-  bool datasetRows_ = false; // findings' rows are dataset rows (else batch rows)
+  bool datasetRows_ = false;                      // findings' rows are dataset rows (else batch rows)
   QFutureWatcher<LintReport>* watcher_ = nullptr; // the dataset run
   QTimer* debounce_ = nullptr;
   quint64 generation_ = 0; // bumped whenever a pending batch result stops being wanted

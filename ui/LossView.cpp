@@ -21,14 +21,20 @@ const char* roleName(int r) {
 }
 QColor roleColour(int r) {
   switch (r) {
-  case RolePrompt: return palette::roleColour(PositionKind::User).darker(115);
-  case RoleReply: return palette::roleColour(PositionKind::Assistant);
-  case RolePad: return palette::padding();
-  default: return palette::ignored();
+  case RolePrompt:
+    return palette::roleColour(PositionKind::User).darker(115);
+  case RoleReply:
+    return palette::roleColour(PositionKind::Assistant);
+  case RolePad:
+    return palette::padding();
+  default:
+    return palette::ignored();
   }
 }
 double safeDiv(double a, double b) { return b == 0 ? std::nan("") : a / b; }
-QString pct(double v) { return std::isnan(v) ? QStringLiteral("-") : QString::number(100.0 * v, 'f', 1) + QStringLiteral(" %"); }
+QString pct(double v) {
+  return std::isnan(v) ? QStringLiteral("-") : QString::number(100.0 * v, 'f', 1) + QStringLiteral(" %");
+}
 QString num(double v) { return std::isnan(v) ? QStringLiteral("n/a") : QString::number(v, 'f', 3); }
 } // namespace
 
@@ -140,14 +146,17 @@ void LossView::recompute() {
         nll_[size_t(t)] = modelNll_[size_t(r)][size_t(t - 1)]; // [t-1] predicts token t
       } else {
         const int role = roles_.sameShape(b.inputIds) ? int(roles_.at(r, t)) : int(RoleUnknown);
-        nll_[size_t(t)] = role == RoleReply ? replyLoss_->value() : role == RolePad ? padLoss_->value() : promptLoss_->value();
+        nll_[size_t(t)] = role == RoleReply ? replyLoss_->value()
+                          : role == RolePad ? padLoss_->value()
+                                            : promptLoss_->value();
       }
     }
     breakdown_ = computeLossBreakdown(b, r, nll_, roles_);
   }
-  sourceLabel_->setText(model ? tr("Per-token NLL from the model (%1).").arg(modelLabel_)
-                              : tr("No model loaded: per-token losses are the example values above (load a model to see real ones); "
-                                   "the counts are this row's graded positions."));
+  sourceLabel_->setText(
+      model ? tr("Per-token NLL from the model (%1).").arg(modelLabel_)
+            : tr("No model loaded: per-token losses are the example values above (load a model to see real ones); "
+                 "the counts are this row's graded positions."));
   chart_->update();
 }
 
@@ -156,13 +165,19 @@ QString LossView::dilutionText() const {
   if (d.total() == 0) return tr("This row grades no token: its loss is undefined (NaN) and it teaches nothing.");
   QStringList parts;
   for (int r = 0; r < kRoleCount; ++r)
-    if (d.graded[r]) parts << tr("%1 %2 tokens at %3").arg(d.graded[r]).arg(QLatin1String(roleName(r))).arg(num(d.sum[r] / double(d.graded[r])));
+    if (d.graded[r])
+      parts << tr("%1 %2 tokens at %3")
+                   .arg(d.graded[r])
+                   .arg(QLatin1String(roleName(r)))
+                   .arg(num(d.sum[r] / double(d.graded[r])));
   QString s = tr("This row grades %1: summed loss %2 over %3 terms, mean %4. ")
                   .arg(parts.join(QStringLiteral(", ")))
                   .arg(num(d.totalSum()))
                   .arg(d.total())
                   .arg(num(d.asGiven()));
-  s += tr("The reply is %1 of the loss and %2 of the gradient").arg(pct(d.lossShare(RoleReply))).arg(pct(d.gradientShare(RoleReply)));
+  s += tr("The reply is %1 of the loss and %2 of the gradient")
+           .arg(pct(d.lossShare(RoleReply)))
+           .arg(pct(d.gradientShare(RoleReply)));
   if (d.graded[RolePrompt] || d.graded[RolePad])
     s += tr(" - the rest teaches the model to %1.")
              .arg(d.graded[RolePad] ? tr("predict padding and prompts") : tr("predict the prompt"));
@@ -189,7 +204,9 @@ void LossView::render(QPainter& p, QRect area) const {
 
   // 1. Per-token NLL along the row; graded terms solid, ungraded faint.
   p.setFont(bold);
-  p.drawText(QRect(x0, y, w, lh), Qt::AlignLeft, tr("Per-token loss along row %1 (solid = graded, faint = -100; colour = role of the predicted token)").arg(session_->selectedRow()));
+  p.drawText(QRect(x0, y, w, lh), Qt::AlignLeft,
+             tr("Per-token loss along row %1 (solid = graded, faint = -100; colour = role of the predicted token)")
+                 .arg(session_->selectedRow()));
   y += lh;
   const int plotH = std::max(60, area.height() * 38 / 100);
   const QRect plot(x0 + 40, y, w - 40, plotH);
@@ -216,7 +233,8 @@ void LossView::render(QPainter& p, QRect area) const {
   const int sel = session_->selectedPosition();
   if (sel >= 0 && sel < T) {
     p.setPen(QPen(palette().highlight().color(), 2));
-    p.drawLine(QPointF(plot.left() + (sel + 0.5) * bw, plot.top()), QPointF(plot.left() + (sel + 0.5) * bw, plot.bottom()));
+    p.drawLine(QPointF(plot.left() + (sel + 0.5) * bw, plot.top()),
+               QPointF(plot.left() + (sel + 0.5) * bw, plot.bottom()));
   }
   p.setPen(text);
   p.drawLine(plot.bottomLeft(), plot.bottomRight());
@@ -226,7 +244,10 @@ void LossView::render(QPainter& p, QRect area) const {
   const LossBreakdown& d = breakdown_;
   p.setFont(bold);
   p.drawText(QRect(x0, y, w, lh), Qt::AlignLeft,
-             tr("Loss as given %1   |   pads not graded %2   |   replies only %3").arg(num(d.asGiven())).arg(num(d.padsNotGraded())).arg(num(d.repliesOnly())));
+             tr("Loss as given %1   |   pads not graded %2   |   replies only %3")
+                 .arg(num(d.asGiven()))
+                 .arg(num(d.padsNotGraded()))
+                 .arg(num(d.repliesOnly())));
   y += lh + 2;
   const int labelW = 170;
   auto stacked = [&](const QString& name, auto share) {
@@ -241,7 +262,8 @@ void LossView::render(QPainter& p, QRect area) const {
       QRectF seg(x, y + 2, s * full, lh - 4);
       p.fillRect(seg, roleColour(role));
       p.setPen(QColor(0x10, 0x10, 0x10));
-      if (seg.width() > 70) p.drawText(seg, Qt::AlignCenter, QStringLiteral("%1 %2").arg(QLatin1String(roleName(role))).arg(pct(s)));
+      if (seg.width() > 70)
+        p.drawText(seg, Qt::AlignCenter, QStringLiteral("%1 %2").arg(QLatin1String(roleName(role))).arg(pct(s)));
       x += seg.width();
     }
     y += lh + 2;
@@ -262,8 +284,9 @@ void LossView::render(QPainter& p, QRect area) const {
   y += lh + 6;
   // 3. The dilution arithmetic.
   p.setPen(text);
-  p.drawText(QRect(x0, y, w, area.bottom() - y), Qt::TextWordWrap, dilutionText() +
-             tr("\nWorked example: 200 prompt tokens at 2.0 and 40 reply tokens at 1.0 give 400 + 40 = 440; the reply is 40 / 440 = 9.1 % of the loss."));
+  p.drawText(QRect(x0, y, w, area.bottom() - y), Qt::TextWordWrap,
+             dilutionText() + tr("\nWorked example: 200 prompt tokens at 2.0 and 40 reply tokens at 1.0 give 400 + 40 "
+                                 "= 440; the reply is 40 / 440 = 9.1 % of the loss."));
 }
 
 } // namespace maskscope

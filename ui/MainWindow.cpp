@@ -17,7 +17,6 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
-#include <QShowEvent>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -30,7 +29,9 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPromise>
 #include <QSettings>
+#include <QShowEvent>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
@@ -38,7 +39,6 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
-#include <QPromise>
 #include <cmath>
 #include <memory>
 
@@ -53,8 +53,9 @@ QWidget* legendItem(const QColor& colour, const QString& glyph, const QString& t
   auto* swatch = new QLabel(glyph, w);
   swatch->setAlignment(Qt::AlignCenter);
   swatch->setFixedSize(18, 18);
-  swatch->setStyleSheet(QStringLiteral("background:%1;border:1px solid #666;color:%2;font-weight:bold;")
-                            .arg(colour.name(), colour.lightness() < 128 ? QStringLiteral("#fff") : QStringLiteral("#222")));
+  swatch->setStyleSheet(
+      QStringLiteral("background:%1;border:1px solid #666;color:%2;font-weight:bold;")
+          .arg(colour.name(), colour.lightness() < 128 ? QStringLiteral("#fff") : QStringLiteral("#222")));
   l->addWidget(swatch);
   l->addWidget(new QLabel(text, w));
   return w;
@@ -99,19 +100,22 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
   QAction* pickTok = tb->addAction(tr("\u2026"));
   pickTok->setToolTip(tr("Choose a tokenizer.json, tokenizer.model or model folder"));
   connect(pickTok, &QAction::triggered, this, [this] {
-    QString f = QFileDialog::getOpenFileName(this, tr("Tokenizer"), {}, tr("Tokenizers (tokenizer.json tokenizer.model *.json *.model)"));
+    QString f = QFileDialog::getOpenFileName(this, tr("Tokenizer"), {},
+                                             tr("Tokenizers (tokenizer.json tokenizer.model *.json *.model)"));
     if (!f.isEmpty()) session_->setTokenizer(f);
   });
   tb->addWidget(new QLabel(tr("  Template "), tb));
   templateBox_ = new QComboBox(tb);
   templateBox_->addItem(tr("(tokenizer's own)"), QString());
-  for (const auto& n : builtinTemplateNames()) templateBox_->addItem(QString::fromStdString(n), QString::fromStdString(n));
+  for (const auto& n : builtinTemplateNames())
+    templateBox_->addItem(QString::fromStdString(n), QString::fromStdString(n));
   templateBox_->addItem(tr("From file\u2026"), QStringLiteral("@file"));
   tb->addWidget(templateBox_);
   tb->addWidget(new QLabel(tr("  Collator "), tb));
   collatorBox_ = new QComboBox(tb);
   for (const auto& p : collatorPresets()) {
-    collatorBox_->addItem(QString::fromStdString(p.name) + (p.buggy ? tr("  (bug)") : QString()), QString::fromStdString(p.name));
+    collatorBox_->addItem(QString::fromStdString(p.name) + (p.buggy ? tr("  (bug)") : QString()),
+                          QString::fromStdString(p.name));
     collatorBox_->setItemData(collatorBox_->count() - 1, QString::fromStdString(p.mirrors), Qt::ToolTipRole);
   }
   collatorBox_->setMinimumContentsLength(18);
@@ -169,10 +173,14 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
   auto* ll = new QHBoxLayout(legend);
   ll->setContentsMargins(0, 0, 0, 0);
   ll->addWidget(new QLabel(tr("<b>Attention</b>:"), legend));
-  ll->addWidget(legendItem(palette::cellColour(CellState::Allowed), QString(palette::cellGlyph(CellState::Allowed)), tr("allowed"), legend));
-  ll->addWidget(legendItem(palette::cellColour(CellState::Future), QString(palette::cellGlyph(CellState::Future)), tr("future (causal)"), legend));
-  ll->addWidget(legendItem(palette::cellColour(CellState::Padding), QString(palette::cellGlyph(CellState::Padding)), tr("padding"), legend));
-  ll->addWidget(legendItem(palette::cellColour(CellState::OtherExample), QString(palette::cellGlyph(CellState::OtherExample)), tr("other example"), legend));
+  ll->addWidget(legendItem(palette::cellColour(CellState::Allowed), QString(palette::cellGlyph(CellState::Allowed)),
+                           tr("allowed"), legend));
+  ll->addWidget(legendItem(palette::cellColour(CellState::Future), QString(palette::cellGlyph(CellState::Future)),
+                           tr("future (causal)"), legend));
+  ll->addWidget(legendItem(palette::cellColour(CellState::Padding), QString(palette::cellGlyph(CellState::Padding)),
+                           tr("padding"), legend));
+  ll->addWidget(legendItem(palette::cellColour(CellState::OtherExample),
+                           QString(palette::cellGlyph(CellState::OtherExample)), tr("other example"), legend));
   ll->addStretch();
   ll->addWidget(new QLabel(tr("layer"), legend));
   layerBox_ = new QSpinBox(legend);
@@ -205,10 +213,13 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
   loss_ = new LossView(session_, this);
   lint_ = new LintPanel(session_, this);
   compare_ = new ComparePanel(session_, this);
-  teaching_ = new TeachingPanel(session_, [this](const QString& v, bool example) {
-    showView(v);
-    if (v == QLatin1String("softmax")) example ? softmax_->showTeachingExample() : softmax_->showSelectedRow();
-  }, this);
+  teaching_ = new TeachingPanel(
+      session_,
+      [this](const QString& v, bool example) {
+        showView(v);
+        if (v == QLatin1String("softmax")) example ? softmax_->showTeachingExample() : softmax_->showSelectedRow();
+      },
+      this);
   QDockWidget* d1 = addPanel(tr("Lint findings"), QStringLiteral("lintDock"), lint_, Qt::BottomDockWidgetArea);
   QDockWidget* d2 = addPanel(tr("Softmax"), QStringLiteral("softmaxDock"), softmax_, Qt::BottomDockWidgetArea);
   QDockWidget* d3 = addPanel(tr("Loss"), QStringLiteral("lossDock"), loss_, Qt::BottomDockWidgetArea);
@@ -243,7 +254,8 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
   });
   connect(session_, &Session::batchChanged, this, &MainWindow::updateSummary);
   connect(session_, &Session::batchChanged, this, [this] {
-    if (model_->hasModel() && session_->hasBatch()) model_->run(session_->batch(), layerBox_->value(), headBox_->value());
+    if (model_->hasModel() && session_->hasBatch())
+      model_->run(session_->batch(), layerBox_->value(), headBox_->value());
   });
   connect(session_, &Session::pipelineChanged, this, &MainWindow::syncPipelineControls);
   connect(session_, &Session::errorOccurred, this, [this](const QString& m) { statusBar()->showMessage(m, 15000); });
@@ -276,7 +288,8 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
   connect(templateBox_, &QComboBox::currentIndexChanged, this, [this](int i) {
     QString spec = templateBox_->itemData(i).toString();
     if (spec == QLatin1String("@file")) {
-      spec = QFileDialog::getOpenFileName(this, tr("Chat template"), {}, tr("Templates (*.jinja tokenizer_config.json *.json)"));
+      spec = QFileDialog::getOpenFileName(this, tr("Chat template"), {},
+                                          tr("Templates (*.jinja tokenizer_config.json *.json)"));
       if (spec.isEmpty()) return syncPipelineControls();
     }
     session_->setTemplate(spec);
@@ -293,7 +306,8 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
     }
   });
   auto rerun = [this, probsMode] {
-    if (model_->hasModel() && probsMode->currentIndex() == 1) model_->run(session_->batch(), layerBox_->value(), headBox_->value());
+    if (model_->hasModel() && probsMode->currentIndex() == 1)
+      model_->run(session_->batch(), layerBox_->value(), headBox_->value());
   };
   connect(layerBox_, &QSpinBox::valueChanged, this, rerun);
   connect(headBox_, &QSpinBox::valueChanged, this, rerun);
@@ -333,8 +347,8 @@ QDockWidget* MainWindow::addPanel(const QString& title, const QString& name, QWi
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   QAction* open = file->addAction(tr("&Open dataset or batch dump\u2026"), this, [this] {
-    const QString f = QFileDialog::getOpenFileName(this, tr("Open"), {},
-                                                   tr("Datasets and batch dumps (*.jsonl *.json *.safetensors *.pt);;All files (*)"));
+    const QString f = QFileDialog::getOpenFileName(
+        this, tr("Open"), {}, tr("Datasets and batch dumps (*.jsonl *.json *.safetensors *.pt);;All files (*)"));
     if (!f.isEmpty()) openPath(f);
   });
   open->setShortcut(QKeySequence::Open);
@@ -342,7 +356,8 @@ void MainWindow::buildMenus() {
     const QString d = QFileDialog::getExistingDirectory(this, tr("Model folder"));
     if (!d.isEmpty()) openPath(d);
   });
-  file->addAction(tr("Open the built-in &demo"), this, [this] { session_->openDataset(QStringLiteral("builtin:demo")); });
+  file->addAction(tr("Open the built-in &demo"), this,
+                  [this] { session_->openDataset(QStringLiteral("builtin:demo")); });
   recentMenu_ = file->addMenu(tr("Open &recent"));
   file->addSeparator();
   auto exportAs = [this](const QString& view) {
@@ -352,11 +367,12 @@ void MainWindow::buildMenus() {
     if (!f.isEmpty() && !exportView(view, f, &err)) QMessageBox::warning(this, tr("Export"), err);
   };
   QMenu* exp = file->addMenu(tr("&Export view"));
-  for (const QString& v : {QStringLiteral("tokens"), QStringLiteral("attention"), QStringLiteral("softmax"), QStringLiteral("loss"),
-                           QStringLiteral("lint"), QStringLiteral("window")})
+  for (const QString& v : {QStringLiteral("tokens"), QStringLiteral("attention"), QStringLiteral("softmax"),
+                           QStringLiteral("loss"), QStringLiteral("lint"), QStringLiteral("window")})
     exp->addAction(v, this, [exportAs, v] { exportAs(v); });
   file->addAction(tr("Export &HTML report\u2026"), this, [this] {
-    const QString f = QFileDialog::getSaveFileName(this, tr("HTML report"), QStringLiteral("maskscope-report.html"), tr("HTML (*.html)"));
+    const QString f = QFileDialog::getSaveFileName(this, tr("HTML report"), QStringLiteral("maskscope-report.html"),
+                                                   tr("HTML (*.html)"));
     QString err;
     if (!f.isEmpty() && !exportView(QStringLiteral("report"), f, &err)) QMessageBox::warning(this, tr("Export"), err);
   });
@@ -367,11 +383,15 @@ void MainWindow::buildMenus() {
   auto step = [this](int d) {
     int i = list_->currentRow();
     for (int j = i + d; j >= 0 && j < list_->count(); j += d)
-      if (!list_->item(j)->isHidden()) { list_->setCurrentRow(j); break; }
+      if (!list_->item(j)->isHidden()) {
+        list_->setCurrentRow(j);
+        break;
+      }
   };
   nav->addAction(tr("Next row"), QKeySequence(Qt::ALT | Qt::Key_Down), this, [step] { step(1); });
   nav->addAction(tr("Previous row"), QKeySequence(Qt::ALT | Qt::Key_Up), this, [step] { step(-1); });
-  nav->addAction(tr("Next position"), QKeySequence(Qt::ALT | Qt::Key_Right), this, [this] { session_->selectPosition(session_->selectedPosition() + 1); });
+  nav->addAction(tr("Next position"), QKeySequence(Qt::ALT | Qt::Key_Right), this,
+                 [this] { session_->selectPosition(session_->selectedPosition() + 1); });
   nav->addAction(tr("Previous position"), QKeySequence(Qt::ALT | Qt::Key_Left), this,
                  [this] { session_->selectPosition(std::max(0, session_->selectedPosition() - 1)); });
   nav->addAction(tr("Search rows"), QKeySequence::Find, this, [this] { filter_->setFocus(); });
@@ -398,15 +418,17 @@ void MainWindow::buildMenus() {
     const QString d = QFileDialog::getExistingDirectory(this, tr("Model folder"));
     if (!d.isEmpty()) session_->setModelSpec(d);
   });
-  model->addAction(tr("Load the built-in tiny model"), this, [this] { session_->setModelSpec(QStringLiteral("builtin:tiny")); });
+  model->addAction(tr("Load the built-in tiny model"), this,
+                   [this] { session_->setModelSpec(QStringLiteral("builtin:tiny")); });
   model->addAction(tr("Cancel the running pass"), this, [this] { model_->cancel(); });
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("About maskscope"), this, [this] {
-    QMessageBox::about(this, tr("maskscope"),
-                       tr("maskscope %1 shows and debugs the masks of LLM fine-tuning.\n\nIt only reads datasets, batch dumps, "
-                          "tokenizers, templates and models; it never edits them. Exports are written only where you choose.")
-                           .arg(QApplication::applicationVersion()));
+    QMessageBox::about(
+        this, tr("maskscope"),
+        tr("maskscope %1 shows and debugs the masks of LLM fine-tuning.\n\nIt only reads datasets, batch dumps, "
+           "tokenizers, templates and models; it never edits them. Exports are written only where you choose.")
+            .arg(QApplication::applicationVersion()));
   });
   rebuildRecentMenu();
 }
@@ -499,7 +521,8 @@ void MainWindow::syncPipelineControls() {
   collatorBox_->setEnabled(!session_->isBatchDump());
   int t = templateBox_->findData(session_->templateSpec());
   if (t < 0) {
-    templateBox_->insertItem(templateBox_->count() - 1, QFileInfo(session_->templateSpec()).fileName(), session_->templateSpec());
+    templateBox_->insertItem(templateBox_->count() - 1, QFileInfo(session_->templateSpec()).fileName(),
+                             session_->templateSpec());
     t = templateBox_->count() - 2;
   }
   templateBox_->setCurrentIndex(t);
@@ -519,7 +542,8 @@ void MainWindow::fillConversationList() {
   minMessages_->setEnabled(session_->hasConversations());
   minTokens_->setEnabled(session_->hasConversations());
   if (!session_->rowErrors().isEmpty())
-    statusBar()->showMessage(tr("%1 rows skipped: %2").arg(session_->rowErrors().size()).arg(session_->rowErrors().first()));
+    statusBar()->showMessage(
+        tr("%1 rows skipped: %2").arg(session_->rowErrors().size()).arg(session_->rowErrors().first()));
   setWindowTitle(tr("maskscope \u2014 %1").arg(session_->datasetSpec()));
   syncPipelineControls();
   applyFilter();
@@ -530,7 +554,8 @@ void MainWindow::applyFilter() {
   const int minMsgs = minMessages_->value();
   const int minTok = minTokens_->value();
   // Token lengths come from a worker; until they arrive the length criterion is not applied.
-  if (minTok > 0 && session_->hasConversations() && int(tokenLengths_.size()) != session_->rowCount() && !lengthsPending_)
+  if (minTok > 0 && session_->hasConversations() && int(tokenLengths_.size()) != session_->rowCount() &&
+      !lengthsPending_)
     startTokenLengths();
   QList<int> findingRows;
   const bool byFinding = findingFilter_->currentIndex() > 0;
@@ -544,8 +569,9 @@ void MainWindow::applyFilter() {
       bool textMatch = text.isEmpty();
       for (const auto& m : c.messages)
         textMatch = textMatch || QString::fromStdString(m.content).contains(text, Qt::CaseInsensitive);
-      textMatch = textMatch || (c.plainText && (QString::fromStdString(c.plainPrompt).contains(text, Qt::CaseInsensitive) ||
-                                                QString::fromStdString(c.plainCompletion).contains(text, Qt::CaseInsensitive)));
+      textMatch =
+          textMatch || (c.plainText && (QString::fromStdString(c.plainPrompt).contains(text, Qt::CaseInsensitive) ||
+                                        QString::fromStdString(c.plainCompletion).contains(text, Qt::CaseInsensitive)));
       match = textMatch && int(c.messages.size()) >= minMsgs;
       if (minTok > 0 && size_t(r) < tokenLengths_.size()) match = match && tokenLengths_[size_t(r)] >= minTok;
     } else {
@@ -564,7 +590,8 @@ void MainWindow::startTokenLengths() {
   lengthsPending_ = true;
   // The worker owns copies: a pipeline sharing the session's tokenizer and template (both const)
   // and the conversations, so the session may change or go away meanwhile.
-  auto pipeline = std::make_shared<const DatasetPipeline>(*session_->pipeline(), session_->pipeline()->collator().spec());
+  auto pipeline =
+      std::make_shared<const DatasetPipeline>(*session_->pipeline(), session_->pipeline()->collator().spec());
   auto rows = std::make_shared<std::vector<Conversation>>();
   rows->reserve(size_t(session_->rowCount()));
   for (int r = 0; r < session_->rowCount(); ++r) rows->push_back(session_->conversation(r));
@@ -572,7 +599,8 @@ void MainWindow::startTokenLengths() {
     lengthsWatcher_ = new QFutureWatcher<std::vector<int>>(this);
     connect(lengthsWatcher_, &QFutureWatcherBase::progressValueChanged, this, [this](int done) {
       if (lengthsPending_)
-        statusBar()->showMessage(tr("Measuring token lengths: %1 / %2 rows").arg(done).arg(lengthsWatcher_->progressMaximum()));
+        statusBar()->showMessage(
+            tr("Measuring token lengths: %1 / %2 rows").arg(done).arg(lengthsWatcher_->progressMaximum()));
     });
   }
   // Each run connects its own finished handler; the generation check drops a cancelled run's.
@@ -639,8 +667,9 @@ void MainWindow::updateSummary() {
     gradedPads += pad && g;
     attendedPads += pad && att != 0;
   }
-  const QString what = session_->isBatchDump() ? tr("batch dump %1").arg(QFileInfo(session_->datasetSpec()).fileName())
-                                               : QString::fromStdString(session_->pipeline()->collator().spec().describe());
+  const QString what = session_->isBatchDump()
+                           ? tr("batch dump %1").arg(QFileInfo(session_->datasetSpec()).fileName())
+                           : QString::fromStdString(session_->pipeline()->collator().spec().describe());
   QString text = tr("<b>Row %1</b> of a %2 x %3 batch (%4) &mdash; %5 tokens, %6 padding, <b>%7 graded</b>")
                      .arg(session_->selectedRow())
                      .arg(b.batchSize())
@@ -650,8 +679,10 @@ void MainWindow::updateSummary() {
                      .arg(pads)
                      .arg(graded);
   const QString warn = palette::warningText().name();
-  if (gradedPads) text += tr(" &mdash; <span style='color:%2'><b>&#9888; %1 pads graded</b></span>").arg(gradedPads).arg(warn);
-  if (attendedPads) text += tr(" &mdash; <span style='color:%2'><b>&#9888; %1 pads attended</b></span>").arg(attendedPads).arg(warn);
+  if (gradedPads)
+    text += tr(" &mdash; <span style='color:%2'><b>&#9888; %1 pads graded</b></span>").arg(gradedPads).arg(warn);
+  if (attendedPads)
+    text += tr(" &mdash; <span style='color:%2'><b>&#9888; %1 pads attended</b></span>").arg(attendedPads).arg(warn);
   summary_->setText(text);
 }
 
@@ -661,22 +692,33 @@ void MainWindow::onModelRun(const ModelRun& run) {
   const int r = session_->batchRow();
   std::vector<float> probs = rowAttention(run, r, session_->batch().length());
   if (!probs.empty()) {
-    softmax_->setModelScores(scoresFromProbabilities(probs), tr("log attention probabilities, %1 (scores up to a per-row constant)").arg(label));
+    softmax_->setModelScores(scoresFromProbabilities(probs),
+                             tr("log attention probabilities, %1 (scores up to a per-row constant)").arg(label));
     if (auto* mode = findChild<QComboBox*>(QStringLiteral("gridMode")); mode && mode->currentIndex() == 1)
       grid_->setProbabilities(std::move(probs), label);
   }
-  statusBar()->showMessage(tr("forward pass done (%1, loss %2)").arg(QString::fromStdString(run.output.device)).arg(run.output.loss, 0, 'f', 4), 8000);
+  statusBar()->showMessage(tr("forward pass done (%1, loss %2)")
+                               .arg(QString::fromStdString(run.output.device))
+                               .arg(run.output.loss, 0, 'f', 4),
+                           8000);
 }
 
 void MainWindow::showView(const QString& name) {
   QWidget* w = nullptr;
-  if (name == QLatin1String("softmax")) w = softmax_;
-  else if (name == QLatin1String("loss")) w = loss_;
-  else if (name == QLatin1String("lint")) w = lint_;
-  else if (name == QLatin1String("compare")) w = compare_;
-  else if (name == QLatin1String("teaching")) w = teaching_;
-  else if (name == QLatin1String("tokens")) return strip_->setFocus();
-  else if (name == QLatin1String("attention")) return grid_->setFocus();
+  if (name == QLatin1String("softmax"))
+    w = softmax_;
+  else if (name == QLatin1String("loss"))
+    w = loss_;
+  else if (name == QLatin1String("lint"))
+    w = lint_;
+  else if (name == QLatin1String("compare"))
+    w = compare_;
+  else if (name == QLatin1String("teaching"))
+    w = teaching_;
+  else if (name == QLatin1String("tokens"))
+    return strip_->setFocus();
+  else if (name == QLatin1String("attention"))
+    return grid_->setFocus();
   for (QDockWidget* d : docks_)
     if (d->widget()->isAncestorOf(w)) {
       d->show();

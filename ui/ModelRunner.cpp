@@ -23,8 +23,10 @@ ModelRunner::ModelRunner(QObject* parent) : QObject(parent), cancel_(std::make_s
   });
   connect(runWatcher_, &QFutureWatcher<ModelRun>::finished, this, [this] {
     ModelRun r = runWatcher_->result();
-    if (!r.error.isEmpty()) Q_EMIT failed(r.error);
-    else Q_EMIT finished(r);
+    if (!r.error.isEmpty())
+      Q_EMIT failed(r.error);
+    else
+      Q_EMIT finished(r);
   });
 }
 
@@ -41,7 +43,11 @@ void ModelRunner::cancel() { cancel_->store(true); }
 QString ModelRunner::description() const {
   if (!model_) return {};
   const ModelInfo& i = model_->info();
-  return tr("%1: %2, %3 layers x %4 heads, %5").arg(spec_, QString::fromStdString(i.architecture)).arg(i.layers).arg(i.heads).arg(QString::fromStdString(i.device));
+  return tr("%1: %2, %3 layers x %4 heads, %5")
+      .arg(spec_, QString::fromStdString(i.architecture))
+      .arg(i.layers)
+      .arg(i.heads)
+      .arg(QString::fromStdString(i.device));
 }
 
 void ModelRunner::load(const QString& spec) {
@@ -54,7 +60,9 @@ void ModelRunner::load(const QString& spec) {
     try {
       return loadForwardModel(s, "auto");
     } catch (const std::exception& e) {
-      loadError_ = tr("Could not load the model: %1. Load a model to see real scores; the views use example values until then.").arg(QString::fromUtf8(e.what()));
+      loadError_ =
+          tr("Could not load the model: %1. Load a model to see real scores; the views use example values until then.")
+              .arg(QString::fromUtf8(e.what()));
       return nullptr;
     }
   }));
@@ -88,7 +96,8 @@ std::vector<float> rowAttention(const ModelRun& run, int row, int64_t length) {
   for (const CapturedAttention& a : run.output.attention) {
     if (a.length != length || row >= a.batch) continue;
     const size_t T = size_t(a.length);
-    return std::vector<float>(a.probs.begin() + long(size_t(row) * T * T), a.probs.begin() + long(size_t(row + 1) * T * T));
+    return std::vector<float>(a.probs.begin() + long(size_t(row) * T * T),
+                              a.probs.begin() + long(size_t(row + 1) * T * T));
   }
   return {};
 }
@@ -104,9 +113,8 @@ void ModelRunner::run(const Batch& batch, int layer, int head) {
   cancel_ = std::make_shared<std::atomic<bool>>(false);
   auto model = model_;
   auto cancel = cancel_;
-  runWatcher_->setFuture(QtConcurrent::run([model, batch, cancel, layer, head]() {
-    return runModelOnce(*model, batch, layer, head, cancel.get());
-  }));
+  runWatcher_->setFuture(QtConcurrent::run(
+      [model, batch, cancel, layer, head]() { return runModelOnce(*model, batch, layer, head, cancel.get()); }));
 }
 
 } // namespace maskscope

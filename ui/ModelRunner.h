@@ -21,7 +21,8 @@ struct ModelRun {
 
 // One forward pass with one layer/head's attention captured (when the row is short enough);
 // what ModelRunner runs in a worker and what off-screen snapshots run directly.
-ModelRun runModelOnce(ForwardModel& model, const Batch& batch, int layer, int head, const std::atomic<bool>* cancel = nullptr);
+ModelRun runModelOnce(ForwardModel& model, const Batch& batch, int layer, int head,
+                      const std::atomic<bool>* cancel = nullptr);
 // Row r's captured attention probabilities ([T, T], row-major), empty when none was captured.
 std::vector<float> rowAttention(const ModelRun& run, int row, int64_t length);
 // Pre-softmax scores up to a per-row constant: log p (softmax is shift-invariant); 0 -> -30.
@@ -33,7 +34,7 @@ public:
   explicit ModelRunner(QObject* parent = nullptr);
   ~ModelRunner() override;
 
-  void load(const QString& spec);      // async; modelLoaded or failed
+  void load(const QString& spec);                    // async; modelLoaded or failed
   void run(const Batch& batch, int layer, int head); // async; finished or failed
   void cancel();
   bool hasModel() const { return model_ != nullptr; }

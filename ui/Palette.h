@@ -12,15 +12,15 @@ namespace maskscope::palette {
 
 enum class Theme { Light, Dark };
 Theme theme();
-void setTheme(Theme t);                 // also applies the QPalette to the running QApplication
-QPalette qtPalette(Theme t);            // the widget palette of a theme
+void setTheme(Theme t);                                 // also applies the QPalette to the running QApplication
+QPalette qtPalette(Theme t);                            // the widget palette of a theme
 double contrastRatio(const QColor& a, const QColor& b); // WCAG 2.x relative-luminance ratio
 
 QColor roleColour(PositionKind kind);
-QColor graded();     // blue: label kept (text-safe on the theme's base)
-QColor ignored();    // grey: -100
-QColor padding();    // orange: pad position
-QColor gradedPad();  // red: pad that is graded (a bug)
+QColor graded();      // blue: label kept (text-safe on the theme's base)
+QColor ignored();     // grey: -100
+QColor padding();     // orange: pad position
+QColor gradedPad();   // red: pad that is graded (a bug)
 QColor warningText(); // red text that passes contrast
 QColor cellColour(CellState s);
 // Glyph drawn in a grid cell when zoomed in, so the reason reads without colour.

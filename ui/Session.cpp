@@ -14,7 +14,8 @@ namespace maskscope {
 
 Session::Session(QObject* parent) : QObject(parent) {}
 
-std::unique_ptr<DatasetPipeline> Session::makePipeline(const QString& tok, const QString& tpl, const QString& col) const {
+std::unique_ptr<DatasetPipeline> Session::makePipeline(const QString& tok, const QString& tpl,
+                                                       const QString& col) const {
   PipelineSpec ps;
   ps.tokenizerSpec = tok.isEmpty() ? std::string("builtin:demo") : tok.toStdString();
   ps.templateSpec = tpl.toStdString();
@@ -155,7 +156,10 @@ QString Session::rowTitle(int row) const {
   const Conversation& c = conversations_[size_t(row)];
   QString first;
   for (const auto& m : c.messages)
-    if (m.role == "user") { first = QString::fromStdString(m.content); break; }
+    if (m.role == "user") {
+      first = QString::fromStdString(m.content);
+      break;
+    }
   if (first.isEmpty() && c.plainText) first = QString::fromStdString(c.plainPrompt);
   first = first.simplified();
   if (first.size() > 60) first = first.left(57) + QStringLiteral("...");
@@ -243,7 +247,10 @@ void Session::rebuildBatch() {
         bool holds = size_t(r) < batch_.sourceRows.size() && batch_.sourceRows[size_t(r)] == wanted;
         if (size_t(r) < batch_.segments.size())
           for (const Segment& s : batch_.segments[size_t(r)]) holds = holds || s.sourceRow == wanted;
-        if (holds) { batchRow_ = int(r); break; }
+        if (holds) {
+          batchRow_ = int(r);
+          break;
+        }
       }
     }
   } catch (const std::exception& e) {

@@ -1,6 +1,7 @@
 // Off-screen rendering of views: the same widgets the app shows, each view rendered at the
 // requested size through its own render function (the window through grab()).
 #include "ui/Snapshot.h"
+#include "core/forward/ModelSpec.h"
 #include "core/util/Error.h"
 #include "ui/AttentionGridView.h"
 #include "ui/ComparePanel.h"
@@ -9,7 +10,6 @@
 #include "ui/LossView.h"
 #include "ui/MainWindow.h"
 #include "ui/ModelRunner.h"
-#include "core/forward/ModelSpec.h"
 #include "ui/Palette.h"
 #include "ui/Session.h"
 #include "ui/SoftmaxView.h"
@@ -30,8 +30,10 @@ const char* snapshotViewNames() { return "tokens, attention, softmax, loss, lint
 
 int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
   if (a.out.empty()) throw Error("--out FILE.png is required");
-  if (a.width < 64 || a.height < 64 || a.width > 16384 || a.height > 16384) throw Error("--size must be within 64x64 .. 16384x16384");
-  static const std::vector<std::string> views = {"tokens", "attention", "softmax", "loss", "lint", "compare", "teaching", "window"};
+  if (a.width < 64 || a.height < 64 || a.width > 16384 || a.height > 16384)
+    throw Error("--size must be within 64x64 .. 16384x16384");
+  static const std::vector<std::string> views = {"tokens", "attention", "softmax",  "loss",
+                                                 "lint",   "compare",   "teaching", "window"};
   if (std::find(views.begin(), views.end(), a.view) == views.end())
     throw Error("unknown view \"" + a.view + "\" (" + snapshotViewNames() + ")");
   if (a.theme != "light" && a.theme != "dark") throw Error("--theme must be light or dark, got \"" + a.theme + "\"");
@@ -55,15 +57,18 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
                              QString::fromStdString(in.templateSpec), QString::fromStdString(in.collatorSpec)))
       throw Error(lastError.toStdString());
   }
-  const bool ok = in.batchFile.empty() ? session.openDataset(QString::fromStdString(in.dataSpec.empty() ? "builtin:demo" : in.dataSpec))
-                                       : session.openBatchDump(QString::fromStdString(in.batchFile));
+  const bool ok = in.batchFile.empty()
+                      ? session.openDataset(QString::fromStdString(in.dataSpec.empty() ? "builtin:demo" : in.dataSpec))
+                      : session.openBatchDump(QString::fromStdString(in.batchFile));
   if (!ok) throw Error(lastError.toStdString());
   if (a.row < 0 || a.row >= session.rowCount())
-    throw Error("--row " + std::to_string(a.row) + " is outside the input (" + std::to_string(session.rowCount()) + " rows)");
+    throw Error("--row " + std::to_string(a.row) + " is outside the input (" + std::to_string(session.rowCount()) +
+                " rows)");
   session.selectRow(int(a.row));
   if (a.position >= 0) {
     if (a.position >= session.batch().length())
-      throw Error("--position " + std::to_string(a.position) + " is outside the row (" + std::to_string(session.batch().length()) + " positions)");
+      throw Error("--position " + std::to_string(a.position) + " is outside the row (" +
+                  std::to_string(session.batch().length()) + " positions)");
     session.selectPosition(int(a.position));
   }
 
@@ -109,7 +114,10 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
     if (run && !a.softmaxExample) {
       std::vector<float> probs = rowAttention(*run, session.batchRow(), session.batch().length());
       if (!probs.empty())
-        view.setModelScores(scoresFromProbabilities(probs), QStringLiteral("%1: log attention probabilities, layer 0 head 0 (scores up to a per-row constant)").arg(modelLabel));
+        view.setModelScores(
+            scoresFromProbabilities(probs),
+            QStringLiteral("%1: log attention probabilities, layer 0 head 0 (scores up to a per-row constant)")
+                .arg(modelLabel));
     }
     if (a.softmaxExample) view.showTeachingExample();
     view.resize(size);
@@ -130,7 +138,8 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
       if (!a.compare.empty()) {
         const auto comma = a.compare.find(',');
         if (comma == std::string::npos) throw Error("--compare: expected A,B (two collator presets)");
-        window.comparePanel()->setCollators(QString::fromStdString(a.compare.substr(0, comma)), QString::fromStdString(a.compare.substr(comma + 1)));
+        window.comparePanel()->setCollators(QString::fromStdString(a.compare.substr(0, comma)),
+                                            QString::fromStdString(a.compare.substr(comma + 1)));
       }
     } else {
       // A teaching step drives the real views (collator, row, position, the view it explains):
@@ -143,24 +152,28 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
       image = window.grab().toImage();
     }
     if (panel) {
-    panel->setParent(nullptr);
-    panel->resize(size);
-    panel->show();
-    QApplication::processEvents();
-    image = panel->grab().toImage();
-    panel->setParent(&window);
+      panel->setParent(nullptr);
+      panel->resize(size);
+      panel->show();
+      QApplication::processEvents();
+      image = panel->grab().toImage();
+      panel->setParent(&window);
     }
   }
   const QString out = QString::fromStdString(a.out);
   bool written = false;
   if (out.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
-    written = exportSvg([&](QPainter& p, QRect) { p.drawImage(0, 0, image); }, image.size(), out, QString::fromStdString(a.view));
+    written = exportSvg([&](QPainter& p, QRect) { p.drawImage(0, 0, image); }, image.size(), out,
+                        QString::fromStdString(a.view));
   } else {
     written = !image.isNull() && image.save(out, "PNG");
   }
   if (!written) throw Error("could not write the image", {a.out});
-  if (io.json) io.out << "{\"out\": \"" << a.out << "\", \"view\": \"" << a.view << "\", \"width\": " << image.width() << ", \"height\": " << image.height() << "}\n";
-  else io.err << "wrote " << a.out << " (" << image.width() << "x" << image.height() << ")\n";
+  if (io.json)
+    io.out << "{\"out\": \"" << a.out << "\", \"view\": \"" << a.view << "\", \"width\": " << image.width()
+           << ", \"height\": " << image.height() << "}\n";
+  else
+    io.err << "wrote " << a.out << " (" << image.width() << "x" << image.height() << ")\n";
   return 0;
 }
 

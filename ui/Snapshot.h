@@ -13,7 +13,7 @@ struct SnapshotArgs {
   BatchInputs inputs;          // dataSpec empty: builtin:demo; batchFile: a batch dump instead
   std::string modelSpec;       // --model: real losses / attention (needs the LibTorch module)
   long row = 0;
-  long position = -1;          // --position: the selected query (softmax, strip, grid highlight)
+  long position = -1; // --position: the selected query (softmax, strip, grid highlight)
   int width = 1280;
   int height = 820;
   std::string theme = "light"; // --theme light|dark

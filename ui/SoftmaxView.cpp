@@ -27,10 +27,14 @@ QString num(double v, int decimals = 3) {
 }
 QString reason(CellState s) {
   switch (s) {
-  case CellState::Allowed: return QStringLiteral("0");
-  case CellState::Future: return QStringLiteral("-inf future");
-  case CellState::Padding: return QStringLiteral("-inf pad");
-  case CellState::OtherExample: return QStringLiteral("-inf other ex.");
+  case CellState::Allowed:
+    return QStringLiteral("0");
+  case CellState::Future:
+    return QStringLiteral("-inf future");
+  case CellState::Padding:
+    return QStringLiteral("-inf pad");
+  case CellState::OtherExample:
+    return QStringLiteral("-inf other ex.");
   }
   return {};
 }
@@ -91,7 +95,8 @@ SoftmaxView::SoftmaxView(Session* session, QWidget* parent) : QWidget(parent), s
   querySpin_->setPrefix(tr("query "));
   scoresEdit_ = new QLineEdit(this);
   scoresEdit_->setPlaceholderText(tr("scores of the shown keys, comma separated"));
-  scoresEdit_->setToolTip(tr("Edit the raw scores and press Enter: the masked row, e^x, the sum and the weights follow."));
+  scoresEdit_->setToolTip(
+      tr("Edit the raw scores and press Enter: the masked row, e^x, the sum and the weights follow."));
   sourceLabel_ = new QLabel(this);
   bar->addWidget(teach);
   bar->addWidget(rowButton);
@@ -161,7 +166,8 @@ QString SoftmaxView::keyText(int k) const {
     return QString::fromLatin1(words[k % 3]);
   }
   const Batch& b = session_->batch();
-  return QString::fromStdString(utf8::visibleWhitespace(session_->tokenText(b.inputIds.at(session_->batchRow(), k)).toStdString()));
+  return QString::fromStdString(
+      utf8::visibleWhitespace(session_->tokenText(b.inputIds.at(session_->batchRow(), k)).toStdString()));
 }
 
 void SoftmaxView::recompute() {
@@ -171,7 +177,8 @@ void SoftmaxView::recompute() {
     scores_ = {2.0, 1.0, 0.1};
     states = {CellState::Allowed, CellState::Allowed, CellState::Future};
     query_ = 1;
-    source = tr("Teaching example: the query is \"cat\" (position 1); \"sat\" is in its future, so the causal mask adds -inf.");
+    source = tr(
+        "Teaching example: the query is \"cat\" (position 1); \"sat\" is in its future, so the causal mask adds -inf.");
   } else if (session_->hasBatch()) {
     const Batch& b = session_->batch();
     const int r = session_->batchRow();
@@ -251,29 +258,45 @@ void SoftmaxView::render(QPainter& p, QRect area) const {
     p.setFont(bold);
     p.drawText(QRect(x0, yy, labelW - 8, lh), Qt::AlignRight | Qt::AlignVCenter, s);
   };
-  const QColor text = palette().text().color(), dim = palette().placeholderText().color(), warn = palette::warningText();
+  const QColor text = palette().text().color(), dim = palette().placeholderText().color(),
+               warn = palette::warningText();
   p.setFont(bold);
   p.drawText(QRect(x0, y, area.width() - 12, lh), Qt::AlignLeft,
              tr("Query %1 \"%2\": keys %3..%4 of %5 (%6 allowed)")
-                 .arg(query_).arg(keyText(query_)).arg(first_).arg(first_ + count_ - 1).arg(row_.scores.size()).arg(row_.allowed));
+                 .arg(query_)
+                 .arg(keyText(query_))
+                 .arg(first_)
+                 .arg(first_ + count_ - 1)
+                 .arg(row_.scores.size())
+                 .arg(row_.allowed));
   y += lh + 4;
   label(y, tr("key"));
   for (int i = 0; i < count_; ++i) {
     const int k = first_ + i;
-    cell(i, y, QStringLiteral("%1 %2").arg(k).arg(keyText(k).left(8)), k == query_ ? palette().highlight().color() : text, k == query_);
+    cell(i, y, QStringLiteral("%1 %2").arg(k).arg(keyText(k).left(8)),
+         k == query_ ? palette().highlight().color() : text, k == query_);
   }
   y += lh;
-  struct Line { QString name; std::function<std::pair<QString, QColor>(int)> f; };
+  struct Line {
+    QString name;
+    std::function<std::pair<QString, QColor>(int)> f;
+  };
   const std::vector<Line> lines = {
       {tr("score x"), [&](int k) { return std::make_pair(num(row_.scores[size_t(k)], 2), text); }},
-      {tr("+ mask"), [&](int k) { return std::make_pair(reason(row_.states[size_t(k)]), row_.states[size_t(k)] == CellState::Allowed ? dim : warn); }},
-      {tr("= x + mask"), [&](int k) {
-         return row_.states[size_t(k)] == CellState::Allowed ? std::make_pair(num(row_.scores[size_t(k)], 2), text)
-                                                              : std::make_pair(QStringLiteral("-inf"), warn);
+      {tr("+ mask"),
+       [&](int k) {
+         return std::make_pair(reason(row_.states[size_t(k)]),
+                               row_.states[size_t(k)] == CellState::Allowed ? dim : warn);
        }},
-      {row_.shift != 0 ? tr("e^(x - %1)").arg(num(row_.shift, 1)) : tr("e^x"), [&](int k) {
+      {tr("= x + mask"),
+       [&](int k) {
+         return row_.states[size_t(k)] == CellState::Allowed ? std::make_pair(num(row_.scores[size_t(k)], 2), text)
+                                                             : std::make_pair(QStringLiteral("-inf"), warn);
+       }},
+      {row_.shift != 0 ? tr("e^(x - %1)").arg(num(row_.shift, 1)) : tr("e^x"),
+       [&](int k) {
          return row_.states[size_t(k)] == CellState::Allowed ? std::make_pair(num(row_.exps[size_t(k)], 3), text)
-                                                              : std::make_pair(QStringLiteral("e^-inf = 0"), warn);
+                                                             : std::make_pair(QStringLiteral("e^-inf = 0"), warn);
        }},
       {tr("weight = e^x / sum"), [&](int k) { return std::make_pair(num(row_.weights[size_t(k)], 3), text); }},
   };
@@ -298,11 +321,13 @@ void SoftmaxView::render(QPainter& p, QRect area) const {
     p.setBrush(Qt::NoBrush);
     p.drawRect(QRect(slot.left(), slot.bottom() - int(u * barH), slot.width(), int(u * barH)));
     if (row_.states[size_t(k)] == CellState::Allowed || row_.fullyMasked) {
-      p.fillRect(QRect(slot.left() + 3, slot.bottom() - int(w * barH), slot.width() - 6, int(w * barH)), palette::graded());
+      p.fillRect(QRect(slot.left() + 3, slot.bottom() - int(w * barH), slot.width() - 6, int(w * barH)),
+                 palette::graded());
     } else {
       p.setPen(warn);
       p.setFont(bold);
-      p.drawText(QRect(slot.left() - 10, slot.bottom() - lh, slot.width() + 20, lh), Qt::AlignCenter, QStringLiteral("\u00d7 0"));
+      p.drawText(QRect(slot.left() - 10, slot.bottom() - lh, slot.width() + 20, lh), Qt::AlignCenter,
+                 QStringLiteral("\u00d7 0"));
     }
     p.setPen(text);
     p.drawLine(slot.left() - 4, slot.bottom(), slot.right() + 4, slot.bottom());
@@ -316,15 +341,19 @@ void SoftmaxView::render(QPainter& p, QRect area) const {
     if (row_.states[size_t(first_ + i)] == CellState::Allowed) terms << num(row_.exps[size_t(first_ + i)], 3);
   if (row_.allowed > int(terms.size())) terms << tr("(%1 more keys)").arg(row_.allowed - int(terms.size()));
   if (row_.fullyMasked)
-    sumText = tr("Every key is blocked: with a true -inf the sum is 0 and 0/0 = NaN. transformers adds finfo(dtype).min instead, "
-                 "so all keys tie and the row becomes uniform (1/%1 each) - harmless only because the loss ignores this position.")
+    sumText = tr("Every key is blocked: with a true -inf the sum is 0 and 0/0 = NaN. transformers adds "
+                 "finfo(dtype).min instead, "
+                 "so all keys tie and the row becomes uniform (1/%1 each) - harmless only because the loss ignores "
+                 "this position.")
                   .arg(row_.scores.size());
   else
-    sumText = tr("sum = %1 = %2.   Each allowed key gets e^x / %2; blocked keys get e^-inf / %2 = 0 exactly, and the survivors' weights add up to 1.")
+    sumText = tr("sum = %1 = %2.   Each allowed key gets e^x / %2; blocked keys get e^-inf / %2 = 0 exactly, and the "
+                 "survivors' weights add up to 1.")
                   .arg(terms.join(QStringLiteral(" + ")))
                   .arg(num(row_.sum, 3));
-  p.drawText(QRect(x0, y, area.width() - 12, footerH), Qt::TextWordWrap, sumText +
-             tr("\nDashed outline: the weights softmax would give with no mask (%1).").arg(teaching_ ? tr("0.659, 0.242, 0.099") : tr("for comparison")));
+  p.drawText(QRect(x0, y, area.width() - 12, footerH), Qt::TextWordWrap,
+             sumText + tr("\nDashed outline: the weights softmax would give with no mask (%1).")
+                           .arg(teaching_ ? tr("0.659, 0.242, 0.099") : tr("for comparison")));
 }
 
 } // namespace maskscope

@@ -20,15 +20,15 @@ class Session;
 
 // The arithmetic of one masked softmax row (pure; tested directly).
 struct SoftmaxRow {
-  std::vector<double> scores;     // raw q.k / sqrt(d)
-  std::vector<CellState> states;  // per key
-  std::vector<double> exps;       // e^(score - shift) for allowed keys, 0 for blocked
-  std::vector<double> weights;    // exps / sum; blocked exactly 0
-  std::vector<double> unmasked;   // what softmax would give without the mask
-  double shift = 0;               // subtracted before exp when scores are large (shown)
+  std::vector<double> scores;    // raw q.k / sqrt(d)
+  std::vector<CellState> states; // per key
+  std::vector<double> exps;      // e^(score - shift) for allowed keys, 0 for blocked
+  std::vector<double> weights;   // exps / sum; blocked exactly 0
+  std::vector<double> unmasked;  // what softmax would give without the mask
+  double shift = 0;              // subtracted before exp when scores are large (shown)
   double sum = 0;
   int allowed = 0;
-  bool fullyMasked = false;       // every key blocked: -inf gives NaN; transformers' finfo.min gives uniform
+  bool fullyMasked = false; // every key blocked: -inf gives NaN; transformers' finfo.min gives uniform
 };
 SoftmaxRow computeSoftmaxRow(const std::vector<double>& scores, const std::vector<CellState>& states);
 
@@ -39,8 +39,8 @@ class SoftmaxView : public QWidget {
 public:
   explicit SoftmaxView(Session* session, QWidget* parent = nullptr);
 
-  void showTeachingExample();  // keys A B C, scores 2.0 1.0 0.1, query at B (C is future)
-  void showSelectedRow();      // the session's row and selected position
+  void showTeachingExample(); // keys A B C, scores 2.0 1.0 0.1, query at B (C is future)
+  void showSelectedRow();     // the session's row and selected position
   bool teachingExample() const { return teaching_; }
   int query() const { return query_; }
   const SoftmaxRow& current() const { return row_; }
@@ -66,9 +66,9 @@ private:
   bool teaching_ = false;
   int query_ = 0;
   int first_ = 0, count_ = 0;
-  std::vector<double> scores_;      // every key of the current query
-  std::vector<double> edits_;       // user overrides by key (NaN = none)
-  std::vector<float> modelScores_;  // [T, T]
+  std::vector<double> scores_;     // every key of the current query
+  std::vector<double> edits_;      // user overrides by key (NaN = none)
+  std::vector<float> modelScores_; // [T, T]
   QString modelLabel_;
   SoftmaxRow row_;
 };

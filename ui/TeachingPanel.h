@@ -16,9 +16,9 @@ class Session;
 
 struct TeachingStep {
   QString title;
-  QString text;          // HTML
-  QString collator;      // applied on entry
-  QString view;          // "tokens", "attention", "softmax", "loss", "compare"
+  QString text;                          // HTML
+  QString collator;                      // applied on entry
+  QString view;                          // "tokens", "attention", "softmax", "loss", "compare"
   std::function<int(Session&)> position; // position to select, -1 = none
   bool softmaxExample = false;
 };
@@ -27,7 +27,8 @@ class TeachingPanel : public QWidget {
   Q_OBJECT
 public:
   // showView brings a view to the front ("softmax", ...); softmaxExample shows the 2.0/1.0/0.1 row.
-  TeachingPanel(Session* session, std::function<void(const QString&, bool softmaxExample)> showView, QWidget* parent = nullptr);
+  TeachingPanel(Session* session, std::function<void(const QString&, bool softmaxExample)> showView,
+                QWidget* parent = nullptr);
 
   static std::vector<TeachingStep> steps();
   int stepIndex() const { return index_; }

@@ -74,9 +74,11 @@ void TokenStripView::rebuild() {
     chips_.resize(size_t(b->length()));
     const bool havePos = b->positionIds.sameShape(b->inputIds);
     for (int64_t t = 0; t < b->length(); ++t) {
-      chips_[size_t(t)].text = QString::fromStdString(utf8::visibleWhitespace(session_->tokenText(b->inputIds.at(r, t)).toStdString()));
+      chips_[size_t(t)].text =
+          QString::fromStdString(utf8::visibleWhitespace(session_->tokenText(b->inputIds.at(r, t)).toStdString()));
       chips_[size_t(t)].special = size_t(r) < b->meta.size() && b->meta[size_t(r)][size_t(t)].special;
-      chips_[size_t(t)].footer = havePos ? QStringLiteral("%1 p%2").arg(t).arg(b->positionIds.at(r, t)) : QString::number(t);
+      chips_[size_t(t)].footer =
+          havePos ? QStringLiteral("%1 p%2").arg(t).arg(b->positionIds.at(r, t)) : QString::number(t);
     }
   }
   selected_ = override_ ? -1 : std::min(session_->selectedPosition(), positionCount() - 1);
@@ -98,9 +100,13 @@ void TokenStripView::relayout() {
   int x = kGap, y = kGap;
   for (Chip& c : chips_) {
     const int footerW = sm.horizontalAdvance(c.footer) + 6;
-    const int textW = c.special ? bm.horizontalAdvance(QStringLiteral("\u25c6") + c.text) + 2 : fm.horizontalAdvance(c.text);
+    const int textW =
+        c.special ? bm.horizontalAdvance(QStringLiteral("\u25c6") + c.text) + 2 : fm.horizontalAdvance(c.text);
     int w = std::min(std::max({textW, minW, footerW}) + 2 * kPadX, 240);
-    if (x + w > width && x > kGap) { x = kGap; y += kChipHeight + kGap; }
+    if (x + w > width && x > kGap) {
+      x = kGap;
+      y += kChipHeight + kGap;
+    }
     c.rect = QRect(x, y, w, kChipHeight);
     x += w + kGap;
   }
@@ -135,8 +141,10 @@ void TokenStripView::setSelectedPosition(int position) {
     if (position >= 0) {
       QRect r = chips_[size_t(position)].rect;
       QScrollBar* sb = verticalScrollBar();
-      if (r.top() < sb->value()) sb->setValue(r.top() - kGap);
-      else if (r.bottom() > sb->value() + viewport()->height()) sb->setValue(r.bottom() - viewport()->height() + kGap);
+      if (r.top() < sb->value())
+        sb->setValue(r.top() - kGap);
+      else if (r.bottom() > sb->value() + viewport()->height())
+        sb->setValue(r.bottom() - viewport()->height() + kGap);
     }
     viewport()->update();
     Q_EMIT positionSelected(position);
@@ -166,7 +174,8 @@ QString TokenStripView::describePosition(int t) const {
   }
   s += label == kIgnoreIndex ? tr("label -100 (ignored by the loss)\n") : tr("label %1 (graded)\n").arg(label);
   s += tr("attention_mask %1\n").arg(b.attentionMask.sameShape(b.inputIds) ? b.attentionMask.at(r, t) : 1);
-  s += b.positionIds.sameShape(b.inputIds) ? tr("position id %1").arg(b.positionIds.at(r, t)) : tr("position id %1 (default 0..T-1)").arg(t);
+  s += b.positionIds.sameShape(b.inputIds) ? tr("position id %1").arg(b.positionIds.at(r, t))
+                                           : tr("position id %1 (default 0..T-1)").arg(t);
   if (differsAt(t)) s += tr("\ndiffers from the compared collator");
   return s;
 }
@@ -191,7 +200,8 @@ void TokenStripView::renderTo(QPainter& p, QRect area, int scroll) const {
   const bool havePos = b.positionIds.sameShape(b.inputIds);
   const bool haveMeta = size_t(r) < b.meta.size() && int64_t(b.meta[size_t(r)].size()) == b.length();
   const bool padKnown = b.padTokenId.has_value();
-  auto first = std::lower_bound(chips_.begin(), chips_.end(), top, [](const Chip& c, int y) { return c.rect.bottom() < y; });
+  auto first =
+      std::lower_bound(chips_.begin(), chips_.end(), top, [](const Chip& c, int y) { return c.rect.bottom() < y; });
   for (auto it = first; it != chips_.end() && it->rect.top() <= bottom; ++it) {
     const int t = int(it - chips_.begin());
     const QRect rc = it->rect.translated(area.left(), area.top() - scroll);
@@ -199,7 +209,8 @@ void TokenStripView::renderTo(QPainter& p, QRect area, int scroll) const {
     const bool graded = haveLabels && b.labels.at(r, t) != kIgnoreIndex;
     const int64_t att = haveMask ? b.attentionMask.at(r, t) : 1;
     const bool pad = haveMeta ? meta.kind == PositionKind::Padding
-                              : (att == 0 || (padKnown && b.inputIds.at(r, t) == *b.padTokenId && t > 0 && b.inputIds.at(r, t - 1) == *b.padTokenId));
+                              : (att == 0 || (padKnown && b.inputIds.at(r, t) == *b.padTokenId && t > 0 &&
+                                              b.inputIds.at(r, t - 1) == *b.padTokenId));
 
     QColor tint = palette::roleColour(pad ? PositionKind::Padding : meta.kind);
     tint.setAlpha(palette::theme() == palette::Theme::Dark ? 70 : 55);
@@ -230,7 +241,8 @@ void TokenStripView::renderTo(QPainter& p, QRect area, int scroll) const {
     p.setFont(meta.special ? boldFont : tokenFont);
     QRect textRect(rc.left() + kPadX, rc.top() + 7, rc.width() - 2 * kPadX, 20);
     QString text = meta.special ? QStringLiteral("\u25c6") + it->text : it->text;
-    p.drawText(textRect, Qt::AlignLeft | Qt::AlignVCenter, QFontMetrics(p.font()).elidedText(text, Qt::ElideRight, textRect.width()));
+    p.drawText(textRect, Qt::AlignLeft | Qt::AlignVCenter,
+               QFontMetrics(p.font()).elidedText(text, Qt::ElideRight, textRect.width()));
     p.setFont(small);
     QRect l1(rc.left() + kPadX, rc.top() + 28, rc.width() - 2 * kPadX, 15);
     QRect l2(rc.left() + kPadX, rc.top() + 44, rc.width() - 2 * kPadX, 15);
@@ -258,29 +270,42 @@ void TokenStripView::keyPressEvent(QKeyEvent* e) {
   const int n = positionCount();
   if (n == 0) return QAbstractScrollArea::keyPressEvent(e);
   switch (e->key()) {
-  case Qt::Key_Right: setSelectedPosition(std::min(n - 1, selected_ + 1)); break;
-  case Qt::Key_Left: setSelectedPosition(std::max(0, selected_ - 1)); break;
-  case Qt::Key_Home: setSelectedPosition(0); break;
-  case Qt::Key_End: setSelectedPosition(n - 1); break;
+  case Qt::Key_Right:
+    setSelectedPosition(std::min(n - 1, selected_ + 1));
+    break;
+  case Qt::Key_Left:
+    setSelectedPosition(std::max(0, selected_ - 1));
+    break;
+  case Qt::Key_Home:
+    setSelectedPosition(0);
+    break;
+  case Qt::Key_End:
+    setSelectedPosition(n - 1);
+    break;
   case Qt::Key_Down:
   case Qt::Key_Up: {
     // The chip straight below/above the selection.
-    if (selected_ < 0) { setSelectedPosition(0); break; }
+    if (selected_ < 0) {
+      setSelectedPosition(0);
+      break;
+    }
     const QRect cur = chips_[size_t(selected_)].rect;
     const int dy = e->key() == Qt::Key_Down ? kChipHeight + kGap : -(kChipHeight + kGap);
     const QPoint target(cur.center().x(), cur.center().y() + dy);
     int best = selected_;
-    for (int t = selected_; t >= 0 && t < n; t += dy > 0 ? 1 : -1) {
+    for (int t = selected_; t >= 0 && t<n; t += dy> 0 ? 1 : -1) {
       const QRect& c = chips_[size_t(t)].rect;
       if (c.top() <= target.y() && c.bottom() >= target.y()) {
         best = t;
         if (c.left() <= target.x() && c.right() >= target.x()) break;
-      } else if ((dy > 0 && c.top() > target.y()) || (dy < 0 && c.bottom() < target.y())) break;
+      } else if ((dy > 0 && c.top() > target.y()) || (dy < 0 && c.bottom() < target.y()))
+        break;
     }
     setSelectedPosition(best);
     break;
   }
-  default: QAbstractScrollArea::keyPressEvent(e);
+  default:
+    QAbstractScrollArea::keyPressEvent(e);
   }
 }
 
@@ -288,8 +313,10 @@ bool TokenStripView::viewportEvent(QEvent* e) {
   if (e->type() == QEvent::ToolTip) {
     auto* he = static_cast<QHelpEvent*>(e);
     int hit = hitTest(he->pos());
-    if (hit >= 0) QToolTip::showText(he->globalPos(), describePosition(hit), viewport());
-    else QToolTip::hideText();
+    if (hit >= 0)
+      QToolTip::showText(he->globalPos(), describePosition(hit), viewport());
+    else
+      QToolTip::hideText();
     return true;
   }
   return QAbstractScrollArea::viewportEvent(e);

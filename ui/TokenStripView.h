@@ -47,9 +47,9 @@ protected:
 private:
   struct Chip {
     QString text;
-    QString footer; // "index  p<position id>"
+    QString footer;       // "index  p<position id>"
     bool special = false; // painted bold with a ◆, so laid out with that font and prefix
-    QRect rect;     // content coordinates
+    QRect rect;           // content coordinates
   };
   void rebuild();
   void relayout();

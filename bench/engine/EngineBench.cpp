@@ -24,9 +24,10 @@ std::string slurp(const std::string& p) {
 }
 
 double pythonSeconds(const std::string& configPath, int batch, int length, int threads, int repeat) {
-  std::string cmd = "/usr/bin/python3 " + std::string(MASKSCOPE_SOURCE_DIR) + "/tools/model/reference.py bench --config " +
-                    configPath + " --batch " + std::to_string(batch) + " --length " + std::to_string(length) +
-                    " --threads " + std::to_string(threads) + " --repeat " + std::to_string(repeat);
+  std::string cmd = "/usr/bin/python3 " + std::string(MASKSCOPE_SOURCE_DIR) +
+                    "/tools/model/reference.py bench --config " + configPath + " --batch " + std::to_string(batch) +
+                    " --length " + std::to_string(length) + " --threads " + std::to_string(threads) + " --repeat " +
+                    std::to_string(repeat);
   FILE* p = ::popen(cmd.c_str(), "r");
   if (!p) return -1;
   char buf[512];
@@ -37,8 +38,8 @@ double pythonSeconds(const std::string& configPath, int batch, int length, int t
   return at == std::string::npos ? -1 : std::atof(out.c_str() + at + 11);
 }
 
-void run(ForwardEngine& engine, const std::string& label, const std::string& config, int batch, int length,
-         int threads, int repeat) {
+void run(ForwardEngine& engine, const std::string& label, const std::string& config, int batch, int length, int threads,
+         int repeat) {
   ModelSource src;
   src.spec = label;
   src.configJson = config;
@@ -69,12 +70,18 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     int v = std::atoi(argv[i + 1]);
-    if (a == "--threads") threads = v;
-    else if (a == "--qwen-layers") qwenLayers = v;
-    else if (a == "--qwen-batch") qwenBatch = v;
-    else if (a == "--length") length = v;
-    else if (a == "--repeat") repeat = v;
-    else if (a == "--tiny-batch") tinyBatch = v;
+    if (a == "--threads")
+      threads = v;
+    else if (a == "--qwen-layers")
+      qwenLayers = v;
+    else if (a == "--qwen-batch")
+      qwenBatch = v;
+    else if (a == "--length")
+      length = v;
+    else if (a == "--repeat")
+      repeat = v;
+    else if (a == "--tiny-batch")
+      tinyBatch = v;
   }
   // Both sides get the same OpenMP thread count; set before LibTorch is loaded.
   ::setenv("OMP_NUM_THREADS", std::to_string(threads).c_str(), 1);
@@ -85,12 +92,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::printf("%s, %d threads, best of %d\n", engine->description().c_str(), threads, repeat);
-  run(*engine, "builtin:tiny shape (4 layers, 128)", slurp(std::string(MASKSCOPE_SOURCE_DIR) + "/resources/models/tiny/config.json"),
-      tinyBatch, length, threads, repeat);
+  run(*engine, "builtin:tiny shape (4 layers, 128)",
+      slurp(std::string(MASKSCOPE_SOURCE_DIR) + "/resources/models/tiny/config.json"), tinyBatch, length, threads,
+      repeat);
   std::string qwen = R"({"model_type": "qwen2", "vocab_size": 151936, "hidden_size": 896, "num_hidden_layers": )" +
                      std::to_string(qwenLayers) +
                      R"(, "num_attention_heads": 14, "num_key_value_heads": 2, "intermediate_size": 4864,
                      "rms_norm_eps": 1e-6, "rope_theta": 1000000.0, "tie_word_embeddings": true})";
-  run(*engine, "Qwen2-0.5B shape, " + std::to_string(qwenLayers) + " of 24 layers", qwen, qwenBatch, length, threads, repeat);
+  run(*engine, "Qwen2-0.5B shape, " + std::to_string(qwenLayers) + " of 24 layers", qwen, qwenBatch, length, threads,
+      repeat);
   return 0;
 }

@@ -20,12 +20,13 @@ using namespace maskscope;
 
 namespace {
 
-const char* kWords[] = {"the", "model", "learns", "from", "tokens", "that", "are", "graded", "while", "padding",
-                        "stays", "hidden", "a", "recipe", "for", "bread", "needs", "flour", "water", "salt",
-                        "and", "time", "explain", "why", "sky", "is", "blue", "light", "scatters", "in",
-                        "air", "write", "poem", "about", "autumn", "leaves", "falling", "softly", "on", "quiet",
-                        "streets", "summarize", "article", "below", "please", "with", "three", "bullet", "points",
-                        "Python", "function", "returns", "sorted", "list", "of", "numbers", "carefully", "tested"};
+const char* kWords[] = {
+    "the",      "model",     "learns",  "from",   "tokens", "that",    "are",       "graded", "while",    "padding",
+    "stays",    "hidden",    "a",       "recipe", "for",    "bread",   "needs",     "flour",  "water",    "salt",
+    "and",      "time",      "explain", "why",    "sky",    "is",      "blue",      "light",  "scatters", "in",
+    "air",      "write",     "poem",    "about",  "autumn", "leaves",  "falling",   "softly", "on",       "quiet",
+    "streets",  "summarize", "article", "below",  "please", "with",    "three",     "bullet", "points",   "Python",
+    "function", "returns",   "sorted",  "list",   "of",     "numbers", "carefully", "tested"};
 
 std::string sentence(std::mt19937& rng, int words) {
   std::string s;
@@ -82,7 +83,10 @@ int main(int argc, char** argv) {
     DatasetReader reader(path);
     Conversation c;
     long i = 0, tokens = 0;
-    while (i < refRows && reader.next(c)) { tokens += long(pipeline.encode(c).tokens.size()); ++i; }
+    while (i < refRows && reader.next(c)) {
+      tokens += long(pipeline.encode(c).tokens.size());
+      ++i;
+    }
     std::cout << "mean tokens per conversation: " << tokens / std::max<long>(1, i) << "\n";
   }
   double refSecs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -99,7 +103,9 @@ int main(int argc, char** argv) {
   std::printf("lint (%u hardware threads): %ld conversations in %.2f s = %.0f conversations/s (%.2fx the reference)\n",
               std::thread::hardware_concurrency(), r.summary.rowsRead, secs, rate, rate / refRate);
   std::printf("findings: %ld errors, %ld warnings, %ld infos\n", r.summary.errors, r.summary.warnings, r.summary.infos);
-  if (!std::getenv("MASKSCOPE_BENCH_KEEP")) std::filesystem::remove(path);
-  else std::cout << "kept " << path << "\n";
+  if (!std::getenv("MASKSCOPE_BENCH_KEEP"))
+    std::filesystem::remove(path);
+  else
+    std::cout << "kept " << path << "\n";
   return 0;
 }

@@ -5,14 +5,14 @@
 //   bench_tokenizer_hf [--mb N] [--cache DIR] [--no-reference] [--models qwen3,llama3,...] [--repeat N]
 #include "core/tokenizer/hf/HfTokenizerLoader.h"
 
+#include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <algorithm>
 #include <map>
 #include <sstream>
 #include <string>
@@ -34,19 +34,38 @@ struct Rng { // splitmix64: the same text on every machine
 };
 
 const std::vector<std::string> kEnglish = {
-    "the", "of", "and", "to", "in", "is", "that", "for", "it", "as", "was", "with", "be", "by", "on", "not",
-    "he", "this", "are", "or", "his", "from", "at", "which", "but", "have", "an", "had", "they", "you", "were",
-    "their", "one", "all", "we", "can", "her", "has", "there", "been", "if", "more", "when", "will", "would",
-    "who", "so", "no", "model", "training", "tokenizer", "attention", "mask", "gradient", "dataset", "loss",
-    "I'm", "don't", "it's", "we'll", "they've", "Hello", "World", "However,", "Therefore", "(see", "above)."};
+    "the",       "of",        "and",   "to",       "in",        "is",   "that",   "for",   "it",    "as",
+    "was",       "with",      "be",    "by",       "on",        "not",  "he",     "this",  "are",   "or",
+    "his",       "from",      "at",    "which",    "but",       "have", "an",     "had",   "they",  "you",
+    "were",      "their",     "one",   "all",      "we",        "can",  "her",    "has",   "there", "been",
+    "if",        "more",      "when",  "will",     "would",     "who",  "so",     "no",    "model", "training",
+    "tokenizer", "attention", "mask",  "gradient", "dataset",   "loss", "I'm",    "don't", "it's",  "we'll",
+    "they've",   "Hello",     "World", "However,", "Therefore", "(see", "above)."};
 const std::vector<std::string> kCode = {
-    "def f(x):\n    return x * 2\n", "for (int i = 0; i < n; ++i) { sum += a[i]; }",
-    "if err != nil {\n\treturn err\n}", "const y = await fetch(url);", "{\"key\": [1, 2, 3], \"ok\": true}",
-    "https://example.com/path?q=1&r=two", "SELECT * FROM users WHERE id = 42;", "x_1 = np.zeros((3, 4))"};
-const std::vector<std::string> kOther = {
-    "你好，世界。", "机器学习模型的训练数据", "日本語のテキスト", "カタカナとひらがな", "한국어 문장입니다",
-    "مرحبا بالعالم", "كيف حالك اليوم", "Привет, мир!", "обучение модели", "Γειά σου Κόσμε", "नमस्ते दुनिया",
-    "😀", "🎉🎉", "👨‍👩‍👧‍👦", "🇫🇷", "café", "naïve", "résumé", "straße", "ÆØÅ"};
+    "def f(x):\n    return x * 2\n",      "for (int i = 0; i < n; ++i) { sum += a[i]; }",
+    "if err != nil {\n\treturn err\n}",   "const y = await fetch(url);",
+    "{\"key\": [1, 2, 3], \"ok\": true}", "https://example.com/path?q=1&r=two",
+    "SELECT * FROM users WHERE id = 42;", "x_1 = np.zeros((3, 4))"};
+const std::vector<std::string> kOther = {"你好，世界。",
+                                         "机器学习模型的训练数据",
+                                         "日本語のテキスト",
+                                         "カタカナとひらがな",
+                                         "한국어 문장입니다",
+                                         "مرحبا بالعالم",
+                                         "كيف حالك اليوم",
+                                         "Привет, мир!",
+                                         "обучение модели",
+                                         "Γειά σου Κόσμε",
+                                         "नमस्ते दुनिया",
+                                         "😀",
+                                         "🎉🎉",
+                                         "👨‍👩‍👧‍👦",
+                                         "🇫🇷",
+                                         "café",
+                                         "naïve",
+                                         "résumé",
+                                         "straße",
+                                         "ÆØÅ"};
 
 std::string generateText(size_t bytes) {
   Rng rng{20240726};
@@ -57,13 +76,17 @@ std::string generateText(size_t bytes) {
     for (size_t w = 0; w < words; ++w) {
       size_t kind = rng.below(100);
       if (w) out += rng.below(50) == 0 ? "  " : " ";
-      if (kind < 60) out += kEnglish[rng.below(kEnglish.size())];
+      if (kind < 60)
+        out += kEnglish[rng.below(kEnglish.size())];
       else if (kind < 68) { // a random word: keeps the word cache honest
         size_t n = 3 + rng.below(10);
         for (size_t i = 0; i < n; ++i) out += char('a' + rng.below(26));
-      } else if (kind < 74) out += std::to_string(rng.next() % 1000000);
-      else if (kind < 80) out += kCode[rng.below(kCode.size())];
-      else out += kOther[rng.below(kOther.size())];
+      } else if (kind < 74)
+        out += std::to_string(rng.next() % 1000000);
+      else if (kind < 80)
+        out += kCode[rng.below(kCode.size())];
+      else
+        out += kOther[rng.below(kOther.size())];
     }
     size_t end = rng.below(10);
     out += end == 0 ? "\n\n" : end == 1 ? "\r\n" : ".\n";
@@ -98,17 +121,23 @@ double seconds(std::chrono::steady_clock::time_point t0) {
 int main(int argc, char** argv) {
   double mb = 10;
   std::string cache;
-  if (const char* env = std::getenv("MASKSCOPE_TOKENIZER_CACHE")) cache = env;
-  else cache = std::string(std::getenv("HOME") ? std::getenv("HOME") : ".") + "/.cache/maskscope/tokenizers";
+  if (const char* env = std::getenv("MASKSCOPE_TOKENIZER_CACHE"))
+    cache = env;
+  else
+    cache = std::string(std::getenv("HOME") ? std::getenv("HOME") : ".") + "/.cache/maskscope/tokenizers";
   bool reference = true;
   int repeat = 1;
   std::vector<std::string> models = {"qwen3", "llama3", "gemma3", "llama2"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--mb" && i + 1 < argc) mb = std::atof(argv[++i]);
-    else if (a == "--cache" && i + 1 < argc) cache = argv[++i];
-    else if (a == "--no-reference") reference = false;
-    else if (a == "--repeat" && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
+    if (a == "--mb" && i + 1 < argc)
+      mb = std::atof(argv[++i]);
+    else if (a == "--cache" && i + 1 < argc)
+      cache = argv[++i];
+    else if (a == "--no-reference")
+      reference = false;
+    else if (a == "--repeat" && i + 1 < argc)
+      repeat = std::max(1, std::atoi(argv[++i]));
     else if (a == "--models" && i + 1 < argc) {
       models.clear();
       std::stringstream ss(argv[++i]);
@@ -121,8 +150,8 @@ int main(int argc, char** argv) {
   const std::string text = generateText(size_t(mb * 1e6));
   const auto chunks = lines(text);
   const double textMb = double(text.size()) / 1e6;
-  std::printf("text: %.2f MB in %zu lines (deterministic mix: English, code, numbers, CJK, Arabic, emoji)\n",
-              textMb, chunks.size());
+  std::printf("text: %.2f MB in %zu lines (deterministic mix: English, code, numbers, CJK, Arabic, emoji)\n", textMb,
+              chunks.size());
 
   std::map<std::string, double> ours, oursCpu, load;
   for (const std::string& m : models) {
@@ -142,8 +171,8 @@ int main(int argc, char** argv) {
     double s = seconds(t0) / repeat, cpu = (cpuSeconds() - c0) / repeat;
     ours[m] = textMb / s;
     oursCpu[m] = textMb / cpu;
-    std::printf("%-7s load %.3f s, encode %.2f s = %.1f MB/s (%.1f MB/s of CPU time), %zu tokens\n", m.c_str(),
-                load[m], s, ours[m], oursCpu[m], n / size_t(repeat));
+    std::printf("%-7s load %.3f s, encode %.2f s = %.1f MB/s (%.1f MB/s of CPU time), %zu tokens\n", m.c_str(), load[m],
+                s, ours[m], oursCpu[m], n / size_t(repeat));
     std::fflush(stdout);
   }
 

@@ -34,7 +34,9 @@ QString writeLongDump(const QTemporaryDir& dir, int length) {
   const QString path = dir.filePath(QStringLiteral("long.json"));
   QFile f(path);
   f.open(QIODevice::WriteOnly);
-  f.write(QStringLiteral("{\"input_ids\": [[%1]], \"attention_mask\": [[%2]], \"labels\": [[%1]]}").arg(ids.join(QLatin1Char(',')), mask.join(QLatin1Char(','))).toUtf8());
+  f.write(QStringLiteral("{\"input_ids\": [[%1]], \"attention_mask\": [[%2]], \"labels\": [[%1]]}")
+              .arg(ids.join(QLatin1Char(',')), mask.join(QLatin1Char(',')))
+              .toUtf8());
   return path;
 }
 } // namespace
@@ -103,7 +105,8 @@ private Q_SLOTS:
       t.restart();
       for (int i = 0; i < 5; ++i) renderGridRegion(s, QRect(0, 0, n, n), QSize(800, 800));
       const double grid = double(t.nsecsElapsed()) / 5;
-      qInfo("grid overview %d tokens: %.2f ms = %.1f x an 800x800 fill (%.3f ms)", n, grid / 1e6, grid / fill, fill / 1e6);
+      qInfo("grid overview %d tokens: %.2f ms = %.1f x an 800x800 fill (%.3f ms)", n, grid / 1e6, grid / fill,
+            fill / 1e6);
     }
     t.restart();
     Session session;
@@ -123,7 +126,8 @@ private Q_SLOTS:
     t.restart();
     for (int i = 0; i < 20; ++i) w.lintPanel()->lintCurrentBatch();
     const double lintNs = double(t.nsecsElapsed()) / 20;
-    qInfo("row switch on the UI thread: %.2f ms; the synchronous batch lint it no longer runs: %.2f ms (switch = %.2f x lint)",
+    qInfo("row switch on the UI thread: %.2f ms; the synchronous batch lint it no longer runs: %.2f ms (switch = %.2f "
+          "x lint)",
           switchNs / 1e6, lintNs / 1e6, switchNs / lintNs);
   }
 };

@@ -2,8 +2,8 @@
 #include "core/batchio/BatchJson.h"
 #include "core/batchio/BatchTensors.h"
 #include "core/util/Error.h"
-#include "core/util/JsonParse.h"
 #include "core/util/FileReading.h"
+#include "core/util/JsonParse.h"
 
 #include <cmath>
 #include <sstream>
@@ -36,19 +36,25 @@ IntGrid gridFromJson(const nlohmann::json& v, const std::string& file, const std
   for (size_t r = 0; r < v.size(); ++r) {
     const auto& row = v[r];
     if (!row.is_array()) throw Error("row " + std::to_string(r) + " is not a list", where);
-    if (r == 0) g.cols = int64_t(row.size());
+    if (r == 0)
+      g.cols = int64_t(row.size());
     else if (int64_t(row.size()) != g.cols)
       throw Error("row " + std::to_string(r) + " has " + std::to_string(row.size()) + " values, row 0 has " +
                       std::to_string(g.cols) + " (ragged batch)",
                   where);
     for (size_t c = 0; c < row.size(); ++c) {
       const auto& x = row[c];
-      if (x.is_boolean()) g.values.push_back(x.get<bool>() ? 1 : 0);
-      else if (x.is_number_integer()) g.values.push_back(x.get<int64_t>());
-      else if (x.is_number_unsigned() && x.get<uint64_t>() <= uint64_t(INT64_MAX)) g.values.push_back(int64_t(x.get<uint64_t>()));
-      else if (x.is_number_float() && std::abs(x.get<double>()) < 9.0e15 && x.get<double>() == double(int64_t(x.get<double>())))
+      if (x.is_boolean())
+        g.values.push_back(x.get<bool>() ? 1 : 0);
+      else if (x.is_number_integer())
+        g.values.push_back(x.get<int64_t>());
+      else if (x.is_number_unsigned() && x.get<uint64_t>() <= uint64_t(INT64_MAX))
+        g.values.push_back(int64_t(x.get<uint64_t>()));
+      else if (x.is_number_float() && std::abs(x.get<double>()) < 9.0e15 &&
+               x.get<double>() == double(int64_t(x.get<double>())))
         g.values.push_back(int64_t(x.get<double>()));
-      else throw Error("value at [" + std::to_string(r) + "][" + std::to_string(c) + "] is not an integer", where);
+      else
+        throw Error("value at [" + std::to_string(r) + "][" + std::to_string(c) + "] is not an integer", where);
     }
   }
   return g;
@@ -67,7 +73,8 @@ nlohmann::ordered_json batchToJson(const Batch& b) {
   j["input_ids"] = gridToJson(b.inputIds);
   j["attention_mask"] = gridToJson(b.attentionMask);
   j["labels"] = gridToJson(b.labels);
-  j["position_ids"] = b.positionIds.empty() && b.inputIds.rows > 0 ? nlohmann::ordered_json(nullptr) : gridToJson(b.positionIds);
+  j["position_ids"] =
+      b.positionIds.empty() && b.inputIds.rows > 0 ? nlohmann::ordered_json(nullptr) : gridToJson(b.positionIds);
   return j;
 }
 
@@ -80,8 +87,9 @@ Batch batchFromJson(const nlohmann::json& o, const std::string& file, bool stric
   if (o.contains("attention_mask") && !o["attention_mask"].is_null()) {
     b.attentionMask = gridFromJson(o["attention_mask"], file, "attention_mask");
     for (int64_t v : b.attentionMask.values)
-      if (v < 0) throw Error("attention_mask holds a negative value (" + std::to_string(v) + "); expected 0/1 or segment ids",
-                             {file, -1, -1, -1, "attention_mask"});
+      if (v < 0)
+        throw Error("attention_mask holds a negative value (" + std::to_string(v) + "); expected 0/1 or segment ids",
+                    {file, -1, -1, -1, "attention_mask"});
   } else {
     b.attentionMask = IntGrid(b.inputIds.rows, b.inputIds.cols, 1);
   }
@@ -112,8 +120,10 @@ Batch readJsonBatch(const std::string& path, bool strictShapes) {
       auto row = nlohmann::json::parse(line, nullptr, false);
       if (row.is_discarded() || !row.is_object()) throw Error("not a JSON object", {path, lineNo});
       for (auto it = row.begin(); it != row.end(); ++it) {
-        if (it.value().is_array()) stacked[it.key()].push_back(it.value());
-        else scalars[it.key()] = it.value();
+        if (it.value().is_array())
+          stacked[it.key()].push_back(it.value());
+        else
+          scalars[it.key()] = it.value();
       }
     }
     for (auto it = scalars.begin(); it != scalars.end(); ++it) stacked[it.key()] = it.value();

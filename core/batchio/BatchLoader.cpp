@@ -15,8 +15,8 @@ namespace maskscope {
 
 namespace {
 
-const char* const kBatchTensorNames[] = {"input_ids", "attention_mask", "labels", "position_ids",
-                                         "pad_token_id", "eos_token_id", "bos_token_id"};
+const char* const kBatchTensorNames[] = {"input_ids",    "attention_mask", "labels",      "position_ids",
+                                         "pad_token_id", "eos_token_id",   "bos_token_id"};
 
 } // namespace
 
@@ -33,7 +33,8 @@ Batch readTorchBatch(const std::string& path, bool strictShapes) {
   std::shared_ptr<ForwardEngine> engine = loadForwardEngine(&why);
   if (!engine)
     throw Error("reading a .pt batch needs the LibTorch module (" + std::string(kForwardEngineFileName) +
-                    "), which is not available: " + why + ". Save the batch with safetensors "
+                    "), which is not available: " + why +
+                    ". Save the batch with safetensors "
                     "(safetensors.torch.save_file) or as JSON instead.",
                 {path});
   std::map<std::string, TensorGrid> all;
@@ -53,10 +54,14 @@ Batch readTorchBatch(const std::string& path, bool strictShapes) {
 Batch loadBatchDump(const std::string& path, bool strictShapes) {
   if (!fileExists(path)) throw Error("no such batch file", {path});
   Batch b;
-  if (path.ends_with(".json") || path.ends_with(".jsonl")) b = readJsonBatch(path, strictShapes);
-  else if (path.ends_with(".safetensors")) b = readSafetensorsBatch(path, strictShapes);
-  else if (path.ends_with(".pt") || path.ends_with(".pth") || path.ends_with(".bin")) b = readTorchBatch(path, strictShapes);
-  else throw Error("unsupported batch file type (expected .json, .jsonl, .safetensors or .pt)", {path});
+  if (path.ends_with(".json") || path.ends_with(".jsonl"))
+    b = readJsonBatch(path, strictShapes);
+  else if (path.ends_with(".safetensors"))
+    b = readSafetensorsBatch(path, strictShapes);
+  else if (path.ends_with(".pt") || path.ends_with(".pth") || path.ends_with(".bin"))
+    b = readTorchBatch(path, strictShapes);
+  else
+    throw Error("unsupported batch file type (expected .json, .jsonl, .safetensors or .pt)", {path});
   deriveSegments(b);
   return b;
 }

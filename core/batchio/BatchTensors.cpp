@@ -16,9 +16,9 @@ bool integerDtype(const std::string& d) {
   // safetensors names (I64, U8, BOOL, ...), c10::toString(ScalarType) names (Long, Int, Byte,
   // Bool, ...) as the LibTorch module reports them, "int" for Python int scalars, and numpy-style
   // names (int64, uint8, bool, ...).
-  static const char* ok[] = {"I64",   "I32",   "I16",   "I8",   "U8",    "U16",   "U32",  "U64",  "BOOL",
-                             "Long",  "Int",   "Short", "Char", "Byte",  "Bool",  "int",  "int64", "int32",
-                             "int16", "int8",  "uint8", "bool", "UInt16", "UInt32", "UInt64"};
+  static const char* ok[] = {"I64",   "I32",  "I16",   "I8",   "U8",     "U16",    "U32",   "U64",   "BOOL",
+                             "Long",  "Int",  "Short", "Char", "Byte",   "Bool",   "int",   "int64", "int32",
+                             "int16", "int8", "uint8", "bool", "UInt16", "UInt32", "UInt64"};
   for (const char* o : ok)
     if (d == o) return true;
   return d.empty(); // a reader that does not say has already widened integers
@@ -26,7 +26,8 @@ bool integerDtype(const std::string& d) {
 
 IntGrid gridOf(const TensorGrid& t, const std::string& file, const std::string& name) {
   SourceLocation at{file, -1, -1, -1, name};
-  if (!integerDtype(t.dtype)) throw Error("dtype " + t.dtype + " is not an integer type (ids, masks and labels must be integers)", at);
+  if (!integerDtype(t.dtype))
+    throw Error("dtype " + t.dtype + " is not an integer type (ids, masks and labels must be integers)", at);
   if (t.shape.size() != 1 && t.shape.size() != 2)
     throw Error("expected a [batch, length] or [length] tensor, got shape " + shapeText(t.shape), at);
   int64_t count = 1;
@@ -59,7 +60,8 @@ void checkBatchShapes(const Batch& b, const std::string& file) {
   auto check = [&](const IntGrid& g, const char* name) {
     if (!g.sameShape(b.inputIds))
       throw Error(std::string(name) + " has shape [" + std::to_string(g.rows) + ", " + std::to_string(g.cols) +
-                      "], input_ids has [" + std::to_string(b.inputIds.rows) + ", " + std::to_string(b.inputIds.cols) + "]",
+                      "], input_ids has [" + std::to_string(b.inputIds.rows) + ", " + std::to_string(b.inputIds.cols) +
+                      "]",
                   {file, -1, -1, -1, name});
   };
   check(b.attentionMask, "attention_mask");
@@ -76,8 +78,9 @@ Batch batchFromTensors(const std::map<std::string, TensorGrid>& m, const std::st
   if (m.count("attention_mask")) {
     b.attentionMask = gridOf(m.at("attention_mask"), file, "attention_mask");
     for (int64_t v : b.attentionMask.values)
-      if (v < 0) throw Error("attention_mask holds a negative value (" + std::to_string(v) + "); expected 0/1 or segment ids",
-                             {file, -1, -1, -1, "attention_mask"});
+      if (v < 0)
+        throw Error("attention_mask holds a negative value (" + std::to_string(v) + "); expected 0/1 or segment ids",
+                    {file, -1, -1, -1, "attention_mask"});
   } else {
     b.attentionMask = IntGrid(b.inputIds.rows, b.inputIds.cols, 1);
   }

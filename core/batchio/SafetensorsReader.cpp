@@ -20,11 +20,10 @@ struct DtypeInfo {
 };
 
 constexpr DtypeInfo kDtypes[] = {
-    {"BOOL", 8, true},      {"U8", 8, true},        {"I8", 8, true},          {"I16", 16, true},
-    {"U16", 16, true},      {"I32", 32, true},      {"U32", 32, true},        {"I64", 64, true},
-    {"U64", 64, true},      {"F4", 4, false},       {"F6_E2M3", 6, false},    {"F6_E3M2", 6, false},
-    {"F8_E5M2", 8, false},  {"F8_E4M3", 8, false},  {"F8_E8M0", 8, false},   {"F16", 16, false},
-    {"BF16", 16, false},    {"F32", 32, false},     {"F64", 64, false},       {"C64", 64, false},
+    {"BOOL", 8, true},     {"U8", 8, true},       {"I8", 8, true},       {"I16", 16, true},     {"U16", 16, true},
+    {"I32", 32, true},     {"U32", 32, true},     {"I64", 64, true},     {"U64", 64, true},     {"F4", 4, false},
+    {"F6_E2M3", 6, false}, {"F6_E3M2", 6, false}, {"F8_E5M2", 8, false}, {"F8_E4M3", 8, false}, {"F8_E8M0", 8, false},
+    {"F16", 16, false},    {"BF16", 16, false},   {"F32", 32, false},    {"F64", 64, false},    {"C64", 64, false},
 };
 
 const DtypeInfo* dtypeInfo(const std::string& d) {
@@ -65,7 +64,9 @@ SafetensorsFile::SafetensorsFile(std::string path) : path_(std::move(path)) {
   const std::streamoff size = in.tellg();
   if (size < 0) throw Error("cannot read the file size", {path_});
   const uint64_t fileSize = uint64_t(size);
-  if (fileSize < 8) throw Error("not a safetensors file: " + std::to_string(fileSize) + " bytes, the 8-byte header length is missing", {path_});
+  if (fileSize < 8)
+    throw Error("not a safetensors file: " + std::to_string(fileSize) + " bytes, the 8-byte header length is missing",
+                {path_});
   in.seekg(0);
   unsigned char head[8];
   in.read(reinterpret_cast<char*>(head), 8);
@@ -74,10 +75,12 @@ SafetensorsFile::SafetensorsFile(std::string path) : path_(std::move(path)) {
     throw Error("safetensors header length " + std::to_string(n) + " is over the 100 MB limit", {path_, -1, -1, 0});
   if (8 + n > fileSize)
     throw Error("safetensors header length " + std::to_string(n) + " runs past the end of the file (" +
-                    std::to_string(fileSize) + " bytes)", {path_, -1, -1, 0});
+                    std::to_string(fileSize) + " bytes)",
+                {path_, -1, -1, 0});
   std::string header(size_t(n), '\0');
   in.read(header.data(), std::streamsize(n));
-  if (uint64_t(in.gcount()) != n) throw Error("the file is shorter than it claims (truncated header)", {path_, -1, -1, 8});
+  if (uint64_t(in.gcount()) != n)
+    throw Error("the file is shorter than it claims (truncated header)", {path_, -1, -1, 8});
   parseHeader(header, fileSize);
 }
 
@@ -86,13 +89,16 @@ SafetensorsFile SafetensorsFile::fromBytes(std::string bytes, std::string name) 
   f.path_ = std::move(name);
   f.memory_ = std::make_shared<const std::string>(std::move(bytes));
   const std::string& b = *f.memory_;
-  if (b.size() < 8) throw Error("not a safetensors file: " + std::to_string(b.size()) + " bytes, the 8-byte header length is missing", {f.path_});
+  if (b.size() < 8)
+    throw Error("not a safetensors file: " + std::to_string(b.size()) + " bytes, the 8-byte header length is missing",
+                {f.path_});
   const uint64_t n = readLe64(reinterpret_cast<const unsigned char*>(b.data()));
   if (n > kSafetensorsMaxHeader)
     throw Error("safetensors header length " + std::to_string(n) + " is over the 100 MB limit", {f.path_, -1, -1, 0});
   if (8 + n > b.size())
     throw Error("safetensors header length " + std::to_string(n) + " runs past the end of the file (" +
-                    std::to_string(b.size()) + " bytes)", {f.path_, -1, -1, 0});
+                    std::to_string(b.size()) + " bytes)",
+                {f.path_, -1, -1, 0});
   f.parseHeader(b.substr(8, size_t(n)), b.size());
   return f;
 }
@@ -149,10 +155,11 @@ void SafetensorsFile::parseHeader(const std::string& header, uint64_t fileSize) 
     uint64_t bits = 0;
     if (mulOverflows(elements, uint64_t(info->bits), bits)) throw Error("tensor size overflows", at);
     if (bits % 8 != 0) throw Error("tensor of " + t.dtype + " does not fill whole bytes", at);
-    if (t.end < t.begin) throw Error("data_offsets end " + std::to_string(t.end) + " is before begin " + std::to_string(t.begin), at);
+    if (t.end < t.begin)
+      throw Error("data_offsets end " + std::to_string(t.end) + " is before begin " + std::to_string(t.begin), at);
     if (t.end - t.begin != bits / 8)
-      throw Error("data_offsets give " + std::to_string(t.end - t.begin) + " bytes, but " + t.dtype + " of this shape needs " +
-                      std::to_string(bits / 8),
+      throw Error("data_offsets give " + std::to_string(t.end - t.begin) + " bytes, but " + t.dtype +
+                      " of this shape needs " + std::to_string(bits / 8),
                   at);
     tensors_.push_back(std::move(t));
   }
@@ -196,7 +203,8 @@ std::string SafetensorsFile::readBytes(uint64_t begin, uint64_t size) const {
   in.seekg(std::streamoff(dataStart_ + begin));
   std::string out(size_t(size), '\0');
   in.read(out.data(), std::streamsize(size));
-  if (uint64_t(in.gcount()) != size) throw Error("the file changed while reading (short read)", {path_, -1, -1, long(dataStart_ + begin)});
+  if (uint64_t(in.gcount()) != size)
+    throw Error("the file changed while reading (short read)", {path_, -1, -1, long(dataStart_ + begin)});
   return out;
 }
 
@@ -205,9 +213,12 @@ TensorGrid SafetensorsFile::readIntegers(const std::string& name, int64_t maxEle
   if (!t) throw Error("no tensor named \"" + name + "\"", {path_, -1, -1, -1, name});
   SourceLocation at{path_, -1, -1, long(dataStart_ + t->begin), name};
   if (!safetensorsDtypeIsInteger(t->dtype))
-    throw Error("dtype " + t->dtype + " is not an integer type (ids, masks and labels must be I64, I32, I16, I8, U8 or BOOL)", at);
+    throw Error("dtype " + t->dtype +
+                    " is not an integer type (ids, masks and labels must be I64, I32, I16, I8, U8 or BOOL)",
+                at);
   const int64_t n = t->elementCount();
-  if (n > maxElements) throw Error(std::to_string(n) + " values is over the limit of " + std::to_string(maxElements), at);
+  if (n > maxElements)
+    throw Error(std::to_string(n) + " values is over the limit of " + std::to_string(maxElements), at);
   const int size = safetensorsDtypeSize(t->dtype);
   const std::string bytes = readBytes(t->begin, t->end - t->begin);
   TensorGrid g;
@@ -220,8 +231,10 @@ TensorGrid SafetensorsFile::readIntegers(const std::string& name, int64_t maxEle
     uint64_t u = 0;
     for (int b = size - 1; b >= 0; --b) u = (u << 8) | p[b];
     int64_t v;
-    if (isSigned && size < 8 && (u >> (size * 8 - 1)) & 1) v = int64_t(u) - (int64_t(1) << (size * 8)); // sign-extend
-    else v = int64_t(u);
+    if (isSigned && size < 8 && (u >> (size * 8 - 1)) & 1)
+      v = int64_t(u) - (int64_t(1) << (size * 8)); // sign-extend
+    else
+      v = int64_t(u);
     if (t->dtype == "U64" && u > uint64_t(INT64_MAX)) throw Error("a U64 value does not fit in int64", at);
     if (t->dtype == "BOOL") v = u != 0;
     g.values[size_t(i)] = v;

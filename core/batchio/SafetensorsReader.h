@@ -18,7 +18,7 @@ inline constexpr uint64_t kSafetensorsMaxHeader = 100'000'000; // the reference 
 
 struct SafetensorsTensor {
   std::string name;
-  std::string dtype;          // "I64", "I32", "BOOL", "F32", ...
+  std::string dtype; // "I64", "I32", "BOOL", "F32", ...
   std::vector<int64_t> shape;
   uint64_t begin = 0, end = 0; // byte range inside the data section
   int64_t elementCount() const;

@@ -32,9 +32,13 @@ Collator::Collator(CollatorSpec spec, const Tokenizer& tokenizer, const SpecialT
   if (sp.bos) bosId_ = *sp.bos;
   const std::string& p = spec_.padToken;
   if (p.empty()) {
-    if (sp.pad) padId_ = *sp.pad;
-    else if (sp.eos) { padId_ = *sp.eos; padFellBackToEos_ = true; }
-    else padId_ = 0;
+    if (sp.pad)
+      padId_ = *sp.pad;
+    else if (sp.eos) {
+      padId_ = *sp.eos;
+      padFellBackToEos_ = true;
+    } else
+      padId_ = 0;
   } else if (p == "eos" || p == "eos_token") {
     if (!sp.eos) throw Error("collator pad_token=eos, but the tokenizer has no EOS token");
     padId_ = *sp.eos;
@@ -99,10 +103,16 @@ CollatedExample Collator::prepare(const TokenizedConversation& row) const {
   }
   // The closing token of each reply: the last special token of each run of reply positions.
   for (size_t i = 0; i < n;) {
-    if (!ex.meta[i].reply) { ++i; continue; }
+    if (!ex.meta[i].reply) {
+      ++i;
+      continue;
+    }
     size_t j = i;
     int lastSpecial = -1;
-    while (j < n && ex.meta[j].reply) { if (ex.meta[j].special) lastSpecial = int(j); ++j; }
+    while (j < n && ex.meta[j].reply) {
+      if (ex.meta[j].special) lastSpecial = int(j);
+      ++j;
+    }
     if (lastSpecial >= 0) ex.meta[size_t(lastSpecial)].closesReply = true;
     i = j;
   }
@@ -129,7 +139,10 @@ CollatedExample Collator::prepare(const TokenizedConversation& row) const {
       from = size_t(row.completionStart);
     } else {
       for (size_t i = 0; i < n; ++i)
-        if (ex.meta[i].reply && ex.meta[i].messageIndex == lastAssistant) { from = i; break; }
+        if (ex.meta[i].reply && ex.meta[i].messageIndex == lastAssistant) {
+          from = i;
+          break;
+        }
     }
     for (size_t i = from; i < n; ++i) ex.graded[i] = 1;
     break;
@@ -172,7 +185,10 @@ CollatedExample Collator::prepare(const TokenizedConversation& row) const {
     // A reply run that extends past the kept end lost its end (its closing token, when it has one).
     std::vector<uint8_t> cutRun(ex.ids.size(), 0);
     for (size_t i = 0; i < ex.ids.size();) {
-      if (!ex.meta[i].reply) { ++i; continue; }
+      if (!ex.meta[i].reply) {
+        ++i;
+        continue;
+      }
       size_t j = i;
       while (j < ex.ids.size() && ex.meta[j].reply) ++j;
       if (j > to) {
@@ -260,8 +276,10 @@ Batch Collator::assemble(const std::vector<std::vector<const CollatedExample*>>&
     longest = std::max(longest, len);
   }
   int64_t T = longest;
-  if (spec_.padTo == PadTo::MaxLength) T = std::max<int64_t>(longest, spec_.maxLength);
-  else if (spec_.padTo == PadTo::MultipleOf) T = (longest + spec_.multipleOf - 1) / spec_.multipleOf * spec_.multipleOf;
+  if (spec_.padTo == PadTo::MaxLength)
+    T = std::max<int64_t>(longest, spec_.maxLength);
+  else if (spec_.padTo == PadTo::MultipleOf)
+    T = (longest + spec_.multipleOf - 1) / spec_.multipleOf * spec_.multipleOf;
 
   // Four int64 grids plus per-position meta: refuse sizes that only a typo asks for.
   constexpr int64_t kMaxCells = int64_t(1) << 25;

@@ -11,54 +11,66 @@ const std::vector<CollatorPreset>& collatorPresets() {
   // Each preset names the library call it reproduces; the settings are what that call does on a
   // chat dataset rendered through the template (see tests/collate for the hand-worked arrays).
   static const std::vector<CollatorPreset> presets = {
-      {"default", "the correct SFT set-up: right padding to the longest row, pads -100 and unattended, "
-                  "assistant replies and their closing token graded",
+      {"default",
+       "the correct SFT set-up: right padding to the longest row, pads -100 and unattended, "
+       "assistant replies and their closing token graded",
        "", false},
-      {"hf-lm", "transformers DataCollatorForLanguageModeling(tokenizer, mlm=False): tokenizer.pad to the "
-                "longest row (attention 0 on pads), labels = input_ids.clone() with "
-                "labels[labels == pad_token_id] = -100",
+      {"hf-lm",
+       "transformers DataCollatorForLanguageModeling(tokenizer, mlm=False): tokenizer.pad to the "
+       "longest row (attention 0 on pads), labels = input_ids.clone() with "
+       "labels[labels == pad_token_id] = -100",
        "labels=mask_pad_id", false},
-      {"hf-seq2seq-style", "transformers DataCollatorForSeq2Seq on rows whose labels are a copy of input_ids: "
-                           "labels padded with label_pad_token_id=-100, every real token graded",
+      {"hf-seq2seq-style",
+       "transformers DataCollatorForSeq2Seq on rows whose labels are a copy of input_ids: "
+       "labels padded with label_pad_token_id=-100, every real token graded",
        "labels=pad_masked", false},
-      {"hf-flattening", "transformers DataCollatorWithFlattening: the batch concatenated into one row, "
-                        "position_ids restart per example, labels = input_ids with the first of each example "
-                        "-100 (separator_id); it writes no attention_mask (maskscope shows ones)",
+      {"hf-flattening",
+       "transformers DataCollatorWithFlattening: the batch concatenated into one row, "
+       "position_ids restart per example, labels = input_ids with the first of each example "
+       "-100 (separator_id); it writes no attention_mask (maskscope shows ones)",
        "packing=padding_free,labels=pad_masked", false},
-      {"trl-completion-only", "TRL SFTTrainer completion_only_loss=True (DataCollatorForLanguageModeling with "
-                              "completion_mask) on prompt/completion rows: right padding, pads -100, everything "
-                              "after the prompt (with its generation prompt) graded; on messages rows maskscope "
-                              "takes the final assistant message as the completion",
+      {"trl-completion-only",
+       "TRL SFTTrainer completion_only_loss=True (DataCollatorForLanguageModeling with "
+       "completion_mask) on prompt/completion rows: right padding, pads -100, everything "
+       "after the prompt (with its generation prompt) graded; on messages rows maskscope "
+       "takes the final assistant message as the completion",
        "labels=completion_only", false},
-      {"trl-assistant-only", "TRL SFTTrainer assistant_only_loss=True: labels -100 where assistant_masks == 0, "
-                             "the mask built from the template's {% generation %} spans (maskscope falls back to "
-                             "each reply's content and closing token when the template has none)",
+      {"trl-assistant-only",
+       "TRL SFTTrainer assistant_only_loss=True: labels -100 where assistant_masks == 0, "
+       "the mask built from the template's {% generation %} spans (maskscope falls back to "
+       "each reply's content and closing token when the template has none)",
        "labels=assistant_only", false},
-      {"trl-padding-free", "TRL SFTTrainer padding_free=True with assistant_only_loss=True: one row, "
-                           "position_ids restart per example, labels[position_ids == 0] = -100, no attention_mask",
+      {"trl-padding-free",
+       "TRL SFTTrainer padding_free=True with assistant_only_loss=True: one row, "
+       "position_ids restart per example, labels[position_ids == 0] = -100, no attention_mask",
        "packing=padding_free,labels=assistant_only", false},
-      {"axolotl-packed", "axolotl sample_packing with pad_to_sequence_len (V2BatchSamplerDataCollatorForSeq2Seq): "
-                         "examples packed per row, attention_mask holds segment ids 1, 2, 3, ... (0 pad), "
-                         "position ids reset per example, prompts -100 (train_on_inputs: false)",
+      {"axolotl-packed",
+       "axolotl sample_packing with pad_to_sequence_len (V2BatchSamplerDataCollatorForSeq2Seq): "
+       "examples packed per row, attention_mask holds segment ids 1, 2, 3, ... (0 pad), "
+       "position ids reset per example, prompts -100 (train_on_inputs: false)",
        "packing=block_diagonal,pad_to=max_length,max_length=512,labels=assistant_only", false},
-      {"naive-packed", "examples concatenated into rows with an EOS after each (old TRL ConstantLengthDataset "
-                       "style), positions restarted, but a plain 0/1 attention mask, so eager/SDPA attend "
-                       "across examples",
-       "packing=reset_positions,packing_separator=true,pad_to=max_length,max_length=512,labels=assistant_only",
-       true},
-      {"buggy-max-length-all-ones", "the classic bug report: padding='max_length', truncation=True, attention_mask all "
-                                    "ones, labels = input_ids (pads graded and attended)",
+      {"naive-packed",
+       "examples concatenated into rows with an EOS after each (old TRL ConstantLengthDataset "
+       "style), positions restarted, but a plain 0/1 attention mask, so eager/SDPA attend "
+       "across examples",
+       "packing=reset_positions,packing_separator=true,pad_to=max_length,max_length=512,labels=assistant_only", true},
+      {"buggy-max-length-all-ones",
+       "the classic bug report: padding='max_length', truncation=True, attention_mask all "
+       "ones, labels = input_ids (pads graded and attended)",
        "pad_to=max_length,max_length=256,truncation=keep_start,attention=all_ones,labels=all", true},
-      {"buggy-pad-is-eos", "tokenizer.pad_token = tokenizer.eos_token with DataCollatorForLanguageModeling: "
-                           "masking pad ids also masks every EOS, so the model never learns to stop",
+      {"buggy-pad-is-eos",
+       "tokenizer.pad_token = tokenizer.eos_token with DataCollatorForLanguageModeling: "
+       "masking pad ids also masks every EOS, so the model never learns to stop",
        "pad_token=eos,labels=mask_pad_id", true},
       {"buggy-last-turn-only", "a collator that grades only the final assistant turn of multi-turn chats",
        "labels=last_turn", true},
-      {"buggy-no-position-reset", "packing without position ids: the model counts 0..T-1 across the row, so "
-                                  "the second example starts where the first ended (and attends to it)",
+      {"buggy-no-position-reset",
+       "packing without position ids: the model counts 0..T-1 across the row, so "
+       "the second example starts where the first ended (and attends to it)",
        "packing=naive,pad_to=max_length,max_length=512,labels=assistant_only", true},
-      {"buggy-left-pad-positions", "left padding with position ids 0..T-1 that count the pads (no "
-                                   "position_ids passed in training)",
+      {"buggy-left-pad-positions",
+       "left padding with position ids 0..T-1 that count the pads (no "
+       "position_ids passed in training)",
        "padding_side=left,position_ids=arange", true},
   };
   return presets;
@@ -82,8 +94,8 @@ int parseInt(const std::string& key, const std::string& v, int lo, int hi) {
   int out = 0;
   auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
   if (ec != std::errc() || p != v.data() + v.size() || out < lo || out > hi)
-    throw Error("collator key " + key + ": expected an integer in [" + std::to_string(lo) + ", " +
-                std::to_string(hi) + "], got \"" + v + "\"");
+    throw Error("collator key " + key + ": expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                "], got \"" + v + "\"");
   return out;
 }
 
@@ -96,57 +108,89 @@ int parseInt(const std::string& key, const std::string& v, int lo, int hi) {
 void applyCollatorSetting(CollatorSpec& s, const std::string& rawKey, const std::string& v) {
   std::string key = lower(rawKey);
   if (key == "padding_side") {
-    if (v == "right") s.paddingSide = PaddingSide::Right;
-    else if (v == "left") s.paddingSide = PaddingSide::Left;
-    else badValue(key, v, "right, left");
+    if (v == "right")
+      s.paddingSide = PaddingSide::Right;
+    else if (v == "left")
+      s.paddingSide = PaddingSide::Left;
+    else
+      badValue(key, v, "right, left");
   } else if (key == "pad_to" || key == "padding") {
-    if (v == "longest" || v == "true") s.padTo = PadTo::Longest;
-    else if (v == "max_length") s.padTo = PadTo::MaxLength;
-    else if (v.starts_with("multiple_of:")) { s.padTo = PadTo::MultipleOf; s.multipleOf = parseInt(key, v.substr(12), 1, 1 << 16); }
-    else badValue(key, v, "longest, max_length, multiple_of:N");
+    if (v == "longest" || v == "true")
+      s.padTo = PadTo::Longest;
+    else if (v == "max_length")
+      s.padTo = PadTo::MaxLength;
+    else if (v.starts_with("multiple_of:")) {
+      s.padTo = PadTo::MultipleOf;
+      s.multipleOf = parseInt(key, v.substr(12), 1, 1 << 16);
+    } else
+      badValue(key, v, "longest, max_length, multiple_of:N");
   } else if (key == "pad_to_multiple_of") {
     s.padTo = PadTo::MultipleOf;
     s.multipleOf = parseInt(key, v, 1, 1 << 16);
   } else if (key == "max_length") {
     s.maxLength = parseInt(key, v, 1, 1 << 20);
   } else if (key == "truncation") {
-    if (v == "none" || v == "false") s.truncation = Truncation::None;
-    else if (v == "keep_start" || v == "true" || v == "right") s.truncation = Truncation::KeepStart;
-    else if (v == "keep_end" || v == "left") s.truncation = Truncation::KeepEnd;
-    else badValue(key, v, "none, keep_start, keep_end");
+    if (v == "none" || v == "false")
+      s.truncation = Truncation::None;
+    else if (v == "keep_start" || v == "true" || v == "right")
+      s.truncation = Truncation::KeepStart;
+    else if (v == "keep_end" || v == "left")
+      s.truncation = Truncation::KeepEnd;
+    else
+      badValue(key, v, "none, keep_start, keep_end");
   } else if (key == "pad_token") {
     s.padToken = v;
   } else if (key == "labels") {
-    if (v == "all") s.labels = LabelMode::All;
-    else if (v == "pad_masked") s.labels = LabelMode::PadMasked;
-    else if (v == "mask_pad_id") s.labels = LabelMode::MaskPadId;
-    else if (v == "completion_only") s.labels = LabelMode::CompletionOnly;
-    else if (v == "assistant_only") s.labels = LabelMode::AssistantOnly;
-    else if (v == "last_turn") s.labels = LabelMode::LastTurn;
-    else badValue(key, v, "all, pad_masked, mask_pad_id, completion_only, assistant_only, last_turn");
+    if (v == "all")
+      s.labels = LabelMode::All;
+    else if (v == "pad_masked")
+      s.labels = LabelMode::PadMasked;
+    else if (v == "mask_pad_id")
+      s.labels = LabelMode::MaskPadId;
+    else if (v == "completion_only")
+      s.labels = LabelMode::CompletionOnly;
+    else if (v == "assistant_only")
+      s.labels = LabelMode::AssistantOnly;
+    else if (v == "last_turn")
+      s.labels = LabelMode::LastTurn;
+    else
+      badValue(key, v, "all, pad_masked, mask_pad_id, completion_only, assistant_only, last_turn");
   } else if (key == "grade_closing_token") {
     s.gradeClosingToken = parseBool(key, v);
   } else if (key == "attention") {
-    if (v == "correct") s.attention = AttentionMode::Correct;
-    else if (v == "all_ones") s.attention = AttentionMode::AllOnes;
-    else badValue(key, v, "correct, all_ones");
+    if (v == "correct")
+      s.attention = AttentionMode::Correct;
+    else if (v == "all_ones")
+      s.attention = AttentionMode::AllOnes;
+    else
+      badValue(key, v, "correct, all_ones");
   } else if (key == "packing") {
-    if (v == "none" || v == "false") s.packing = Packing::None;
-    else if (v == "naive") s.packing = Packing::Naive;
-    else if (v == "reset_positions") s.packing = Packing::ResetPositions;
-    else if (v == "block_diagonal") s.packing = Packing::BlockDiagonal;
-    else if (v == "padding_free") s.packing = Packing::PaddingFree;
-    else badValue(key, v, "none, naive, reset_positions, block_diagonal, padding_free");
+    if (v == "none" || v == "false")
+      s.packing = Packing::None;
+    else if (v == "naive")
+      s.packing = Packing::Naive;
+    else if (v == "reset_positions")
+      s.packing = Packing::ResetPositions;
+    else if (v == "block_diagonal")
+      s.packing = Packing::BlockDiagonal;
+    else if (v == "padding_free")
+      s.packing = Packing::PaddingFree;
+    else
+      badValue(key, v, "none, naive, reset_positions, block_diagonal, padding_free");
   } else if (key == "packing_separator") {
     s.packingSeparator = v == "eos" ? true : parseBool(key, v);
   } else if (key == "add_bos") {
     s.addBos = parseBool(key, v);
   } else if (key == "position_ids") {
-    if (v == "auto") s.positionIds = PositionMode::Auto;
-    else if (v == "arange") s.positionIds = PositionMode::Arange;
-    else badValue(key, v, "auto, arange");
+    if (v == "auto")
+      s.positionIds = PositionMode::Auto;
+    else if (v == "arange")
+      s.positionIds = PositionMode::Arange;
+    else
+      badValue(key, v, "auto, arange");
   } else {
-    throw Error("unknown collator key \"" + rawKey + "\" (keys: padding_side, pad_to, max_length, truncation, "
+    throw Error("unknown collator key \"" + rawKey +
+                "\" (keys: padding_side, pad_to, max_length, truncation, "
                 "pad_token, labels, grade_closing_token, attention, packing, packing_separator, add_bos, "
                 "position_ids)");
   }
@@ -184,7 +228,8 @@ static CollatorSpec parseCollatorSpecAt(const std::string& spec, int depth) {
     CollatorSpec s;
     if (j.contains("preset")) {
       if (!j["preset"].is_string()) throw Error("\"preset\" is not a string", {spec, -1, -1, -1, "preset"});
-      if (depth >= 8) throw Error("collator files nest \"preset\" more than 8 deep (a cycle?)", {spec, -1, -1, -1, "preset"});
+      if (depth >= 8)
+        throw Error("collator files nest \"preset\" more than 8 deep (a cycle?)", {spec, -1, -1, -1, "preset"});
       s = parseCollatorSpecAt(j["preset"].get<std::string>(), depth + 1);
     }
     for (auto it = j.begin(); it != j.end(); ++it) {
@@ -228,23 +273,34 @@ const char* toString(Truncation v) {
 }
 const char* toString(LabelMode v) {
   switch (v) {
-  case LabelMode::All: return "all";
-  case LabelMode::PadMasked: return "pad_masked";
-  case LabelMode::MaskPadId: return "mask_pad_id";
-  case LabelMode::CompletionOnly: return "completion_only";
-  case LabelMode::AssistantOnly: return "assistant_only";
-  case LabelMode::LastTurn: return "last_turn";
+  case LabelMode::All:
+    return "all";
+  case LabelMode::PadMasked:
+    return "pad_masked";
+  case LabelMode::MaskPadId:
+    return "mask_pad_id";
+  case LabelMode::CompletionOnly:
+    return "completion_only";
+  case LabelMode::AssistantOnly:
+    return "assistant_only";
+  case LabelMode::LastTurn:
+    return "last_turn";
   }
   return "?";
 }
 const char* toString(AttentionMode v) { return v == AttentionMode::Correct ? "correct" : "all_ones"; }
 const char* toString(Packing v) {
   switch (v) {
-  case Packing::None: return "none";
-  case Packing::Naive: return "naive";
-  case Packing::ResetPositions: return "reset_positions";
-  case Packing::BlockDiagonal: return "block_diagonal";
-  case Packing::PaddingFree: return "padding_free";
+  case Packing::None:
+    return "none";
+  case Packing::Naive:
+    return "naive";
+  case Packing::ResetPositions:
+    return "reset_positions";
+  case Packing::BlockDiagonal:
+    return "block_diagonal";
+  case Packing::PaddingFree:
+    return "padding_free";
   }
   return "?";
 }
@@ -272,7 +328,8 @@ nlohmann::json CollatorSpec::toJson() const {
 
 std::string CollatorSpec::describe() const {
   std::string d = std::string(toString(paddingSide)) + " padding to " + padToString(*this);
-  if (padTo == PadTo::MaxLength || truncation != Truncation::None) d += " (max_length " + std::to_string(maxLength) + ")";
+  if (padTo == PadTo::MaxLength || truncation != Truncation::None)
+    d += " (max_length " + std::to_string(maxLength) + ")";
   d += ", labels " + std::string(toString(labels));
   if (!gradeClosingToken) d += " without the closing token";
   d += ", attention " + std::string(toString(attention));

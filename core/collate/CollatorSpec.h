@@ -39,7 +39,7 @@ struct CollatorSpec {
 
 struct CollatorPreset {
   std::string name;
-  std::string mirrors; // which library setting it reproduces
+  std::string mirrors;  // which library setting it reproduces
   std::string settings; // key=value,... applied on top of the defaults
   bool buggy = false;
 };

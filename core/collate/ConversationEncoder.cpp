@@ -131,7 +131,8 @@ TokenizedConversation ConversationEncoder::encode(const Conversation& conv, cons
       }
       if (first < 0) first = closing;
       last = std::max(last, closing);
-      for (int i = first; i >= 0 && i <= last && i < int(out.tokens.size()); ++i) out.tokens[size_t(i)].inGeneration = true;
+      for (int i = first; i >= 0 && i <= last && i < int(out.tokens.size()); ++i)
+        out.tokens[size_t(i)].inGeneration = true;
     }
   }
   // Where the completion starts, as TRL's tokenize step: len(tokenize(prompt)).
@@ -139,7 +140,8 @@ TokenizedConversation ConversationEncoder::encode(const Conversation& conv, cons
     out.completionStart = int(std::min(tokenizer_->encode(conv.plainPrompt, eo).size(), out.tokens.size()));
   } else if (conv.promptMessageCount >= 0) {
     std::vector<Message> prompt(conv.messages.begin(),
-                                conv.messages.begin() + std::min<long>(conv.promptMessageCount, long(conv.messages.size())));
+                                conv.messages.begin() +
+                                    std::min<long>(conv.promptMessageCount, long(conv.messages.size())));
     RenderOptions ro = options.render;
     ro.addGenerationPrompt = true;
     ro.computeMessageSpans = false;

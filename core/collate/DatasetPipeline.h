@@ -14,7 +14,7 @@ struct PipelineSpec {
   std::string tokenizerSpec = "builtin:demo";
   std::string templateSpec; // empty: the tokenizer's own
   std::string collatorSpec = "default";
-  RenderOptions render;     // variables (--var), --now, generation prompt
+  RenderOptions render; // variables (--var), --now, generation prompt
 };
 
 class DatasetPipeline {

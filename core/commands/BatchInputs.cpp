@@ -23,7 +23,9 @@ Batch buildBatch(const BatchInputs& in, std::vector<RowError>* rowErrors) {
     rows.push_back(pipeline.encode(c));
   }
   if (rowErrors) *rowErrors = reader.errors();
-  if (rows.empty()) throw Error("no rows selected (the dataset has " + std::to_string(reader.rowsRead()) + " readable rows)", {in.dataSpec});
+  if (rows.empty())
+    throw Error("no rows selected (the dataset has " + std::to_string(reader.rowsRead()) + " readable rows)",
+                {in.dataSpec});
   return pipeline.collate(rows);
 }
 

@@ -15,8 +15,8 @@ struct BatchInputs {
   std::string tokenizerSpec; // --tokenizer
   std::string templateSpec;  // --template (empty: the tokenizer's own)
   std::string collatorSpec = "default";
-  long rowBegin = 0;         // --rows A:B, half-open
-  long rowEnd = -1;          // -1: to the end
+  long rowBegin = 0; // --rows A:B, half-open
+  long rowEnd = -1;  // -1: to the end
 };
 
 // Loads or builds the batch. Throws Error on unusable input.

@@ -15,9 +15,14 @@ void parseRowRange(const std::string& text, long& begin, long& end) {
     if (ec != std::errc() || p != s.data() + s.size() || out < 0) throw Error("--rows: \"" + text + "\" is not A:B");
   };
   auto colon = text.find(':');
-  if (colon == std::string::npos) { num(text, begin); end = begin + 1; return; }
+  if (colon == std::string::npos) {
+    num(text, begin);
+    end = begin + 1;
+    return;
+  }
   std::string_view a(text.data(), colon), b(text.data() + colon + 1, text.size() - colon - 1);
-  begin = 0; end = -1;
+  begin = 0;
+  end = -1;
   if (!a.empty()) num(a, begin);
   if (!b.empty()) num(b, end);
   if (end >= 0 && end <= begin) throw Error("--rows: \"" + text + "\" selects no rows");

@@ -33,7 +33,10 @@ std::string wrap(std::string_view text, size_t width, const std::string& indent)
     size_t j = text.find(' ', i);
     if (j == std::string_view::npos) j = text.size();
     std::string_view word = text.substr(i, j - i);
-    if (!line.empty() && line.size() + 1 + word.size() > width) { out += indent + line + "\n"; line.clear(); }
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += indent + line + "\n";
+      line.clear();
+    }
     if (!line.empty()) line += ' ';
     line += word;
     i = j + 1;
@@ -58,8 +61,11 @@ int explain(const LintArgs& a, CommandIO& io) {
   if (io.json) {
     nlohmann::json j = nlohmann::json::array();
     for (const RuleInfo* r : rules)
-      j.push_back({{"rule", r->name}, {"severity", severityName(r->severity)}, {"title", r->title},
-                   {"explanation", r->explanation}, {"needs", r->needs}});
+      j.push_back({{"rule", r->name},
+                   {"severity", severityName(r->severity)},
+                   {"title", r->title},
+                   {"explanation", r->explanation},
+                   {"needs", r->needs}});
     io.out << (rules.size() == 1 && !a.listRules && a.explain != "all" ? j[0] : j).dump() << "\n";
     return 0;
   }
@@ -92,7 +98,9 @@ bool isDump(const std::string& input) {
   return input.ends_with(".safetensors") || input.ends_with(".pt") || looksLikeBatchDump(input);
 }
 
-const char* severityColour(Severity s) { return s == Severity::Error ? kRed : s == Severity::Warning ? kYellow : kBlue; }
+const char* severityColour(Severity s) {
+  return s == Severity::Error ? kRed : s == Severity::Warning ? kYellow : kBlue;
+}
 
 // One row drawn token by token: graded green, ignored plain, padding dim, the flagged position
 // inverted. Without colour: [graded] tokens in brackets, pads as '·', flagged as >>token<<.
@@ -108,7 +116,8 @@ void drawRow(std::ostream& os, const Batch& b, int64_t r, int64_t flagged, const
   const bool haveMeta = size_t(r) < b.meta.size() && int64_t(b.meta[size_t(r)].size()) == T;
   for (int64_t t = lo; t < hi; ++t) {
     const int64_t id = b.inputIds.at(r, t);
-    std::string text = tok && id >= 0 && id < tok->vocabSize() ? tok->displayText(int32_t(id)) : "#" + std::to_string(id);
+    std::string text =
+        tok && id >= 0 && id < tok->vocabSize() ? tok->displayText(int32_t(id)) : "#" + std::to_string(id);
     std::string shown;
     for (char c : text) shown += c == '\n' ? std::string("\\n") : std::string(1, c);
     const bool graded = b.labels.at(r, t) != kIgnoreIndex;
@@ -142,9 +151,8 @@ void printSummary(std::ostream& os, const LintSummary& s, bool colour) {
   os << "; " << s.errors << " errors, " << s.warnings << " warnings, " << s.infos << " infos";
   if (s.findingsOmitted > 0) os << " (" << s.findingsOmitted << " findings not listed)";
   os << "\n  graded: " << s.graded << " positions, " << pct(s.graded - s.gradedPadding, s.realPositions)
-     << " of the real tokens; of the graded: reply "
-     << pct(s.gradedReply, s.graded) << ", prompt " << pct(s.gradedPrompt, s.graded) << ", padding "
-     << pct(s.gradedPadding, s.graded);
+     << " of the real tokens; of the graded: reply " << pct(s.gradedReply, s.graded) << ", prompt "
+     << pct(s.gradedPrompt, s.graded) << ", padding " << pct(s.gradedPadding, s.graded);
   if (s.gradedUnknown > 0) os << ", role unknown " << pct(s.gradedUnknown, s.graded);
   os << "\n  rows with nothing graded: " << s.rowsNothingGraded << "; padding: " << pct(s.paddingPositions, s.positions)
      << " of positions\n";
@@ -270,9 +278,10 @@ int runLint(const LintArgs& a, CommandIO& io) {
       if (std::find(e.second.begin(), e.second.end(), f.rule) == e.second.end()) e.second.push_back(f.rule);
     }
     if (!rows.empty())
-      io.out << "\n" << (c ? std::string(kGreen) + "graded" + kReset + " / ignored / " + kDim + "padding" + kReset +
-                                 " / " + kInverse + "flagged" + kReset
-                           : std::string("[graded] / ignored / · padding / >>flagged<<"))
+      io.out << "\n"
+             << (c ? std::string(kGreen) + "graded" + kReset + " / ignored / " + kDim + "padding" + kReset + " / " +
+                         kInverse + "flagged" + kReset
+                   : std::string("[graded] / ignored / · padding / >>flagged<<"))
              << "\n";
     for (const auto& [row, e] : rows) {
       std::string names;
@@ -292,7 +301,8 @@ int runLint(const LintArgs& a, CommandIO& io) {
       }
     }
     printSummary(io.out, report.summary, c);
-    if (!report.findings.empty()) io.out << "\nrun `maskscope lint --explain RULE` for what a rule means and how to fix it\n";
+    if (!report.findings.empty())
+      io.out << "\nrun `maskscope lint --explain RULE` for what a rule means and how to fix it\n";
   }
   if (unusable) {
     io.err << "maskscope: error: " << a.input << ": no readable rows (" << report.summary.rowsSkipped << " skipped)\n";

@@ -14,10 +14,14 @@ namespace {
 
 const char* roleName(int r) {
   switch (r) {
-  case RolePrompt: return "prompt";
-  case RoleReply: return "reply";
-  case RolePad: return "pad";
-  default: return "unknown";
+  case RolePrompt:
+    return "prompt";
+  case RoleReply:
+    return "reply";
+  case RolePad:
+    return "pad";
+  default:
+    return "unknown";
   }
 }
 
@@ -67,15 +71,16 @@ nlohmann::json lossReportJson(const LossReport& r, const ModelInfo& info) {
   j["shares"] = {{"graded_positions", positions}, {"loss", lossShare}};
   if (r.gradientsComputed) {
     double total = r.gradNormPad + r.gradNormReal;
-    j["gradient_norms"] = {{"pad", r.gradNormPad}, {"real", r.gradNormReal},
-                           {"pad_share", total > 0 ? r.gradNormPad / total : 0.0}};
+    j["gradient_norms"] = {
+        {"pad", r.gradNormPad}, {"real", r.gradNormReal}, {"pad_share", total > 0 ? r.gradNormPad / total : 0.0}};
   } else {
     j["gradient_norms"] = nullptr;
   }
   j["max_logit_change_real_positions"] = r.logitsCompared ? json(r.maxLogitChangeReal) : json(nullptr);
-  j["model"] = {{"architecture", info.architecture}, {"layers", info.layers}, {"hidden_size", info.hiddenSize},
-                {"heads", info.heads}, {"kv_heads", info.kvHeads}, {"vocab_size", info.vocabSize},
-                {"parameters", info.parameterCount}, {"weight_dtype", info.weightDtype},
+  j["model"] = {{"architecture", info.architecture},  {"layers", info.layers},
+                {"hidden_size", info.hiddenSize},     {"heads", info.heads},
+                {"kv_heads", info.kvHeads},           {"vocab_size", info.vocabSize},
+                {"parameters", info.parameterCount},  {"weight_dtype", info.weightDtype},
                 {"compute_dtype", info.computeDtype}, {"rope_scaling", info.ropeScaling}};
   j["notes"] = r.notes;
   return j;
@@ -113,11 +118,13 @@ int runLoss(const LossArgs& args, CommandIO& io) {
   std::ostream& o = io.out;
   o << "model   " << args.modelSpec << " (" << info.architecture << ", " << info.layers << " layers, "
     << fmt(double(info.parameterCount) / 1e6, "%.2f") << "M parameters) on " << report.device << "\n";
-  o << "batch   " << batch.batchSize() << " x " << batch.length() << (batch.origin.empty() ? "" : ", " + batch.origin) << "\n\n";
+  o << "batch   " << batch.batchSize() << " x " << batch.length() << (batch.origin.empty() ? "" : ", " + batch.origin)
+    << "\n\n";
   char line[160];
   std::snprintf(line, sizeof line, "  %-22s %10s %8s\n", "loss", "value", "graded");
   o << line;
-  std::snprintf(line, sizeof line, "  %-22s %10s %8lld\n", "as given", fmt(report.asGiven).c_str(), (long long)report.gradedCount);
+  std::snprintf(line, sizeof line, "  %-22s %10s %8lld\n", "as given", fmt(report.asGiven).c_str(),
+                (long long)report.gradedCount);
   o << line;
   for (size_t i = 0; i < report.variantLoss.size(); ++i) {
     std::string name = report.variantLoss[i].first;
@@ -142,7 +149,8 @@ int runLoss(const LossArgs& args, CommandIO& io) {
       << fmt(total > 0 ? 100.0 * report.gradNormPad / total : 0.0, "%.1f") << "%)\n";
   }
   if (report.logitsCompared)
-    o << "  max |logit change| at real positions when attention is fixed: " << fmt(report.maxLogitChangeReal, "%.6f") << "\n";
+    o << "  max |logit change| at real positions when attention is fixed: " << fmt(report.maxLogitChangeReal, "%.6f")
+      << "\n";
   for (const std::string& n : report.notes) io.err << "note: " << n << "\n";
   o << (problems ? "\nthe masks change the result: see `maskscope lint`\n" : "\nthe masks do not change the result\n");
   return problems ? 1 : 0;

@@ -45,9 +45,12 @@ MessagesInput readMessagesFile(const std::string& path) {
       throw Error("expected a JSON list of messages or an object with a \"messages\" list", loc);
     }
     for (auto it = j.begin(); it != j.end(); ++it) {
-      if (it.key() == "messages") in.messages = it.value();
-      else if (it.key() == "tools") in.tools = it.value();
-      else in.extra[it.key()] = it.value();
+      if (it.key() == "messages")
+        in.messages = it.value();
+      else if (it.key() == "tools")
+        in.tools = it.value();
+      else
+        in.extra[it.key()] = it.value();
     }
   } else {
     throw Error("expected a JSON list of messages or an object with \"messages\"", SourceLocation{path});
@@ -79,7 +82,8 @@ MessagesInput fromConversation(const Conversation& c) {
   }
   if (!c.tools.is_null()) in.tools = ojson::parse(c.tools.dump());
   if (c.extraVariables.is_object())
-    for (auto it = c.extraVariables.begin(); it != c.extraVariables.end(); ++it) in.extra[it.key()] = ojson::parse(it.value().dump());
+    for (auto it = c.extraVariables.begin(); it != c.extraVariables.end(); ++it)
+      in.extra[it.key()] = ojson::parse(it.value().dump());
   return in;
 }
 

@@ -43,11 +43,19 @@ int runTokenize(const TokenizeArgs& a, CommandIO& io) {
   EncodeOptions opts{a.addSpecialTokens, a.splitSpecialTokens};
   auto emit = [&](const std::string& text) {
     Encoding e = tok->encode(text, opts);
-    if (io.json) io.out << encodingJson(e).dump() << "\n";
-    else printHuman(*tok, e, io.out);
+    if (io.json)
+      io.out << encodingJson(e).dump() << "\n";
+    else
+      printHuman(*tok, e, io.out);
   };
-  if (a.haveText) { emit(a.text); return 0; }
-  if (!a.textFile.empty()) { emit(readFileCapped(a.textFile, int64_t(256) << 20)); return 0; }
+  if (a.haveText) {
+    emit(a.text);
+    return 0;
+  }
+  if (!a.textFile.empty()) {
+    emit(readFileCapped(a.textFile, int64_t(256) << 20));
+    return 0;
+  }
   std::ifstream in(a.jsonlFile, std::ios::binary);
   if (!in) throw Error("cannot open", {a.jsonlFile});
   std::string line;
@@ -59,8 +67,10 @@ int runTokenize(const TokenizeArgs& a, CommandIO& io) {
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     auto j = nlohmann::json::parse(line, nullptr, false);
     std::string text;
-    if (j.is_string()) text = j.get<std::string>();
-    else if (j.is_object() && j.contains("text") && j["text"].is_string()) text = j["text"].get<std::string>();
+    if (j.is_string())
+      text = j.get<std::string>();
+    else if (j.is_object() && j.contains("text") && j["text"].is_string())
+      text = j["text"].get<std::string>();
     else {
       // Keep the output aligned with the input: a null result, and the reason on stderr.
       io.err << a.jsonlFile << ":" << lineNo << ": not a JSON string or an object with \"text\"\n";

@@ -5,14 +5,22 @@ namespace maskscope {
 
 const char* positionKindName(PositionKind k) {
   switch (k) {
-  case PositionKind::System: return "system";
-  case PositionKind::User: return "user";
-  case PositionKind::Assistant: return "assistant";
-  case PositionKind::Tool: return "tool";
-  case PositionKind::Template: return "template";
-  case PositionKind::Padding: return "pad";
-  case PositionKind::Separator: return "separator";
-  case PositionKind::Unknown: break;
+  case PositionKind::System:
+    return "system";
+  case PositionKind::User:
+    return "user";
+  case PositionKind::Assistant:
+    return "assistant";
+  case PositionKind::Tool:
+    return "tool";
+  case PositionKind::Template:
+    return "template";
+  case PositionKind::Padding:
+    return "pad";
+  case PositionKind::Separator:
+    return "separator";
+  case PositionKind::Unknown:
+    break;
   }
   return "unknown";
 }

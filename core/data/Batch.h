@@ -41,20 +41,20 @@ struct PositionMeta {
   int32_t messageIndex = -1;
   int32_t turn = -1;
   bool special = false;
-  bool scaffolding = false; // template text (headers, footers), not message content
-  bool reply = false;       // part of an assistant reply as the template marks it (graded when correct)
-  bool closesReply = false; // the end-of-turn / EOS token that closes an assistant reply
+  bool scaffolding = false;    // template text (headers, footers), not message content
+  bool reply = false;          // part of an assistant reply as the template marks it (graded when correct)
+  bool closesReply = false;    // the end-of-turn / EOS token that closes an assistant reply
   bool replyTruncated = false; // position belongs to a reply whose closing token was cut off
 };
 
 struct Batch {
-  IntGrid inputIds;      // [B, T]
-  IntGrid attentionMask; // [B, T]: 0/1, or segment ids 1, 2, 3, ... (0 = padding) when packed
-  IntGrid labels;        // [B, T]: token id to predict at this position's *input* (HF convention:
-                         //          the model shifts), or -100 = ignored
-  IntGrid positionIds;   // [B, T]; empty grid = not given (the model derives 0..T-1)
-  std::vector<std::vector<Segment>> segments;   // per row; empty when the row holds one example
-  std::vector<std::vector<PositionMeta>> meta;  // per row per position; empty for raw dumps
+  IntGrid inputIds;                            // [B, T]
+  IntGrid attentionMask;                       // [B, T]: 0/1, or segment ids 1, 2, 3, ... (0 = padding) when packed
+  IntGrid labels;                              // [B, T]: token id to predict at this position's *input* (HF convention:
+                                               //          the model shifts), or -100 = ignored
+  IntGrid positionIds;                         // [B, T]; empty grid = not given (the model derives 0..T-1)
+  std::vector<std::vector<Segment>> segments;  // per row; empty when the row holds one example
+  std::vector<std::vector<PositionMeta>> meta; // per row per position; empty for raw dumps
   std::optional<int64_t> padTokenId;
   std::optional<int64_t> eosTokenId;
   std::optional<int64_t> bosTokenId;

@@ -12,9 +12,9 @@ namespace maskscope {
 using OrderedJson = nlohmann::ordered_json;
 
 struct Message {
-  std::string role;     // "system", "user", "assistant", "tool", ... as the dataset names it
-  std::string content;  // UTF-8 text
-  OrderedJson extra;    // other fields of the message object (tool_calls, name, ...), or null
+  std::string role;    // "system", "user", "assistant", "tool", ... as the dataset names it
+  std::string content; // UTF-8 text
+  OrderedJson extra;   // other fields of the message object (tool_calls, name, ...), or null
 };
 
 struct Conversation {
@@ -25,8 +25,8 @@ struct Conversation {
   bool plainText = false;
   std::string plainPrompt;
   std::string plainCompletion;
-  OrderedJson tools;             // "tools" of the row, or null
-  OrderedJson extraVariables;    // other top-level fields the template may read, or null
+  OrderedJson tools;          // "tools" of the row, or null
+  OrderedJson extraVariables; // other top-level fields the template may read, or null
 
   // Where the row came from, for messages and for jumping back to it.
   std::string sourceFile;

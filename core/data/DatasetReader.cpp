@@ -25,12 +25,15 @@ struct DatasetReader::Source {
   long line = 1;
   enum class Mode { Unknown, Lines, List, Done } mode = Mode::Unknown;
 
-  ~Source() { if (file) std::fclose(file); }
+  ~Source() {
+    if (file) std::fclose(file);
+  }
 
   int get() {
     int c = peek();
     if (c < 0) return c;
-    ++bufPos; ++consumed;
+    ++bufPos;
+    ++consumed;
     if (c == '\n') ++line;
     return c;
   }
@@ -82,8 +85,11 @@ bool DatasetReader::nextRawRow(std::string& text, long& line) {
   text.clear();
   if (s.mode == Source::Mode::Unknown) {
     s.skipSpace();
-    if (s.peek() == '[') { s.get(); s.mode = Source::Mode::List; }
-    else s.mode = Source::Mode::Lines;
+    if (s.peek() == '[') {
+      s.get();
+      s.mode = Source::Mode::List;
+    } else
+      s.mode = Source::Mode::Lines;
   }
   if (s.mode == Source::Mode::Done) return false;
   if (s.mode == Source::Mode::Lines) {
@@ -93,21 +99,40 @@ bool DatasetReader::nextRawRow(std::string& text, long& line) {
       bool tooLong = false;
       int c;
       while ((c = s.get()) >= 0 && c != '\n') {
-        if (text.size() < kMaxRowBytes) text += char(c);
-        else tooLong = true;
+        if (text.size() < kMaxRowBytes)
+          text += char(c);
+        else
+          tooLong = true;
       }
-      if (tooLong) { skip(line, "row is longer than 64 MiB"); if (c < 0) { s.mode = Source::Mode::Done; return false; } continue; }
+      if (tooLong) {
+        skip(line, "row is longer than 64 MiB");
+        if (c < 0) {
+          s.mode = Source::Mode::Done;
+          return false;
+        }
+        continue;
+      }
       bool blank = text.find_first_not_of(" \t\r") == std::string::npos;
       if (!blank) return true;
-      if (c < 0) { s.mode = Source::Mode::Done; return false; }
+      if (c < 0) {
+        s.mode = Source::Mode::Done;
+        return false;
+      }
     }
   }
   // List mode: one element of the top-level array.
   for (;;) {
     s.skipSpace();
     int c = s.peek();
-    if (c == ',') { s.get(); continue; }
-    if (c == ']') { s.get(); s.mode = Source::Mode::Done; return false; }
+    if (c == ',') {
+      s.get();
+      continue;
+    }
+    if (c == ']') {
+      s.get();
+      s.mode = Source::Mode::Done;
+      return false;
+    }
     if (c < 0) {
       skip(s.line, "unexpected end of file inside the top-level JSON list (missing ']')");
       s.mode = Source::Mode::Done;
@@ -132,14 +157,20 @@ bool DatasetReader::nextRawRow(std::string& text, long& line) {
     }
     text += char(c);
     if (inString) {
-      if (escape) escape = false;
-      else if (c == '\\') escape = true;
-      else if (c == '"') inString = false;
+      if (escape)
+        escape = false;
+      else if (c == '\\')
+        escape = true;
+      else if (c == '"')
+        inString = false;
       continue;
     }
-    if (c == '"') inString = true;
-    else if (c == '{' || c == '[') ++depth;
-    else if (c == '}' || c == ']') --depth;
+    if (c == '"')
+      inString = true;
+    else if (c == '{' || c == '[')
+      ++depth;
+    else if (c == '}' || c == ']')
+      --depth;
     if (depth <= 0) {
       int p = s.peek();
       if (depth < 0 || p == ',' || p == ']' || p == ' ' || p == '\n' || p == '\r' || p == '\t' || p < 0) {

@@ -15,9 +15,12 @@ std::string contentText(const json& content, const std::string& where) {
   if (content.is_array()) { // multimodal form: [{"type": "text", "text": ...}, ...]
     std::string text;
     for (const auto& part : content) {
-      if (part.is_object() && part.contains("text") && part["text"].is_string()) text += part["text"].get<std::string>();
-      else if (part.is_string()) text += part.get<std::string>();
-      else throw Error(where + ": content part is neither text nor a {\"type\": \"text\"} object");
+      if (part.is_object() && part.contains("text") && part["text"].is_string())
+        text += part["text"].get<std::string>();
+      else if (part.is_string())
+        text += part.get<std::string>();
+      else
+        throw Error(where + ": content part is neither text nor a {\"type\": \"text\"} object");
     }
     return text;
   }

@@ -14,9 +14,9 @@ namespace maskscope {
 struct MessageSpan {
   int messageIndex = -1;
   std::string role;
-  int turn = -1;        // index of the user->assistant exchange the message belongs to
-  ByteSpan block;       // everything the template emitted for this message (header, content, footer)
-  ByteSpan content;     // the message's content inside block (empty span when not found verbatim)
+  int turn = -1;    // index of the user->assistant exchange the message belongs to
+  ByteSpan block;   // everything the template emitted for this message (header, content, footer)
+  ByteSpan content; // the message's content inside block (empty span when not found verbatim)
 };
 
 struct TokenInfo {
@@ -26,8 +26,8 @@ struct TokenInfo {
   int messageIndex = -1; // -1 for text outside any message block (BOS, generation prompt, ...)
   std::string role;      // role of that message, empty outside messages
   int turn = -1;
-  bool special = false;     // control / added special token
-  bool scaffolding = false; // template text (headers, footers, markers), not message content
+  bool special = false;      // control / added special token
+  bool scaffolding = false;  // template text (headers, footers, markers), not message content
   bool inGeneration = false; // inside a {% generation %} span (or the assistant reply when no markers)
 };
 

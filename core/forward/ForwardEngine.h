@@ -56,12 +56,12 @@ struct ModelSource {
 };
 
 struct ModelInfo {
-  std::string architecture;  // "llama" or "qwen2"
-  std::string weightDtype;   // as stored: "F32", "BF16", "F16" (or "random")
-  std::string computeDtype;  // "float32" on CPU; the stored dtype on CUDA
-  std::string device;        // "cpu" or "cuda"
-  int64_t vocabSize = 0, hiddenSize = 0, layers = 0, heads = 0, kvHeads = 0, headDim = 0,
-          intermediateSize = 0, parameterCount = 0;
+  std::string architecture; // "llama" or "qwen2"
+  std::string weightDtype;  // as stored: "F32", "BF16", "F16" (or "random")
+  std::string computeDtype; // "float32" on CPU; the stored dtype on CUDA
+  std::string device;       // "cpu" or "cuda"
+  int64_t vocabSize = 0, hiddenSize = 0, layers = 0, heads = 0, kvHeads = 0, headDim = 0, intermediateSize = 0,
+          parameterCount = 0;
   bool tiedEmbeddings = false;
   bool attentionBias = false; // q/k/v biases (Qwen2)
   double ropeTheta = 10000.0;
@@ -98,7 +98,7 @@ struct CapturedAttention {
 
 struct ForwardOutput {
   std::string device;
-  double loss = 0.0;        // HF causal-LM loss (NaN when nothing is graded or no labels)
+  double loss = 0.0; // HF causal-LM loss (NaN when nothing is graded or no labels)
   double lossSum = 0.0;
   int64_t gradedCount = 0;
   std::vector<std::vector<double>> perTokenNll; // [B][T], see the conventions above
@@ -120,11 +120,11 @@ struct LossVariant {
 };
 
 struct LossRequest {
-  ForwardInputs asGiven;             // labels required
+  ForwardInputs asGiven; // labels required
   std::vector<LossVariant> variants;
-  IntGrid roles;                     // [B, T] PositionRole of each position
-  bool gradients = true;             // gradient norms from pad vs real graded positions
-  std::string compareLogitsWith;     // variant whose logits are compared at real positions
+  IntGrid roles;                 // [B, T] PositionRole of each position
+  bool gradients = true;         // gradient norms from pad vs real graded positions
+  std::string compareLogitsWith; // variant whose logits are compared at real positions
 };
 
 struct RoleTally {
@@ -136,9 +136,9 @@ struct LossReport {
   std::string device;
   double asGiven = 0.0;
   int64_t gradedCount = 0;
-  std::vector<std::pair<std::string, double>> variantLoss;     // in request order
-  std::vector<std::pair<std::string, int64_t>> variantGraded;  // graded count of each variant
-  std::vector<std::vector<double>> perTokenNll;                // as given
+  std::vector<std::pair<std::string, double>> variantLoss;    // in request order
+  std::vector<std::pair<std::string, int64_t>> variantGraded; // graded count of each variant
+  std::vector<std::vector<double>> perTokenNll;               // as given
   RoleTally roles[kRoleCount];
   bool gradientsComputed = false;
   // ||d(as-given mean loss)/d(params)|| restricted to the terms whose target is a pad / is real.
@@ -160,8 +160,8 @@ public:
   virtual ~ForwardModel() = default;
   virtual const ModelInfo& info() const = 0;
   // One forward pass: per-token NLL, the loss when labels are given, optional attention / logits.
-  virtual ForwardOutput forward(const ForwardInputs& inputs, const AttentionCapture& capture,
-                                bool wantLogits, const RunControl& control) = 0;
+  virtual ForwardOutput forward(const ForwardInputs& inputs, const AttentionCapture& capture, bool wantLogits,
+                                const RunControl& control) = 0;
   // The mask comparison behind `maskscope loss`.
   virtual LossReport analyse(const LossRequest& request, const RunControl& control) = 0;
 };

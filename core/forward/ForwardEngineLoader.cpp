@@ -98,7 +98,8 @@ std::shared_ptr<ForwardEngine> loadForwardEngine(std::string* errorMessage) {
       continue;
     }
     if (!raw) {
-      loadErrors += "\n  " + path + ": built for another interface version or C++ string ABI (rebuild it; this program needs key " +
+      loadErrors += "\n  " + path +
+                    ": built for another interface version or C++ string ABI (rebuild it; this program needs key " +
                     std::to_string(forwardEngineAbiKey()) + ")";
       continue;
     }
@@ -106,8 +107,7 @@ std::shared_ptr<ForwardEngine> loadForwardEngine(std::string* errorMessage) {
     return l.engine;
   }
   if (loadErrors.empty())
-    l.error = std::string("the LibTorch engine (") + kForwardEngineFileName +
-              ") was not found: looked in " + looked +
+    l.error = std::string("the LibTorch engine (") + kForwardEngineFileName + ") was not found: looked in " + looked +
               "; build it (cmake -DMASKSCOPE_BUILD_ENGINE=ON) or set MASKSCOPE_ENGINE_PATH";
   else
     l.error = std::string("the LibTorch engine (") + kForwardEngineFileName + ") could not be loaded:" + loadErrors;

@@ -41,9 +41,10 @@ IntGrid positionRoles(const Batch& batch, std::vector<std::string>* notes) {
     for (int64_t r = 0; r < B; ++r)
       for (int64_t c = 0; c < T; ++c) {
         PositionKind k = batch.meta[size_t(r)][size_t(c)].kind;
-        roles.at(r, c) = k == PositionKind::Padding ? RolePad
+        roles.at(r, c) = k == PositionKind::Padding     ? RolePad
                          : k == PositionKind::Assistant ? RoleReply
-                         : k == PositionKind::Unknown ? RoleUnknown : RolePrompt;
+                         : k == PositionKind::Unknown   ? RoleUnknown
+                                                        : RolePrompt;
       }
     return roles;
   }
@@ -61,8 +62,9 @@ IntGrid packedSegments(const Batch& batch, const IntGrid& roles) {
   IntGrid seg(B, T, 0);
   const bool maskSegments = maskHoldsSegments(batch);
   for (int64_t r = 0; r < B; ++r) {
-    const std::vector<Segment>* given =
-        batch.segments.size() == size_t(B) && batch.segments[size_t(r)].size() > 1 ? &batch.segments[size_t(r)] : nullptr;
+    const std::vector<Segment>* given = batch.segments.size() == size_t(B) && batch.segments[size_t(r)].size() > 1
+                                            ? &batch.segments[size_t(r)]
+                                            : nullptr;
     int64_t current = 0;
     int64_t previousMask = 0;
     for (int64_t c = 0; c < T; ++c) {
@@ -98,8 +100,10 @@ IntGrid fixedAttentionMask(const Batch& batch, const IntGrid& roles) {
   const bool keepSegments = maskHoldsSegments(batch);
   for (int64_t r = 0; r < m.rows; ++r)
     for (int64_t c = 0; c < m.cols; ++c) {
-      if (roles.at(r, c) == RolePad) m.at(r, c) = 0;
-      else if (keepSegments) m.at(r, c) = std::max<int64_t>(1, maskAt(batch, r, c));
+      if (roles.at(r, c) == RolePad)
+        m.at(r, c) = 0;
+      else if (keepSegments)
+        m.at(r, c) = std::max<int64_t>(1, maskAt(batch, r, c));
     }
   return m;
 }
@@ -123,7 +127,10 @@ IntGrid resetPositionIds(const Batch& batch, const IntGrid& segments) {
         p.at(r, c) = batch.positionIds.empty() ? c : batch.positionIds.at(r, c);
         continue;
       }
-      if (s != current) { current = s; begin = c; }
+      if (s != current) {
+        current = s;
+        begin = c;
+      }
       p.at(r, c) = c - begin;
     }
   }

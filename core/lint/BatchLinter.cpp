@@ -11,10 +11,14 @@ LabelIntent labelIntentOf(const CollatorSpec& spec) {
   switch (spec.labels) {
   case LabelMode::All:
   case LabelMode::PadMasked:
-  case LabelMode::MaskPadId: return LabelIntent::FullSequence;
-  case LabelMode::AssistantOnly: return LabelIntent::RepliesOnly;
-  case LabelMode::LastTurn: return LabelIntent::RepliesOnly; // a collator bug: every reply should count
-  case LabelMode::CompletionOnly: return LabelIntent::LastReplyOnly;
+  case LabelMode::MaskPadId:
+    return LabelIntent::FullSequence;
+  case LabelMode::AssistantOnly:
+    return LabelIntent::RepliesOnly;
+  case LabelMode::LastTurn:
+    return LabelIntent::RepliesOnly; // a collator bug: every reply should count
+  case LabelMode::CompletionOnly:
+    return LabelIntent::LastReplyOnly;
   }
   return LabelIntent::Unknown;
 }
@@ -33,8 +37,10 @@ LintReport lintBatch(const Batch& input, const LintContext& ctx) {
   if (ctx.tokenizer) {
     const SpecialTokenIds sp = effectiveSpecialTokens(*ctx.tokenizer, ctx.render);
     if (!b.padTokenId) {
-      if (sp.pad) b.padTokenId = *sp.pad;
-      else if (sp.eos) b.padTokenId = *sp.eos;
+      if (sp.pad)
+        b.padTokenId = *sp.pad;
+      else if (sp.eos)
+        b.padTokenId = *sp.eos;
     }
     if (!b.eosTokenId && sp.eos) b.eosTokenId = *sp.eos;
     if (!b.bosTokenId && sp.bos) b.bosTokenId = *sp.bos;
@@ -61,8 +67,10 @@ LintReport lintBatch(const Batch& input, const LintContext& ctx) {
   }
   o.rolesKnown = haveMeta;
   if (!haveMeta) {
-    report.summary.rulesNotRun = {"prompt-graded", "last-turn-only", "reply-truncated", "special-token-injection",
-                                  "boundary-merge", "template-no-generation-markers", "eos-mismatch"};
+    report.summary.rulesNotRun = {"prompt-graded",   "last-turn-only",
+                                  "reply-truncated", "special-token-injection",
+                                  "boundary-merge",  "template-no-generation-markers",
+                                  "eos-mismatch"};
     std::string why = ctx.tokenizer && ctx.chatTemplate ? "the template's role headers were not found"
                                                         : "no --template and --tokenizer to recover roles";
     std::string list;

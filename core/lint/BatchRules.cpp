@@ -31,7 +31,10 @@ public:
     if (!dataset_) return {r_, t};
     const ExampleRange* ex = nullptr;
     for (const ExampleRange& e : L_.examples) {
-      if (t >= e.begin && t < e.end) { ex = &e; break; }
+      if (t >= e.begin && t < e.end) {
+        ex = &e;
+        break;
+      }
       if (t >= e.begin) ex = &e;
     }
     if (!ex && !L_.examples.empty()) ex = &L_.examples.front();
@@ -74,7 +77,8 @@ bool runBatchRules(const Batch& b, const BatchRuleOptions& o, FindingCollector& 
     if (!b.labels.sameShape(b.inputIds)) bad += " labels " + shapeText(b.labels);
     if (!b.attentionMask.empty() && !b.attentionMask.sameShape(b.inputIds))
       bad += " attention_mask " + shapeText(b.attentionMask);
-    if (!b.positionIds.empty() && !b.positionIds.sameShape(b.inputIds)) bad += " position_ids " + shapeText(b.positionIds);
+    if (!b.positionIds.empty() && !b.positionIds.sameShape(b.inputIds))
+      bad += " position_ids " + shapeText(b.positionIds);
     if (!bad.empty()) {
       out.add("shape-mismatch", std::nullopt, std::nullopt, "input_ids is " + shapeText(b.inputIds) + " but" + bad);
       return false;
@@ -98,7 +102,8 @@ bool runBatchRules(const Batch& b, const BatchRuleOptions& o, FindingCollector& 
     const bool dataset = o.datasetPositions;
     RowContext ctx(b, r, L, dataset);
     const std::vector<PositionMeta>* meta =
-        o.rolesKnown && size_t(r) < b.meta.size() && int64_t(b.meta[size_t(r)].size()) == T ? &b.meta[size_t(r)] : nullptr;
+        o.rolesKnown && size_t(r) < b.meta.size() && int64_t(b.meta[size_t(r)].size()) == T ? &b.meta[size_t(r)]
+                                                                                            : nullptr;
     auto graded = [&](int64_t t) { return b.labels.at(r, t) != kIgnoreIndex; };
 
     // ---- attention-mask-not-binary --------------------------------------------------------
@@ -124,11 +129,12 @@ bool runBatchRules(const Batch& b, const BatchRuleOptions& o, FindingCollector& 
       }
       if (negAt >= 0)
         emit(out, "attention-mask-not-binary", ctx.at(negAt),
-             ctx.label(negAt) + ": attention_mask is " + num(b.attentionMask.at(r, negAt)) + " at position " + num(negAt));
+             ctx.label(negAt) + ": attention_mask is " + num(b.attentionMask.at(r, negAt)) + " at position " +
+                 num(negAt));
       else if (splitAt >= 0)
         emit(out, "attention-mask-not-binary", ctx.at(splitAt),
-             ctx.label(splitAt) + ": segment id " + num(b.attentionMask.at(r, splitAt)) + " at position " + num(splitAt) +
-                 " continues a segment that already ended (segment ids must be contiguous runs)");
+             ctx.label(splitAt) + ": segment id " + num(b.attentionMask.at(r, splitAt)) + " at position " +
+                 num(splitAt) + " continues a segment that already ended (segment ids must be contiguous runs)");
     }
 
     // ---- ids and labels in range -----------------------------------------------------------
@@ -137,10 +143,18 @@ bool runBatchRules(const Batch& b, const BatchRuleOptions& o, FindingCollector& 
       const int64_t bound = o.vocabSize ? *o.vocabSize : maxInput + 1;
       for (int64_t t = 0; t < T; ++t) {
         int64_t l = b.labels.at(r, t);
-        if (l != kIgnoreIndex && (l < 0 || l >= bound)) { ++badLabels; if (badLabelAt < 0) badLabelAt = t; }
+        if (l != kIgnoreIndex && (l < 0 || l >= bound)) {
+          ++badLabels;
+          if (badLabelAt < 0) badLabelAt = t;
+        }
         int64_t id = b.inputIds.at(r, t);
-        if (o.vocabSize && (id < 0 || id >= *o.vocabSize)) { ++badInputs; if (badInputAt < 0) badInputAt = t; }
-        else if (!o.vocabSize && id < 0) { ++badInputs; if (badInputAt < 0) badInputAt = t; }
+        if (o.vocabSize && (id < 0 || id >= *o.vocabSize)) {
+          ++badInputs;
+          if (badInputAt < 0) badInputAt = t;
+        } else if (!o.vocabSize && id < 0) {
+          ++badInputs;
+          if (badInputAt < 0) badInputAt = t;
+        }
       }
       if (badLabels > 0) {
         std::string why = o.vocabSize ? "vocabulary size " + num(*o.vocabSize)
@@ -163,7 +177,10 @@ bool runBatchRules(const Batch& b, const BatchRuleOptions& o, FindingCollector& 
       const bool g = graded(t);
       rowGraded += g;
       if (!L.pad[size_t(t)]) continue;
-      if (g) { ++padGraded; if (padGradedAt < 0) padGradedAt = t; }
+      if (g) {
+        ++padGraded;
+        if (padGradedAt < 0) padGradedAt = t;
+      }
       if (haveMask && b.attentionMask.at(r, t) != 0) {
         ++padAttended;
         if (padAttendedAt < 0) padAttendedAt = t;
@@ -199,7 +216,10 @@ bool runBatchRules(const Batch& b, const BatchRuleOptions& o, FindingCollector& 
         const bool sh = t + 1 < T && l == b.inputIds.at(r, t + 1);
         same += eq;
         shifted += sh;
-        if (!eq) { ++mismatches; if (mismatchAt < 0) mismatchAt = t; }
+        if (!eq) {
+          ++mismatches;
+          if (mismatchAt < 0) mismatchAt = t;
+        }
       }
       if (g >= 4 && shifted * 2 > g && same * 2 < g) {
         emit(out, "labels-preshifted", ctx.at(mismatchAt),
@@ -247,7 +267,10 @@ bool runBatchRules(const Batch& b, const BatchRuleOptions& o, FindingCollector& 
         bool sees = false;
         for (size_t j = 0; j < i && !sees; ++j)
           for (int64_t t = L.examples[j].begin; t < L.examples[j].end; ++t)
-            if (eager[size_t(t)] != 0 && eager[size_t(t)] == id) { sees = true; break; }
+            if (eager[size_t(t)] != 0 && eager[size_t(t)] == id) {
+              sees = true;
+              break;
+            }
         if (sees) {
           ++crossPairs;
           if (crossAt < 0) crossAt = cur.begin;
@@ -259,15 +282,20 @@ bool runBatchRules(const Batch& b, const BatchRuleOptions& o, FindingCollector& 
         std::string msg = ctx.label(crossAt) + ": " + num(crossPairs) + " of " + num(int64_t(L.examples.size()) - 1) +
                           " packed examples after the first can attend to the examples before them (attention_mask " +
                           "does not separate them; first at batch row " + num(r) + " position " + num(crossAt) + ")";
-        if (paddingFree) msg += "; a padding-free row: correct only under FlashAttention varlen (flash_attention_2)";
-        else if (varlenSeparates) msg += "; position ids restart, so only FlashAttention varlen would keep them apart";
+        if (paddingFree)
+          msg += "; a padding-free row: correct only under FlashAttention varlen (flash_attention_2)";
+        else if (varlenSeparates)
+          msg += "; position ids restart, so only FlashAttention varlen would keep them apart";
         emit(out, "packing-cross-attention", ctx.at(crossAt), msg,
              paddingFree ? std::optional<Severity>(Severity::Warning) : std::nullopt);
       }
       int64_t notReset = 0, notResetAt = -1;
       for (size_t i = 1; i < L.examples.size(); ++i) {
         const int64_t t = L.examples[i].begin;
-        if (!havePos || b.positionIds.at(r, t) != 0) { ++notReset; if (notResetAt < 0) notResetAt = t; }
+        if (!havePos || b.positionIds.at(r, t) != 0) {
+          ++notReset;
+          if (notResetAt < 0) notResetAt = t;
+        }
       }
       if (notReset > 0)
         emit(out, "position-ids-not-reset", ctx.at(notResetAt),
@@ -280,10 +308,11 @@ bool runBatchRules(const Batch& b, const BatchRuleOptions& o, FindingCollector& 
     // ---- left-pad-positions, right-pad-generation --------------------------------------------
     if (L.leftPadded() && L.firstReal < T) {
       if (!havePos)
-        emit(out, "left-pad-positions", ctx.at(L.firstReal),
-             ctx.label(L.firstReal) + ": " + num(L.firstReal) +
-                 " left pads and no position_ids: the model derives arange(T), so the first real token is at position " +
-                 num(L.firstReal));
+        emit(
+            out, "left-pad-positions", ctx.at(L.firstReal),
+            ctx.label(L.firstReal) + ": " + num(L.firstReal) +
+                " left pads and no position_ids: the model derives arange(T), so the first real token is at position " +
+                num(L.firstReal));
       else if (b.positionIds.at(r, L.firstReal) != 0)
         emit(out, "left-pad-positions", ctx.at(L.firstReal),
              ctx.label(L.firstReal) + ": " + num(L.firstReal) + " left pads and the first real token has position id " +
@@ -316,8 +345,14 @@ bool runBatchRules(const Batch& b, const BatchRuleOptions& o, FindingCollector& 
       for (int64_t t = 0; t < T; ++t) {
         if (L.pad[size_t(t)]) continue;
         const PositionMeta& pm = m[size_t(t)];
-        if (pm.reply) { summary.gradedReply += graded(t); continue; }
-        if (pm.kind == PositionKind::Separator) { summary.gradedUnknown += graded(t); continue; }
+        if (pm.reply) {
+          summary.gradedReply += graded(t);
+          continue;
+        }
+        if (pm.kind == PositionKind::Separator) {
+          summary.gradedUnknown += graded(t);
+          continue;
+        }
         if (!isPromptKind(pm.kind)) continue;
         ++promptTotal;
         // Masked because it is the pad id (labels=mask_pad_id with pad == an end token): not a choice
@@ -333,12 +368,14 @@ bool runBatchRules(const Batch& b, const BatchRuleOptions& o, FindingCollector& 
       if (promptGraded > 0) {
         const int64_t nEx = int64_t(L.examples.size());
         const bool fullSequence = promptGraded + nEx + promptMaskedById >= promptTotal;
-        const bool deliberate = o.intent == LabelIntent::FullSequence || (o.intent == LabelIntent::Unknown && fullSequence);
+        const bool deliberate =
+            o.intent == LabelIntent::FullSequence || (o.intent == LabelIntent::Unknown && fullSequence);
         if (deliberate) {
           if (fullSequenceRows) ++*fullSequenceRows;
         } else if (o.intent != LabelIntent::FullSequence) {
           std::string kinds;
-          for (auto [k, n] : promptByKind) kinds += std::string(kinds.empty() ? "" : ", ") + positionKindName(k) + " " + num(n);
+          for (auto [k, n] : promptByKind)
+            kinds += std::string(kinds.empty() ? "" : ", ") + positionKindName(k) + " " + num(n);
           emit(out, "prompt-graded", ctx.at(promptGradedAt),
                ctx.label(promptGradedAt) + ": " + num(promptGraded) + " of " + num(promptTotal) +
                    " prompt positions are graded (" + kinds + "), first at position " + num(promptGradedAt));
@@ -346,7 +383,10 @@ bool runBatchRules(const Batch& b, const BatchRuleOptions& o, FindingCollector& 
       }
       // Replies per example.
       for (const ExampleRange& ex : L.examples) {
-        struct Reply { int64_t first = -1, positions = 0, graded = 0, closing = -1, content = 0; bool truncated = false; };
+        struct Reply {
+          int64_t first = -1, positions = 0, graded = 0, closing = -1, content = 0;
+          bool truncated = false;
+        };
         std::map<int32_t, Reply> replies; // by message index, in order
         for (int64_t t = ex.begin; t < ex.end; ++t) {
           const PositionMeta& pm = m[size_t(t)];
@@ -355,8 +395,10 @@ bool runBatchRules(const Batch& b, const BatchRuleOptions& o, FindingCollector& 
           if (rp.first < 0) rp.first = t;
           ++rp.positions;
           rp.graded += graded(t);
-          if (pm.closesReply) rp.closing = t;
-          else if (!pm.scaffolding) ++rp.content;
+          if (pm.closesReply)
+            rp.closing = t;
+          else if (!pm.scaffolding)
+            ++rp.content;
           rp.truncated = rp.truncated || pm.replyTruncated;
         }
         bool anyGraded = false;
@@ -369,7 +411,10 @@ bool runBatchRules(const Batch& b, const BatchRuleOptions& o, FindingCollector& 
           if (graded(rp.closing)) continue;
           const bool otherGraded = rp.graded > 0;
           const bool emptyReply = rp.content == 0 && anyGraded;
-          if (otherGraded || emptyReply) { ++stopMissing; if (stopAt < 0) stopAt = rp.closing; }
+          if (otherGraded || emptyReply) {
+            ++stopMissing;
+            if (stopAt < 0) stopAt = rp.closing;
+          }
         }
         if (stopMissing > 0)
           emit(out, "stop-token-not-graded", ctx.at(stopAt),
@@ -383,7 +428,10 @@ bool runBatchRules(const Batch& b, const BatchRuleOptions& o, FindingCollector& 
           int64_t ignored = 0, ignoredAt = -1;
           if (last->second.graded > 0)
             for (auto it = replies.begin(); it != last; ++it)
-              if (it->second.graded == 0) { ++ignored; if (ignoredAt < 0) ignoredAt = it->second.first; }
+              if (it->second.graded == 0) {
+                ++ignored;
+                if (ignoredAt < 0) ignoredAt = it->second.first;
+              }
           if (ignored > 0)
             emit(out, "last-turn-only", ctx.at(ignoredAt),
                  ctx.label(ignoredAt) + ": " + num(ignored) + " of " + num(int64_t(replies.size()) - 1) +
@@ -409,13 +457,16 @@ bool runBatchRules(const Batch& b, const BatchRuleOptions& o, FindingCollector& 
         for (int64_t t = std::max<int64_t>(1, L.firstReal); t < L.endReal; ++t) {
           if (L.pad[size_t(t)] || b.inputIds.at(r, t) != *b.eosTokenId || !graded(t - 1)) continue;
           ++closings;
-          if (!graded(t)) { ++missing; if (at < 0) at = t; }
+          if (!graded(t)) {
+            ++missing;
+            if (at < 0) at = t;
+          }
         }
         if (missing > 0)
           emit(out, "stop-token-not-graded", ctx.at(at),
-               ctx.label(at) + ": " + num(missing) + " of " + num(closings) +
-                   " EOS tokens (id " + num(*b.eosTokenId) + ") right after graded text have label -100 (first at position " +
-                   num(at) + ")" + (padId && *padId == *b.eosTokenId ? "; the pad id is the EOS id" : ""));
+               ctx.label(at) + ": " + num(missing) + " of " + num(closings) + " EOS tokens (id " + num(*b.eosTokenId) +
+                   ") right after graded text have label -100 (first at position " + num(at) + ")" +
+                   (padId && *padId == *b.eosTokenId ? "; the pad id is the EOS id" : ""));
       }
     }
   }

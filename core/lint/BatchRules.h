@@ -15,10 +15,10 @@ namespace maskscope {
 enum class LabelIntent { Unknown, RepliesOnly, LastReplyOnly, FullSequence };
 
 struct BatchRuleOptions {
-  bool generation = false;              // a generation batch: right-pad-generation applies
-  std::optional<int64_t> vocabSize;     // from the tokenizer; else the largest input id bounds labels
+  bool generation = false;          // a generation batch: right-pad-generation applies
+  std::optional<int64_t> vocabSize; // from the tokenizer; else the largest input id bounds labels
   LabelIntent intent = LabelIntent::Unknown;
-  bool rolesKnown = false;              // batch.meta holds roles (collated, or recovered from a dump)
+  bool rolesKnown = false; // batch.meta holds roles (collated, or recovered from a dump)
   // Maps a (batch row, position) to what a finding reports: for datasets, the dataset row and the
   // position inside its example. Identity when empty.
   bool datasetPositions = false;

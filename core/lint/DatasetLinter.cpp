@@ -43,8 +43,12 @@ ChunkResult lintChunk(const DatasetPipeline& pipeline, const DatasetLintOptions&
     try {
       tc = pipeline.encode(c);
     } catch (const std::exception& e) {
-      Finding f{"row-skipped", Severity::Warning, c.rowIndex, std::nullopt,
-                "row " + std::to_string(c.rowIndex) + ": the template refused it: " + e.what(), std::nullopt};
+      Finding f{"row-skipped",
+                Severity::Warning,
+                c.rowIndex,
+                std::nullopt,
+                "row " + std::to_string(c.rowIndex) + ": the template refused it: " + e.what(),
+                std::nullopt};
       if (c.sourceLine >= 0) f.line = c.sourceLine;
       out.add(std::move(f));
       continue;
@@ -141,9 +145,15 @@ LintReport lintDataset(const std::string& dataSpec, const DatasetLintOptions& op
     for (;;) {
       auto it = done.find(nextToReduce);
       if (it == done.end()) {
-        if (all && nextToReduce < produced) { cvDone.wait(lk); continue; }
+        if (all && nextToReduce < produced) {
+          cvDone.wait(lk);
+          continue;
+        }
         // Bound the reorder buffer: wait while too many results are ahead of the next one.
-        if (!all && done.size() >= queueCap * 2) { cvDone.wait(lk); continue; }
+        if (!all && done.size() >= queueCap * 2) {
+          cvDone.wait(lk);
+          continue;
+        }
         return;
       }
       ChunkResult r = std::move(it->second);

@@ -27,13 +27,13 @@ struct LintContext {
 LintReport lintBatch(const Batch& batch, const LintContext& context = {});
 
 struct DatasetLintOptions {
-  PipelineSpec pipeline;           // tokenizer, template, collator
-  int microBatchSize = 8;          // rows collated and linted together (and the grad-accum unit)
-  int threads = 0;                 // worker threads; 0 = hardware concurrency
+  PipelineSpec pipeline;  // tokenizer, template, collator
+  int microBatchSize = 8; // rows collated and linted together (and the grad-accum unit)
+  int threads = 0;        // worker threads; 0 = hardware concurrency
   bool generation = false;
-  long maxFindings = 1000;         // -1: all
-  int shardIndex = 0, shardCount = 1; // lint rows with index % shardCount == shardIndex
-  int prefixCheckRows = 16;        // rows that also get the render-prefix checks (costly)
+  long maxFindings = 1000;                                  // -1: all
+  int shardIndex = 0, shardCount = 1;                       // lint rows with index % shardCount == shardIndex
+  int prefixCheckRows = 16;                                 // rows that also get the render-prefix checks (costly)
   std::function<void(double fraction, long rows)> progress; // called from the reading thread
 };
 

@@ -12,15 +12,18 @@ constexpr size_t kMaxMicroBatchesKept = size_t(1) << 22;
 
 void GradAccumStats::add(int64_t graded) {
   ++microBatches;
-  if (graded == 0) { ++emptyMicroBatches; }
-  else {
+  if (graded == 0) {
+    ++emptyMicroBatches;
+  } else {
     gradedTokens += graded;
     minTokens = minTokens < 0 ? graded : std::min(minTokens, graded);
     maxTokens = std::max(maxTokens, graded);
     sumInverseTokens += 1.0 / double(graded);
   }
-  if (perMicroBatch.size() < kMaxMicroBatchesKept) perMicroBatch.push_back(graded);
-  else perMicroBatchComplete = false;
+  if (perMicroBatch.size() < kMaxMicroBatchesKept)
+    perMicroBatch.push_back(graded);
+  else
+    perMicroBatchComplete = false;
 }
 
 void GradAccumStats::merge(const GradAccumStats& o) {
@@ -31,8 +34,10 @@ void GradAccumStats::merge(const GradAccumStats& o) {
   maxTokens = std::max(maxTokens, o.maxTokens);
   sumInverseTokens += o.sumInverseTokens;
   for (int64_t n : o.perMicroBatch) {
-    if (perMicroBatch.size() < kMaxMicroBatchesKept) perMicroBatch.push_back(n);
-    else perMicroBatchComplete = false;
+    if (perMicroBatch.size() < kMaxMicroBatchesKept)
+      perMicroBatch.push_back(n);
+    else
+      perMicroBatchComplete = false;
   }
   perMicroBatchComplete = perMicroBatchComplete && o.perMicroBatchComplete;
 }
@@ -68,9 +73,15 @@ nlohmann::json GradAccumStats::toJson() const {
 
 void LintSummary::countFinding(const Finding& f) {
   switch (f.severity) {
-  case Severity::Error: ++errors; break;
-  case Severity::Warning: ++warnings; break;
-  case Severity::Info: ++infos; break;
+  case Severity::Error:
+    ++errors;
+    break;
+  case Severity::Warning:
+    ++warnings;
+    break;
+  case Severity::Info:
+    ++infos;
+    break;
   }
   ++findingsByRule[f.rule];
 }
@@ -95,22 +106,33 @@ void LintSummary::addGradedFraction(int64_t g, int64_t real) {
 void LintSummary::merge(const LintSummary& o) {
   if (input.empty()) input = o.input;
   rows += o.rows;
-  errors += o.errors; warnings += o.warnings; infos += o.infos;
-  findingsShown += o.findingsShown; findingsOmitted += o.findingsOmitted;
+  errors += o.errors;
+  warnings += o.warnings;
+  infos += o.infos;
+  findingsShown += o.findingsShown;
+  findingsOmitted += o.findingsOmitted;
   for (const auto& [k, v] : o.findingsByRule) findingsByRule[k] += v;
   for (const auto& r : o.rulesNotRun)
     if (std::find(rulesNotRun.begin(), rulesNotRun.end(), r) == rulesNotRun.end()) rulesNotRun.push_back(r);
-  rowsRead += o.rowsRead; rowsSkipped += o.rowsSkipped;
-  positions += o.positions; realPositions += o.realPositions; paddingPositions += o.paddingPositions;
-  graded += o.graded; gradedPadding += o.gradedPadding; gradedPrompt += o.gradedPrompt;
-  gradedReply += o.gradedReply; gradedUnknown += o.gradedUnknown;
+  rowsRead += o.rowsRead;
+  rowsSkipped += o.rowsSkipped;
+  positions += o.positions;
+  realPositions += o.realPositions;
+  paddingPositions += o.paddingPositions;
+  graded += o.graded;
+  gradedPadding += o.gradedPadding;
+  gradedPrompt += o.gradedPrompt;
+  gradedReply += o.gradedReply;
+  gradedUnknown += o.gradedUnknown;
   rowsNothingGraded += o.rowsNothingGraded;
-  for (size_t i = 0; i < gradedFractionHistogram.size(); ++i) gradedFractionHistogram[i] += o.gradedFractionHistogram[i];
+  for (size_t i = 0; i < gradedFractionHistogram.size(); ++i)
+    gradedFractionHistogram[i] += o.gradedFractionHistogram[i];
   if (o.lengthMin >= 0) lengthMin = lengthMin < 0 ? o.lengthMin : std::min(lengthMin, o.lengthMin);
   lengthMax = std::max(lengthMax, o.lengthMax);
   lengthSum += o.lengthSum;
   maxLength = std::max(maxLength, o.maxLength);
-  rowsOverMaxLength += o.rowsOverMaxLength; rowsTruncated += o.rowsTruncated;
+  rowsOverMaxLength += o.rowsOverMaxLength;
+  rowsTruncated += o.rowsTruncated;
   for (size_t i = 0; i < lengthHistogram.size(); ++i) lengthHistogram[i] += o.lengthHistogram[i];
   gradAccum.merge(o.gradAccum);
 }

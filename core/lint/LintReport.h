@@ -18,12 +18,12 @@ namespace maskscope {
 // the gap is reported as the difference of the weights themselves.
 struct GradAccumStats {
   int microBatchSize = 8;
-  long microBatches = 0;          // micro-batches with at least one row
-  long emptyMicroBatches = 0;     // micro-batches with no graded token (NaN loss)
-  int64_t gradedTokens = 0;       // N
+  long microBatches = 0;                 // micro-batches with at least one row
+  long emptyMicroBatches = 0;            // micro-batches with no graded token (NaN loss)
+  int64_t gradedTokens = 0;              // N
   int64_t minTokens = -1, maxTokens = 0; // graded tokens per non-empty micro-batch
-  double sumInverseTokens = 0;    // sum over non-empty micro-batches of 1 / n_i
-  std::vector<int64_t> perMicroBatch; // graded tokens of each micro-batch (capped, for the TV distance)
+  double sumInverseTokens = 0;           // sum over non-empty micro-batches of 1 / n_i
+  std::vector<int64_t> perMicroBatch;    // graded tokens of each micro-batch (capped, for the TV distance)
   bool perMicroBatchComplete = true;
 
   void add(int64_t graded);
@@ -32,8 +32,8 @@ struct GradAccumStats {
 };
 
 struct LintSummary {
-  std::string input;  // "dataset" or "batch"
-  long rows = 0;      // rows linted: dataset rows, or batch rows of a dump
+  std::string input;                        // "dataset" or "batch"
+  long rows = 0;                            // rows linted: dataset rows, or batch rows of a dump
   long errors = 0, warnings = 0, infos = 0; // every finding, including those beyond --max-findings
   long findingsShown = 0, findingsOmitted = 0;
   std::map<std::string, long> findingsByRule;
@@ -48,7 +48,7 @@ struct LintSummary {
   std::array<long, 10> gradedFractionHistogram{}; // per example: graded / real tokens, 10 bins of 0.1
   // Lengths of the tokenized examples (before padding), against max_length.
   int64_t lengthMin = -1, lengthMax = 0, lengthSum = 0;
-  int maxLength = 0;            // the collator's max_length (0 when unknown)
+  int maxLength = 0; // the collator's max_length (0 when unknown)
   long rowsOverMaxLength = 0, rowsTruncated = 0;
   std::array<long, 8> lengthHistogram{}; // bins of max_length/4: [0,1/4) ... [7/4, inf) of max_length
   GradAccumStats gradAccum;

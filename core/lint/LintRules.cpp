@@ -6,9 +6,12 @@ namespace maskscope {
 
 const char* severityName(Severity s) {
   switch (s) {
-  case Severity::Info: return "info";
-  case Severity::Warning: return "warning";
-  case Severity::Error: return "error";
+  case Severity::Info:
+    return "info";
+  case Severity::Warning:
+    return "warning";
+  case Severity::Error:
+    return "error";
   }
   return "?";
 }
@@ -25,7 +28,8 @@ const std::vector<RuleInfo>& allRules() {
        "padded input_ids but not labels (or the reverse). Fix: pad every field to the same length in the collator "
        "(transformers' DataCollatorForSeq2Seq pads labels with label_pad_token_id=-100 for you).",
        "batch"},
-      {"attention-mask-not-binary", S::Error, "attention_mask holds values other than 0/1 that are not packing segment ids",
+      {"attention-mask-not-binary", S::Error,
+       "attention_mask holds values other than 0/1 that are not packing segment ids",
        "attention_mask is read as 1 = attend to this key, 0 = hide it. Packing collators may instead write segment "
        "ids (1, 2, 3, ... one per packed example, 0 for padding), meaning attention stays inside a segment; each "
        "segment is then one contiguous run. Negative values, or ids that come back after another segment started, "
@@ -182,7 +186,8 @@ const std::vector<RuleInfo>& allRules() {
        "turns (a prompt-injection route). Fix: clean such strings from the data, or tokenize with "
        "split_special_tokens=True so they stay ordinary text.",
        "template + tokenizer (datasets)"},
-      {"template-no-generation-markers", S::Warning, "assistant-only grading was asked but the template has no {% generation %}",
+      {"template-no-generation-markers", S::Warning,
+       "assistant-only grading was asked but the template has no {% generation %}",
        "TRL's assistant_only_loss=True (and apply_chat_template(return_assistant_tokens_mask=True)) finds the "
        "reply tokens from {% generation %} ... {% endgeneration %} blocks in the chat template. Most templates "
        "shipped with models do not have them; then the assistant mask is all zeros (nothing is graded) or TRL "
@@ -199,7 +204,8 @@ const std::vector<RuleInfo>& allRules() {
        "prompt+completion'. Fix: end the template's headers with a special token or newline that cannot merge, or "
        "compute masks from offsets / {% generation %} spans instead of prompt lengths.",
        "template + tokenizer"},
-      {"template-not-prefix-preserving", S::Warning, "rendering the first k messages is not a prefix of the full render",
+      {"template-not-prefix-preserving", S::Warning,
+       "rendering the first k messages is not a prefix of the full render",
        "Multi-turn masking and incremental tokenization assume that the text for the first k messages is the "
        "start of the text for all of them. Templates that rewrite earlier turns (dropping reasoning, moving the "
        "system prompt into the last user turn, adding a date) break this, so masks computed per turn point at the "
@@ -250,8 +256,8 @@ std::string rulesMarkdown() {
     md += "| `" + std::string(r.name) + "` | " + severityName(r.severity) + " | " + std::string(r.title) + " |\n";
   for (const RuleInfo& r : allRules()) {
     md += "\n## " + std::string(r.name) + "\n\n";
-    md += "*" + std::string(severityName(r.severity)) + "* — " + std::string(r.title) + ". Needs: " +
-          std::string(r.needs) + ".\n\n";
+    md += "*" + std::string(severityName(r.severity)) + "* — " + std::string(r.title) +
+          ". Needs: " + std::string(r.needs) + ".\n\n";
     md += std::string(r.explanation) + "\n";
   }
   return md;

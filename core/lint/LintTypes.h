@@ -20,7 +20,7 @@ struct Finding {
   Severity severity = Severity::Warning;
   std::optional<int64_t> row;
   std::optional<int64_t> position;
-  std::string message; // one line, with the numbers ("row 3: 118 of 512 graded positions are padding")
+  std::string message;      // one line, with the numbers ("row 3: 118 of 512 graded positions are padding")
   std::optional<long> line; // 1-based line in the input file, where the finding is about one (row-skipped)
 };
 

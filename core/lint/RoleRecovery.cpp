@@ -70,7 +70,8 @@ RoleMarkers learnRoleMarkers(const ConversationEncoder& encoder, const RenderOpt
     }
     if (mk.header.empty()) continue;
     auto it = byRole.find(ms.role);
-    if (it == byRole.end()) byRole.emplace(ms.role, mk);
+    if (it == byRole.end())
+      byRole.emplace(ms.role, mk);
     else {
       // Prefer the later message's header (no conversation-level text in it).
       it->second = mk;
@@ -80,7 +81,8 @@ RoleMarkers learnRoleMarkers(const ConversationEncoder& encoder, const RenderOpt
   std::sort(out.roles.begin(), out.roles.end(),
             [](const RoleMarker& a, const RoleMarker& b) { return a.header.size() > b.header.size(); });
   for (const RoleMarker& mk : out.roles)
-    if (mk.kind == PositionKind::Assistant && mk.closingIndex >= 0) out.closingToken = mk.footer[size_t(mk.closingIndex)];
+    if (mk.kind == PositionKind::Assistant && mk.closingIndex >= 0)
+      out.closingToken = mk.footer[size_t(mk.closingIndex)];
   return out;
 }
 
@@ -108,8 +110,14 @@ long recoverRoles(Batch& b, const RoleMarkers& markers, const Tokenizer& tok) {
       while (t < ex.end) {
         const RoleMarker* mk = nullptr;
         for (const RoleMarker& cand : markers.roles)
-          if (matchAt(b, r, t, ex.end, cand.header)) { mk = &cand; break; }
-        if (!mk) { ++t; continue; }
+          if (matchAt(b, r, t, ex.end, cand.header)) {
+            mk = &cand;
+            break;
+          }
+        if (!mk) {
+          ++t;
+          continue;
+        }
         ++message;
         ++found;
         if (mk->kind == PositionKind::User) ++turn;
@@ -138,7 +146,10 @@ long recoverRoles(Batch& b, const RoleMarkers& markers, const Tokenizer& tok) {
             break;
           }
           if (mk->footer.empty()) {
-            if (headerAt(u)) { contentEnd = footerEnd = u; break; }
+            if (headerAt(u)) {
+              contentEnd = footerEnd = u;
+              break;
+            }
           }
         }
         if (contentEnd < 0 && firstFooter >= 0) {

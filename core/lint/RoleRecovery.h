@@ -13,13 +13,13 @@ namespace maskscope {
 struct RoleMarker {
   std::string role;
   PositionKind kind = PositionKind::Unknown;
-  std::vector<int32_t> header;  // tokens from the message block's start to its content
-  std::vector<int32_t> footer;  // tokens after the content through the closing special token
-  int closingIndex = -1;        // index in footer of the token that closes a reply, -1 when none
+  std::vector<int32_t> header; // tokens from the message block's start to its content
+  std::vector<int32_t> footer; // tokens after the content through the closing special token
+  int closingIndex = -1;       // index in footer of the token that closes a reply, -1 when none
 };
 
 struct RoleMarkers {
-  std::vector<RoleMarker> roles; // longest header first
+  std::vector<RoleMarker> roles;       // longest header first
   std::optional<int32_t> closingToken; // the assistant's closing token (for eos-mismatch)
   TokenizedConversation probe;         // the probe conversation as encoded (for template checks)
   std::vector<Message> probeMessages;

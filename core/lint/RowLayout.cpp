@@ -11,14 +11,16 @@ RowLayout rowLayout(const Batch& b, int64_t r, std::optional<int64_t> padId) {
   L.pad.assign(size_t(T), 0);
   const bool haveMeta = size_t(r) < b.meta.size() && int64_t(b.meta[size_t(r)].size()) == T;
   const bool haveMask = b.attentionMask.sameShape(b.inputIds);
-  const bool havePos = b.positionIds.sameShape(b.inputIds);
   if (haveMeta) {
     for (int64_t t = 0; t < T; ++t) L.pad[size_t(t)] = b.meta[size_t(r)][size_t(t)].kind == PositionKind::Padding;
   } else {
     L.pad = detectPaddingOfRow(b, r, padId);
   }
   for (int64_t t = 0; t < T; ++t) {
-    if (L.pad[size_t(t)]) { ++L.padCount; continue; }
+    if (L.pad[size_t(t)]) {
+      ++L.padCount;
+      continue;
+    }
     if (L.firstReal < 0) L.firstReal = t;
     L.endReal = t + 1;
   }

@@ -18,7 +18,7 @@ struct ExampleRange {
 enum class SegmentSource { None, Collator, MaskSegmentIds, PositionResets };
 
 struct RowLayout {
-  std::vector<uint8_t> pad;          // [T]: 1 = padding
+  std::vector<uint8_t> pad;           // [T]: 1 = padding
   std::vector<ExampleRange> examples; // in row order; empty when the row is all padding
   SegmentSource segmentSource = SegmentSource::None;
   int64_t firstReal = -1, endReal = -1; // first real position, one past the last real position

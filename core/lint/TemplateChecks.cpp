@@ -17,7 +17,10 @@ SpecialTokenIds effectiveSpecialTokens(const Tokenizer& tok, const RenderOptions
   auto adopt = [&](const char* key, std::optional<int32_t>& id, std::string& text) {
     auto it = render.variables.find(key);
     if (it == render.variables.end() || it->second.empty()) return;
-    if (auto found = tok.tokenToId(it->second)) { id = *found; text = it->second; }
+    if (auto found = tok.tokenToId(it->second)) {
+      id = *found;
+      text = it->second;
+    }
   };
   adopt("bos_token", sp.bos, sp.bosText);
   adopt("eos_token", sp.eos, sp.eosText);
@@ -66,7 +69,8 @@ void runTemplateChecks(const ConversationEncoder& enc, const RenderOptions& rend
           out.add("template-not-prefix-preserving", std::nullopt, std::nullopt,
                   "the template '" + tpl.name() + "' renders the first " + num(int64_t(k)) +
                       " messages of a probe chat differently from the same messages inside the full chat (texts differ "
-                      "from byte " + num(int64_t(d)) + ")");
+                      "from byte " +
+                      num(int64_t(d)) + ")");
           break;
         }
       } catch (const std::exception&) {
@@ -124,8 +128,9 @@ void runPrefixChecks(const ConversationEncoder& enc, const RenderOptions& render
   }
   if (!full.text.starts_with(rr.text)) {
     out.add("template-not-prefix-preserving", row, std::nullopt,
-            "row " + std::to_string(row) + ": the prompt rendered with add_generation_prompt=True is not the start of "
-            "the full render, so a mask computed from the prompt's length points at the wrong tokens");
+            "row " + std::to_string(row) +
+                ": the prompt rendered with add_generation_prompt=True is not the start of "
+                "the full render, so a mask computed from the prompt's length points at the wrong tokens");
     return;
   }
   Encoding pe = enc.tokenizer().encode(rr.text, {});
@@ -133,7 +138,8 @@ void runPrefixChecks(const ConversationEncoder& enc, const RenderOptions& render
     if (i >= full.tokens.size() || full.tokens[i].id != pe.ids[i]) {
       out.add("boundary-merge", row, int64_t(i),
               "row " + std::to_string(row) + ": the prompt's " + std::to_string(pe.size()) +
-                  " tokens are not a prefix of the full tokenization (they differ at position " + std::to_string(i) + ")");
+                  " tokens are not a prefix of the full tokenization (they differ at position " + std::to_string(i) +
+                  ")");
       return;
     }
   }

@@ -6,10 +6,14 @@ namespace maskscope {
 
 const char* cellStateName(CellState s) {
   switch (s) {
-  case CellState::Allowed: return "allowed";
-  case CellState::Future: return "future";
-  case CellState::Padding: return "padding";
-  case CellState::OtherExample: return "other example";
+  case CellState::Allowed:
+    return "allowed";
+  case CellState::Future:
+    return "future";
+  case CellState::Padding:
+    return "padding";
+  case CellState::OtherExample:
+    return "other example";
   }
   return "?";
 }
@@ -34,7 +38,10 @@ std::vector<int64_t> segmentIdsForRow(const Batch& b, int64_t r, MaskSemantics s
     int64_t current = 0;
     std::vector<int64_t> raw = seg;
     for (int64_t t = 0; t < T; ++t) {
-      if (raw[size_t(t)] == 0) { seg[size_t(t)] = 0; continue; }
+      if (raw[size_t(t)] == 0) {
+        seg[size_t(t)] = 0;
+        continue;
+      }
       const bool starts = t == 0 || raw[size_t(t - 1)] == 0 || raw[size_t(t)] != raw[size_t(t - 1)] ||
                           (havePositions && b.positionIds.at(r, t) == 0);
       if (starts) ++current;

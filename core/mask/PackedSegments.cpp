@@ -18,14 +18,18 @@ std::vector<Segment> segmentsOfRow(const Batch& b, int64_t r) {
   std::vector<Segment> out;
   for (int64_t t = 0; t < T; ++t) {
     const int64_t m = mask(t);
-    if (m == 0) continue; // padding
+    if (m == 0) continue;                             // padding
     bool starts = out.empty() || out.back().end != t; // first real position, or after padding
     if (!starts) {
-      if (segmentIds) starts = m != mask(t - 1);
-      else starts = havePositions && b.positionIds.at(r, t) == 0;
+      if (segmentIds)
+        starts = m != mask(t - 1);
+      else
+        starts = havePositions && b.positionIds.at(r, t) == 0;
     }
-    if (starts) out.push_back({t, t + 1, -1});
-    else out.back().end = t + 1;
+    if (starts)
+      out.push_back({t, t + 1, -1});
+    else
+      out.back().end = t + 1;
   }
   if (out.size() < 2) out.clear();
   return out;

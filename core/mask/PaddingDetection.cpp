@@ -9,7 +9,10 @@ std::vector<uint8_t> detectPaddingOfRow(const Batch& b, int64_t r, std::optional
   bool maskHasZero = false;
   if (b.attentionMask.sameShape(b.inputIds))
     for (int64_t t = 0; t < T; ++t)
-      if (b.attentionMask.at(r, t) == 0) { pad[size_t(t)] = 1; maskHasZero = true; }
+      if (b.attentionMask.at(r, t) == 0) {
+        pad[size_t(t)] = 1;
+        maskHasZero = true;
+      }
   if (maskHasZero || !padId) return pad;
   int64_t e = T;
   while (e > 0 && b.inputIds.at(r, e - 1) == *padId) --e;

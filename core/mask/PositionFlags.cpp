@@ -31,8 +31,10 @@ std::vector<PositionFlags> positionFlagsForRow(const Batch& b, int64_t r, MaskSe
     f.graded = f.label != kIgnoreIndex;
     f.segment = seg[size_t(t)];
     f.position = havePositions ? b.positionIds.at(r, t) : t;
-    if (haveMeta) f.padding = b.meta[size_t(r)][size_t(t)].kind == PositionKind::Padding;
-    else f.padding = !f.attended;
+    if (haveMeta)
+      f.padding = b.meta[size_t(r)][size_t(t)].kind == PositionKind::Padding;
+    else
+      f.padding = !f.attended;
   }
   for (int64_t t = 0; t + 1 < T; ++t) out[size_t(t)].predicts = out[size_t(t + 1)].graded;
   if (!haveMeta && !anyZero && b.padTokenId && T > 0) {

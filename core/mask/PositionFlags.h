@@ -10,14 +10,14 @@
 namespace maskscope {
 
 struct PositionFlags {
-  bool padding = false;   // a pad: the collator says so, or attention_mask is 0 (or, for all-ones
-                          // dumps, a leading/trailing run of pad_token_id)
-  bool attended = false;  // attention_mask != 0: other positions may look at it
-  bool graded = false;    // labels != -100: the logits one position earlier are scored on it
-  bool predicts = false;  // labels[t + 1] != -100: the logits at this position enter the loss
+  bool padding = false;  // a pad: the collator says so, or attention_mask is 0 (or, for all-ones
+                         // dumps, a leading/trailing run of pad_token_id)
+  bool attended = false; // attention_mask != 0: other positions may look at it
+  bool graded = false;   // labels != -100: the logits one position earlier are scored on it
+  bool predicts = false; // labels[t + 1] != -100: the logits at this position enter the loss
   int64_t label = kIgnoreIndex;
-  int64_t segment = 0;    // 0 padding, 1.. the packed example (one segment for unpacked rows)
-  int64_t position = 0;   // position id the model uses (given, or arange when none)
+  int64_t segment = 0;  // 0 padding, 1.. the packed example (one segment for unpacked rows)
+  int64_t position = 0; // position id the model uses (given, or arange when none)
 };
 
 // Position ids as the model uses them: the batch's own, or 0..T-1 in every row when not given

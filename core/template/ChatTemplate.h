@@ -27,7 +27,7 @@ struct RenderOptions {
 struct RenderResult {
   std::string text;
   std::optional<std::vector<ByteSpan>> generationSpans; // {% generation %} blocks; nullopt: none
-  std::vector<MessageSpan> messages;                     // one per input message, in order
+  std::vector<MessageSpan> messages;                    // one per input message, in order
 };
 
 class ChatTemplate {

@@ -31,7 +31,9 @@ Value messageValue(const Message& m) {
   return Value::dict(std::move(d));
 }
 
-bool startsWith(const std::string& s, const std::string& p) { return s.size() >= p.size() && s.compare(0, p.size(), p) == 0; }
+bool startsWith(const std::string& s, const std::string& p) {
+  return s.size() >= p.size() && s.compare(0, p.size(), p) == 0;
+}
 
 // First verbatim occurrence of content (or of its stripped form) in text[from, to); false if none.
 bool locateContent(const std::string& text, const std::string& content, int64_t from, int64_t to, ByteSpan& out) {
@@ -123,8 +125,8 @@ RenderResult JinjaChatTemplate::renderValues(const std::vector<Value>& messages,
   std::vector<const void*> tracked;
   if (options.computeMessageSpans)
     for (const auto& m : messages) tracked.push_back(m.object().get());
-  jinja::RenderOutput full =
-      renderOnce(base, messages, options.addGenerationPrompt, options, options.computeMessageSpans ? &tracked : nullptr);
+  jinja::RenderOutput full = renderOnce(base, messages, options.addGenerationPrompt, options,
+                                        options.computeMessageSpans ? &tracked : nullptr);
   RenderResult result;
   result.text = std::move(full.text);
   if (template_->hasGeneration()) {
@@ -138,7 +140,8 @@ RenderResult JinjaChatTemplate::renderValues(const std::vector<Value>& messages,
   const int64_t n = int64_t(messages.size());
   auto bosEnd = [&]() -> int64_t {
     auto bos = merged.find("bos_token");
-    if (bos != merged.end() && !bos->second.empty() && startsWith(text, bos->second)) return int64_t(bos->second.size());
+    if (bos != merged.end() && !bos->second.empty() && startsWith(text, bos->second))
+      return int64_t(bos->second.size());
     return 0;
   };
 
@@ -155,15 +158,22 @@ RenderResult JinjaChatTemplate::renderValues(const std::vector<Value>& messages,
     int users = 0, turn = 0;
     for (size_t k = 0; ok && k < size_t(n); ++k) {
       int64_t b = k < first ? bosEnd() : it[k].first;
-      int64_t e = k + 1 < size_t(n) ? it[k + 1].first : (options.addGenerationPrompt ? it[k].second : int64_t(text.size()));
-      if (e < b) { ok = false; break; }
+      int64_t e =
+          k + 1 < size_t(n) ? it[k + 1].first : (options.addGenerationPrompt ? it[k].second : int64_t(text.size()));
+      if (e < b) {
+        ok = false;
+        break;
+      }
       MessageSpan span;
       span.messageIndex = int(k);
       span.role = roles[k];
       span.turn = turnOf(roles, k, users, turn);
       span.block = ByteSpan{b, e};
       if (!locateContent(text, contents[k], b, e, span.content)) {
-        if (!contents[k].empty()) { ok = false; break; } // content outside its block: not this shape
+        if (!contents[k].empty()) {
+          ok = false;
+          break;
+        } // content outside its block: not this shape
         span.content = ByteSpan{b, b};
       }
       spans.push_back(std::move(span));
@@ -185,7 +195,8 @@ RenderResult JinjaChatTemplate::renderValues(const std::vector<Value>& messages,
     }
   }
 
-  // General path: one render per prefix. Start of the first block: what an empty conversation renders, else the BOS token.
+  // General path: one render per prefix. Start of the first block: what an empty conversation renders, else the BOS
+  // token.
   int64_t start = 0;
   try {
     jinja::RenderOutput empty = renderOnce(base, {}, false, options);

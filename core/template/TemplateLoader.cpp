@@ -21,10 +21,14 @@ std::map<std::string, std::string> familyDefaults(const std::string& name) {
   const std::string suffix = "-assistant-mask";
   if (base.size() > suffix.size() && base.compare(base.size() - suffix.size(), suffix.size(), suffix) == 0)
     base.resize(base.size() - suffix.size());
-  if (base == "chatml") return {{"bos_token", "<s>"}, {"eos_token", "<|im_end|>"}, {"pad_token", "<pad>"}, {"unk_token", "<unk>"}};
+  if (base == "chatml")
+    return {{"bos_token", "<s>"}, {"eos_token", "<|im_end|>"}, {"pad_token", "<pad>"}, {"unk_token", "<unk>"}};
   if (base == "llama3") return {{"bos_token", "<|begin_of_text|>"}, {"eos_token", "<|eot_id|>"}};
-  if (base == "gemma") return {{"bos_token", "<bos>"}, {"eos_token", "<eos>"}, {"pad_token", "<pad>"}, {"unk_token", "<unk>"}};
-  if (base == "phi3") return {{"bos_token", "<s>"}, {"eos_token", "<|endoftext|>"}, {"pad_token", "<|endoftext|>"}, {"unk_token", "<unk>"}};
+  if (base == "gemma")
+    return {{"bos_token", "<bos>"}, {"eos_token", "<eos>"}, {"pad_token", "<pad>"}, {"unk_token", "<unk>"}};
+  if (base == "phi3")
+    return {
+        {"bos_token", "<s>"}, {"eos_token", "<|endoftext|>"}, {"pad_token", "<|endoftext|>"}, {"unk_token", "<unk>"}};
   if (base == "qwen2.5") return {{"eos_token", "<|im_end|>"}, {"pad_token", "<|endoftext|>"}};
   // llama2, mistral, mistral-v0.3, zephyr: SentencePiece Llama vocabulary
   return {{"bos_token", "<s>"}, {"eos_token", "</s>"}, {"unk_token", "<unk>"}};
@@ -116,8 +120,9 @@ std::shared_ptr<ChatTemplate> fromFolder(const std::string& folder, const std::s
   if (fileExists(jinjaPath))
     return std::make_shared<JinjaChatTemplate>(jinjaPath, readFileCapped(jinjaPath, kConfigCap), info.tokens);
   if (!fileExists(cfgPath))
-    throw Error("no chat template: the folder has neither chat_template.jinja nor tokenizer_config.json; pass --template",
-                SourceLocation{label});
+    throw Error(
+        "no chat template: the folder has neither chat_template.jinja nor tokenizer_config.json; pass --template",
+        SourceLocation{label});
   if (!info.chatTemplate) {
     SourceLocation loc{cfgPath};
     loc.field = "chat_template";

@@ -47,7 +47,10 @@ SentencePieceTokenizer::SentencePieceTokenizer(std::string_view serializedModel,
       std::string s = tokenString(cfg[key]);
       if (s.empty()) return;
       int pid = sp_->PieceToId(s);
-      if (pid >= 0 && pid < n && (pid != sp_->unk_id() || s == sp_->IdToPiece(sp_->unk_id()))) { id = pid; text = s; }
+      if (pid >= 0 && pid < n && (pid != sp_->unk_id() || s == sp_->IdToPiece(sp_->unk_id()))) {
+        id = pid;
+        text = s;
+      }
     };
     adopt("bos_token", specialIds_.bos, specialIds_.bosText);
     adopt("eos_token", specialIds_.eos, specialIds_.eosText);
@@ -154,8 +157,11 @@ std::string SentencePieceTokenizer::displayText(int32_t id) const {
   }
   std::string out;
   for (size_t i = 0; i < piece.size();) {
-    if (piece.compare(i, 3, "\xE2\x96\x81") == 0) { out += ' '; i += 3; }
-    else out += piece[i++];
+    if (piece.compare(i, 3, "\xE2\x96\x81") == 0) {
+      out += ' ';
+      i += 3;
+    } else
+      out += piece[i++];
   }
   return out;
 }

@@ -6,7 +6,9 @@
 
 #include <memory>
 
-namespace sentencepiece { class SentencePieceProcessor; }
+namespace sentencepiece {
+class SentencePieceProcessor;
+}
 
 namespace maskscope {
 

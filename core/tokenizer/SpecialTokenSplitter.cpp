@@ -20,11 +20,13 @@ std::vector<TextChunk> SpecialTokenSplitter::split(std::string_view text) const 
     if (firstBytes[static_cast<unsigned char>(text[i])]) {
       for (size_t k = 0; k < specials_.size(); ++k) {
         const std::string& s = specials_[k];
-        if (text.compare(i, s.size(), s) == 0 && (best < 0 || s.size() > specials_[size_t(best)].size()))
-          best = int(k);
+        if (text.compare(i, s.size(), s) == 0 && (best < 0 || s.size() > specials_[size_t(best)].size())) best = int(k);
       }
     }
-    if (best < 0) { ++i; continue; }
+    if (best < 0) {
+      ++i;
+      continue;
+    }
     if (i > plainStart) chunks.push_back({text.substr(plainStart, i - plainStart), int64_t(plainStart), -1});
     const size_t len = specials_[size_t(best)].size();
     chunks.push_back({text.substr(i, len), int64_t(i), best});

@@ -10,7 +10,7 @@ namespace maskscope {
 
 struct TextChunk {
   std::string_view text;
-  int64_t offset = 0;   // byte offset of text in the whole input
+  int64_t offset = 0;    // byte offset of text in the whole input
   int specialIndex = -1; // index into the special strings when this chunk is one, else -1
 };
 

@@ -15,9 +15,9 @@ namespace maskscope {
 
 struct Encoding {
   std::vector<int32_t> ids;
-  std::vector<std::string> tokens;  // raw vocabulary strings ("▁Hello", "Ġworld", "<0x0A>")
-  std::vector<ByteSpan> offsets;    // byte range of each token in the input text
-  std::vector<uint8_t> special;     // 1 where the token is a special/control token
+  std::vector<std::string> tokens; // raw vocabulary strings ("▁Hello", "Ġworld", "<0x0A>")
+  std::vector<ByteSpan> offsets;   // byte range of each token in the input text
+  std::vector<uint8_t> special;    // 1 where the token is a special/control token
   size_t size() const { return ids.size(); }
 };
 

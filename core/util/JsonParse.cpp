@@ -3,8 +3,7 @@
 
 namespace maskscope {
 
-template <class Json>
-static Json parseOrExplain(const std::string& text, std::string* error, long* byteOffset) {
+template <class Json> static Json parseOrExplain(const std::string& text, std::string* error, long* byteOffset) {
   try {
     return Json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {

@@ -31,28 +31,44 @@ int64_t firstInvalid(std::string_view s) {
 
 char32_t decode(std::string_view s, size_t& pos) {
   int n = validLength(s, pos);
-  if (n == 0) { ++pos; return 0xFFFD; }
+  if (n == 0) {
+    ++pos;
+    return 0xFFFD;
+  }
   auto b = [&](size_t k) { return static_cast<unsigned char>(s[pos + k]); };
   char32_t cp;
   switch (n) {
-  case 1: cp = b(0); break;
-  case 2: cp = ((b(0) & 0x1F) << 6) | (b(1) & 0x3F); break;
-  case 3: cp = ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F); break;
-  default: cp = ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+  case 1:
+    cp = b(0);
+    break;
+  case 2:
+    cp = ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
+    break;
+  case 3:
+    cp = ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+    break;
+  default:
+    cp = ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
   }
   pos += n;
   return cp;
 }
 
 void append(std::string& out, char32_t cp) {
-  if (cp < 0x80) out += static_cast<char>(cp);
-  else if (cp < 0x800) { out += static_cast<char>(0xC0 | (cp >> 6)); out += static_cast<char>(0x80 | (cp & 0x3F)); }
-  else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12)); out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+  if (cp < 0x80)
+    out += static_cast<char>(cp);
+  else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
     out += static_cast<char>(0x80 | (cp & 0x3F));
   } else {
-    out += static_cast<char>(0xF0 | (cp >> 18)); out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F)); out += static_cast<char>(0x80 | (cp & 0x3F));
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
   }
 }
 
@@ -68,13 +84,26 @@ std::string visibleWhitespace(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
     char32_t cp = decode(s, i);
     switch (cp) {
-    case ' ': out += "\xE2\x90\xA3"; break;   // ␣
-    case '\n': out += "\xE2\x86\xB5"; break;  // ↵
-    case '\r': out += "\xE2\x90\x8D"; break;  // ␍
-    case '\t': out += "\xE2\x86\x92"; break;  // →
+    case ' ':
+      out += "\xE2\x90\xA3";
+      break; // ␣
+    case '\n':
+      out += "\xE2\x86\xB5";
+      break; // ↵
+    case '\r':
+      out += "\xE2\x90\x8D";
+      break; // ␍
+    case '\t':
+      out += "\xE2\x86\x92";
+      break; // →
     default:
-      if (cp < 0x20) { out += "\\x"; const char* hex = "0123456789ABCDEF"; out += hex[cp >> 4]; out += hex[cp & 15]; }
-      else append(out, cp);
+      if (cp < 0x20) {
+        out += "\\x";
+        const char* hex = "0123456789ABCDEF";
+        out += hex[cp >> 4];
+        out += hex[cp & 15];
+      } else
+        append(out, cp);
     }
   }
   return out;

@@ -76,14 +76,20 @@ void TestBatchLoader::safetensorsBroken_data() {
   QTest::newRow("truncated") << QStringLiteral("bad_truncated.safetensors") << QStringLiteral("truncated file");
   QTest::newRow("trailing-bytes") << QStringLiteral("bad_trailing.safetensors") << QStringLiteral("trailing bytes");
   QTest::newRow("header-too-large") << QStringLiteral("bad_header_too_large.safetensors") << QStringLiteral("100 MB");
-  QTest::newRow("header-past-end") << QStringLiteral("bad_header_past_end.safetensors") << QStringLiteral("past the end");
-  QTest::newRow("header-not-json") << QStringLiteral("bad_header_not_json.safetensors") << QStringLiteral("not a JSON object");
-  QTest::newRow("shorter-than-8-bytes") << QStringLiteral("bad_short.safetensors") << QStringLiteral("8-byte header length");
+  QTest::newRow("header-past-end") << QStringLiteral("bad_header_past_end.safetensors")
+                                   << QStringLiteral("past the end");
+  QTest::newRow("header-not-json") << QStringLiteral("bad_header_not_json.safetensors")
+                                   << QStringLiteral("not a JSON object");
+  QTest::newRow("shorter-than-8-bytes") << QStringLiteral("bad_short.safetensors")
+                                        << QStringLiteral("8-byte header length");
   QTest::newRow("overlapping-offsets") << QStringLiteral("bad_overlap.safetensors") << QStringLiteral("overlap");
   QTest::newRow("size-lie") << QStringLiteral("bad_size_lie.safetensors") << QStringLiteral("of this shape needs 48");
-  QTest::newRow("float-ids") << QStringLiteral("bad_float_ids.safetensors") << QStringLiteral("F32 is not an integer type");
-  QTest::newRow("unknown-dtype") << QStringLiteral("bad_unknown_dtype.safetensors") << QStringLiteral("unknown dtype \"I128\"");
-  QTest::newRow("shape-mismatch") << QStringLiteral("bad_shape_mismatch.safetensors") << QStringLiteral("labels has shape [2, 5]");
+  QTest::newRow("float-ids") << QStringLiteral("bad_float_ids.safetensors")
+                             << QStringLiteral("F32 is not an integer type");
+  QTest::newRow("unknown-dtype") << QStringLiteral("bad_unknown_dtype.safetensors")
+                                 << QStringLiteral("unknown dtype \"I128\"");
+  QTest::newRow("shape-mismatch") << QStringLiteral("bad_shape_mismatch.safetensors")
+                                  << QStringLiteral("labels has shape [2, 5]");
 }
 
 void TestBatchLoader::safetensorsBroken() {
@@ -144,8 +150,10 @@ void TestBatchLoader::jsonRoundTrip() {
     std::ofstream out(jl);
     auto j = batchToJson(a);
     for (int r = 0; r < 2; ++r)
-      out << nlohmann::json{{"input_ids", j["input_ids"][r]}, {"attention_mask", j["attention_mask"][r]},
-                            {"labels", j["labels"][r]}, {"position_ids", j["position_ids"][r]}}
+      out << nlohmann::json{{"input_ids", j["input_ids"][r]},
+                            {"attention_mask", j["attention_mask"][r]},
+                            {"labels", j["labels"][r]},
+                            {"position_ids", j["position_ids"][r]}}
                  .dump()
           << "\n";
   }
@@ -156,11 +164,16 @@ void TestBatchLoader::jsonErrors_data() {
   QTest::addColumn<QString>("text");
   QTest::addColumn<QString>("mentions");
   QTest::newRow("not-json") << QStringLiteral("{\"input_ids\": [[1, 2]") << QStringLiteral("invalid JSON");
-  QTest::newRow("missing-labels") << QStringLiteral(R"({"input_ids": [[1, 2]]})") << QStringLiteral("missing \"labels\"");
-  QTest::newRow("ragged") << QStringLiteral(R"({"input_ids": [[1, 2], [3]], "labels": [[1, 2], [3]]})") << QStringLiteral("ragged");
-  QTest::newRow("not-integer") << QStringLiteral(R"({"input_ids": [[1, "a"]], "labels": [[1, 2]]})") << QStringLiteral("not an integer");
-  QTest::newRow("shape") << QStringLiteral(R"({"input_ids": [[1, 2]], "labels": [[1, 2, 3]]})") << QStringLiteral("labels has shape [1, 3]");
-  QTest::newRow("negative-mask") << QStringLiteral(R"({"input_ids": [[1, 2]], "labels": [[1, 2]], "attention_mask": [[1, -1]]})")
+  QTest::newRow("missing-labels") << QStringLiteral(R"({"input_ids": [[1, 2]]})")
+                                  << QStringLiteral("missing \"labels\"");
+  QTest::newRow("ragged") << QStringLiteral(R"({"input_ids": [[1, 2], [3]], "labels": [[1, 2], [3]]})")
+                          << QStringLiteral("ragged");
+  QTest::newRow("not-integer") << QStringLiteral(R"({"input_ids": [[1, "a"]], "labels": [[1, 2]]})")
+                               << QStringLiteral("not an integer");
+  QTest::newRow("shape") << QStringLiteral(R"({"input_ids": [[1, 2]], "labels": [[1, 2, 3]]})")
+                         << QStringLiteral("labels has shape [1, 3]");
+  QTest::newRow("negative-mask") << QStringLiteral(
+                                        R"({"input_ids": [[1, 2]], "labels": [[1, 2]], "attention_mask": [[1, -1]]})")
                                  << QStringLiteral("negative");
 }
 
@@ -190,9 +203,11 @@ void TestBatchLoader::torchPt() {
       QVERIFY2(QString::fromStdString(e.what()).contains(QLatin1String("libmaskscope_torch")), e.what());
     }
 #ifdef MASKSCOPE_HAVE_TORCH_MODULE
-    QFAIL(qPrintable(QStringLiteral("the LibTorch module was built but does not load: ") + QString::fromStdString(why)));
+    QFAIL(
+        qPrintable(QStringLiteral("the LibTorch module was built but does not load: ") + QString::fromStdString(why)));
 #else
-    QSKIP(qPrintable(QStringLiteral("the LibTorch module (libmaskscope_torch.so) is not built: ") + QString::fromStdString(why)));
+    QSKIP(qPrintable(QStringLiteral("the LibTorch module (libmaskscope_torch.so) is not built: ") +
+                     QString::fromStdString(why)));
 #endif
   }
   Batch b = loadBatchDump(fixture("right_padded.pt"));

@@ -26,7 +26,8 @@ class TestCli : public QObject {
 private Q_SLOTS:
   void tokenizeJson() {
     Run r = runMaskscope({QStringLiteral("tokenize"), QStringLiteral("--tokenizer"), QStringLiteral("builtin:demo"),
-                          QStringLiteral("--text"), QStringLiteral("Padding masking gates both."), QStringLiteral("--json")});
+                          QStringLiteral("--text"), QStringLiteral("Padding masking gates both."),
+                          QStringLiteral("--json")});
     QCOMPARE(r.status, 0);
     auto j = nlohmann::json::parse(r.out.toStdString());
     QVERIFY(j["ids"].is_array() && j["tokens"].is_array() && j["offsets"].is_array());
@@ -90,25 +91,30 @@ private Q_SLOTS:
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("stderrFragment");
     QTest::newRow("missing-tokenizer-file")
-        << QStringList{QStringLiteral("tokenize"), QStringLiteral("--tokenizer"), QStringLiteral("/no/such/tokenizer.model"),
-                       QStringLiteral("--text"), QStringLiteral("x")}
+        << QStringList{QStringLiteral("tokenize"), QStringLiteral("--tokenizer"),
+                       QStringLiteral("/no/such/tokenizer.model"), QStringLiteral("--text"), QStringLiteral("x")}
         << QStringLiteral("/no/such/tokenizer.model");
-    QTest::newRow("unknown-collator")
-        << QStringList{QStringLiteral("collate"), QStringLiteral("--tokenizer"), QStringLiteral("builtin:demo"),
-                       QStringLiteral("--data"), QStringLiteral("builtin:demo"), QStringLiteral("--collator"),
-                       QStringLiteral("no-such-preset")}
-        << QStringLiteral("no-such-preset");
-    QTest::newRow("unknown-collator-key")
-        << QStringList{QStringLiteral("collate"), QStringLiteral("--tokenizer"), QStringLiteral("builtin:demo"),
-                       QStringLiteral("--data"), QStringLiteral("builtin:demo"), QStringLiteral("--collator"),
-                       QStringLiteral("default,padding_sid=left")}
-        << QStringLiteral("padding_sid");
-    QTest::newRow("bad-rows")
-        << QStringList{QStringLiteral("collate"), QStringLiteral("--tokenizer"), QStringLiteral("builtin:demo"),
-                       QStringLiteral("--data"), QStringLiteral("builtin:demo"), QStringLiteral("--rows"), QStringLiteral("4:2")}
-        << QStringLiteral("--rows");
-    QTest::newRow("unknown-option")
-        << QStringList{QStringLiteral("tokenize"), QStringLiteral("--tokenizer"), QStringLiteral("builtin:demo"), QStringLiteral("--no-such-option")} << QStringLiteral("no-such-option");
+    QTest::newRow("unknown-collator") << QStringList{QStringLiteral("collate"),       QStringLiteral("--tokenizer"),
+                                                     QStringLiteral("builtin:demo"),  QStringLiteral("--data"),
+                                                     QStringLiteral("builtin:demo"),  QStringLiteral("--collator"),
+                                                     QStringLiteral("no-such-preset")}
+                                      << QStringLiteral("no-such-preset");
+    QTest::newRow("unknown-collator-key") << QStringList{QStringLiteral("collate"),
+                                                         QStringLiteral("--tokenizer"),
+                                                         QStringLiteral("builtin:demo"),
+                                                         QStringLiteral("--data"),
+                                                         QStringLiteral("builtin:demo"),
+                                                         QStringLiteral("--collator"),
+                                                         QStringLiteral("default,padding_sid=left")}
+                                          << QStringLiteral("padding_sid");
+    QTest::newRow("bad-rows") << QStringList{QStringLiteral("collate"),      QStringLiteral("--tokenizer"),
+                                             QStringLiteral("builtin:demo"), QStringLiteral("--data"),
+                                             QStringLiteral("builtin:demo"), QStringLiteral("--rows"),
+                                             QStringLiteral("4:2")}
+                              << QStringLiteral("--rows");
+    QTest::newRow("unknown-option") << QStringList{QStringLiteral("tokenize"), QStringLiteral("--tokenizer"),
+                                                   QStringLiteral("builtin:demo"), QStringLiteral("--no-such-option")}
+                                    << QStringLiteral("no-such-option");
   }
   void unusableInputExitsTwo() {
     QFETCH(QStringList, args);

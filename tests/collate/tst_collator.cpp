@@ -87,10 +87,12 @@ QString show(const Rows& rows) {
   return s;
 }
 
-#define COMPARE_ROWS(actual, expected)                                                                             \
-  do {                                                                                                             \
-    const Rows a_ = (actual), e_ = (expected);                                                                     \
-    if (a_ != e_) QFAIL(qPrintable(QStringLiteral("%1\n actual:\n%2 expected:\n%3").arg(QLatin1String(#actual), show(a_), show(e_)))); \
+#define COMPARE_ROWS(actual, expected)                                                                                 \
+  do {                                                                                                                 \
+    const Rows a_ = (actual), e_ = (expected);                                                                         \
+    if (a_ != e_)                                                                                                      \
+      QFAIL(qPrintable(                                                                                                \
+          QStringLiteral("%1\n actual:\n%2 expected:\n%3").arg(QLatin1String(#actual), show(a_), show(e_))));          \
   } while (0)
 
 } // namespace
@@ -151,19 +153,22 @@ void TestCollator::presets_data() {
   const Rows attnXY = {cat({rep(1, 12), {0}}), rep(1, 13)};
   const Rows posXY = {range(0, 13), range(0, 13)};
 
-  QTest::newRow("default") << QStringLiteral("default") << XY << chatml << idsXY << attnXY
-                           << Rows{cat({LX, {I}}), LY} << posXY;
-  QTest::newRow("default-generation-template") << QStringLiteral("default") << XY << QStringLiteral("chatml-assistant-mask")
-                                               << idsXY << attnXY << Rows{cat({LX, {I}}), LY} << posXY;
+  QTest::newRow("default") << QStringLiteral("default") << XY << chatml << idsXY << attnXY << Rows{cat({LX, {I}}), LY}
+                           << posXY;
+  QTest::newRow("default-generation-template")
+      << QStringLiteral("default") << XY << QStringLiteral("chatml-assistant-mask") << idsXY << attnXY
+      << Rows{cat({LX, {I}}), LY} << posXY;
   // DataCollatorForLanguageModeling: labels = input_ids, -100 where input_ids == pad (0).
-  QTest::newRow("hf-lm") << QStringLiteral("hf-lm") << XY << chatml << idsXY << attnXY << Rows{cat({X, {I}}), Y} << posXY;
+  QTest::newRow("hf-lm") << QStringLiteral("hf-lm") << XY << chatml << idsXY << attnXY << Rows{cat({X, {I}}), Y}
+                         << posXY;
   QTest::newRow("hf-seq2seq-style") << QStringLiteral("hf-seq2seq-style") << XY << chatml << idsXY << attnXY
                                     << Rows{cat({X, {I}}), Y} << posXY;
   // pad = eos = <|im_end|> (5): the pad is 5, and every 5 (each reply's stop token) loses its label.
-  QTest::newRow("buggy-pad-is-eos")
-      << QStringLiteral("buggy-pad-is-eos") << XY << chatml << Rows{cat({X, {5}}), Y} << attnXY
-      << Rows{{4, 304, 16, 675, I, 16, 4, 289, 16, 827, I, 16, I}, {4, 304, 16, 675, I, 16, 4, 289, 16, 866, 795, I, 16}}
-      << posXY;
+  QTest::newRow("buggy-pad-is-eos") << QStringLiteral("buggy-pad-is-eos") << XY << chatml << Rows{cat({X, {5}}), Y}
+                                    << attnXY
+                                    << Rows{{4, 304, 16, 675, I, 16, 4, 289, 16, 827, I, 16, I},
+                                            {4, 304, 16, 675, I, 16, 4, 289, 16, 866, 795, I, 16}}
+                                    << posXY;
   // padding="max_length" (16 here), attention all ones, labels a plain copy (pads graded as id 0).
   QTest::newRow("buggy-max-length-all-ones")
       << QStringLiteral("buggy-max-length-all-ones,max_length=16") << XY << chatml
@@ -180,16 +185,18 @@ void TestCollator::presets_data() {
       << completionLabels << posXY;
   QTest::newRow("trl-assistant-only") << QStringLiteral("trl-assistant-only") << XY << chatml << idsXY << attnXY
                                       << Rows{cat({LX, {I}}), LY} << posXY;
-  QTest::newRow("without-closing-token")
-      << QStringLiteral("default,grade_closing_token=false") << XY << chatml << idsXY << attnXY
-      << Rows{cat({rep(I, 9), {827, I, I, I}}), cat({rep(I, 9), {866, 795, I, I}})} << posXY;
+  QTest::newRow("without-closing-token") << QStringLiteral("default,grade_closing_token=false") << XY << chatml << idsXY
+                                         << attnXY
+                                         << Rows{cat({rep(I, 9), {827, I, I, I}}), cat({rep(I, 9), {866, 795, I, I}})}
+                                         << posXY;
   const Ids Z = cat({X, {4, 304, 16, 842, 809, 5, 16, 4, 289, 16, 866, 795, 5, 16}});
   QTest::newRow("buggy-last-turn-only") << QStringLiteral("buggy-last-turn-only") << QStringLiteral("Z") << chatml
                                         << Rows{Z} << Rows{rep(1, 26)} << Rows{cat({rep(I, 22), {866, 795, 5, I}})}
                                         << Rows{range(0, 26)};
   QTest::newRow("default-multi-turn") << QStringLiteral("default") << QStringLiteral("Z") << chatml << Rows{Z}
                                       << Rows{rep(1, 26)}
-                                      << Rows{cat({rep(I, 9), {827, 5}, rep(I, 11), {866, 795, 5, I}})} << Rows{range(0, 26)};
+                                      << Rows{cat({rep(I, 9), {827, 5}, rep(I, 11), {866, 795, 5, I}})}
+                                      << Rows{range(0, 26)};
   // One row, position ids restarting, labels[position_ids == 0] = -100 (already -100 here), no pads.
   QTest::newRow("trl-padding-free") << QStringLiteral("trl-padding-free") << XY << chatml << Rows{cat({X, Y})}
                                     << Rows{rep(1, 25)} << Rows{cat({LX, LY})}
@@ -205,11 +212,11 @@ void TestCollator::presets_data() {
       << Rows{cat({rep(1, 12), rep(2, 13), rep(0, 7)})} << Rows{cat({LX, LY, rep(I, 7)})}
       << Rows{cat({range(0, 12), range(0, 13), rep(0, 7)})};
   // 12 + 13 > 20: each example gets its own row, padded to max_length.
-  QTest::newRow("axolotl-packed-two-rows")
-      << QStringLiteral("axolotl-packed,max_length=20") << XY << chatml << Rows{cat({X, rep(0, 8)}), cat({Y, rep(0, 7)})}
-      << Rows{cat({rep(1, 12), rep(0, 8)}), cat({rep(1, 13), rep(0, 7)})}
-      << Rows{cat({LX, rep(I, 8)}), cat({LY, rep(I, 7)})}
-      << Rows{cat({range(0, 12), rep(0, 8)}), cat({range(0, 13), rep(0, 7)})};
+  QTest::newRow("axolotl-packed-two-rows") << QStringLiteral("axolotl-packed,max_length=20") << XY << chatml
+                                           << Rows{cat({X, rep(0, 8)}), cat({Y, rep(0, 7)})}
+                                           << Rows{cat({rep(1, 12), rep(0, 8)}), cat({rep(1, 13), rep(0, 7)})}
+                                           << Rows{cat({LX, rep(I, 8)}), cat({LY, rep(I, 7)})}
+                                           << Rows{cat({range(0, 12), rep(0, 8)}), cat({range(0, 13), rep(0, 7)})};
   // An EOS (5) after each example, positions restarted, plain 0/1 attention.
   QTest::newRow("naive-packed") << QStringLiteral("naive-packed,max_length=32") << XY << chatml
                                 << Rows{cat({X, {5}, Y, {5}, rep(0, 5)})} << Rows{cat({rep(1, 27), rep(0, 5)})}
@@ -227,26 +234,26 @@ void TestCollator::presets_data() {
                                 << Rows{cat({{0}, rep(1, 12)}), rep(1, 13)} << Rows{cat({{I}, LX}), LY}
                                 << Rows{cat({{1}, range(0, 12)}), range(0, 13)};
   // add_bos: the tokenizer's BOS (<s> = 2) on top of the template's text.
-  QTest::newRow("add-bos") << QStringLiteral("default,add_bos=true") << XY << chatml << Rows{cat({{2}, X, {0}}), cat({{2}, Y})}
-                           << Rows{cat({rep(1, 13), {0}}), rep(1, 14)} << Rows{cat({{I}, LX, {I}}), cat({{I}, LY})}
-                           << Rows{range(0, 14), range(0, 14)};
+  QTest::newRow("add-bos") << QStringLiteral("default,add_bos=true") << XY << chatml
+                           << Rows{cat({{2}, X, {0}}), cat({{2}, Y})} << Rows{cat({rep(1, 13), {0}}), rep(1, 14)}
+                           << Rows{cat({{I}, LX, {I}}), cat({{I}, LY})} << Rows{range(0, 14), range(0, 14)};
   QTest::newRow("hf-lm-add-bos") << QStringLiteral("hf-lm,add_bos=true") << XY << chatml
                                  << Rows{cat({{2}, X, {0}}), cat({{2}, Y})} << Rows{cat({rep(1, 13), {0}}), rep(1, 14)}
                                  << Rows{cat({{2}, X, {I}}), cat({{2}, Y})} << Rows{range(0, 14), range(0, 14)};
-  QTest::newRow("pad-to-multiple-of-8")
-      << QStringLiteral("default,pad_to=multiple_of:8") << XY << chatml << Rows{cat({X, rep(0, 4)}), cat({Y, rep(0, 3)})}
-      << Rows{cat({rep(1, 12), rep(0, 4)}), cat({rep(1, 13), rep(0, 3)})} << Rows{cat({LX, rep(I, 4)}), cat({LY, rep(I, 3)})}
-      << Rows{range(0, 16), range(0, 16)};
-  QTest::newRow("truncation-keep-end")
-      << QStringLiteral("default,truncation=keep_end,max_length=4") << XY << chatml
-      << Rows{{16, 827, 5, 16}, {866, 795, 5, 16}} << Rows{rep(1, 4), rep(1, 4)} << Rows{{I, 827, 5, I}, {866, 795, 5, I}}
-      << Rows{range(0, 4), range(0, 4)};
+  QTest::newRow("pad-to-multiple-of-8") << QStringLiteral("default,pad_to=multiple_of:8") << XY << chatml
+                                        << Rows{cat({X, rep(0, 4)}), cat({Y, rep(0, 3)})}
+                                        << Rows{cat({rep(1, 12), rep(0, 4)}), cat({rep(1, 13), rep(0, 3)})}
+                                        << Rows{cat({LX, rep(I, 4)}), cat({LY, rep(I, 3)})}
+                                        << Rows{range(0, 16), range(0, 16)};
+  QTest::newRow("truncation-keep-end") << QStringLiteral("default,truncation=keep_end,max_length=4") << XY << chatml
+                                       << Rows{{16, 827, 5, 16}, {866, 795, 5, 16}} << Rows{rep(1, 4), rep(1, 4)}
+                                       << Rows{{I, 827, 5, I}, {866, 795, 5, I}} << Rows{range(0, 4), range(0, 4)};
   QTest::newRow("truncation-keep-start-removes-reply")
       << QStringLiteral("default,truncation=keep_start,max_length=8") << XY << chatml
       << Rows{{4, 304, 16, 675, 5, 16, 4, 289}, {4, 304, 16, 675, 5, 16, 4, 289}} << Rows{rep(1, 8), rep(1, 8)}
       << Rows{rep(I, 8), rep(I, 8)} << Rows{range(0, 8), range(0, 8)};
-  QTest::newRow("pad-token-by-string") << QStringLiteral("default,pad_token=<unk>") << XY << chatml << Rows{cat({X, {1}}), Y}
-                                       << attnXY << Rows{cat({LX, {I}}), LY} << posXY;
+  QTest::newRow("pad-token-by-string") << QStringLiteral("default,pad_token=<unk>") << XY << chatml
+                                       << Rows{cat({X, {1}}), Y} << attnXY << Rows{cat({LX, {I}}), LY} << posXY;
   QTest::newRow("pad-token-by-id") << QStringLiteral("default,pad_token=3") << XY << chatml << Rows{cat({X, {3}}), Y}
                                    << attnXY << Rows{cat({LX, {I}}), LY} << posXY;
   QTest::newRow("inline-all-labels-all-ones")
@@ -292,7 +299,8 @@ void TestCollator::plainPromptCompletion_data() {
   QTest::newRow("trl-completion-only") << QStringLiteral("trl-completion-only") << Rows{{I, 827, 5}};
   QTest::newRow("assistant-only") << QStringLiteral("default") << Rows{{I, 827, 5}};
   QTest::newRow("hf-lm") << QStringLiteral("hf-lm") << Rows{{675, 827, 5}};
-  QTest::newRow("without-closing-token") << QStringLiteral("trl-completion-only,grade_closing_token=false") << Rows{{I, 827, I}};
+  QTest::newRow("without-closing-token") << QStringLiteral("trl-completion-only,grade_closing_token=false")
+                                         << Rows{{I, 827, I}};
 }
 
 void TestCollator::plainPromptCompletion() {
@@ -431,7 +439,8 @@ void TestCollator::everyPresetOnTheDemo() {
     DatasetPipeline p = pipelineFor(preset.name);
     Batch b = p.collateConversations(rows);
     QVERIFY2(b.batchSize() > 0, preset.name.c_str());
-    QVERIFY(b.attentionMask.sameShape(b.inputIds) && b.labels.sameShape(b.inputIds) && b.positionIds.sameShape(b.inputIds));
+    QVERIFY(b.attentionMask.sameShape(b.inputIds) && b.labels.sameShape(b.inputIds) &&
+            b.positionIds.sameShape(b.inputIds));
     int64_t graded = 0;
     for (int64_t v : b.labels.values) graded += v != kIgnoreIndex;
     QVERIFY2(graded > 0, preset.name.c_str());

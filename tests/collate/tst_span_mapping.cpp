@@ -57,7 +57,7 @@ void TestSpanMapping::covering_data() {
   const O trimmed = {{0, 2}, {3, 8}, {8, 9}};
   QTest::newRow("start-on-unheld-space") << hi << trimmed << 2 << 9 << Span{-1, -1}; // transformers: break
   QTest::newRow("end-on-unheld-space") << hi << trimmed << 1 << 3 << Span{0, 3};     // end None: to the last token
-  QTest::newRow("end-in-token-0") << hi << keep << 0 << 2 << Span{0, 3};             // `if end_token` with 0: to the end
+  QTest::newRow("end-in-token-0") << hi << keep << 0 << 2 << Span{0, 3}; // `if end_token` with 0: to the end
   QTest::newRow("past-the-text") << hi << keep << 9 << 12 << Span{-1, -1};
 }
 

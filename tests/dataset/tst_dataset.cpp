@@ -27,14 +27,22 @@ private Q_SLOTS:
     QTest::addColumn<QString>("expectedRoles");
     QTest::addColumn<QString>("lastContent");
     QTest::addColumn<int>("promptMessages");
-    QTest::newRow("messages-system") << "messages.jsonl" << 3 << 0 << "system,user,assistant" << "Hello!" << -1;
-    QTest::newRow("messages-multi-turn") << "messages.jsonl" << 3 << 1 << "user,assistant,user,assistant" << "6" << -1;
-    QTest::newRow("messages-content-parts") << "messages.jsonl" << 3 << 2 << "user,assistant" << "ok" << -1;
-    QTest::newRow("prompt-completion-lists") << "prompt_completion.jsonl" << 2 << 1 << "user,assistant" << "Blue." << 1;
-    QTest::newRow("sharegpt") << "sharegpt.json" << 2 << 0 << "user,assistant" << "Hello" << -1;
-    QTest::newRow("sharegpt-system") << "sharegpt.json" << 2 << 1 << "system,user,assistant" << "A" << -1;
-    QTest::newRow("alpaca-input") << "alpaca.json" << 2 << 0 << "user,assistant" << "5" << 1;
-    QTest::newRow("alpaca-empty-input") << "alpaca.json" << 2 << 1 << "user,assistant" << "hi" << 1;
+    QTest::newRow("messages-system") << "messages.jsonl" << 3 << 0 << "system,user,assistant"
+                                     << "Hello!" << -1;
+    QTest::newRow("messages-multi-turn") << "messages.jsonl" << 3 << 1 << "user,assistant,user,assistant"
+                                         << "6" << -1;
+    QTest::newRow("messages-content-parts") << "messages.jsonl" << 3 << 2 << "user,assistant"
+                                            << "ok" << -1;
+    QTest::newRow("prompt-completion-lists") << "prompt_completion.jsonl" << 2 << 1 << "user,assistant"
+                                             << "Blue." << 1;
+    QTest::newRow("sharegpt") << "sharegpt.json" << 2 << 0 << "user,assistant"
+                              << "Hello" << -1;
+    QTest::newRow("sharegpt-system") << "sharegpt.json" << 2 << 1 << "system,user,assistant"
+                                     << "A" << -1;
+    QTest::newRow("alpaca-input") << "alpaca.json" << 2 << 0 << "user,assistant"
+                                  << "5" << 1;
+    QTest::newRow("alpaca-empty-input") << "alpaca.json" << 2 << 1 << "user,assistant"
+                                        << "hi" << 1;
   }
   void shapes() {
     QFETCH(QString, file);
@@ -140,7 +148,8 @@ private Q_SLOTS:
       std::ofstream out(path);
       for (int i = 0; i < 20000; ++i)
         out << "{\"messages\": [{\"role\": \"user\", \"content\": \"question " << i
-            << "\"}, {\"role\": \"assistant\", \"content\": \"answer\"}]}" << "\n";
+            << "\"}, {\"role\": \"assistant\", \"content\": \"answer\"}]}"
+            << "\n";
     }
     DatasetReader reader(path);
     Conversation c;

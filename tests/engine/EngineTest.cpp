@@ -147,7 +147,8 @@ private Q_SLOTS:
         double want = gold["per_token_nll"][size_t(r)][size_t(t)].get<double>();
         double got = out.perTokenNll[size_t(r)][size_t(t)];
         if (std::abs(want - got) > tol)
-          QFAIL(qPrintable(QStringLiteral("row %1 position %2: engine %3, reference %4").arg(r).arg(t).arg(got).arg(want)));
+          QFAIL(qPrintable(
+              QStringLiteral("row %1 position %2: engine %3, reference %4").arg(r).arg(t).arg(got).arg(want)));
       }
     QVERIFY(std::abs(out.loss - gold["loss"].get<double>()) < tol);
     QCOMPARE(out.attention.size(), size_t(1));
@@ -157,7 +158,8 @@ private Q_SLOTS:
     const int64_t T = a.length;
     for (int64_t q = 0; q < T; ++q)
       for (int64_t k = 0; k < T; ++k)
-        QVERIFY(std::abs(a.probs[size_t(q * T + k)] - gold["attention_l0_h1_row0"][size_t(q)][size_t(k)].get<double>()) < 1e-5);
+        QVERIFY(std::abs(a.probs[size_t(q * T + k)] -
+                         gold["attention_l0_h1_row0"][size_t(q)][size_t(k)].get<double>()) < 1e-5);
   }
 
   void shardedEqualsSingleFile() {
@@ -200,14 +202,19 @@ private Q_SLOTS:
 
   void lossComparison_data() {
     QTest::addColumn<QString>("batchName");
-    QTest::addColumn<bool>("logitsChange");   // real-token logits change when attention is fixed
+    QTest::addColumn<bool>("logitsChange"); // real-token logits change when attention is fixed
     QTest::addColumn<bool>("padGraded");
     QTest::addColumn<QString>("fixedEquals"); // golden whose loss `fixed` must equal
-    QTest::newRow("right-correct") << QStringLiteral("right_correct") << false << false << QStringLiteral("right_correct");
-    QTest::newRow("right-all-ones") << QStringLiteral("right_all_ones") << false << false << QStringLiteral("right_correct");
-    QTest::newRow("right-labels-all") << QStringLiteral("right_labels_all") << false << true << QStringLiteral("right_correct");
-    QTest::newRow("right-both-buggy") << QStringLiteral("right_both_buggy") << false << true << QStringLiteral("right_correct");
-    QTest::newRow("left-all-ones") << QStringLiteral("left_all_ones") << true << false << QStringLiteral("left_correct");
+    QTest::newRow("right-correct") << QStringLiteral("right_correct") << false << false
+                                   << QStringLiteral("right_correct");
+    QTest::newRow("right-all-ones") << QStringLiteral("right_all_ones") << false << false
+                                    << QStringLiteral("right_correct");
+    QTest::newRow("right-labels-all") << QStringLiteral("right_labels_all") << false << true
+                                      << QStringLiteral("right_correct");
+    QTest::newRow("right-both-buggy") << QStringLiteral("right_both_buggy") << false << true
+                                      << QStringLiteral("right_correct");
+    QTest::newRow("left-all-ones") << QStringLiteral("left_all_ones") << true << false
+                                   << QStringLiteral("left_correct");
     QTest::newRow("left-correct") << QStringLiteral("left_correct") << false << false << QStringLiteral("left_correct");
   }
   void lossComparison() {
@@ -226,12 +233,16 @@ private Q_SLOTS:
       if (n == "fixed") fixed = v;
     QVERIFY(std::abs(fixed - gm[fixedEquals.toStdString()]["loss"].get<double>()) < 1e-4);
     QCOMPARE(rep.logitsCompared, true);
-    if (logitsChange) QVERIFY2(rep.maxLogitChangeReal > 1e-2, qPrintable(QString::number(rep.maxLogitChangeReal)));
-    else QVERIFY2(rep.maxLogitChangeReal < 1e-6, qPrintable(QString::number(rep.maxLogitChangeReal)));
+    if (logitsChange)
+      QVERIFY2(rep.maxLogitChangeReal > 1e-2, qPrintable(QString::number(rep.maxLogitChangeReal)));
+    else
+      QVERIFY2(rep.maxLogitChangeReal < 1e-6, qPrintable(QString::number(rep.maxLogitChangeReal)));
     QCOMPARE(rep.roles[RolePad].graded > 0, padGraded);
     QVERIFY(rep.gradientsComputed);
-    if (padGraded) QVERIFY(rep.gradNormPad > 0);
-    else QCOMPARE(rep.gradNormPad, 0.0);
+    if (padGraded)
+      QVERIFY(rep.gradNormPad > 0);
+    else
+      QCOMPARE(rep.gradNormPad, 0.0);
     QVERIFY(rep.gradNormReal > 0);
     int64_t total = 0;
     for (const RoleTally& t : rep.roles) total += t.graded;
@@ -315,14 +326,21 @@ private Q_SLOTS:
       return out + text + bytes;
     };
     const std::string dmg = damage.toStdString();
-    if (dmg == "truncate") file.resize(file.size() - 4);
-    else if (dmg == "hugeheader") { file[4] = 1; }
-    else if (dmg == "pastend") { file[2] = char(0x7f); }
-    else if (dmg == "short") file = file.substr(0, 5);
-    else if (dmg == "badjson") file[9] = '!';
+    if (dmg == "truncate")
+      file.resize(file.size() - 4);
+    else if (dmg == "hugeheader") {
+      file[4] = 1;
+    } else if (dmg == "pastend") {
+      file[2] = char(0x7f);
+    } else if (dmg == "short")
+      file = file.substr(0, 5);
+    else if (dmg == "badjson")
+      file[9] = '!';
     else if (dmg == "overlap") {
-      header["model.norm.weight"]["data_offsets"][0] = header["model.norm.weight"]["data_offsets"][0].get<uint64_t>() - 4;
-      header["model.norm.weight"]["data_offsets"][1] = header["model.norm.weight"]["data_offsets"][1].get<uint64_t>() - 4;
+      header["model.norm.weight"]["data_offsets"][0] =
+          header["model.norm.weight"]["data_offsets"][0].get<uint64_t>() - 4;
+      header["model.norm.weight"]["data_offsets"][1] =
+          header["model.norm.weight"]["data_offsets"][1].get<uint64_t>() - 4;
       file = rebuild(header, data);
     } else if (dmg == "dtype") {
       header["model.norm.weight"]["dtype"] = "F16";

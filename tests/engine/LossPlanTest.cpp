@@ -27,7 +27,8 @@ private Q_SLOTS:
     QTest::newRow("right-padded") << QStringLiteral("7 8 9 0 0") << 0 << 3 << QStringLiteral("???PP");
     QTest::newRow("left-padded") << QStringLiteral("0 0 7 8 9") << 0 << 3 << QStringLiteral("PP???");
     QTest::newRow("no-padding") << QStringLiteral("7 0 9 8 9") << 0 << 3 << QStringLiteral("?????");
-    QTest::newRow("pad-is-eos-right") << QStringLiteral("7 8 3 3 3") << 3 << 3 << QStringLiteral("???PP"); // first EOS closes the text
+    QTest::newRow("pad-is-eos-right") << QStringLiteral("7 8 3 3 3") << 3 << 3
+                                      << QStringLiteral("???PP"); // first EOS closes the text
     QTest::newRow("all-pad") << QStringLiteral("0 0 0") << 0 << 3 << QStringLiteral("PPP");
   }
   void roles() {

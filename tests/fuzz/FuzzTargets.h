@@ -67,7 +67,10 @@ inline void runTokenizerJson(const std::string& bytes) {
     auto tok = std::make_shared<hf::HfTokenizer>("fuzz/tokenizer.json", parsed.json, nullptr, "", &parsed.model);
     Encoding e = tok->encode("Hello world <s> 12 é\n", EncodeOptions{true, false});
     (void)tok->decode(e.ids);
-    for (int32_t id = -1; id < 8; ++id) { (void)tok->idToToken(id); (void)tok->displayText(id); }
+    for (int32_t id = -1; id < 8; ++id) {
+      (void)tok->idToToken(id);
+      (void)tok->displayText(id);
+    }
   });
 }
 
@@ -75,9 +78,8 @@ inline void runTokenizerJson(const std::string& bytes) {
 inline void runTemplate(const std::string& bytes) {
   expectNoCrash([&] {
     JinjaChatTemplate t("fuzz", bytes, {{"bos_token", "<s>"}, {"eos_token", "</s>"}});
-    std::vector<Message> messages = {{"system", "Be brief.", nullptr},
-                                     {"user", "Hi {{ there }}", nullptr},
-                                     {"assistant", "Hello!", nullptr}};
+    std::vector<Message> messages = {
+        {"system", "Be brief.", nullptr}, {"user", "Hi {{ there }}", nullptr}, {"assistant", "Hello!", nullptr}};
     RenderOptions options;
     options.now = "2024-07-26";
     (void)t.render(messages, options);
@@ -113,9 +115,10 @@ inline void runBatchJson(const std::string& bytes) {
 inline void runCollatorSpec(const std::string& bytes) {
   if (bytes.empty()) return;
   std::string spec = bytes.substr(1);
-  if (uint8_t(bytes[0]) & 1) spec = scratchFile(spec, ".json");
+  if (uint8_t(bytes[0]) & 1)
+    spec = scratchFile(spec, ".json");
   else if (std::error_code ec; spec.ends_with(".json") || spec.find('/') != std::string::npos ||
-                                spec.find('\0') != std::string::npos || std::filesystem::exists(spec, ec))
+                               spec.find('\0') != std::string::npos || std::filesystem::exists(spec, ec))
     return;
   expectNoCrash([&] {
     CollatorSpec s = parseCollatorSpec(spec);

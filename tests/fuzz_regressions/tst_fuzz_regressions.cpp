@@ -39,19 +39,27 @@ private Q_SLOTS:
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QByteArray raw = f.readAll();
     const std::string bytes(raw.constData(), size_t(raw.size()));
-    if (target == QLatin1String("dataset")) fuzz::runDataset(bytes);
-    else if (target == QLatin1String("tokenizer_json")) fuzz::runTokenizerJson(bytes);
-    else if (target == QLatin1String("template")) fuzz::runTemplate(bytes);
-    else if (target == QLatin1String("safetensors")) fuzz::runSafetensors(bytes);
-    else if (target == QLatin1String("batch_json")) fuzz::runBatchJson(bytes);
-    else if (target == QLatin1String("collator_spec")) fuzz::runCollatorSpec(bytes);
-    else if (target == QLatin1String("tokenizer_encode")) fuzz::runTokenizerEncodeInput(bytes);
-    else QFAIL("unknown fuzz target folder");
+    if (target == QLatin1String("dataset"))
+      fuzz::runDataset(bytes);
+    else if (target == QLatin1String("tokenizer_json"))
+      fuzz::runTokenizerJson(bytes);
+    else if (target == QLatin1String("template"))
+      fuzz::runTemplate(bytes);
+    else if (target == QLatin1String("safetensors"))
+      fuzz::runSafetensors(bytes);
+    else if (target == QLatin1String("batch_json"))
+      fuzz::runBatchJson(bytes);
+    else if (target == QLatin1String("collator_spec"))
+      fuzz::runCollatorSpec(bytes);
+    else if (target == QLatin1String("tokenizer_encode"))
+      fuzz::runTokenizerEncodeInput(bytes);
+    else
+      QFAIL("unknown fuzz target folder");
   }
 
 private:
-  static constexpr const char* kTargets[] = {"dataset", "tokenizer_json", "template", "safetensors",
-                                             "batch_json", "collator_spec", "tokenizer_encode"};
+  static constexpr const char* kTargets[] = {"dataset",    "tokenizer_json", "template",        "safetensors",
+                                             "batch_json", "collator_spec",  "tokenizer_encode"};
 };
 
 QTEST_GUILESS_MAIN(TestFuzzRegressions)

@@ -9,10 +9,10 @@
 
 #include <QDir>
 #include <QTest>
-#include <nlohmann/json.hpp>
-#include <set>
 #include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 using namespace maskscope;
@@ -61,7 +61,8 @@ bool fires(const LintReport& r, const std::string& rule, Severity atLeast = Seve
 
 std::string describe(const LintReport& r) {
   std::string s;
-  for (const Finding& f : r.findings) s += "\n  " + std::string(severityName(f.severity)) + " " + f.rule + ": " + f.message;
+  for (const Finding& f : r.findings)
+    s += "\n  " + std::string(severityName(f.severity)) + " " + f.rule + ": " + f.message;
   return s.empty() ? "\n  (no findings)" : s;
 }
 
@@ -133,11 +134,15 @@ void TestLint::rules_data() {
     b.labels = IntGrid(1, 3, kIgnoreIndex);
     return lintIds(b);
   });
-  add("shape-mismatch quiet", "shape-mismatch", false, [] { return lintIds(makeBatch({{{2, 10, 11, 3}, {X, 10, 11, 3}, {}, {}}})); });
-  add("pad-graded fires", "pad-graded", true,
-      [] { return lintIds(makeBatch({{{2, 10, 11, 3, 0, 0}, {2, 10, 11, 3, 0, 0}, {1, 1, 1, 1, 0, 0}, {}}})); });
-  add("pad-graded quiet", "pad-graded", false,
-      [] { return lintIds(makeBatch({{{2, 10, 11, 3, 0, 0}, {X, 10, 11, 3, X, X}, {1, 1, 1, 1, 0, 0}, {}}})); });
+  add("shape-mismatch quiet", "shape-mismatch", false, [] {
+    return lintIds(makeBatch({{{2, 10, 11, 3}, {X, 10, 11, 3}, {}, {}}}));
+  });
+  add("pad-graded fires", "pad-graded", true, [] {
+    return lintIds(makeBatch({{{2, 10, 11, 3, 0, 0}, {2, 10, 11, 3, 0, 0}, {1, 1, 1, 1, 0, 0}, {}}}));
+  });
+  add("pad-graded quiet", "pad-graded", false, [] {
+    return lintIds(makeBatch({{{2, 10, 11, 3, 0, 0}, {X, 10, 11, 3, X, X}, {1, 1, 1, 1, 0, 0}, {}}}));
+  });
   add("pad-graded quiet pad==eos closing graded", "pad-graded", false, [] {
     return lintIds(makeBatch({{{2, 10, 11, 3, 3, 3}, {X, 10, 11, 3, X, X}, {1, 1, 1, 1, 0, 0}, {}}}, 3, 3));
   });
@@ -147,42 +152,55 @@ void TestLint::rules_data() {
   add("stop-token fires pad==eos masked by id", "stop-token-not-graded", true, [] {
     return lintIds(makeBatch({{{2, 10, 11, 3, 3, 3}, {2, 10, 11, X, X, X}, {1, 1, 1, 1, 0, 0}, {}}}, 3, 3));
   });
-  add("pad-attended fires all-ones", "pad-attended", true,
-      [] { return lintIds(makeBatch({{{2, 10, 11, 3, 0, 0}, {X, 10, 11, 3, X, X}, {}, {}}})); });
-  add("pad-attended quiet", "pad-attended", false,
-      [] { return lintIds(makeBatch({{{2, 10, 11, 3, 0, 0}, {X, 10, 11, 3, X, X}, {1, 1, 1, 1, 0, 0}, {}}})); });
-  add("pad-attended quiet pad==eos all-ones one eos", "pad-attended", false,
-      [] { return lintIds(makeBatch({{{2, 10, 11, 3}, {X, 10, 11, 3}, {}, {}}}, 3, 3)); });
-  add("label-out-of-range fires", "label-out-of-range", true,
-      [] { return lintIds(makeBatch({{{2, 10, 11, 3}, {X, 10, 999, -1}, {}, {}}})); });
-  add("label-out-of-range quiet", "label-out-of-range", false,
-      [] { return lintIds(makeBatch({{{2, 10, 11, 3}, {X, 10, 11, 3}, {}, {}}})); });
+  add("pad-attended fires all-ones", "pad-attended", true, [] {
+    return lintIds(makeBatch({{{2, 10, 11, 3, 0, 0}, {X, 10, 11, 3, X, X}, {}, {}}}));
+  });
+  add("pad-attended quiet", "pad-attended", false, [] {
+    return lintIds(makeBatch({{{2, 10, 11, 3, 0, 0}, {X, 10, 11, 3, X, X}, {1, 1, 1, 1, 0, 0}, {}}}));
+  });
+  add("pad-attended quiet pad==eos all-ones one eos", "pad-attended", false, [] {
+    return lintIds(makeBatch({{{2, 10, 11, 3}, {X, 10, 11, 3}, {}, {}}}, 3, 3));
+  });
+  add("label-out-of-range fires", "label-out-of-range", true, [] {
+    return lintIds(makeBatch({{{2, 10, 11, 3}, {X, 10, 999, -1}, {}, {}}}));
+  });
+  add("label-out-of-range quiet", "label-out-of-range", false, [] {
+    return lintIds(makeBatch({{{2, 10, 11, 3}, {X, 10, 11, 3}, {}, {}}}));
+  });
   add("labels-preshifted fires", "labels-preshifted", true, [] {
     return lintIds(makeBatch({{{2, 10, 11, 12, 13, 14, 3}, {10, 11, 12, 13, 14, 3, X}, {}, {}}}));
   });
   add("labels-preshifted quiet repeated ids", "labels-preshifted", false, [] {
     return lintIds(makeBatch({{{2, 10, 10, 10, 10, 10, 3}, {X, 10, 10, 10, 10, 10, 3}, {}, {}}}));
   });
-  add("label-not-input-id fires", "label-not-input-id", true,
-      [] { return lintIds(makeBatch({{{2, 10, 11, 12, 3}, {X, 10, 17, 12, 3}, {}, {}}})); });
+  add("label-not-input-id fires", "label-not-input-id", true, [] {
+    return lintIds(makeBatch({{{2, 10, 11, 12, 3}, {X, 10, 17, 12, 3}, {}, {}}}));
+  });
   add("packing-cross-attention fires (reset positions, all-ones)", "packing-cross-attention", true, [] {
-    return lintIds(makeBatch({{{2, 10, 3, 2, 11, 3, 0}, {X, 10, 3, X, 11, 3, X}, {1, 1, 1, 1, 1, 1, 0}, {0, 1, 2, 0, 1, 2, 3}},
-                              {{2, 12, 3, 0, 0, 0, 0}, {X, 12, 3, X, X, X, X}, {1, 1, 1, 0, 0, 0, 0}, {0, 1, 2, 3, 4, 5, 6}}}));
+    return lintIds(
+        makeBatch({{{2, 10, 3, 2, 11, 3, 0}, {X, 10, 3, X, 11, 3, X}, {1, 1, 1, 1, 1, 1, 0}, {0, 1, 2, 0, 1, 2, 3}},
+                   {{2, 12, 3, 0, 0, 0, 0}, {X, 12, 3, X, X, X, X}, {1, 1, 1, 0, 0, 0, 0}, {0, 1, 2, 3, 4, 5, 6}}}));
   });
   add("packing-cross-attention quiet (segment ids)", "packing-cross-attention", false, [] {
-    return lintIds(makeBatch({{{2, 10, 3, 2, 11, 3, 0}, {X, 10, 3, X, 11, 3, X}, {1, 1, 1, 2, 2, 2, 0}, {0, 1, 2, 0, 1, 2, 3}}}));
+    return lintIds(
+        makeBatch({{{2, 10, 3, 2, 11, 3, 0}, {X, 10, 3, X, 11, 3, X}, {1, 1, 1, 2, 2, 2, 0}, {0, 1, 2, 0, 1, 2, 3}}}));
   });
   add("packing-cross-attention padding-free is a warning", "packing-cross-attention", false, [] {
     LintReport r = lintIds(makeBatch({{{2, 10, 3, 2, 11, 3}, {X, 10, 3, X, 11, 3}, {}, {0, 1, 2, 0, 1, 2}}}));
-    if (!fires(r, "packing-cross-attention", Severity::Warning)) r.findings.clear(); // must still warn
-    else for (auto& f : r.findings) if (f.rule == "packing-cross-attention" && f.severity == Severity::Warning) f.rule = "ok";
+    if (!fires(r, "packing-cross-attention", Severity::Warning))
+      r.findings.clear(); // must still warn
+    else
+      for (auto& f : r.findings)
+        if (f.rule == "packing-cross-attention" && f.severity == Severity::Warning) f.rule = "ok";
     return r;
   });
   add("position-ids-not-reset fires", "position-ids-not-reset", true, [] {
-    return lintIds(makeBatch({{{2, 10, 3, 2, 11, 3, 0}, {X, 10, 3, X, 11, 3, X}, {1, 1, 1, 2, 2, 2, 0}, {0, 1, 2, 3, 4, 5, 6}}}));
+    return lintIds(
+        makeBatch({{{2, 10, 3, 2, 11, 3, 0}, {X, 10, 3, X, 11, 3, X}, {1, 1, 1, 2, 2, 2, 0}, {0, 1, 2, 3, 4, 5, 6}}}));
   });
   add("position-ids-not-reset quiet", "position-ids-not-reset", false, [] {
-    return lintIds(makeBatch({{{2, 10, 3, 2, 11, 3, 0}, {X, 10, 3, X, 11, 3, X}, {1, 1, 1, 2, 2, 2, 0}, {0, 1, 2, 0, 1, 2, 3}}}));
+    return lintIds(
+        makeBatch({{{2, 10, 3, 2, 11, 3, 0}, {X, 10, 3, X, 11, 3, X}, {1, 1, 1, 2, 2, 2, 0}, {0, 1, 2, 0, 1, 2, 3}}}));
   });
   add("left-pad-positions fires", "left-pad-positions", true, [] {
     return lintIds(makeBatch({{{0, 0, 2, 10, 3}, {X, X, X, 10, 3}, {0, 0, 1, 1, 1}, {0, 1, 2, 3, 4}}}));
@@ -194,42 +212,54 @@ void TestLint::rules_data() {
     return lintIds(makeBatch({{{2, 10, 11, 0, 0}, {}, {1, 1, 1, 0, 0}, {}}, {{2, 10, 11, 12, 13}, {}, {}, {}}}), true);
   });
   add("right-pad-generation quiet (left pad)", "right-pad-generation", false, [] {
-    return lintIds(makeBatch({{{0, 0, 2, 10, 11}, {}, {0, 0, 1, 1, 1}, {1, 1, 0, 1, 2}}, {{2, 10, 11, 12, 13}, {}, {}, {}}}), true);
+    return lintIds(
+        makeBatch({{{0, 0, 2, 10, 11}, {}, {0, 0, 1, 1, 1}, {1, 1, 0, 1, 2}}, {{2, 10, 11, 12, 13}, {}, {}, {}}}),
+        true);
   });
-  add("duplicate-bos fires", "duplicate-bos", true,
-      [] { return lintIds(makeBatch({{{2, 2, 10, 11, 3}, {X, X, 10, 11, 3}, {}, {}}})); });
-  add("duplicate-bos quiet", "duplicate-bos", false,
-      [] { return lintIds(makeBatch({{{2, 10, 2, 11, 3}, {X, 10, X, 11, 3}, {}, {}}})); });
+  add("duplicate-bos fires", "duplicate-bos", true, [] {
+    return lintIds(makeBatch({{{2, 2, 10, 11, 3}, {X, X, 10, 11, 3}, {}, {}}}));
+  });
+  add("duplicate-bos quiet", "duplicate-bos", false, [] {
+    return lintIds(makeBatch({{{2, 10, 2, 11, 3}, {X, 10, X, 11, 3}, {}, {}}}));
+  });
   add("no-graded-tokens fires", "no-graded-tokens", true, [] {
     return lintIds(makeBatch({{{2, 10, 11, 3}, {X, X, X, X}, {}, {}}, {{2, 10, 11, 3}, {X, 10, 11, 3}, {}, {}}}));
   });
-  add("batch-nothing-graded fires", "batch-nothing-graded", true,
-      [] { return lintIds(makeBatch({{{2, 10, 11, 3}, {X, X, X, X}, {}, {}}})); });
-  add("batch-nothing-graded quiet", "batch-nothing-graded", false,
-      [] { return lintIds(makeBatch({{{2, 10, 11, 3}, {X, X, 11, 3}, {}, {}}})); });
-  add("attention-mask-not-binary fires", "attention-mask-not-binary", true,
-      [] { return lintIds(makeBatch({{{2, 10, 11, 3}, {X, 10, 11, 3}, {1, 2, 1, 1}, {}}})); });
-  add("attention-mask-not-binary fires negative", "attention-mask-not-binary", true,
-      [] { return lintIds(makeBatch({{{2, 10, 11, 3}, {X, 10, 11, 3}, {1, 1, -1, 1}, {}}})); });
-  add("rules-not-run without roles", "rules-not-run", true,
-      [] { return lintIds(makeBatch({{{2, 10, 11, 3}, {X, 10, 11, 3}, {}, {}}})); });
+  add("batch-nothing-graded fires", "batch-nothing-graded", true, [] {
+    return lintIds(makeBatch({{{2, 10, 11, 3}, {X, X, X, X}, {}, {}}}));
+  });
+  add("batch-nothing-graded quiet", "batch-nothing-graded", false, [] {
+    return lintIds(makeBatch({{{2, 10, 11, 3}, {X, X, 11, 3}, {}, {}}}));
+  });
+  add("attention-mask-not-binary fires", "attention-mask-not-binary", true, [] {
+    return lintIds(makeBatch({{{2, 10, 11, 3}, {X, 10, 11, 3}, {1, 2, 1, 1}, {}}}));
+  });
+  add("attention-mask-not-binary fires negative", "attention-mask-not-binary", true, [] {
+    return lintIds(makeBatch({{{2, 10, 11, 3}, {X, 10, 11, 3}, {1, 1, -1, 1}, {}}}));
+  });
+  add("rules-not-run without roles", "rules-not-run", true, [] {
+    return lintIds(makeBatch({{{2, 10, 11, 3}, {X, 10, 11, 3}, {}, {}}}));
+  });
   // Role-aware rules through the demo pipeline (collated: metadata known).
   add("prompt-graded fires (header graded)", "prompt-graded", true, [] {
     Batch b = demoBatch("builtin:demo", "default", 2);
     for (int64_t t = 0; t < b.length(); ++t)
-      if (b.meta[0][size_t(t)].kind == PositionKind::Assistant && b.meta[0][size_t(t)].scaffolding && !b.meta[0][size_t(t)].reply)
+      if (b.meta[0][size_t(t)].kind == PositionKind::Assistant && b.meta[0][size_t(t)].scaffolding &&
+          !b.meta[0][size_t(t)].reply)
         b.labels.at(0, t) = b.inputIds.at(0, t);
     LintContext ctx = demoContext("default");
     return lintBatch(b, ctx);
   });
   add("prompt-graded quiet (default)", "prompt-graded", false,
       [] { return lintBatch(demoBatch("builtin:demo", "default", 8), demoContext("default")); });
-  add("last-turn-only fires", "last-turn-only", true,
-      [] { return lintBatch(demoBatch("builtin:demo", "buggy-last-turn-only", 8), demoContext("buggy-last-turn-only")); });
+  add("last-turn-only fires", "last-turn-only", true, [] {
+    return lintBatch(demoBatch("builtin:demo", "buggy-last-turn-only", 8), demoContext("buggy-last-turn-only"));
+  });
   add("last-turn-only quiet", "last-turn-only", false,
       [] { return lintBatch(demoBatch("builtin:demo", "default", 8), demoContext("default")); });
   add("reply-truncated fires", "reply-truncated", true, [] {
-    return lintBatch(demoBatch(kData + "long-reply.jsonl", "default,truncation=keep_start,max_length=30"), demoContext());
+    return lintBatch(demoBatch(kData + "long-reply.jsonl", "default,truncation=keep_start,max_length=30"),
+                     demoContext());
   });
   add("reply-truncated quiet", "reply-truncated", false,
       [] { return lintBatch(demoBatch(kData + "long-reply.jsonl", "default"), demoContext()); });
@@ -237,9 +267,8 @@ void TestLint::rules_data() {
       [] { return lintBatch(demoBatch(kData + "empty-reply.jsonl", "default"), demoContext("default")); });
   add("empty reply: no-graded-tokens quiet", "no-graded-tokens", false,
       [] { return lintBatch(demoBatch(kData + "empty-reply.jsonl", "default"), demoContext("default")); });
-  add("stop-token-not-graded fires (grade_closing_token=false)", "stop-token-not-graded", true, [] {
-    return lintBatch(demoBatch("builtin:demo", "default,grade_closing_token=false", 4), demoContext());
-  });
+  add("stop-token-not-graded fires (grade_closing_token=false)", "stop-token-not-graded", true,
+      [] { return lintBatch(demoBatch("builtin:demo", "default,grade_closing_token=false", 4), demoContext()); });
   add("full-sequence-labels info", "full-sequence-labels", true,
       [] { return lintBatch(demoBatch("builtin:demo", "hf-seq2seq-style", 4), demoContext("hf-seq2seq-style")); });
   // Dumps: roles recovered from the ids with the template and tokenizer.
@@ -287,11 +316,12 @@ void TestLint::rules_data() {
     DatasetLintOptions o;
     return lintDataset(kData + "long-reply.jsonl", o);
   });
-  add("template-not-prefix-preserving fires (system moved to last user turn)", "template-not-prefix-preserving", true, [] {
-    DatasetLintOptions o;
-    o.pipeline.templateSpec = "mistral-v0.3";
-    return lintDataset(kData + "long-reply.jsonl", o);
-  });
+  add("template-not-prefix-preserving fires (system moved to last user turn)", "template-not-prefix-preserving", true,
+      [] {
+        DatasetLintOptions o;
+        o.pipeline.templateSpec = "mistral-v0.3";
+        return lintDataset(kData + "long-reply.jsonl", o);
+      });
   add("template-not-prefix-preserving quiet (chatml)", "template-not-prefix-preserving", false, [] {
     DatasetLintOptions o;
     return lintDataset(kData + "long-reply.jsonl", o);
@@ -328,22 +358,29 @@ void TestLint::rules() {
   LintReport r = gCases.at(size_t(caseIndex))();
   const bool fired = fires(r, rule.toStdString());
   QVERIFY2(fired == expectFire, (std::string(expectFire ? "expected " : "did not expect ") + rule.toStdString() +
-                                 "; findings:" + describe(r)).c_str());
+                                 "; findings:" + describe(r))
+                                    .c_str());
 }
 
 void TestLint::presets_data() {
   QTest::addColumn<QString>("collator");
   QTest::addColumn<QString>("expectRule"); // empty: no error-severity finding at all
-  for (const char* c : {"default", "hf-seq2seq-style", "trl-assistant-only", "axolotl-packed", "trl-padding-free", "hf-lm"})
+  for (const char* c :
+       {"default", "hf-seq2seq-style", "trl-assistant-only", "axolotl-packed", "trl-padding-free", "hf-lm"})
     QTest::newRow(c) << QString::fromLatin1(c) << QString();
-  QTest::newRow("buggy-max-length-all-ones pad-graded") << QStringLiteral("buggy-max-length-all-ones") << QStringLiteral("pad-graded");
-  QTest::newRow("buggy-max-length-all-ones pad-attended") << QStringLiteral("buggy-max-length-all-ones") << QStringLiteral("pad-attended");
+  QTest::newRow("buggy-max-length-all-ones pad-graded")
+      << QStringLiteral("buggy-max-length-all-ones") << QStringLiteral("pad-graded");
+  QTest::newRow("buggy-max-length-all-ones pad-attended")
+      << QStringLiteral("buggy-max-length-all-ones") << QStringLiteral("pad-attended");
   QTest::newRow("buggy-pad-is-eos") << QStringLiteral("buggy-pad-is-eos") << QStringLiteral("stop-token-not-graded");
   QTest::newRow("buggy-last-turn-only") << QStringLiteral("buggy-last-turn-only") << QStringLiteral("last-turn-only");
-  QTest::newRow("buggy-no-position-reset positions") << QStringLiteral("buggy-no-position-reset") << QStringLiteral("position-ids-not-reset");
-  QTest::newRow("buggy-no-position-reset cross") << QStringLiteral("buggy-no-position-reset") << QStringLiteral("packing-cross-attention");
+  QTest::newRow("buggy-no-position-reset positions")
+      << QStringLiteral("buggy-no-position-reset") << QStringLiteral("position-ids-not-reset");
+  QTest::newRow("buggy-no-position-reset cross")
+      << QStringLiteral("buggy-no-position-reset") << QStringLiteral("packing-cross-attention");
   QTest::newRow("naive-packed") << QStringLiteral("naive-packed") << QStringLiteral("packing-cross-attention");
-  QTest::newRow("buggy-left-pad-positions") << QStringLiteral("buggy-left-pad-positions") << QStringLiteral("left-pad-positions");
+  QTest::newRow("buggy-left-pad-positions")
+      << QStringLiteral("buggy-left-pad-positions") << QStringLiteral("left-pad-positions");
 }
 
 void TestLint::presets() {
@@ -381,11 +418,24 @@ void TestLint::malformedRows() {
 }
 
 void TestLint::explanations() {
-  const char* contract[] = {"pad-graded", "pad-attended", "stop-token-not-graded", "prompt-graded", "no-graded-tokens",
-                            "reply-truncated", "last-turn-only", "packing-cross-attention", "position-ids-not-reset",
-                            "left-pad-positions", "right-pad-generation", "labels-preshifted", "duplicate-bos",
-                            "special-token-injection", "template-no-generation-markers", "boundary-merge",
-                            "shape-mismatch", "label-out-of-range"};
+  const char* contract[] = {"pad-graded",
+                            "pad-attended",
+                            "stop-token-not-graded",
+                            "prompt-graded",
+                            "no-graded-tokens",
+                            "reply-truncated",
+                            "last-turn-only",
+                            "packing-cross-attention",
+                            "position-ids-not-reset",
+                            "left-pad-positions",
+                            "right-pad-generation",
+                            "labels-preshifted",
+                            "duplicate-bos",
+                            "special-token-injection",
+                            "template-no-generation-markers",
+                            "boundary-merge",
+                            "shape-mismatch",
+                            "label-out-of-range"};
   for (const char* name : contract) QVERIFY2(findRule(name), name);
   std::set<std::string> seen;
   for (const RuleInfo& r : allRules()) {
@@ -403,7 +453,8 @@ void TestLint::docsInSync() {
     std::ofstream(path, std::ios::binary) << rulesMarkdown();
   }
   QVERIFY2(fileExists(path), "docs/lint-rules.md is missing (run with MASKSCOPE_REGENERATE=1)");
-  QVERIFY2(readFileCapped(path) == rulesMarkdown(), "docs/lint-rules.md is stale (run test_lint with MASKSCOPE_REGENERATE=1)");
+  QVERIFY2(readFileCapped(path) == rulesMarkdown(),
+           "docs/lint-rules.md is stale (run test_lint with MASKSCOPE_REGENERATE=1)");
 }
 
 namespace {

@@ -67,30 +67,38 @@ void TestAttentionGrid::grids_data() {
   QTest::addColumn<QStringList>("expected");
   // Causal only.
   QTest::newRow("no-padding") << Ids{1, 1, 1, 1} << Ids{} << false
-                              << QStringList{QStringLiteral("AFFF"), QStringLiteral("AAFF"), QStringLiteral("AAAF"), QStringLiteral("AAAA")};
+                              << QStringList{QStringLiteral("AFFF"), QStringLiteral("AAFF"), QStringLiteral("AAAF"),
+                                             QStringLiteral("AAAA")};
   // Right padding: no one attends the pad key; the pad query still sees the real keys (transformers
   // masks keys, not queries).
   QTest::newRow("right-padding") << Ids{1, 1, 1, 0} << Ids{} << false
-                                 << QStringList{QStringLiteral("AFFF"), QStringLiteral("AAFF"), QStringLiteral("AAAF"), QStringLiteral("AAAP")};
+                                 << QStringList{QStringLiteral("AFFF"), QStringLiteral("AAFF"), QStringLiteral("AAAF"),
+                                                QStringLiteral("AAAP")};
   // Left padding: the pad queries see nothing (a fully masked row).
   QTest::newRow("left-padding") << Ids{0, 0, 1, 1} << Ids{} << false
-                                << QStringList{QStringLiteral("PFFF"), QStringLiteral("PPFF"), QStringLiteral("PPAF"), QStringLiteral("PPAA")};
+                                << QStringList{QStringLiteral("PFFF"), QStringLiteral("PPFF"), QStringLiteral("PPAF"),
+                                               QStringLiteral("PPAA")};
   // Segment ids (block diagonal), with a pad at the end.
   QTest::newRow("segment-ids") << Ids{1, 1, 2, 2, 3, 0} << Ids{0, 1, 0, 1, 0, 0} << false
-                               << QStringList{QStringLiteral("AFFFFF"), QStringLiteral("AAFFFF"), QStringLiteral("OOAFFF"),
-                                              QStringLiteral("OOAAFF"), QStringLiteral("OOOOAF"), QStringLiteral("AAAAAP")};
+                               << QStringList{QStringLiteral("AFFFFF"), QStringLiteral("AAFFFF"),
+                                              QStringLiteral("OOAFFF"), QStringLiteral("OOAAFF"),
+                                              QStringLiteral("OOOOAF"), QStringLiteral("AAAAAP")};
   // Positions reset but a 0/1 mask: eager/SDPA attend across examples ...
   QTest::newRow("reset-positions-eager") << Ids{1, 1, 1, 1} << Ids{0, 1, 0, 1} << false
-                                         << QStringList{QStringLiteral("AFFF"), QStringLiteral("AAFF"), QStringLiteral("AAAF"), QStringLiteral("AAAA")};
+                                         << QStringList{QStringLiteral("AFFF"), QStringLiteral("AAFF"),
+                                                        QStringLiteral("AAAF"), QStringLiteral("AAAA")};
   // ... FlashAttention varlen splits where position ids are 0.
-  QTest::newRow("reset-positions-varlen") << Ids{1, 1, 1, 1} << Ids{0, 1, 0, 1} << true
-                                          << QStringList{QStringLiteral("AFFF"), QStringLiteral("AAFF"), QStringLiteral("OOAF"), QStringLiteral("OOAA")};
+  QTest::newRow("reset-positions-varlen")
+      << Ids{1, 1, 1, 1} << Ids{0, 1, 0, 1} << true
+      << QStringList{QStringLiteral("AFFF"), QStringLiteral("AAFF"), QStringLiteral("OOAF"), QStringLiteral("OOAA")};
   // Naive packing (positions continue): nothing to split on, even for varlen.
   QTest::newRow("naive-varlen") << Ids{1, 1, 1, 1} << Ids{0, 1, 2, 3} << true
-                                << QStringList{QStringLiteral("AFFF"), QStringLiteral("AAFF"), QStringLiteral("AAAF"), QStringLiteral("AAAA")};
+                                << QStringList{QStringLiteral("AFFF"), QStringLiteral("AAFF"), QStringLiteral("AAAF"),
+                                               QStringLiteral("AAAA")};
   // Varlen reads segment ids too, even when position ids continue.
   QTest::newRow("segment-ids-varlen") << Ids{1, 2, 2} << Ids{0, 1, 2} << true
-                                      << QStringList{QStringLiteral("AFF"), QStringLiteral("OAF"), QStringLiteral("OAA")};
+                                      << QStringList{QStringLiteral("AFF"), QStringLiteral("OAF"),
+                                                     QStringLiteral("OAA")};
 }
 
 void TestAttentionGrid::grids() {

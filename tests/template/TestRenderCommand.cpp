@@ -45,12 +45,14 @@ void TestRenderCommand::jsonOutput_data() {
   QTest::newRow("chatml") << QStringLiteral("chatml") << false
                           << QStringLiteral("<|im_start|>user\nhé<|im_end|>\n<|im_start|>assistant\nok<|im_end|>\n")
                           << QStringLiteral("null");
-  QTest::newRow("chatml-gen") << QStringLiteral("chatml") << true
-                              << QStringLiteral("<|im_start|>user\nhé<|im_end|>\n<|im_start|>assistant\nok<|im_end|>\n<|im_start|>assistant\n")
-                              << QStringLiteral("null");
+  QTest::newRow("chatml-gen")
+      << QStringLiteral("chatml") << true
+      << QStringLiteral("<|im_start|>user\nhé<|im_end|>\n<|im_start|>assistant\nok<|im_end|>\n<|im_start|>assistant\n")
+      << QStringLiteral("null");
   // "hé" is 3 bytes: the reply starts at byte 53 (character 52)
   QTest::newRow("chatml-assistant-mask") << QStringLiteral("chatml-assistant-mask") << false
-                                         << QStringLiteral("<|im_start|>user\nhé<|im_end|>\n<|im_start|>assistant\nok<|im_end|>\n")
+                                         << QStringLiteral(
+                                                "<|im_start|>user\nhé<|im_end|>\n<|im_start|>assistant\nok<|im_end|>\n")
                                          << QStringLiteral("[[53,65]]");
 }
 
@@ -85,7 +87,8 @@ void TestRenderCommand::textOutputAndErrors() {
   a.now = "2024-07-26";
   Run r = render(a, false);
   QCOMPARE(r.status, 0);
-  QCOMPARE(QString::fromStdString(r.out), QStringLiteral("<B>26 Jul 2024|{\"zeta\": 1, \"alpha\": {\"b\": 2, \"a\": 1}}|mint|x"));
+  QCOMPARE(QString::fromStdString(r.out),
+           QStringLiteral("<B>26 Jul 2024|{\"zeta\": 1, \"alpha\": {\"b\": 2, \"a\": 1}}|mint|x"));
   // raise_exception: exit 2 with the template's message
   a.templateSpec = "gemma";
   a.messagesFile = write(d, "s.json", R"([{"role": "system", "content": "s"}, {"role": "user", "content": "u"}])");
@@ -101,13 +104,15 @@ void TestRenderCommand::textOutputAndErrors() {
   // a dataset row
   a.messagesFile.clear();
   a.templateSpec = "chatml";
-  a.dataFile = write(d, "data.jsonl",
-                     "{\"messages\": [{\"role\": \"user\", \"content\": \"r0\"}]}\n"
-                     "{\"messages\": [{\"role\": \"user\", \"content\": \"r1\"}, {\"role\": \"assistant\", \"content\": \"a1\"}]}\n");
+  a.dataFile = write(
+      d, "data.jsonl",
+      "{\"messages\": [{\"role\": \"user\", \"content\": \"r0\"}]}\n"
+      "{\"messages\": [{\"role\": \"user\", \"content\": \"r1\"}, {\"role\": \"assistant\", \"content\": \"a1\"}]}\n");
   a.row = 1;
   r = render(a, false);
   QCOMPARE(r.status, 0);
-  QCOMPARE(QString::fromStdString(r.out), QStringLiteral("<|im_start|>user\nr1<|im_end|>\n<|im_start|>assistant\na1<|im_end|>\n"));
+  QCOMPARE(QString::fromStdString(r.out),
+           QStringLiteral("<|im_start|>user\nr1<|im_end|>\n<|im_start|>assistant\na1<|im_end|>\n"));
 }
 
 QTEST_GUILESS_MAIN(TestRenderCommand)

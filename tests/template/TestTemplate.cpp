@@ -34,7 +34,8 @@ std::string spansText(const std::vector<std::pair<int64_t, int64_t>>& spans) {
 
 std::string spansText(const ojson& spans) {
   std::string s;
-  for (auto& sp : spans) s += "[" + std::to_string(sp[0].get<int64_t>()) + "," + std::to_string(sp[1].get<int64_t>()) + "]";
+  for (auto& sp : spans)
+    s += "[" + std::to_string(sp[0].get<int64_t>()) + "," + std::to_string(sp[1].get<int64_t>()) + "]";
   return s;
 }
 
@@ -99,7 +100,8 @@ void TestTemplate::goldens() {
   RenderOptions opt;
   opt.addGenerationPrompt = c["add_generation_prompt"].get<bool>();
   opt.now = "2024-07-26";
-  for (auto it = c["variables"].begin(); it != c["variables"].end(); ++it) opt.variables[it.key()] = it.value().get<std::string>();
+  for (auto it = c["variables"].begin(); it != c["variables"].end(); ++it)
+    opt.variables[it.key()] = it.value().get<std::string>();
   if (c.contains("error")) {
     try {
       jt->renderJson(c["messages"], opt);
@@ -171,23 +173,28 @@ void TestTemplate::constructs() {
 void TestTemplate::limits_data() {
   QTest::addColumn<QString>("source");
   QTest::addColumn<QString>("expect");
-  QTest::newRow("loop-iterations") << QStringLiteral("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}")
-                                   << QStringLiteral("loop iterations");
+  QTest::newRow("loop-iterations")
+      << QStringLiteral("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}")
+      << QStringLiteral("loop iterations");
   QTest::newRow("macro-recursion") << QStringLiteral("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}")
                                    << QStringLiteral("nested more than");
   QTest::newRow("huge-output") << QStringLiteral("{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}")
                                << QStringLiteral("exceeds");
   QTest::newRow("string-repeat") << QStringLiteral("{{ 'x' * 100000000000 }}") << QStringLiteral("exceeds");
-  QTest::newRow("doubling") << QStringLiteral("{% set ns = namespace(s='x') %}{% for i in range(64) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}")
-                            << QStringLiteral("exceeds");
-  QTest::newRow("paren-bomb") << QString(QStringLiteral("{{ ") + QString(20000, QLatin1Char('(')) + QStringLiteral("1") +
-                                         QString(20000, QLatin1Char(')')) + QStringLiteral(" }}"))
+  QTest::newRow("doubling")
+      << QStringLiteral(
+             "{% set ns = namespace(s='x') %}{% for i in range(64) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}")
+      << QStringLiteral("exceeds");
+  QTest::newRow("paren-bomb") << QString(QStringLiteral("{{ ") + QString(20000, QLatin1Char('(')) +
+                                         QStringLiteral("1") + QString(20000, QLatin1Char(')')) + QStringLiteral(" }}"))
                               << QStringLiteral("nested too deeply");
   QTest::newRow("block-bomb") << QString(QStringLiteral("{% if true %}").repeated(5000))
                               << QStringLiteral("nested too deeply");
   QTest::newRow("int-overflow") << QStringLiteral("{{ 2 ** 64 }}") << QStringLiteral("overflow");
-  QTest::newRow("time") << QStringLiteral("{% for i in range(99999) %}{% for j in range(9) %}{{ [1]*10000 == [1]*10000 }}{% endfor %}{% endfor %}")
-                        << QString();
+  QTest::newRow("time")
+      << QStringLiteral(
+             "{% for i in range(99999) %}{% for j in range(9) %}{{ [1]*10000 == [1]*10000 }}{% endfor %}{% endfor %}")
+      << QString();
 }
 
 void TestTemplate::limits() {
@@ -252,14 +259,21 @@ void TestTemplate::errorLocation() {
 
 void TestTemplate::messageSpans() {
   auto t = loadChatTemplate("chatml");
-  std::vector<Message> msgs{{"system", "S", nullptr}, {"user", "U1", nullptr}, {"assistant", "A1", nullptr},
-                            {"user", "U2", nullptr}, {"assistant", "A2", nullptr}};
+  std::vector<Message> msgs{{"system", "S", nullptr},
+                            {"user", "U1", nullptr},
+                            {"assistant", "A1", nullptr},
+                            {"user", "U2", nullptr},
+                            {"assistant", "A2", nullptr}};
   RenderOptions opt;
   RenderResult r = t->render(msgs, opt);
   QCOMPARE(r.messages.size(), size_t(5));
   const std::string& s = r.text;
-  auto blockText = [&](int i) { return s.substr(size_t(r.messages[size_t(i)].block.begin), size_t(r.messages[size_t(i)].block.size())); };
-  auto contentText = [&](int i) { return s.substr(size_t(r.messages[size_t(i)].content.begin), size_t(r.messages[size_t(i)].content.size())); };
+  auto blockText = [&](int i) {
+    return s.substr(size_t(r.messages[size_t(i)].block.begin), size_t(r.messages[size_t(i)].block.size()));
+  };
+  auto contentText = [&](int i) {
+    return s.substr(size_t(r.messages[size_t(i)].content.begin), size_t(r.messages[size_t(i)].content.size()));
+  };
   QCOMPARE(q(blockText(0)), QStringLiteral("<|im_start|>system\nS<|im_end|>\n"));
   QCOMPARE(q(blockText(2)), QStringLiteral("<|im_start|>assistant\nA1<|im_end|>\n"));
   QCOMPARE(q(contentText(2)), QStringLiteral("A1"));
@@ -280,7 +294,8 @@ void TestTemplate::messageSpans() {
   std::vector<Message> m4{{"system", "S", nullptr}, {"user", "u", nullptr}, {"assistant", "a", nullptr}};
   RenderResult r4 = l3->render(m4, opt);
   QCOMPARE(r4.messages[0].block.begin, int64_t(std::string("<|begin_of_text|>").size()));
-  QVERIFY(r4.text.substr(size_t(r4.messages[0].block.begin), size_t(r4.messages[0].block.size())).find("S<|eot_id|>") != std::string::npos);
+  QVERIFY(r4.text.substr(size_t(r4.messages[0].block.begin), size_t(r4.messages[0].block.size())).find("S<|eot_id|>") !=
+          std::string::npos);
   // Qwen2.5 emits the system message before its loop and visits it again silently: the general path still finds it
   auto qw = loadChatTemplate("qwen2.5");
   RenderResult r5 = qw->render(m4, opt);
@@ -288,7 +303,8 @@ void TestTemplate::messageSpans() {
            QStringLiteral("<|im_start|>system\nS<|im_end|>\n"));
   QCOMPARE(q(r5.text.substr(size_t(r5.messages[2].block.begin), size_t(r5.messages[2].block.size()))),
            QStringLiteral("<|im_start|>assistant\na<|im_end|>\n"));
-  QCOMPARE(q(r2.text.substr(size_t(r2.messages[0].content.begin), size_t(r2.messages[0].content.size()))), QStringLiteral("hi"));
+  QCOMPARE(q(r2.text.substr(size_t(r2.messages[0].content.begin), size_t(r2.messages[0].content.size()))),
+           QStringLiteral("hi"));
   QCOMPARE(q(r2.text.substr(size_t(r2.messages[1].block.begin), size_t(r2.messages[1].block.size()))),
            QStringLiteral("<|start_header_id|>assistant<|end_header_id|>\n\nyo<|eot_id|>"));
   // with the generation prompt, the last block ends before it
@@ -303,10 +319,14 @@ void TestTemplate::loader() {
   QVERIFY(dir.isValid());
   const QString d = dir.path();
   // tokenizer_config.json: list-of-named-templates form and AddedToken objects
-  ojson cfg = {{"bos_token", {{"content", "<B>"}, {"lstrip", false}}},
-               {"eos_token", "<E>"},
-               {"chat_template", ojson::array({{{"name", "tool_use"}, {"template", "TOOLS"}},
-                                               {{"name", "default"}, {"template", "{{ bos_token }}{% for m in messages %}{{ m.content }}{{ eos_token }}{% endfor %}"}}})}};
+  ojson cfg = {
+      {"bos_token", {{"content", "<B>"}, {"lstrip", false}}},
+      {"eos_token", "<E>"},
+      {"chat_template",
+       ojson::array(
+           {{{"name", "tool_use"}, {"template", "TOOLS"}},
+            {{"name", "default"},
+             {"template", "{{ bos_token }}{% for m in messages %}{{ m.content }}{{ eos_token }}{% endfor %}"}}})}};
   writeFile(d + QStringLiteral("/tokenizer_config.json"), cfg.dump());
   auto t = loadChatTemplate(QString(d + QStringLiteral("/tokenizer_config.json")).toStdString());
   RenderOptions opt;
@@ -332,7 +352,9 @@ void TestTemplate::loader() {
   QCOMPARE(q(demo->render({{"user", "u", nullptr}}, opt).text), QStringLiteral("<|im_start|>user\nu<|im_end|>\n"));
   // a .jinja file
   writeFile(d + QStringLiteral("/t.jinja"), "{{ messages|length }}");
-  QCOMPARE(q(loadChatTemplate(QString(d + QStringLiteral("/t.jinja")).toStdString())->render({{"user", "u", nullptr}}, opt).text),
+  QCOMPARE(q(loadChatTemplate(QString(d + QStringLiteral("/t.jinja")).toStdString())
+                 ->render({{"user", "u", nullptr}}, opt)
+                 .text),
            QStringLiteral("1"));
   // errors name the file and field
   writeFile(d + QStringLiteral("/bad/tokenizer_config.json"), "");
@@ -361,7 +383,8 @@ void TestTemplate::loader() {
 
 void TestTemplate::builtinLibrary() {
   auto names = builtinTemplateNames();
-  for (const char* n : {"chatml", "llama2", "llama3", "mistral", "mistral-v0.3", "gemma", "phi3", "zephyr", "qwen2.5"}) {
+  for (const char* n :
+       {"chatml", "llama2", "llama3", "mistral", "mistral-v0.3", "gemma", "phi3", "zephyr", "qwen2.5"}) {
     QVERIFY2(std::find(names.begin(), names.end(), n) != names.end(), n);
     std::string masked = std::string(n) + "-assistant-mask";
     QVERIFY2(std::find(names.begin(), names.end(), masked) != names.end(), masked.c_str());
@@ -377,8 +400,10 @@ void TestTemplate::benchmarkLlama3() {
   auto t = loadChatTemplate("llama3");
   std::vector<Message> msgs{{"system", "You are a helpful assistant.", nullptr}};
   for (int i = 0; i < 20; ++i) {
-    msgs.push_back({"user", "Question number " + std::to_string(i) + ": what is the capital of France, and why?", nullptr});
-    msgs.push_back({"assistant", "Answer " + std::to_string(i) + ": Paris. It has been the capital for a long time.", nullptr});
+    msgs.push_back(
+        {"user", "Question number " + std::to_string(i) + ": what is the capital of France, and why?", nullptr});
+    msgs.push_back(
+        {"assistant", "Answer " + std::to_string(i) + ": Paris. It has been the capital for a long time.", nullptr});
   }
   RenderOptions opt;
   opt.computeMessageSpans = false;

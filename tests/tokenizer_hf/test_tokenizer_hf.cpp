@@ -85,13 +85,13 @@ std::string missingMessage(const std::string& model) {
 } // namespace
 
 // Fails (or, with MASKSCOPE_ALLOW_MISSING_TOKENIZERS=1, skips) when the fetched tokenizer is missing.
-#define REQUIRE_MODEL(model)                                                                   \
-  do {                                                                                         \
-    if (!std::filesystem::exists(modelDir(model) + "/tokenizer.json")) {                       \
-      const std::string msg_ = missingMessage(model);                                          \
-      if (allowMissing()) QSKIP(msg_.c_str());                                                 \
-      QFAIL(msg_.c_str());                                                                     \
-    }                                                                                          \
+#define REQUIRE_MODEL(model)                                                                                           \
+  do {                                                                                                                 \
+    if (!std::filesystem::exists(modelDir(model) + "/tokenizer.json")) {                                               \
+      const std::string msg_ = missingMessage(model);                                                                  \
+      if (allowMissing()) QSKIP(msg_.c_str());                                                                         \
+      QFAIL(msg_.c_str());                                                                                             \
+    }                                                                                                                  \
   } while (0)
 
 // The test bodies; the QObject below only forwards to them (moc cannot parse some bodies).
@@ -154,10 +154,22 @@ struct Bodies {
     QTest::addColumn<QString>("eos");
     QTest::addColumn<QString>("pad");
     QTest::addColumn<int>("eosId");
-    QTest::newRow("qwen3") << "qwen3" << "" << "<|im_end|>" << "<|endoftext|>" << 151645;
-    QTest::newRow("llama3") << "llama3" << "<|begin_of_text|>" << "<|end_of_text|>" << "" << 128001;
-    QTest::newRow("llama2") << "llama2" << "<s>" << "</s>" << "" << 2;
-    QTest::newRow("gemma3") << "gemma3" << "<bos>" << "<end_of_turn>" << "<pad>" << 106;
+    QTest::newRow("qwen3") << "qwen3"
+                           << ""
+                           << "<|im_end|>"
+                           << "<|endoftext|>" << 151645;
+    QTest::newRow("llama3") << "llama3"
+                            << "<|begin_of_text|>"
+                            << "<|end_of_text|>"
+                            << "" << 128001;
+    QTest::newRow("llama2") << "llama2"
+                            << "<s>"
+                            << "</s>"
+                            << "" << 2;
+    QTest::newRow("gemma3") << "gemma3"
+                            << "<bos>"
+                            << "<end_of_turn>"
+                            << "<pad>" << 106;
   }
   void specialTokens() {
     QFETCH(QString, model);
@@ -188,11 +200,24 @@ struct Bodies {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("decoded"); // decode(encode(text)); empty: same as text
     QTest::addColumn<QString>("secondTokenDisplay");
-    QTest::newRow("qwen3") << "qwen3" << "Hello world\nagain 😀" << "" << " world";
-    QTest::newRow("llama3") << "llama3" << "Hello world\nagain 😀" << "" << " world";
-    QTest::newRow("llama2") << "llama2" << "Hello world\nagain 😀" << "" << " world";
-    QTest::newRow("gemma3") << "gemma3" << "Hello world\nagain 😀" << "" << " world";
-    QTest::newRow("qwen3-nfc") << "qwen3" << QString::fromUtf8("cafe\u0301 x") << QString::fromUtf8("café x") << QString::fromUtf8("fé");
+    QTest::newRow("qwen3") << "qwen3"
+                           << "Hello world\nagain 😀"
+                           << ""
+                           << " world";
+    QTest::newRow("llama3") << "llama3"
+                            << "Hello world\nagain 😀"
+                            << ""
+                            << " world";
+    QTest::newRow("llama2") << "llama2"
+                            << "Hello world\nagain 😀"
+                            << ""
+                            << " world";
+    QTest::newRow("gemma3") << "gemma3"
+                            << "Hello world\nagain 😀"
+                            << ""
+                            << " world";
+    QTest::newRow("qwen3-nfc") << "qwen3" << QString::fromUtf8("cafe\u0301 x") << QString::fromUtf8("café x")
+                               << QString::fromUtf8("fé");
   }
   void displayAndDecode() {
     QFETCH(QString, model);
@@ -257,32 +282,110 @@ struct Bodies {
   }
 
   void synthetic_data() {
-    QTest::addColumn<QString>("patch");   // JSON merged into tinyBpe()
+    QTest::addColumn<QString>("patch"); // JSON merged into tinyBpe()
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("expectIds");
     QTest::addColumn<QString>("expectOffsets");
-    QTest::newRow("merges-lowest-rank-first") << "{}" << "abc" << "[5]" << "[[0,3]]";
-    QTest::newRow("unk-fused") << "{}" << "xyab" << "[0,4]" << "[[0,2],[2,4]]";
-    QTest::newRow("unk-not-fused") << R"({"model":{"fuse_unk":false}})" << "xyab" << "[0,0,4]" << "[[0,1],[1,2],[2,4]]";
-    QTest::newRow("lowercase") << R"({"normalizer":{"type":"Lowercase"}})" << "AB" << "[4]" << "[[0,2]]";
-    QTest::newRow("strip") << R"({"normalizer":{"type":"Strip","strip_left":true,"strip_right":true}})" << "  ab " << "[4]" << "[[2,4]]";
-    QTest::newRow("whitespace") << R"({"pre_tokenizer":{"type":"Whitespace"}})" << "ab  c" << "[4,3]" << "[[0,2],[4,5]]";
-    QTest::newRow("whitespace-split") << R"({"pre_tokenizer":{"type":"WhitespaceSplit"}})" << "ab c" << "[4,3]" << "[[0,2],[3,4]]";
-    QTest::newRow("digits-individual") << R"({"pre_tokenizer":{"type":"Digits","individual_digits":true}})" << "12" << "[7,8]" << "[[0,1],[1,2]]";
-    QTest::newRow("digits-contiguous") << R"({"pre_tokenizer":{"type":"Digits","individual_digits":false}})" << "12" << "[9]" << "[[0,2]]";
-    QTest::newRow("split-removed") << R"({"pre_tokenizer":{"type":"Split","pattern":{"String":"b"},"behavior":"Removed","invert":false}})" << "abc" << "[1,3]" << "[[0,1],[2,3]]";
-    QTest::newRow("split-merged-next") << R"({"pre_tokenizer":{"type":"Split","pattern":{"Regex":"c"},"behavior":"MergedWithNext","invert":false}})" << "abcab" << "[4,3,4]" << "[[0,2],[2,3],[3,5]]";
-    QTest::newRow("split-merged-previous") << R"({"pre_tokenizer":{"type":"Split","pattern":{"String":"a"},"behavior":"MergedWithPrevious","invert":false}})" << "aab" << "[1,1,2]" << "[[0,1],[1,2],[2,3]]";
-    QTest::newRow("replace-regex") << R"({"normalizer":{"type":"Replace","pattern":{"Regex":"x+"},"content":"c"}})" << "abxxx" << "[5]" << "[[0,5]]";
-    QTest::newRow("added-lstrip-rstrip") << R"({"added_tokens":[{"id":11,"content":"<m>","single_word":false,"lstrip":true,"rstrip":true,"normalized":false,"special":true}]})" << "a  <m>  b" << "[1,11,2]" << "[[0,1],[1,8],[8,9]]";
-    QTest::newRow("added-single-word") << R"({"added_tokens":[{"id":11,"content":"ab","single_word":true,"lstrip":false,"rstrip":false,"normalized":false,"special":false}]})" << "abc ab" << "[5,6,11]" << "[[0,3],[3,4],[4,6]]";
-    QTest::newRow("added-normalized") << R"({"normalizer":{"type":"Lowercase"},"added_tokens":[{"id":11,"content":"c","single_word":false,"lstrip":false,"rstrip":false,"normalized":true,"special":false}]})" << "abC" << "[4,11]" << "[[0,2],[2,3]]";
-    QTest::newRow("ignore-merges") << R"({"model":{"ignore_merges":true,"vocab":{"<unk>":0,"a":1,"b":2,"c":3,"ab":4,"abc":5," ":6,"1":7,"2":8,"12":9,"A":10,"bc":12},"merges":["b c","a b"]}})" << "abc" << "[5]" << "[[0,3]]";
-    QTest::newRow("no-ignore-merges") << R"({"model":{"vocab":{"<unk>":0,"a":1,"b":2,"c":3,"ab":4,"abc":5," ":6,"1":7,"2":8,"12":9,"A":10,"bc":12},"merges":["b c","a b"]}})" << "abc" << "[1,12]" << "[[0,1],[1,3]]";
-    QTest::newRow("metaspace") << R"({"pre_tokenizer":{"type":"Metaspace","replacement":"a","prepend_scheme":"always","split":true}})" << "b c" << "[4,1,3]" << "[[0,1],[1,2],[2,3]]";
-    QTest::newRow("bytelevel-prefix") << R"({"pre_tokenizer":{"type":"ByteLevel","add_prefix_space":true,"use_regex":true},"model":{"vocab":{"<unk>":0,"a":1,"b":2,"Ġ":3,"Ġa":4},"merges":["Ġ a"]}})" << "a b" << "[4,3,2]" << "[[0,1],[1,2],[2,3]]";
-    QTest::newRow("subword-prefix") << R"({"pre_tokenizer":{"type":"WhitespaceSplit"},"model":{"continuing_subword_prefix":"##","vocab":{"<unk>":0,"a":1,"##b":2,"##c":3,"ab":4},"merges":["a ##b"]}})" << "abc" << "[4,3]" << "[[0,2],[2,3]]";
-    QTest::newRow("template") << R"({"post_processor":{"type":"TemplateProcessing","single":[{"SpecialToken":{"id":"A","type_id":0}},{"Sequence":{"id":"A","type_id":0}}],"special_tokens":{"A":{"id":"A","ids":[10],"tokens":["A"]}}}})" << "c" << "[3]" << "[[0,1]]";
+    QTest::newRow("merges-lowest-rank-first") << "{}"
+                                              << "abc"
+                                              << "[5]"
+                                              << "[[0,3]]";
+    QTest::newRow("unk-fused") << "{}"
+                               << "xyab"
+                               << "[0,4]"
+                               << "[[0,2],[2,4]]";
+    QTest::newRow("unk-not-fused") << R"({"model":{"fuse_unk":false}})"
+                                   << "xyab"
+                                   << "[0,0,4]"
+                                   << "[[0,1],[1,2],[2,4]]";
+    QTest::newRow("lowercase") << R"({"normalizer":{"type":"Lowercase"}})"
+                               << "AB"
+                               << "[4]"
+                               << "[[0,2]]";
+    QTest::newRow("strip") << R"({"normalizer":{"type":"Strip","strip_left":true,"strip_right":true}})"
+                           << "  ab "
+                           << "[4]"
+                           << "[[2,4]]";
+    QTest::newRow("whitespace") << R"({"pre_tokenizer":{"type":"Whitespace"}})"
+                                << "ab  c"
+                                << "[4,3]"
+                                << "[[0,2],[4,5]]";
+    QTest::newRow("whitespace-split") << R"({"pre_tokenizer":{"type":"WhitespaceSplit"}})"
+                                      << "ab c"
+                                      << "[4,3]"
+                                      << "[[0,2],[3,4]]";
+    QTest::newRow("digits-individual") << R"({"pre_tokenizer":{"type":"Digits","individual_digits":true}})"
+                                       << "12"
+                                       << "[7,8]"
+                                       << "[[0,1],[1,2]]";
+    QTest::newRow("digits-contiguous") << R"({"pre_tokenizer":{"type":"Digits","individual_digits":false}})"
+                                       << "12"
+                                       << "[9]"
+                                       << "[[0,2]]";
+    QTest::newRow("split-removed")
+        << R"({"pre_tokenizer":{"type":"Split","pattern":{"String":"b"},"behavior":"Removed","invert":false}})"
+        << "abc"
+        << "[1,3]"
+        << "[[0,1],[2,3]]";
+    QTest::newRow("split-merged-next")
+        << R"({"pre_tokenizer":{"type":"Split","pattern":{"Regex":"c"},"behavior":"MergedWithNext","invert":false}})"
+        << "abcab"
+        << "[4,3,4]"
+        << "[[0,2],[2,3],[3,5]]";
+    QTest::newRow("split-merged-previous")
+        << R"({"pre_tokenizer":{"type":"Split","pattern":{"String":"a"},"behavior":"MergedWithPrevious","invert":false}})"
+        << "aab"
+        << "[1,1,2]"
+        << "[[0,1],[1,2],[2,3]]";
+    QTest::newRow("replace-regex") << R"({"normalizer":{"type":"Replace","pattern":{"Regex":"x+"},"content":"c"}})"
+                                   << "abxxx"
+                                   << "[5]"
+                                   << "[[0,5]]";
+    QTest::newRow("added-lstrip-rstrip")
+        << R"({"added_tokens":[{"id":11,"content":"<m>","single_word":false,"lstrip":true,"rstrip":true,"normalized":false,"special":true}]})"
+        << "a  <m>  b"
+        << "[1,11,2]"
+        << "[[0,1],[1,8],[8,9]]";
+    QTest::newRow("added-single-word")
+        << R"({"added_tokens":[{"id":11,"content":"ab","single_word":true,"lstrip":false,"rstrip":false,"normalized":false,"special":false}]})"
+        << "abc ab"
+        << "[5,6,11]"
+        << "[[0,3],[3,4],[4,6]]";
+    QTest::newRow("added-normalized")
+        << R"({"normalizer":{"type":"Lowercase"},"added_tokens":[{"id":11,"content":"c","single_word":false,"lstrip":false,"rstrip":false,"normalized":true,"special":false}]})"
+        << "abC"
+        << "[4,11]"
+        << "[[0,2],[2,3]]";
+    QTest::newRow("ignore-merges")
+        << R"({"model":{"ignore_merges":true,"vocab":{"<unk>":0,"a":1,"b":2,"c":3,"ab":4,"abc":5," ":6,"1":7,"2":8,"12":9,"A":10,"bc":12},"merges":["b c","a b"]}})"
+        << "abc"
+        << "[5]"
+        << "[[0,3]]";
+    QTest::newRow("no-ignore-merges")
+        << R"({"model":{"vocab":{"<unk>":0,"a":1,"b":2,"c":3,"ab":4,"abc":5," ":6,"1":7,"2":8,"12":9,"A":10,"bc":12},"merges":["b c","a b"]}})"
+        << "abc"
+        << "[1,12]"
+        << "[[0,1],[1,3]]";
+    QTest::newRow("metaspace")
+        << R"({"pre_tokenizer":{"type":"Metaspace","replacement":"a","prepend_scheme":"always","split":true}})"
+        << "b c"
+        << "[4,1,3]"
+        << "[[0,1],[1,2],[2,3]]";
+    QTest::newRow("bytelevel-prefix")
+        << R"({"pre_tokenizer":{"type":"ByteLevel","add_prefix_space":true,"use_regex":true},"model":{"vocab":{"<unk>":0,"a":1,"b":2,"Ġ":3,"Ġa":4},"merges":["Ġ a"]}})"
+        << "a b"
+        << "[4,3,2]"
+        << "[[0,1],[1,2],[2,3]]";
+    QTest::newRow("subword-prefix")
+        << R"({"pre_tokenizer":{"type":"WhitespaceSplit"},"model":{"continuing_subword_prefix":"##","vocab":{"<unk>":0,"a":1,"##b":2,"##c":3,"ab":4},"merges":["a ##b"]}})"
+        << "abc"
+        << "[4,3]"
+        << "[[0,2],[2,3]]";
+    QTest::newRow("template")
+        << R"({"post_processor":{"type":"TemplateProcessing","single":[{"SpecialToken":{"id":"A","type_id":0}},{"Sequence":{"id":"A","type_id":0}}],"special_tokens":{"A":{"id":"A","ids":[10],"tokens":["A"]}}}})"
+        << "c"
+        << "[3]"
+        << "[[0,1]]";
   }
   void synthetic() {
     QFETCH(QString, patch);
@@ -302,7 +405,8 @@ struct Bodies {
 
   void templateAddsSpecial() {
     json j = tinyBpe();
-    j["post_processor"] = json::parse(R"({"type":"TemplateProcessing","single":[{"SpecialToken":{"id":"A","type_id":0}},{"Sequence":{"id":"A","type_id":0}},{"SpecialToken":{"id":"B","type_id":0}}],"special_tokens":{"A":{"id":"A","ids":[10],"tokens":["A"]},"B":{"id":"B","ids":[6],"tokens":[" "]}}})");
+    j["post_processor"] = json::parse(
+        R"({"type":"TemplateProcessing","single":[{"SpecialToken":{"id":"A","type_id":0}},{"Sequence":{"id":"A","type_id":0}},{"SpecialToken":{"id":"B","type_id":0}}],"special_tokens":{"A":{"id":"A","ids":[10],"tokens":["A"]},"B":{"id":"B","ids":[6],"tokens":[" "]}}})");
     QTemporaryDir dir;
     auto tok = loadHuggingFaceTokenizer(writeTemp(dir, "tokenizer.json", j.dump()));
     EncodeOptions opt;
@@ -342,25 +446,43 @@ struct Bodies {
     QTest::addColumn<QString>("expectInMessage");
     const std::string good = tinyBpe().dump();
     QTest::newRow("truncated") << q(good.substr(0, good.size() / 2)) << "invalid JSON";
-    QTest::newRow("empty") << "" << "invalid JSON";
-    QTest::newRow("not-object") << "[1,2]" << "object";
-    auto patched = [](const char* p) { json j = tinyBpe(); j.merge_patch(json::parse(p)); return q(j.dump()); };
-    QTest::newRow("unknown-normalizer") << patched(R"({"normalizer":{"type":"Wobble"}})") << "unsupported normalizer: Wobble";
-    QTest::newRow("unknown-pretokenizer") << patched(R"({"pre_tokenizer":{"type":"Wobble"}})") << "unsupported pre-tokenizer: Wobble";
+    QTest::newRow("empty") << ""
+                           << "invalid JSON";
+    QTest::newRow("not-object") << "[1,2]"
+                                << "object";
+    auto patched = [](const char* p) {
+      json j = tinyBpe();
+      j.merge_patch(json::parse(p));
+      return q(j.dump());
+    };
+    QTest::newRow("unknown-normalizer") << patched(R"({"normalizer":{"type":"Wobble"}})")
+                                        << "unsupported normalizer: Wobble";
+    QTest::newRow("unknown-pretokenizer")
+        << patched(R"({"pre_tokenizer":{"type":"Wobble"}})") << "unsupported pre-tokenizer: Wobble";
     QTest::newRow("unknown-decoder") << patched(R"({"decoder":{"type":"Wobble"}})") << "unsupported decoder: Wobble";
-    QTest::newRow("unknown-postprocessor") << patched(R"({"post_processor":{"type":"Wobble"}})") << "unsupported post-processor: Wobble";
+    QTest::newRow("unknown-postprocessor")
+        << patched(R"({"post_processor":{"type":"Wobble"}})") << "unsupported post-processor: Wobble";
     QTest::newRow("unigram") << patched(R"({"model":{"type":"Unigram"}})") << "unsupported model: Unigram";
-    QTest::newRow("merge-part-missing") << patched(R"({"model":{"merges":["a z"]}})") << "merge part \"z\" is not in the vocabulary";
-    QTest::newRow("merge-result-missing") << patched(R"({"model":{"merges":["b a"]}})") << "merge result \"ba\" is not in the vocabulary";
+    QTest::newRow("merge-part-missing") << patched(R"({"model":{"merges":["a z"]}})")
+                                        << "merge part \"z\" is not in the vocabulary";
+    QTest::newRow("merge-result-missing")
+        << patched(R"({"model":{"merges":["b a"]}})") << "merge result \"ba\" is not in the vocabulary";
     QTest::newRow("merge-malformed") << patched(R"({"model":{"merges":["a b c"]}})") << "not two tokens";
     QTest::newRow("id-negative") << patched(R"({"model":{"vocab":{"a":-1}}})") << "out of range";
     QTest::newRow("id-huge") << patched(R"({"model":{"vocab":{"a":2000000000}}})") << "out of range";
     QTest::newRow("id-sparse") << patched(R"({"model":{"vocab":{"a":9000000}}})") << "out of range";
     QTest::newRow("vocab-not-object") << patched(R"({"model":{"vocab":[1]}})") << "expected an object";
-    QTest::newRow("bad-regex") << patched(R"({"pre_tokenizer":{"type":"Split","pattern":{"Regex":"(("},"behavior":"Isolated"}})") << "regex";
-    QTest::newRow("bad-behavior") << patched(R"({"pre_tokenizer":{"type":"Split","pattern":{"String":"x"},"behavior":"Sideways"}})") << "unsupported split behavior";
-    QTest::newRow("added-id-type") << patched(R"({"added_tokens":[{"id":"x","content":"<m>"}]})") << "expected an integer";
-    QTest::newRow("template-unknown-token") << patched(R"({"post_processor":{"type":"TemplateProcessing","single":[{"SpecialToken":{"id":"<zz>","type_id":0}}],"special_tokens":{}}})") << "<zz>";
+    QTest::newRow("bad-regex")
+        << patched(R"({"pre_tokenizer":{"type":"Split","pattern":{"Regex":"(("},"behavior":"Isolated"}})") << "regex";
+    QTest::newRow("bad-behavior")
+        << patched(R"({"pre_tokenizer":{"type":"Split","pattern":{"String":"x"},"behavior":"Sideways"}})")
+        << "unsupported split behavior";
+    QTest::newRow("added-id-type") << patched(R"({"added_tokens":[{"id":"x","content":"<m>"}]})")
+                                   << "expected an integer";
+    QTest::newRow("template-unknown-token")
+        << patched(
+               R"({"post_processor":{"type":"TemplateProcessing","single":[{"SpecialToken":{"id":"<zz>","type_id":0}}],"special_tokens":{}}})")
+        << "<zz>";
   }
   void hostile() {
     QFETCH(QString, content);

@@ -75,12 +75,18 @@ private Q_SLOTS:
     Encoding e = tok->encode(s);
     int count = 0, first = -1;
     for (size_t i = 0; i < e.size(); ++i)
-      if (e.special[i]) { if (first < 0) first = int(e.offsets[i].begin); ++count; }
+      if (e.special[i]) {
+        if (first < 0) first = int(e.offsets[i].begin);
+        ++count;
+      }
     QCOMPARE(count, specialCount);
     QCOMPARE(first, firstSpecialBegin);
     // Offsets cover the text in order without overlap.
     int64_t prev = 0;
-    for (const auto& o : e.offsets) { QVERIFY(o.begin >= prev || o.begin == o.end); prev = std::max(prev, o.end); }
+    for (const auto& o : e.offsets) {
+      QVERIFY(o.begin >= prev || o.begin == o.end);
+      prev = std::max(prev, o.end);
+    }
     QCOMPARE(prev, int64_t(s.size()));
     // With split_special_tokens the markers are ordinary text again.
     Encoding split = tok->encode(s, {false, true});

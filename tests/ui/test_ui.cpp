@@ -21,7 +21,6 @@
 #include <QHelpEvent>
 #include <QLabel>
 #include <QLineEdit>
-#include <QWheelEvent>
 #include <QListWidget>
 #include <QSet>
 #include <QSignalSpy>
@@ -31,6 +30,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolTip>
+#include <QWheelEvent>
 #include <algorithm>
 #include <sstream>
 
@@ -79,13 +79,17 @@ QString writeDump(const QTemporaryDir& dir, int rows, int length, int realLength
       l << QString::number(real ? 10 + (t % 50) : -100);
     }
     ids += (r ? QStringLiteral(",") : QString()) + QStringLiteral("[") + a.join(QLatin1Char(',')) + QStringLiteral("]");
-    mask += (r ? QStringLiteral(",") : QString()) + QStringLiteral("[") + m.join(QLatin1Char(',')) + QStringLiteral("]");
-    labels += (r ? QStringLiteral(",") : QString()) + QStringLiteral("[") + l.join(QLatin1Char(',')) + QStringLiteral("]");
+    mask +=
+        (r ? QStringLiteral(",") : QString()) + QStringLiteral("[") + m.join(QLatin1Char(',')) + QStringLiteral("]");
+    labels +=
+        (r ? QStringLiteral(",") : QString()) + QStringLiteral("[") + l.join(QLatin1Char(',')) + QStringLiteral("]");
   }
   const QString path = dir.filePath(QStringLiteral("dump.json"));
   QFile f(path);
   f.open(QIODevice::WriteOnly);
-  f.write(QStringLiteral("{\"input_ids\": [%1], \"attention_mask\": [%2], \"labels\": [%3], \"pad_token_id\": 0}").arg(ids, mask, labels).toUtf8());
+  f.write(QStringLiteral("{\"input_ids\": [%1], \"attention_mask\": [%2], \"labels\": [%3], \"pad_token_id\": 0}")
+              .arg(ids, mask, labels)
+              .toUtf8());
   return path;
 }
 
@@ -226,7 +230,8 @@ private Q_SLOTS:
   }
 
   void softmaxArithmetic() {
-    const SoftmaxRow r = computeSoftmaxRow({2.0, 1.0, 0.1}, {CellState::Allowed, CellState::Allowed, CellState::Future});
+    const SoftmaxRow r =
+        computeSoftmaxRow({2.0, 1.0, 0.1}, {CellState::Allowed, CellState::Allowed, CellState::Future});
     QCOMPARE(r.allowed, 2);
     QVERIFY(qAbs(r.weights[0] - 0.7311) < 1e-4);
     QVERIFY(qAbs(r.weights[1] - 0.2689) < 1e-4);
@@ -312,7 +317,10 @@ private Q_SLOTS:
     QVERIFY(!panel.report().findings.empty());
     int index = -1;
     for (size_t i = 0; i < panel.report().findings.size(); ++i)
-      if (panel.report().findings[i].rule == "pad-attended" && panel.report().findings[i].position) { index = int(i); break; }
+      if (panel.report().findings[i].rule == "pad-attended" && panel.report().findings[i].position) {
+        index = int(i);
+        break;
+      }
     QVERIFY(index >= 0);
     const Finding f = panel.report().findings[size_t(index)];
     panel.selectFinding(index);
@@ -360,8 +368,9 @@ private Q_SLOTS:
     AttentionGridView* g = w.attentionGrid();
     const double n = double(g->gridSize());
     const double before = g->cellPixels();
-    QWheelEvent wheel(QPointF(g->width() / 2, g->height() / 2), g->mapToGlobal(QPointF(g->width() / 2, g->height() / 2)), QPoint(),
-                      QPoint(0, 240), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QWheelEvent wheel(QPointF(g->width() / 2, g->height() / 2),
+                      g->mapToGlobal(QPointF(g->width() / 2, g->height() / 2)), QPoint(), QPoint(0, 240), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
     QApplication::sendEvent(g, &wheel);
     QTRY_VERIFY(g->cellPixels() > before * 1.4);
     QVERIFY(g->viewRect().width() < n);
@@ -380,7 +389,8 @@ private Q_SLOTS:
     QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
     MainWindow w(&s);
     std::vector<int> lengths;
-    for (int r = 0; r < s.rowCount(); ++r) lengths.push_back(int(s.pipeline()->encode(s.conversation(r)).tokens.size()));
+    for (int r = 0; r < s.rowCount(); ++r)
+      lengths.push_back(int(s.pipeline()->encode(s.conversation(r)).tokens.size()));
     std::vector<int> sorted = lengths;
     std::sort(sorted.begin(), sorted.end());
     QVERIFY2(sorted.front() < sorted.back(), "the demo rows need different lengths for this test");
@@ -446,10 +456,13 @@ private Q_SLOTS:
     QCOMPARE(panel.reportedRow(), 0);
     int index = -1;
     for (size_t i = 0; i < panel.report().findings.size(); ++i)
-      if (panel.report().findings[i].position) { index = int(i); break; }
+      if (panel.report().findings[i].position) {
+        index = int(i);
+        break;
+      }
     QVERIFY(index >= 0);
     const Finding f = panel.report().findings[size_t(index)];
-    s.selectRow(2);   // a lint is now scheduled for row 2 ...
+    s.selectRow(2);             // a lint is now scheduled for row 2 ...
     panel.selectFinding(index); // ... and dropped by the jump back to row 0's finding
     QCOMPARE(s.selectedRow(), 0);
     QCOMPARE(s.selectedPosition(), int(*f.position));
@@ -546,13 +559,21 @@ private Q_SLOTS:
     QTest::addColumn<QRgb>("expected");
     const QRgb blue = palette::cellColour(CellState::Allowed).rgb();
     const QRgb orange = palette::cellColour(CellState::Padding).rgb();
-    QTest::newRow("attention default: allowed blue and padding orange") << QStringLiteral("attention") << QStringLiteral("default") << QStringLiteral("light") << orange;
-    QTest::newRow("attention all-ones: allowed blue") << QStringLiteral("attention") << QStringLiteral("buggy-max-length-all-ones") << QStringLiteral("light") << blue;
-    QTest::newRow("attention dark") << QStringLiteral("attention") << QStringLiteral("default") << QStringLiteral("dark") << blue;
-    QTest::newRow("tokens") << QStringLiteral("tokens") << QStringLiteral("default") << QStringLiteral("light") << palette::roleColour(PositionKind::Assistant).rgb();
-    QTest::newRow("softmax") << QStringLiteral("softmax") << QStringLiteral("default") << QStringLiteral("light") << QColor(0x1f, 0x5f, 0xa0).rgb();
-    QTest::newRow("loss") << QStringLiteral("loss") << QStringLiteral("default") << QStringLiteral("light") << palette::roleColour(PositionKind::Assistant).rgb();
-    QTest::newRow("lint") << QStringLiteral("lint") << QStringLiteral("buggy-max-length-all-ones") << QStringLiteral("light") << QColor(0xc0, 0x1f, 0x20).rgb();
+    QTest::newRow("attention default: allowed blue and padding orange")
+        << QStringLiteral("attention") << QStringLiteral("default") << QStringLiteral("light") << orange;
+    QTest::newRow("attention all-ones: allowed blue")
+        << QStringLiteral("attention") << QStringLiteral("buggy-max-length-all-ones") << QStringLiteral("light")
+        << blue;
+    QTest::newRow("attention dark") << QStringLiteral("attention") << QStringLiteral("default")
+                                    << QStringLiteral("dark") << blue;
+    QTest::newRow("tokens") << QStringLiteral("tokens") << QStringLiteral("default") << QStringLiteral("light")
+                            << palette::roleColour(PositionKind::Assistant).rgb();
+    QTest::newRow("softmax") << QStringLiteral("softmax") << QStringLiteral("default") << QStringLiteral("light")
+                             << QColor(0x1f, 0x5f, 0xa0).rgb();
+    QTest::newRow("loss") << QStringLiteral("loss") << QStringLiteral("default") << QStringLiteral("light")
+                          << palette::roleColour(PositionKind::Assistant).rgb();
+    QTest::newRow("lint") << QStringLiteral("lint") << QStringLiteral("buggy-max-length-all-ones")
+                          << QStringLiteral("light") << QColor(0xc0, 0x1f, 0x20).rgb();
     QTest::newRow("window") << QStringLiteral("window") << QStringLiteral("default") << QStringLiteral("light") << blue;
   }
   void snapshotsHaveContent() {
@@ -577,7 +598,8 @@ private Q_SLOTS:
     QVERIFY(!img.isNull());
     QVERIFY(img.width() >= 900);
     QVERIFY2(distinctColours(img) > 5, "blank image");
-    QVERIFY2(countColour(img, expected) > 20, qPrintable(QStringLiteral("colour %1 missing").arg(QColor(expected).name())));
+    QVERIFY2(countColour(img, expected) > 20,
+             qPrintable(QStringLiteral("colour %1 missing").arg(QColor(expected).name())));
     if (view == QLatin1String("attention") && collator == QLatin1String("default"))
       QVERIFY(countColour(img, palette::cellColour(CellState::Allowed).rgb()) > 20);
   }

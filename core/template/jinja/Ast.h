@@ -11,10 +11,38 @@ namespace maskscope::jinja {
 
 enum class NodeKind : uint8_t {
   // expressions
-  Literal, Name, GetAttr, GetItem, Slice, Call, Filter, Test, Neg, Pos, Not, Binary, Compare, And, Or,
-  CondExpr, ListLit, TupleLit, DictLit,
+  Literal,
+  Name,
+  GetAttr,
+  GetItem,
+  Slice,
+  Call,
+  Filter,
+  Test,
+  Neg,
+  Pos,
+  Not,
+  Binary,
+  Compare,
+  And,
+  Or,
+  CondExpr,
+  ListLit,
+  TupleLit,
+  DictLit,
   // statements
-  Output, Emit, If, For, Set, SetBlock, Macro, CallBlock, FilterBlock, Break, Continue, Generation
+  Output,
+  Emit,
+  If,
+  For,
+  Set,
+  SetBlock,
+  Macro,
+  CallBlock,
+  FilterBlock,
+  Break,
+  Continue,
+  Generation
 };
 
 struct Node {

@@ -85,30 +85,84 @@ std::string strftimeNow(const std::string& fmt, const std::optional<std::string>
   std::string out;
   char b[32];
   for (size_t i = 0; i < fmt.size(); ++i) {
-    if (fmt[i] != '%' || i + 1 >= fmt.size()) { out.push_back(fmt[i]); continue; }
+    if (fmt[i] != '%' || i + 1 >= fmt.size()) {
+      out.push_back(fmt[i]);
+      continue;
+    }
     char c = fmt[++i];
     int w = dayOfWeek(Y, M, D);
     switch (c) {
-    case 'd': std::snprintf(b, sizeof b, "%02d", D); out += b; break;
-    case 'e': std::snprintf(b, sizeof b, "%2d", D); out += b; break;
-    case 'm': std::snprintf(b, sizeof b, "%02d", M); out += b; break;
-    case 'Y': out += std::to_string(Y); break;
-    case 'y': std::snprintf(b, sizeof b, "%02d", Y % 100); out += b; break;
-    case 'B': out += kMonths[M - 1]; break;
-    case 'b': case 'h': out += std::string(kMonths[M - 1]).substr(0, 3); break;
-    case 'A': out += kDays[w]; break;
-    case 'a': out += std::string(kDays[w]).substr(0, 3); break;
-    case 'w': out += std::to_string(w); break;
-    case 'u': out += std::to_string(w == 0 ? 7 : w); break;
-    case 'j': std::snprintf(b, sizeof b, "%03d", dayOfYear(Y, M, D)); out += b; break;
-    case 'H': std::snprintf(b, sizeof b, "%02d", h); out += b; break;
-    case 'I': std::snprintf(b, sizeof b, "%02d", h % 12 == 0 ? 12 : h % 12); out += b; break;
-    case 'M': std::snprintf(b, sizeof b, "%02d", mi); out += b; break;
-    case 'S': std::snprintf(b, sizeof b, "%02d", s); out += b; break;
-    case 'p': out += h < 12 ? "AM" : "PM"; break;
-    case 'F': std::snprintf(b, sizeof b, "%04d-%02d-%02d", Y, M, D); out += b; break;
-    case '%': out.push_back('%'); break;
-    default: out.push_back('%'); out.push_back(c);
+    case 'd':
+      std::snprintf(b, sizeof b, "%02d", D);
+      out += b;
+      break;
+    case 'e':
+      std::snprintf(b, sizeof b, "%2d", D);
+      out += b;
+      break;
+    case 'm':
+      std::snprintf(b, sizeof b, "%02d", M);
+      out += b;
+      break;
+    case 'Y':
+      out += std::to_string(Y);
+      break;
+    case 'y':
+      std::snprintf(b, sizeof b, "%02d", Y % 100);
+      out += b;
+      break;
+    case 'B':
+      out += kMonths[M - 1];
+      break;
+    case 'b':
+    case 'h':
+      out += std::string(kMonths[M - 1]).substr(0, 3);
+      break;
+    case 'A':
+      out += kDays[w];
+      break;
+    case 'a':
+      out += std::string(kDays[w]).substr(0, 3);
+      break;
+    case 'w':
+      out += std::to_string(w);
+      break;
+    case 'u':
+      out += std::to_string(w == 0 ? 7 : w);
+      break;
+    case 'j':
+      std::snprintf(b, sizeof b, "%03d", dayOfYear(Y, M, D));
+      out += b;
+      break;
+    case 'H':
+      std::snprintf(b, sizeof b, "%02d", h);
+      out += b;
+      break;
+    case 'I':
+      std::snprintf(b, sizeof b, "%02d", h % 12 == 0 ? 12 : h % 12);
+      out += b;
+      break;
+    case 'M':
+      std::snprintf(b, sizeof b, "%02d", mi);
+      out += b;
+      break;
+    case 'S':
+      std::snprintf(b, sizeof b, "%02d", s);
+      out += b;
+      break;
+    case 'p':
+      out += h < 12 ? "AM" : "PM";
+      break;
+    case 'F':
+      std::snprintf(b, sizeof b, "%04d-%02d-%02d", Y, M, D);
+      out += b;
+      break;
+    case '%':
+      out.push_back('%');
+      break;
+    default:
+      out.push_back('%');
+      out.push_back(c);
     }
   }
   return out;
@@ -181,7 +235,10 @@ std::string replaceAll(Interpreter& in, const std::string& s, const std::string&
     auto off = py::codePointOffsets(s);
     int64_t done = 0;
     for (size_t i = 0; i + 1 < off.size(); ++i) {
-      if (count < 0 || done < count) { out += to; ++done; }
+      if (count < 0 || done < count) {
+        out += to;
+        ++done;
+      }
       out.append(s, off[i], off[i + 1] - off[i]);
     }
     if (count < 0 || done < count) out += to;
@@ -312,10 +369,22 @@ bool stringMethod(Interpreter& in, const std::string& s, const std::string& name
     r = Value::string(replaceAll(in, s, a.positional[0].toStr(), a.positional[1].toStr(), argInt(a, 2, "count", -1)));
     return true;
   }
-  if (name == "upper") { r = Value::string(py::upper(s)); return true; }
-  if (name == "lower") { r = Value::string(py::lower(s)); return true; }
-  if (name == "title") { r = Value::string(py::pyTitle(s)); return true; }
-  if (name == "capitalize") { r = Value::string(py::capitalize(s)); return true; }
+  if (name == "upper") {
+    r = Value::string(py::upper(s));
+    return true;
+  }
+  if (name == "lower") {
+    r = Value::string(py::lower(s));
+    return true;
+  }
+  if (name == "title") {
+    r = Value::string(py::pyTitle(s));
+    return true;
+  }
+  if (name == "capitalize") {
+    r = Value::string(py::capitalize(s));
+    return true;
+  }
   if (name == "find" || name == "rfind" || name == "index" || name == "rindex" || name == "count") {
     const Value* x = arg(a, 0, "sub");
     if (!x || !x->isString()) typeError("must be str, not " + (x ? x->typeName() : std::string("nothing")));
@@ -325,8 +394,10 @@ bool stringMethod(Interpreter& in, const std::string& s, const std::string& name
     const std::string& sub = x->str();
     if (name == "count") {
       int64_t c = 0;
-      if (sub.empty()) c = py::length(hay) + 1;
-      else for (size_t p = hay.find(sub); p != std::string::npos; p = hay.find(sub, p + sub.size())) ++c;
+      if (sub.empty())
+        c = py::length(hay) + 1;
+      else
+        for (size_t p = hay.find(sub); p != std::string::npos; p = hay.find(sub, p + sub.size())) ++c;
       r = Value::integer(c);
       return true;
     }
@@ -365,7 +436,10 @@ bool stringMethod(Interpreter& in, const std::string& s, const std::string& name
     r = Value::boolean(allOf([](char32_t c) { return c >= '0' && c <= '9'; }));
     return true;
   }
-  if (name == "isspace") { r = Value::boolean(allOf([](char32_t c) { return py::isSpace(c); })); return true; }
+  if (name == "isspace") {
+    r = Value::boolean(allOf([](char32_t c) { return py::isSpace(c); }));
+    return true;
+  }
   if (name == "isalpha") {
     r = Value::boolean(allOf([](char32_t c) { return (c < 0x80 && std::isalpha(int(c))) || c >= 0xC0; }));
     return true;
@@ -374,8 +448,14 @@ bool stringMethod(Interpreter& in, const std::string& s, const std::string& name
     r = Value::boolean(allOf([](char32_t c) { return (c < 0x80 && std::isalnum(int(c))) || c >= 0xC0; }));
     return true;
   }
-  if (name == "islower") { r = Value::boolean(py::lower(s) == s && py::upper(s) != s); return true; }
-  if (name == "isupper") { r = Value::boolean(py::upper(s) == s && py::lower(s) != s); return true; }
+  if (name == "islower") {
+    r = Value::boolean(py::lower(s) == s && py::upper(s) != s);
+    return true;
+  }
+  if (name == "isupper") {
+    r = Value::boolean(py::upper(s) == s && py::lower(s) != s);
+    return true;
+  }
   if (name == "zfill") {
     int64_t w = argInt(a, 0, "width", 0);
     int64_t len = py::length(s);
@@ -393,19 +473,32 @@ bool stringMethod(Interpreter& in, const std::string& s, const std::string& name
     size_t auto_i = 0;
     for (size_t i = 0; i < s.size(); ++i) {
       char c = s[i];
-      if (c == '{' && i + 1 < s.size() && s[i + 1] == '{') { out.push_back('{'); ++i; continue; }
-      if (c == '}' && i + 1 < s.size() && s[i + 1] == '}') { out.push_back('}'); ++i; continue; }
-      if (c != '{') { out.push_back(c); continue; }
+      if (c == '{' && i + 1 < s.size() && s[i + 1] == '{') {
+        out.push_back('{');
+        ++i;
+        continue;
+      }
+      if (c == '}' && i + 1 < s.size() && s[i + 1] == '}') {
+        out.push_back('}');
+        ++i;
+        continue;
+      }
+      if (c != '{') {
+        out.push_back(c);
+        continue;
+      }
       size_t e = s.find('}', i);
       if (e == std::string::npos) throw JinjaError("ValueError", "Single '{' encountered in format string");
       std::string field = s.substr(i + 1, e - i - 1);
       const Value* v = nullptr;
-      if (field.empty()) v = auto_i < a.positional.size() ? &a.positional[auto_i++] : nullptr;
+      if (field.empty())
+        v = auto_i < a.positional.size() ? &a.positional[auto_i++] : nullptr;
       else if (std::all_of(field.begin(), field.end(), ::isdigit)) {
         size_t k = std::stoul(field);
         v = k < a.positional.size() ? &a.positional[k] : nullptr;
       } else {
-        for (const auto& nv : a.named) if (nv.first == field) v = &nv.second;
+        for (const auto& nv : a.named)
+          if (nv.first == field) v = &nv.second;
       }
       if (!v) throw JinjaError("IndexError", "Replacement index out of range for positional args tuple");
       v->appendStr(out);
@@ -420,8 +513,7 @@ bool stringMethod(Interpreter& in, const std::string& s, const std::string& name
 const char* const kListMutators[] = {"append", "extend", "insert", "pop", "remove", "reverse", "sort", "clear"};
 const char* const kDictMutators[] = {"clear", "pop", "popitem", "setdefault", "update"};
 
-template <size_t N>
-bool inList(const char* const (&list)[N], const std::string& name) {
+template <size_t N> bool inList(const char* const (&list)[N], const std::string& name) {
   for (const char* s : list)
     if (name == s) return true;
   return false;
@@ -444,10 +536,11 @@ Value itemsOf(const Value& d) {
 }
 
 bool isStringMethod(const std::string& n) {
-  static const char* const names[] = {"strip", "lstrip", "rstrip", "split", "rsplit", "splitlines", "startswith",
-                                      "endswith", "replace", "upper", "lower", "title", "capitalize", "find", "rfind",
-                                      "index", "rindex", "count", "join", "isdigit", "isnumeric", "isdecimal",
-                                      "isspace", "isalpha", "isalnum", "islower", "isupper", "zfill", "format"};
+  static const char* const names[] = {"strip",      "lstrip",   "rstrip",    "split",     "rsplit",  "splitlines",
+                                      "startswith", "endswith", "replace",   "upper",     "lower",   "title",
+                                      "capitalize", "find",     "rfind",     "index",     "rindex",  "count",
+                                      "join",       "isdigit",  "isnumeric", "isdecimal", "isspace", "isalpha",
+                                      "isalnum",    "islower",  "isupper",   "zfill",     "format"};
   for (const char* s : names)
     if (n == s) return true;
   return false;
@@ -510,24 +603,31 @@ Value doRound(const Value& v, int64_t precision, const std::string& method) {
   double x = v.asFloat();
   double scale = std::pow(10.0, double(precision));
   double r;
-  if (method == "common") r = std::nearbyint(x * scale) / scale;
-  else if (method == "ceil") r = std::ceil(x * scale) / scale;
-  else if (method == "floor") r = std::floor(x * scale) / scale;
-  else throw JinjaError("FilterArgumentError", "method must be common, ceil or floor");
+  if (method == "common")
+    r = std::nearbyint(x * scale) / scale;
+  else if (method == "ceil")
+    r = std::ceil(x * scale) / scale;
+  else if (method == "floor")
+    r = std::floor(x * scale) / scale;
+  else
+    throw JinjaError("FilterArgumentError", "method must be common, ceil or floor");
   return Value::real(r);
 }
 
 Value toInt(const Value& v, const Value& def, int64_t base) {
   switch (v.type()) {
-  case Type::Int: return v;
-  case Type::Bool: return Value::integer(v.asInt());
+  case Type::Int:
+    return v;
+  case Type::Bool:
+    return Value::integer(v.asInt());
   case Type::Float:
     if (!std::isfinite(v.asFloat())) return def;
     return Value::integer(floatToInt(v.asFloat()));
   case Type::String: {
     std::string s(py::strip(v.str(), nullptr, true, true));
     std::string t;
-    for (char c : s) if (c != '_') t.push_back(c);
+    for (char c : s)
+      if (c != '_') t.push_back(c);
     if (t.empty()) return def;
     char* end = nullptr;
     errno = 0;
@@ -537,15 +637,18 @@ Value toInt(const Value& v, const Value& def, int64_t base) {
     if (end && *end == 0 && std::isfinite(d)) return Value::integer(floatToInt(d));
     return def;
   }
-  default: return def;
+  default:
+    return def;
   }
 }
 
 Value toFloat(const Value& v, const Value& def) {
   switch (v.type()) {
   case Type::Int:
-  case Type::Bool: return Value::real(double(v.asInt()));
-  case Type::Float: return v;
+  case Type::Bool:
+    return Value::real(double(v.asInt()));
+  case Type::Float:
+    return v;
   case Type::String: {
     std::string s(py::strip(v.str(), nullptr, true, true));
     char* end = nullptr;
@@ -553,7 +656,8 @@ Value toFloat(const Value& v, const Value& def) {
     if (!s.empty() && end && *end == 0) return Value::real(d);
     return def;
   }
-  default: return def;
+  default:
+    return def;
   }
 }
 
@@ -585,12 +689,14 @@ Value makeGlobal(const std::string& name) {
           typeError("'" + v.typeName() + "' object cannot be interpreted as an integer");
         return v.asInt();
       };
-      if (a.positional.size() == 1) stop = num(a.positional[0]);
+      if (a.positional.size() == 1)
+        stop = num(a.positional[0]);
       else if (a.positional.size() >= 2) {
         start = num(a.positional[0]);
         stop = num(a.positional[1]);
         if (a.positional.size() >= 3) step = num(a.positional[2]);
-      } else typeError("range expected at least 1 argument, got 0");
+      } else
+        typeError("range expected at least 1 argument, got 0");
       if (step == 0) throw JinjaError("ValueError", "range() arg 3 must not be zero");
       int64_t count = step > 0 ? (stop > start ? (stop - start + step - 1) / step : 0)
                                : (start > stop ? (start - stop - step - 1) / -step : 0);
@@ -649,7 +755,9 @@ Value makeGlobal(const std::string& name) {
 Value boundMethod(const Value& obj, const std::string& name) {
   bool ok = false;
   switch (obj.type()) {
-  case Type::String: ok = isStringMethod(name); break;
+  case Type::String:
+    ok = isStringMethod(name);
+    break;
   case Type::Dict:
     if (inList(kDictMutators, name)) return unsafeMutator(obj, name);
     ok = name == "get" || name == "items" || name == "keys" || name == "values" || name == "copy";
@@ -658,7 +766,8 @@ Value boundMethod(const Value& obj, const std::string& name) {
     if (inList(kListMutators, name)) return unsafeMutator(obj, name);
     ok = name == "index" || name == "count" || name == "copy";
     break;
-  default: break;
+  default:
+    break;
   }
   if (!ok) return Value();
   Value self = obj;
@@ -671,19 +780,29 @@ Value boundMethod(const Value& obj, const std::string& name) {
 
 bool callMethod(Interpreter& in, const Value& obj, const std::string& name, CallArgs& a, Value& r) {
   switch (obj.type()) {
-  case Type::String: return stringMethod(in, obj.str(), name, a, r);
+  case Type::String:
+    return stringMethod(in, obj.str(), name, a, r);
   case Type::Dict: {
     if (name == "get") {
       const Value* k = arg(a, 0, "key");
       if (!k) typeError("get expected at least 1 argument, got 0");
       const Value* found = k->isString() ? obj.dictObj().find(k->str()) : nullptr;
-      if (found) r = *found;
-      else if (const Value* d = arg(a, 1, "default")) r = *d;
-      else r = Value::none();
+      if (found)
+        r = *found;
+      else if (const Value* d = arg(a, 1, "default"))
+        r = *d;
+      else
+        r = Value::none();
       return true;
     }
-    if (name == "items") { r = itemsOf(obj); return true; }
-    if (name == "keys") { r = Value::list(iterate(obj)); return true; }
+    if (name == "items") {
+      r = itemsOf(obj);
+      return true;
+    }
+    if (name == "keys") {
+      r = Value::list(iterate(obj));
+      return true;
+    }
     if (name == "values") {
       std::vector<Value> v;
       for (const auto& e : obj.dictObj().entries) v.push_back(e.second);
@@ -706,7 +825,10 @@ bool callMethod(Interpreter& in, const Value& obj, const std::string& name, Call
       int64_t c = 0;
       for (size_t i = 0; i < items.size(); ++i) {
         if (pyEquals(items[i], *x)) {
-          if (name == "index") { r = Value::integer(int64_t(i)); return true; }
+          if (name == "index") {
+            r = Value::integer(int64_t(i));
+            return true;
+          }
           ++c;
         }
       }
@@ -714,11 +836,15 @@ bool callMethod(Interpreter& in, const Value& obj, const std::string& name, Call
       r = Value::integer(c);
       return true;
     }
-    if (name == "copy") { r = Value::list(obj.listObj().items); return true; }
+    if (name == "copy") {
+      r = Value::list(obj.listObj().items);
+      return true;
+    }
     if (inList(kListMutators, name)) throwUndefined(unsafeMutator(obj, name));
     return false;
   }
-  default: return false;
+  default:
+    return false;
   }
 }
 
@@ -731,14 +857,19 @@ Value filterValue(Interpreter& in, const std::string& name, const Value& v, Call
     const Value* c = arg(a, 0, "chars");
     std::string chars;
     const std::string* cp = nullptr;
-    if (c && !c->isNone()) { chars = c->toStr(); cp = &chars; }
+    if (c && !c->isNone()) {
+      chars = c->toStr();
+      cp = &chars;
+    }
     return Value::string(std::string(py::strip(s, cp, true, true)));
   }
   if (n == "tojson") {
     int indent = -1;
     if (const Value* iv = a.get(99, "indent"); iv && !iv->isNone()) {
-      if (iv->type() == Type::Int) indent = int(std::clamp<int64_t>(iv->asInt(), 0, 64));
-      else if (iv->isString()) indent = int(std::min<size_t>(iv->str().size(), 64));
+      if (iv->type() == Type::Int)
+        indent = int(std::clamp<int64_t>(iv->asInt(), 0, 64));
+      else if (iv->isString())
+        indent = int(std::min<size_t>(iv->str().size(), 64));
     }
     std::string out;
     try {
@@ -768,8 +899,8 @@ Value filterValue(Interpreter& in, const std::string& name, const Value& v, Call
   if (n == "title") return Value::string(py::jinjaTitle(v.toStr()));
   if (n == "replace") {
     if (a.positional.size() < 2) typeError("replace filter needs old and new");
-    return Value::string(replaceAll(in, v.toStr(), a.positional[0].toStr(), a.positional[1].toStr(),
-                                    argInt(a, 2, "count", -1)));
+    return Value::string(
+        replaceAll(in, v.toStr(), a.positional[0].toStr(), a.positional[1].toStr(), argInt(a, 2, "count", -1)));
   }
   if (n == "default" || n == "d") {
     const Value* dv = arg(a, 0, "default_value");
@@ -797,12 +928,16 @@ Value filterValue(Interpreter& in, const std::string& name, const Value& v, Call
     return Value::string(std::move(out));
   }
   if (n == "first") {
-    if (v.isList()) return v.listObj().items.empty() ? Value::undefined("No first item, sequence was empty.") : v.listObj().items.front();
+    if (v.isList())
+      return v.listObj().items.empty() ? Value::undefined("No first item, sequence was empty.")
+                                       : v.listObj().items.front();
     auto items = iterate(v);
     return items.empty() ? Value::undefined("No first item, sequence was empty.") : items.front();
   }
   if (n == "last") {
-    if (v.isList()) return v.listObj().items.empty() ? Value::undefined("No last item, sequence was empty.") : v.listObj().items.back();
+    if (v.isList())
+      return v.listObj().items.empty() ? Value::undefined("No last item, sequence was empty.")
+                                       : v.listObj().items.back();
     auto items = iterate(v);
     return items.empty() ? Value::undefined("No last item, sequence was empty.") : items.back();
   }
@@ -854,7 +989,11 @@ Value filterValue(Interpreter& in, const std::string& name, const Value& v, Call
       Value key = attr ? attrPath(in, item, attr->toStr()) : item;
       if (!cs && key.isString()) key = Value::string(py::lower(key.str()));
       bool dup = false;
-      for (const auto& s : seen) if (pyEquals(s, key)) { dup = true; break; }
+      for (const auto& s : seen)
+        if (pyEquals(s, key)) {
+          dup = true;
+          break;
+        }
       if (dup) continue;
       seen.push_back(key);
       out.push_back(item);
@@ -877,7 +1016,8 @@ Value filterValue(Interpreter& in, const std::string& name, const Value& v, Call
   if (n == "sum") {
     const Value* attr = arg(a, 0, "attribute");
     Value total = a.get(1, "start") ? *a.get(1, "start") : Value::integer(0);
-    for (const auto& item : iterate(v)) total = pyBinary(in, BinOp::Add, total, attr ? attrPath(in, item, attr->toStr()) : item);
+    for (const auto& item : iterate(v))
+      total = pyBinary(in, BinOp::Add, total, attr ? attrPath(in, item, attr->toStr()) : item);
     return total;
   }
   if (n == "abs") {
@@ -922,7 +1062,9 @@ Value filterValue(Interpreter& in, const std::string& name, const Value& v, Call
   if (n == "rejectattr") return selectOrReject(in, v, a, false, true);
   if (n == "indent") {
     const Value* w = arg(a, 0, "width");
-    std::string pad = !w ? std::string(4, ' ') : w->isString() ? w->str() : std::string(size_t(std::clamp<int64_t>(w->asInt(), 0, 256)), ' ');
+    std::string pad = !w              ? std::string(4, ' ')
+                      : w->isString() ? w->str()
+                                      : std::string(size_t(std::clamp<int64_t>(w->asInt(), 0, 256)), ' ');
     std::string s = v.toStr();
     std::string out = indentText(s, pad, argBool(a, 1, "first", false), argBool(a, 2, "blank", false));
     in.checkStringSize(out.size());
@@ -941,7 +1083,10 @@ Value filterValue(Interpreter& in, const std::string& name, const Value& v, Call
     std::vector<Value> out, cur;
     for (const auto& item : iterate(v)) {
       cur.push_back(item);
-      if (int64_t(cur.size()) == size) { out.push_back(Value::list(std::move(cur))); cur.clear(); }
+      if (int64_t(cur.size()) == size) {
+        out.push_back(Value::list(std::move(cur)));
+        cur.clear();
+      }
     }
     if (!cur.empty()) {
       if (const Value* fill = arg(a, 1, "fill_with"))
@@ -977,8 +1122,7 @@ bool testValue(Interpreter& in, const std::string& n, const Value& v, CallArgs& 
   if (n == "none") return v.isNone();
   if (n == "string") return v.isString();
   if (n == "mapping") return v.type() == Type::Dict;
-  if (n == "iterable")
-    return v.isUndefined() || v.isString() || v.isList() || v.type() == Type::Dict;
+  if (n == "iterable") return v.isUndefined() || v.isString() || v.isList() || v.type() == Type::Dict;
   if (n == "sequence") return v.isUndefined() || v.isString() || v.isList() || v.type() == Type::Dict;
   if (n == "number") return v.isNumber();
   if (n == "integer") return v.type() == Type::Int;

@@ -26,8 +26,7 @@ Interpreter::Interpreter(const Template& t, const RenderSettings& s) : t_(t), se
 RenderOutput Interpreter::run(const Variables& variables) {
   RenderOutput result;
   out_ = &result.text;
-  deadline_ = std::chrono::steady_clock::now() +
-              std::chrono::microseconds(int64_t(settings_.limits.maxSeconds * 1e6));
+  deadline_ = std::chrono::steady_clock::now() + std::chrono::microseconds(int64_t(settings_.limits.maxSeconds * 1e6));
   Frame root(nullptr);
   root_ = &root;
   if (settings_.trackedItems) tracked_.assign(settings_.trackedItems->size(), {-1, -1});
@@ -134,7 +133,9 @@ Interpreter::Flow Interpreter::execNode(const Node* n, Frame& f) {
     }
     return Flow::Normal;
   }
-  case NodeKind::For: execFor(static_cast<const ForNode*>(n), f); return Flow::Normal;
+  case NodeKind::For:
+    execFor(static_cast<const ForNode*>(n), f);
+    return Flow::Normal;
   case NodeKind::Set: {
     const auto* s = static_cast<const SetNode*>(n);
     Value v = eval(s->value.get(), f);
@@ -191,8 +192,10 @@ Interpreter::Flow Interpreter::execNode(const Node* n, Frame& f) {
     if (captureDepth_ == 0) spans_.emplace_back(begin, int64_t(out_->size()));
     return fl;
   }
-  case NodeKind::Break: return Flow::Break;
-  case NodeKind::Continue: return Flow::Continue;
+  case NodeKind::Break:
+    return Flow::Break;
+  case NodeKind::Continue:
+    return Flow::Continue;
   default: {
     Value v = eval(n, f);
     (void)v;
@@ -237,7 +240,8 @@ void Interpreter::execFor(const ForNode* n, Frame& f) {
   // Lists are iterated in place (no copy); other iterables are materialized.
   std::vector<Value> owned;
   const std::vector<Value>* items;
-  if (seq.isList()) items = &seq.listObj().items;
+  if (seq.isList())
+    items = &seq.listObj().items;
   else {
     owned = iterate(seq);
     items = &owned;
@@ -345,9 +349,11 @@ Value Interpreter::callMacro(const MacroNode* m, Frame* closure, const std::shar
   const size_t firstDefault = np - m->defaults.size();
   for (size_t i = 0; i < np; ++i) {
     if (bound[i]) continue;
-    if (i >= firstDefault) frame.set(m->params[i], eval(m->defaults[i - firstDefault].get(), frame));
-    else frame.set(m->params[i], Value::undefined("parameter '" + t_.symbols().names[size_t(m->params[i])] +
-                                                  "' was not provided"));
+    if (i >= firstDefault)
+      frame.set(m->params[i], eval(m->defaults[i - firstDefault].get(), frame));
+    else
+      frame.set(m->params[i],
+                Value::undefined("parameter '" + t_.symbols().names[size_t(m->params[i])] + "' was not provided"));
   }
   if (varargsSym_ >= 0) frame.set(varargsSym_, Value::list(std::move(extra)));
   if (kwargsSym_ >= 0) frame.set(kwargsSym_, Value::dict(kw));
@@ -371,9 +377,12 @@ void Interpreter::evalArgs(const Args& a, Frame& f, CallArgs& out) {
 
 Value Interpreter::callValue(const Value& callee, CallArgs& args) {
   switch (callee.type()) {
-  case Type::Callable: return callee.callableObj().fn(*this, args);
-  case Type::Undefined: throwUndefined(callee);
-  default: throw JinjaError("TypeError", "'" + callee.typeName() + "' object is not callable");
+  case Type::Callable:
+    return callee.callableObj().fn(*this, args);
+  case Type::Undefined:
+    throwUndefined(callee);
+  default:
+    throw JinjaError("TypeError", "'" + callee.typeName() + "' object is not callable");
   }
 }
 
@@ -397,7 +406,8 @@ Value Interpreter::evalCall(const CallNode* n, Frame& f) {
 
 Value Interpreter::getAttr(const Value& obj, const std::string& name) {
   switch (obj.type()) {
-  case Type::Undefined: throwUndefined(obj);
+  case Type::Undefined:
+    throwUndefined(obj);
   case Type::Dict: {
     Value m = boundMethod(obj, name);
     if (!m.isUndefined() || m.undefinedObj()) return m;
@@ -436,7 +446,8 @@ Value Interpreter::getAttr(const Value& obj, const std::string& name) {
     }
     return Value::undefined("'LoopContext' object has no attribute '" + name + "'");
   }
-  case Type::None: return Value::undefined("'None' has no attribute '" + name + "'");
+  case Type::None:
+    return Value::undefined("'None' has no attribute '" + name + "'");
   default: {
     if (!name.empty() && name[0] == '_')
       return Value::unsafe("access to attribute '" + name + "' of '" + obj.typeName() + "' object is unsafe.");
@@ -449,7 +460,8 @@ Value Interpreter::getAttr(const Value& obj, const std::string& name) {
 
 Value Interpreter::getItem(const Value& obj, const Value& key) {
   switch (obj.type()) {
-  case Type::Undefined: throwUndefined(obj);
+  case Type::Undefined:
+    throwUndefined(obj);
   case Type::Dict:
   case Type::Namespace:
     if (key.isString()) {
@@ -467,7 +479,8 @@ Value Interpreter::getItem(const Value& obj, const Value& key) {
       const auto& items = obj.listObj().items;
       int64_t i = key.asInt();
       if (i < 0) i += int64_t(items.size());
-      if (i < 0 || i >= int64_t(items.size())) return Value::undefined(obj.typeName() + " object has no element " + key.toStr());
+      if (i < 0 || i >= int64_t(items.size()))
+        return Value::undefined(obj.typeName() + " object has no element " + key.toStr());
       return items[size_t(i)];
     }
     if (key.isString()) return getAttr(obj, key.str());
@@ -530,8 +543,10 @@ void sliceIndices(int64_t len, const Value& start, const Value& stop, const Valu
 
 Value Interpreter::eval(const Node* n, Frame& f) {
   switch (n->kind) {
-  case NodeKind::Literal: return static_cast<const LiteralNode*>(n)->value;
-  case NodeKind::Name: return lookup(static_cast<const NameNode*>(n)->sym, f);
+  case NodeKind::Literal:
+    return static_cast<const LiteralNode*>(n)->value;
+  case NodeKind::Name:
+    return lookup(static_cast<const NameNode*>(n)->sym, f);
   case NodeKind::GetAttr: {
     const auto* g = static_cast<const GetAttrNode*>(n);
     Value obj = eval(g->obj.get(), f);
@@ -573,12 +588,14 @@ Value Interpreter::eval(const Node* n, Frame& f) {
       }
       auto off = py::codePointOffsets(str);
       sliceIndices(int64_t(off.size()) - 1, start, stop, step, b, e, st);
-      for (int64_t i = b; st > 0 ? i < e : i > e; i += st) r.append(str, off[size_t(i)], off[size_t(i) + 1] - off[size_t(i)]);
+      for (int64_t i = b; st > 0 ? i < e : i > e; i += st)
+        r.append(str, off[size_t(i)], off[size_t(i) + 1] - off[size_t(i)]);
       return Value::string(std::move(r));
     }
     throw JinjaError("TypeError", "'" + obj.typeName() + "' object is not subscriptable");
   }
-  case NodeKind::Call: return evalCall(static_cast<const CallNode*>(n), f);
+  case NodeKind::Call:
+    return evalCall(static_cast<const CallNode*>(n), f);
   case NodeKind::Filter: {
     const auto* fl = static_cast<const FilterNode*>(n);
     Value v = eval(fl->operand.get(), f);
@@ -601,14 +618,16 @@ Value Interpreter::eval(const Node* n, Frame& f) {
     Value v = eval(static_cast<const UnaryNode*>(n)->operand.get(), f);
     pos_ = n->pos;
     if (v.isUndefined()) throwUndefined(v);
-    if (!v.isNumber()) throw JinjaError("TypeError", std::string("bad operand type for unary ") +
-                                                         (n->kind == NodeKind::Neg ? "-" : "+") + ": '" + v.typeName() + "'");
+    if (!v.isNumber())
+      throw JinjaError("TypeError", std::string("bad operand type for unary ") +
+                                        (n->kind == NodeKind::Neg ? "-" : "+") + ": '" + v.typeName() + "'");
     if (n->kind == NodeKind::Pos) return v.type() == Type::Bool ? Value::integer(v.asInt()) : v;
     if (v.type() == Type::Float) return Value::real(-v.asFloat());
     if (v.asInt() == std::numeric_limits<int64_t>::min()) throw JinjaError("LimitError", "integer overflow");
     return Value::integer(-v.asInt());
   }
-  case NodeKind::Not: return Value::boolean(!eval(static_cast<const UnaryNode*>(n)->operand.get(), f).truthy());
+  case NodeKind::Not:
+    return Value::boolean(!eval(static_cast<const UnaryNode*>(n)->operand.get(), f).truthy());
   case NodeKind::Binary: {
     const auto* b = static_cast<const BinaryNode*>(n);
     Value l = eval(b->left.get(), f);
@@ -624,15 +643,32 @@ Value Interpreter::eval(const Node* n, Frame& f) {
       pos_ = n->pos;
       bool ok;
       switch (op) {
-      case CmpOp::Eq: ok = pyEquals(left, right); break;
-      case CmpOp::Ne: ok = !pyEquals(left, right); break;
-      case CmpOp::Lt: ok = pyCompare(left, right, "<") < 0; break;
-      case CmpOp::Le: ok = pyCompare(left, right, "<=") <= 0; break;
-      case CmpOp::Gt: ok = pyCompare(left, right, ">") > 0; break;
-      case CmpOp::Ge: ok = pyCompare(left, right, ">=") >= 0; break;
-      case CmpOp::In: ok = pyContains(right, left); break;
-      case CmpOp::NotIn: ok = !pyContains(right, left); break;
-      default: ok = false;
+      case CmpOp::Eq:
+        ok = pyEquals(left, right);
+        break;
+      case CmpOp::Ne:
+        ok = !pyEquals(left, right);
+        break;
+      case CmpOp::Lt:
+        ok = pyCompare(left, right, "<") < 0;
+        break;
+      case CmpOp::Le:
+        ok = pyCompare(left, right, "<=") <= 0;
+        break;
+      case CmpOp::Gt:
+        ok = pyCompare(left, right, ">") > 0;
+        break;
+      case CmpOp::Ge:
+        ok = pyCompare(left, right, ">=") >= 0;
+        break;
+      case CmpOp::In:
+        ok = pyContains(right, left);
+        break;
+      case CmpOp::NotIn:
+        ok = !pyContains(right, left);
+        break;
+      default:
+        ok = false;
       }
       if (!ok) return Value::boolean(false);
       left = std::move(right);
@@ -677,7 +713,8 @@ Value Interpreter::eval(const Node* n, Frame& f) {
     }
     return Value::dict(std::move(obj));
   }
-  default: throw JinjaError("TemplateError", "statement used as an expression");
+  default:
+    throw JinjaError("TemplateError", "statement used as an expression");
   }
 }
 

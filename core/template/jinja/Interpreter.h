@@ -11,8 +11,7 @@ namespace maskscope::jinja {
 
 // What builtins throw; the interpreter adds the template location.
 struct JinjaError : std::runtime_error {
-  JinjaError(std::string kind, const std::string& message)
-      : std::runtime_error(message), kind(std::move(kind)) {}
+  JinjaError(std::string kind, const std::string& message) : std::runtime_error(message), kind(std::move(kind)) {}
   std::string kind; // "UndefinedError", "TypeError", "SecurityError", "TemplateError", "LimitError"
 };
 
@@ -41,7 +40,10 @@ struct Frame {
   }
   void set(int sym, Value v) {
     for (auto& e : vars)
-      if (e.first == sym) { e.second = std::move(v); return; }
+      if (e.first == sym) {
+        e.second = std::move(v);
+        return;
+      }
     vars.emplace_back(sym, std::move(v));
   }
   Frame* parent;

@@ -121,9 +121,11 @@ private:
     size_t e = s_.find("#}", inner);
     if (e == std::string::npos) fail("missing end of comment tag", start);
     size_t after = e + 2;
-    if (e > inner && s_[e - 1] == '-') after = skipWhitespace(after);
+    if (e > inner && s_[e - 1] == '-')
+      after = skipWhitespace(after);
     else if (e > inner && s_[e - 1] == '+') {
-    } else if (opt_.trimBlocks && after < s_.size() && s_[after] == '\n') ++after;
+    } else if (opt_.trimBlocks && after < s_.size() && s_[after] == '\n')
+      ++after;
     return after;
   }
 
@@ -134,7 +136,8 @@ private:
     const size_t n = s_.size();
     while (true) {
       while (p < n && (s_[p] == ' ' || s_[p] == '\t' || s_[p] == '\n' || s_[p] == '\r')) ++p;
-      if (p >= n) fail(block ? "unexpected end of template, expected '%}'" : "unexpected end of template, expected '}}'", p);
+      if (p >= n)
+        fail(block ? "unexpected end of template, expected '%}'" : "unexpected end of template, expected '}}'", p);
       if (depth == 0) {
         // end markers: "-%}", "+%}", "%}" / "-}}", "}}"
         if ((s_[p] == '-' || s_[p] == '+') && p + 2 < n && s_[p + 1] == endc && s_[p + 2] == '}' &&
@@ -244,8 +247,15 @@ private:
     while (true) {
       if (p >= n) fail("unexpected end of string", b);
       char c = s_[p];
-      if (c == q) { ++p; break; }
-      if (c != '\\') { v.push_back(c); ++p; continue; }
+      if (c == q) {
+        ++p;
+        break;
+      }
+      if (c != '\\') {
+        v.push_back(c);
+        ++p;
+        continue;
+      }
       if (p + 1 >= n) fail("unexpected end of string", b);
       char e = s_[p + 1];
       p += 2;
@@ -255,8 +265,9 @@ private:
         for (int i = 0; i < count; ++i) {
           char h = s_[p + i];
           int d = std::isdigit(static_cast<unsigned char>(h)) ? h - '0'
-                  : (h >= 'a' && h <= 'f') ? h - 'a' + 10
-                  : (h >= 'A' && h <= 'F') ? h - 'A' + 10 : -1;
+                  : (h >= 'a' && h <= 'f')                    ? h - 'a' + 10
+                  : (h >= 'A' && h <= 'F')                    ? h - 'A' + 10
+                                                              : -1;
           if (d < 0) return false;
           cp = cp * 16 + uint32_t(d);
         }
@@ -266,20 +277,47 @@ private:
         return true;
       };
       switch (e) {
-      case '\n': break; // line continuation
-      case '\\': v.push_back('\\'); break;
-      case '\'': v.push_back('\''); break;
-      case '"': v.push_back('"'); break;
-      case 'a': v.push_back('\a'); break;
-      case 'b': v.push_back('\b'); break;
-      case 'f': v.push_back('\f'); break;
-      case 'n': v.push_back('\n'); break;
-      case 'r': v.push_back('\r'); break;
-      case 't': v.push_back('\t'); break;
-      case 'v': v.push_back('\v'); break;
-      case 'x': if (!hex(2)) fail("truncated \\xXX escape", p); break;
-      case 'u': if (!hex(4)) fail("truncated \\uXXXX escape", p); break;
-      case 'U': if (!hex(8)) fail("truncated \\UXXXXXXXX escape", p); break;
+      case '\n':
+        break; // line continuation
+      case '\\':
+        v.push_back('\\');
+        break;
+      case '\'':
+        v.push_back('\'');
+        break;
+      case '"':
+        v.push_back('"');
+        break;
+      case 'a':
+        v.push_back('\a');
+        break;
+      case 'b':
+        v.push_back('\b');
+        break;
+      case 'f':
+        v.push_back('\f');
+        break;
+      case 'n':
+        v.push_back('\n');
+        break;
+      case 'r':
+        v.push_back('\r');
+        break;
+      case 't':
+        v.push_back('\t');
+        break;
+      case 'v':
+        v.push_back('\v');
+        break;
+      case 'x':
+        if (!hex(2)) fail("truncated \\xXX escape", p);
+        break;
+      case 'u':
+        if (!hex(4)) fail("truncated \\uXXXX escape", p);
+        break;
+      case 'U':
+        if (!hex(8)) fail("truncated \\UXXXXXXXX escape", p);
+        break;
       default:
         if (e >= '0' && e <= '7') {
           uint32_t cp = uint32_t(e - '0');
@@ -311,17 +349,28 @@ private:
       bool stripBefore = p < s_.size() && s_[p] == '-';
       if (p < s_.size() && (s_[p] == '-' || s_[p] == '+')) ++p;
       while (p < s_.size() && (s_[p] == ' ' || s_[p] == '\t' || s_[p] == '\n')) ++p;
-      if (s_.compare(p, 6, "endraw") != 0) { from = k + 2; continue; }
+      if (s_.compare(p, 6, "endraw") != 0) {
+        from = k + 2;
+        continue;
+      }
       p += 6;
       while (p < s_.size() && (s_[p] == ' ' || s_[p] == '\t' || s_[p] == '\n')) ++p;
       bool stripAfter = false;
-      if (p < s_.size() && (s_[p] == '-' || s_[p] == '+')) { stripAfter = s_[p] == '-'; ++p; }
-      if (s_.compare(p, 2, "%}") != 0) { from = k + 2; continue; }
+      if (p < s_.size() && (s_[p] == '-' || s_[p] == '+')) {
+        stripAfter = s_[p] == '-';
+        ++p;
+      }
+      if (s_.compare(p, 2, "%}") != 0) {
+        from = k + 2;
+        continue;
+      }
       size_t dataEnd = stripBefore ? rstripEnd(pos, k) : (opt_.lstripBlocks ? lstripEnd(pos, k) : k);
       emitData(pos, dataEnd);
       p += 2;
-      if (stripAfter) p = skipWhitespace(p);
-      else if (opt_.trimBlocks && p < s_.size() && s_[p] == '\n') ++p;
+      if (stripAfter)
+        p = skipWhitespace(p);
+      else if (opt_.trimBlocks && p < s_.size() && s_[p] == '\n')
+        ++p;
       return p;
     }
   }

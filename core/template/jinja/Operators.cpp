@@ -15,21 +15,28 @@ bool isIntLike(const Value& v) { return v.type() == Type::Int || v.type() == Typ
 
 std::string opName(BinOp op) {
   switch (op) {
-  case BinOp::Add: return "+";
-  case BinOp::Sub: return "-";
-  case BinOp::Mul: return "*";
-  case BinOp::Div: return "/";
-  case BinOp::FloorDiv: return "//";
-  case BinOp::Mod: return "%";
-  case BinOp::Pow: return "**";
-  case BinOp::Concat: return "~";
+  case BinOp::Add:
+    return "+";
+  case BinOp::Sub:
+    return "-";
+  case BinOp::Mul:
+    return "*";
+  case BinOp::Div:
+    return "/";
+  case BinOp::FloorDiv:
+    return "//";
+  case BinOp::Mod:
+    return "%";
+  case BinOp::Pow:
+    return "**";
+  case BinOp::Concat:
+    return "~";
   }
   return "?";
 }
 
 [[noreturn]] void unsupported(BinOp op, const Value& a, const Value& b) {
-  if (op == BinOp::Add && a.isString())
-    typeError("can only concatenate str (not \"" + b.typeName() + "\") to str");
+  if (op == BinOp::Add && a.isString()) typeError("can only concatenate str (not \"" + b.typeName() + "\") to str");
   if (op == BinOp::Add && a.isList())
     typeError("can only concatenate " + a.typeName() + " (not \"" + b.typeName() + "\") to " + a.typeName());
   typeError("unsupported operand type(s) for " + opName(op) + ": '" + a.typeName() + "' and '" + b.typeName() + "'");
@@ -68,19 +75,29 @@ int64_t checked(bool overflow, int64_t v) {
 // printf-style "%s" % args, enough for templates ('%s', '%d', '%i', '%r', '%f', '%%').
 Value percentFormat(const std::string& fmt, const Value& arg) {
   std::vector<Value> args;
-  if (arg.isList() && arg.listObj().tuple) args = arg.listObj().items;
-  else args.push_back(arg);
+  if (arg.isList() && arg.listObj().tuple)
+    args = arg.listObj().items;
+  else
+    args.push_back(arg);
   std::string out;
   size_t ai = 0;
   for (size_t i = 0; i < fmt.size(); ++i) {
-    if (fmt[i] != '%') { out.push_back(fmt[i]); continue; }
+    if (fmt[i] != '%') {
+      out.push_back(fmt[i]);
+      continue;
+    }
     if (i + 1 >= fmt.size()) typeError("incomplete format");
     char c = fmt[++i];
-    if (c == '%') { out.push_back('%'); continue; }
+    if (c == '%') {
+      out.push_back('%');
+      continue;
+    }
     if (ai >= args.size()) typeError("not enough arguments for format string");
     const Value& a = args[ai++];
-    if (c == 's') a.appendStr(out);
-    else if (c == 'r') a.appendRepr(out);
+    if (c == 's')
+      a.appendStr(out);
+    else if (c == 'r')
+      a.appendRepr(out);
     else if (c == 'd' || c == 'i') {
       if (!a.isNumber()) typeError("%d format: a real number is required, not " + a.typeName());
       out += std::to_string(a.type() == Type::Float ? floatToInt(a.asFloat()) : a.asInt());
@@ -89,7 +106,8 @@ Value percentFormat(const std::string& fmt, const Value& arg) {
       char b[64];
       std::snprintf(b, sizeof b, "%f", a.asFloat());
       out += b;
-    } else typeError(std::string("unsupported format character '") + c + "'");
+    } else
+      typeError(std::string("unsupported format character '") + c + "'");
   }
   if (ai < args.size()) typeError("not all arguments converted during string formatting");
   return Value::string(std::move(out));
@@ -107,8 +125,10 @@ static bool pyEqualsAt(const Value& a, const Value& b, int depth) {
   if (a.type() != b.type()) return false;
   switch (a.type()) {
   case Type::Undefined:
-  case Type::None: return true;
-  case Type::String: return a.str() == b.str();
+  case Type::None:
+    return true;
+  case Type::String:
+    return a.str() == b.str();
   case Type::List: {
     const auto& x = a.listObj();
     const auto& y = b.listObj();
@@ -127,7 +147,8 @@ static bool pyEqualsAt(const Value& a, const Value& b, int depth) {
     }
     return true;
   }
-  default: return a.object() == b.object();
+  default:
+    return a.object() == b.object();
   }
 }
 
@@ -154,13 +175,14 @@ int pyCompare(const Value& a, const Value& b, const char* op) {
     }
     return x.size() < y.size() ? -1 : x.size() > y.size() ? 1 : 0;
   }
-  typeError(std::string("'") + op + "' not supported between instances of '" + a.typeName() + "' and '" +
-            b.typeName() + "'");
+  typeError(std::string("'") + op + "' not supported between instances of '" + a.typeName() + "' and '" + b.typeName() +
+            "'");
 }
 
 bool pyContains(const Value& c, const Value& item) {
   switch (c.type()) {
-  case Type::Undefined: return false;
+  case Type::Undefined:
+    return false;
   case Type::String:
     if (!item.isString()) typeError("'in <string>' requires string as left operand, not " + item.typeName());
     return c.str().find(item.str()) != std::string::npos;
@@ -172,14 +194,17 @@ bool pyContains(const Value& c, const Value& item) {
   case Type::Namespace:
     if (c.type() == Type::Namespace) typeError("argument of type 'Namespace' is not iterable");
     return item.isString() && c.dictObj().find(item.str()) != nullptr;
-  default: typeError("argument of type '" + c.typeName() + "' is not iterable");
+  default:
+    typeError("argument of type '" + c.typeName() + "' is not iterable");
   }
 }
 
 std::vector<Value> iterate(const Value& v) {
   switch (v.type()) {
-  case Type::Undefined: return {};
-  case Type::List: return v.listObj().items;
+  case Type::Undefined:
+    return {};
+  case Type::List:
+    return v.listObj().items;
   case Type::Dict: {
     std::vector<Value> keys;
     keys.reserve(v.dictObj().entries.size());
@@ -194,18 +219,25 @@ std::vector<Value> iterate(const Value& v) {
     for (size_t i = 0; i + 1 < off.size(); ++i) chars.push_back(Value::string(s.substr(off[i], off[i + 1] - off[i])));
     return chars;
   }
-  default: typeError("'" + v.typeName() + "' object is not iterable");
+  default:
+    typeError("'" + v.typeName() + "' object is not iterable");
   }
 }
 
 int64_t pyLength(const Value& v) {
   switch (v.type()) {
-  case Type::Undefined: return 0;
-  case Type::String: return py::length(v.str());
-  case Type::List: return int64_t(v.listObj().items.size());
-  case Type::Dict: return int64_t(v.dictObj().entries.size());
-  case Type::Loop: return int64_t(v.loopObj().items ? v.loopObj().items->size() : 0);
-  default: typeError("object of type '" + v.typeName() + "' has no len()");
+  case Type::Undefined:
+    return 0;
+  case Type::String:
+    return py::length(v.str());
+  case Type::List:
+    return int64_t(v.listObj().items.size());
+  case Type::Dict:
+    return int64_t(v.dictObj().entries.size());
+  case Type::Loop:
+    return int64_t(v.loopObj().items ? v.loopObj().items->size() : 0);
+  default:
+    typeError("object of type '" + v.typeName() + "' has no len()");
   }
 }
 
@@ -223,7 +255,11 @@ Value pyBinary(Interpreter& in, BinOp op, const Value& a, const Value& b) {
   const bool nums = a.isNumber() && b.isNumber();
   switch (op) {
   case BinOp::Add:
-    if (ints) { int64_t r = 0; bool o = __builtin_add_overflow(a.asInt(), b.asInt(), &r); return Value::integer(checked(o, r)); }
+    if (ints) {
+      int64_t r = 0;
+      bool o = __builtin_add_overflow(a.asInt(), b.asInt(), &r);
+      return Value::integer(checked(o, r));
+    }
     if (nums) return Value::real(a.asFloat() + b.asFloat());
     if (a.isString() && b.isString()) {
       in.checkStringSize(a.str().size() + b.str().size());
@@ -247,11 +283,19 @@ Value pyBinary(Interpreter& in, BinOp op, const Value& a, const Value& b) {
     }
     break;
   case BinOp::Sub:
-    if (ints) { int64_t r = 0; bool o = __builtin_sub_overflow(a.asInt(), b.asInt(), &r); return Value::integer(checked(o, r)); }
+    if (ints) {
+      int64_t r = 0;
+      bool o = __builtin_sub_overflow(a.asInt(), b.asInt(), &r);
+      return Value::integer(checked(o, r));
+    }
     if (nums) return Value::real(a.asFloat() - b.asFloat());
     break;
   case BinOp::Mul:
-    if (ints) { int64_t r = 0; bool o = __builtin_mul_overflow(a.asInt(), b.asInt(), &r); return Value::integer(checked(o, r)); }
+    if (ints) {
+      int64_t r = 0;
+      bool o = __builtin_mul_overflow(a.asInt(), b.asInt(), &r);
+      return Value::integer(checked(o, r));
+    }
     if (nums) return Value::real(a.asFloat() * b.asFloat());
     if ((a.isString() || a.isList()) && isIntLike(b)) return repeat(in, a, b.asInt());
     if ((b.isString() || b.isList()) && isIntLike(a)) return repeat(in, b, a.asInt());
@@ -303,7 +347,8 @@ Value pyBinary(Interpreter& in, BinOp op, const Value& a, const Value& b) {
     }
     if (nums) return Value::real(std::pow(a.asFloat(), b.asFloat()));
     break;
-  case BinOp::Concat: break;
+  case BinOp::Concat:
+    break;
   }
   unsupported(op, a, b);
 }

@@ -22,7 +22,8 @@ public:
 private:
   struct DepthGuard {
     explicit DepthGuard(Parser& p) : p_(p) {
-      if (++p_.depth_ > kMaxParseDepth) p_.fail("template nested too deeply (more than " + std::to_string(kMaxParseDepth) + " levels)");
+      if (++p_.depth_ > kMaxParseDepth)
+        p_.fail("template nested too deeply (more than " + std::to_string(kMaxParseDepth) + " levels)");
     }
     ~DepthGuard() { --p_.depth_; }
     Parser& p_;
@@ -52,14 +53,21 @@ private:
   }
   static std::string describe(const Token& t) {
     switch (t.kind) {
-    case Tok::Eof: return "end of template";
-    case Tok::VarEnd: return "'}}'";
-    case Tok::BlockEnd: return "'%}'";
-    case Tok::Data: return "template data";
-    case Tok::String: return "string";
+    case Tok::Eof:
+      return "end of template";
+    case Tok::VarEnd:
+      return "'}}'";
+    case Tok::BlockEnd:
+      return "'%}'";
+    case Tok::Data:
+      return "template data";
+    case Tok::String:
+      return "string";
     case Tok::Int:
-    case Tok::Float: return "number";
-    default: return "'" + t.text + "'";
+    case Tok::Float:
+      return "number";
+    default:
+      return "'" + t.text + "'";
     }
   }
   void expectOp(const char* op) {
@@ -115,7 +123,8 @@ private:
           fail("unexpected end of template; expected " + expected);
         }
         return body;
-      default: fail("unexpected " + describe(t));
+      default:
+        fail("unexpected " + describe(t));
       }
     }
   }
@@ -243,8 +252,10 @@ private:
       if (!m.params.empty()) expectOp(",");
       if (isOp(")")) break;
       m.params.push_back(sym_.intern(expectName()));
-      if (skipOp("=")) m.defaults.push_back(parseExpression());
-      else if (!m.defaults.empty()) fail("non-default argument follows default argument");
+      if (skipOp("="))
+        m.defaults.push_back(parseExpression());
+      else if (!m.defaults.empty())
+        fail("non-default argument follows default argument");
     }
     expectOp(")");
   }
@@ -386,17 +397,25 @@ private:
     while (true) {
       CmpOp op;
       const Token& t = cur();
-      if (t.kind == Tok::Op && t.text == "==") op = CmpOp::Eq;
-      else if (t.kind == Tok::Op && t.text == "!=") op = CmpOp::Ne;
-      else if (t.kind == Tok::Op && t.text == "<") op = CmpOp::Lt;
-      else if (t.kind == Tok::Op && t.text == "<=") op = CmpOp::Le;
-      else if (t.kind == Tok::Op && t.text == ">") op = CmpOp::Gt;
-      else if (t.kind == Tok::Op && t.text == ">=") op = CmpOp::Ge;
-      else if (t.kind == Tok::Name && t.text == "in") op = CmpOp::In;
+      if (t.kind == Tok::Op && t.text == "==")
+        op = CmpOp::Eq;
+      else if (t.kind == Tok::Op && t.text == "!=")
+        op = CmpOp::Ne;
+      else if (t.kind == Tok::Op && t.text == "<")
+        op = CmpOp::Lt;
+      else if (t.kind == Tok::Op && t.text == "<=")
+        op = CmpOp::Le;
+      else if (t.kind == Tok::Op && t.text == ">")
+        op = CmpOp::Gt;
+      else if (t.kind == Tok::Op && t.text == ">=")
+        op = CmpOp::Ge;
+      else if (t.kind == Tok::Name && t.text == "in")
+        op = CmpOp::In;
       else if (t.kind == Tok::Name && t.text == "not" && peek().kind == Tok::Name && peek().text == "in") {
         next();
         op = CmpOp::NotIn;
-      } else break;
+      } else
+        break;
       next();
       if (!cmp) {
         cmp = std::make_unique<CompareNode>(pos);
@@ -438,7 +457,10 @@ private:
     NodePtr left = parsePow();
     while (isOp("*") || isOp("/") || isOp("//") || isOp("%")) {
       const Token& t = next();
-      BinOp op = t.text == "*" ? BinOp::Mul : t.text == "/" ? BinOp::Div : t.text == "//" ? BinOp::FloorDiv : BinOp::Mod;
+      BinOp op = t.text == "*"    ? BinOp::Mul
+                 : t.text == "/"  ? BinOp::Div
+                 : t.text == "//" ? BinOp::FloorDiv
+                                  : BinOp::Mod;
       left = binary(op, t.pos, std::move(left), parsePow());
     }
     return left;
@@ -486,8 +508,12 @@ private:
       while (cur().kind == Tok::String) s += next().text;
       return std::make_unique<LiteralNode>(pos, Value::string(std::move(s)));
     }
-    case Tok::Int: next(); return std::make_unique<LiteralNode>(t.pos, Value::integer(t.ival));
-    case Tok::Float: next(); return std::make_unique<LiteralNode>(t.pos, Value::real(t.fval));
+    case Tok::Int:
+      next();
+      return std::make_unique<LiteralNode>(t.pos, Value::integer(t.ival));
+    case Tok::Float:
+      next();
+      return std::make_unique<LiteralNode>(t.pos, Value::real(t.fval));
     case Tok::Op:
       if (t.text == "(") {
         next();
@@ -520,7 +546,8 @@ private:
         return n;
       }
       break;
-    default: break;
+    default:
+      break;
     }
     fail("unexpected " + describe(t));
   }

@@ -13,8 +13,8 @@ namespace maskscope::jinja::py {
 
 bool isSpace(char32_t c) {
   if (c < 0x80) return c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F);
-  return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
-         c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+  return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
+         c == 0x202F || c == 0x205F || c == 0x3000;
 }
 
 bool isAscii(std::string_view s) {
@@ -102,7 +102,8 @@ std::string mapString(std::string_view s, bool toUpper) {
   while (p < s.size()) {
     unsigned char b = static_cast<unsigned char>(s[p]);
     if (b < 0x80) {
-      out.push_back(static_cast<char>(toUpper ? (b >= 'a' && b <= 'z' ? b - 32 : b) : (b >= 'A' && b <= 'Z' ? b + 32 : b)));
+      out.push_back(
+          static_cast<char>(toUpper ? (b >= 'a' && b <= 'z' ? b - 32 : b) : (b >= 'A' && b <= 'Z' ? b + 32 : b)));
       ++p;
       continue;
     }
@@ -263,9 +264,12 @@ void appendRepr(std::string& out, std::string_view s) {
       out += "\\t";
     } else if (!isPrintable(c)) {
       char b[16];
-      if (c < 0x100) std::snprintf(b, sizeof b, "\\x%02x", unsigned(c));
-      else if (c < 0x10000) std::snprintf(b, sizeof b, "\\u%04x", unsigned(c));
-      else std::snprintf(b, sizeof b, "\\U%08x", unsigned(c));
+      if (c < 0x100)
+        std::snprintf(b, sizeof b, "\\x%02x", unsigned(c));
+      else if (c < 0x10000)
+        std::snprintf(b, sizeof b, "\\u%04x", unsigned(c));
+      else
+        std::snprintf(b, sizeof b, "\\U%08x", unsigned(c));
       out += b;
     } else {
       out.append(s.substr(start, p - start));
@@ -282,13 +286,27 @@ void appendJsonString(std::string& out, std::string_view s) {
     const char* esc = nullptr;
     char buf[8];
     switch (c) {
-    case '"': esc = "\\\""; break;
-    case '\\': esc = "\\\\"; break;
-    case '\n': esc = "\\n"; break;
-    case '\r': esc = "\\r"; break;
-    case '\t': esc = "\\t"; break;
-    case '\b': esc = "\\b"; break;
-    case '\f': esc = "\\f"; break;
+    case '"':
+      esc = "\\\"";
+      break;
+    case '\\':
+      esc = "\\\\";
+      break;
+    case '\n':
+      esc = "\\n";
+      break;
+    case '\r':
+      esc = "\\r";
+      break;
+    case '\t':
+      esc = "\\t";
+      break;
+    case '\b':
+      esc = "\\b";
+      break;
+    case '\f':
+      esc = "\\f";
+      break;
     default:
       if (c < 0x20) {
         std::snprintf(buf, sizeof buf, "\\u%04x", unsigned(c));
@@ -310,12 +328,23 @@ std::string htmlEscape(std::string_view s) {
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-    case '&': out += "&amp;"; break;
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '"': out += "&#34;"; break;
-    case '\'': out += "&#39;"; break;
-    default: out.push_back(c);
+    case '&':
+      out += "&amp;";
+      break;
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    case '"':
+      out += "&#34;";
+      break;
+    case '\'':
+      out += "&#39;";
+      break;
+    default:
+      out.push_back(c);
     }
   }
   return out;

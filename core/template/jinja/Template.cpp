@@ -12,7 +12,8 @@ bool containsGeneration(const NodeList& body);
 
 bool nodeHasGeneration(const Node* n) {
   switch (n->kind) {
-  case NodeKind::Generation: return true;
+  case NodeKind::Generation:
+    return true;
   case NodeKind::If:
     for (const auto& b : static_cast<const IfNode*>(n)->branches)
       if (containsGeneration(b.second)) return true;
@@ -21,11 +22,16 @@ bool nodeHasGeneration(const Node* n) {
     const auto* f = static_cast<const ForNode*>(n);
     return containsGeneration(f->body) || containsGeneration(f->elseBody);
   }
-  case NodeKind::SetBlock: return containsGeneration(static_cast<const SetBlockNode*>(n)->body);
-  case NodeKind::Macro: return containsGeneration(static_cast<const MacroNode*>(n)->body);
-  case NodeKind::CallBlock: return containsGeneration(static_cast<const CallBlockNode*>(n)->caller->body);
-  case NodeKind::FilterBlock: return containsGeneration(static_cast<const FilterBlockNode*>(n)->body);
-  default: return false;
+  case NodeKind::SetBlock:
+    return containsGeneration(static_cast<const SetBlockNode*>(n)->body);
+  case NodeKind::Macro:
+    return containsGeneration(static_cast<const MacroNode*>(n)->body);
+  case NodeKind::CallBlock:
+    return containsGeneration(static_cast<const CallBlockNode*>(n)->caller->body);
+  case NodeKind::FilterBlock:
+    return containsGeneration(static_cast<const FilterBlockNode*>(n)->body);
+  default:
+    return false;
   }
 }
 

@@ -15,11 +15,11 @@
 namespace maskscope::jinja {
 
 struct Limits {
-  int64_t maxSourceBytes = int64_t(1) << 20;   // 1 MiB of template text
-  int64_t maxOutputBytes = int64_t(16) << 20;  // 16 MiB rendered (also caps any one string)
-  int64_t maxLoopIterations = 1'000'000;       // over the whole render
-  int maxCallDepth = 200;                      // nested macro calls
-  double maxSeconds = 1.0;                     // wall clock per render
+  int64_t maxSourceBytes = int64_t(1) << 20;  // 1 MiB of template text
+  int64_t maxOutputBytes = int64_t(16) << 20; // 16 MiB rendered (also caps any one string)
+  int64_t maxLoopIterations = 1'000'000;      // over the whole render
+  int maxCallDepth = 200;                     // nested macro calls
+  double maxSeconds = 1.0;                    // wall clock per render
 };
 
 struct RenderSettings {

@@ -94,21 +94,25 @@ namespace {
 // nesting level, so a hostile row nested thousands deep must end in an Error, not a stack overflow.
 constexpr int kMaxJsonDepth = 256;
 
-template <class Json>
-Value valueFromJson(const Json& j, int depth = 0) {
+template <class Json> Value valueFromJson(const Json& j, int depth = 0) {
   if (depth > kMaxJsonDepth)
     throw maskscope::Error("JSON value nested more than " + std::to_string(kMaxJsonDepth) + " levels deep");
   switch (j.type()) {
-  case nlohmann::json::value_t::null: return Value::none();
-  case nlohmann::json::value_t::boolean: return Value::boolean(j.template get<bool>());
-  case nlohmann::json::value_t::number_integer: return Value::integer(j.template get<int64_t>());
+  case nlohmann::json::value_t::null:
+    return Value::none();
+  case nlohmann::json::value_t::boolean:
+    return Value::boolean(j.template get<bool>());
+  case nlohmann::json::value_t::number_integer:
+    return Value::integer(j.template get<int64_t>());
   case nlohmann::json::value_t::number_unsigned: {
     uint64_t u = j.template get<uint64_t>();
     if (u > uint64_t(INT64_MAX)) return Value::real(double(u));
     return Value::integer(int64_t(u));
   }
-  case nlohmann::json::value_t::number_float: return Value::real(j.template get<double>());
-  case nlohmann::json::value_t::string: return Value::string(j.template get<std::string>());
+  case nlohmann::json::value_t::number_float:
+    return Value::real(j.template get<double>());
+  case nlohmann::json::value_t::string:
+    return Value::string(j.template get<std::string>());
   case nlohmann::json::value_t::array: {
     std::vector<Value> items;
     items.reserve(j.size());
@@ -119,10 +123,12 @@ Value valueFromJson(const Json& j, int depth = 0) {
     auto d = std::make_shared<DictObj>();
     d->entries.reserve(j.size());
     // nlohmann's default json sorts keys; ordered_json keeps them. Both arrive here in their order.
-    for (auto it = j.begin(); it != j.end(); ++it) d->entries.emplace_back(it.key(), valueFromJson(it.value(), depth + 1));
+    for (auto it = j.begin(); it != j.end(); ++it)
+      d->entries.emplace_back(it.key(), valueFromJson(it.value(), depth + 1));
     return Value::dict(std::move(d));
   }
-  default: return Value::none();
+  default:
+    return Value::none();
   }
 }
 
@@ -147,30 +153,48 @@ const UndefinedObj* Value::undefinedObj() const {
 bool Value::truthy() const {
   switch (type_) {
   case Type::Undefined:
-  case Type::None: return false;
+  case Type::None:
+    return false;
   case Type::Bool:
-  case Type::Int: return i_ != 0;
-  case Type::Float: return d_ != 0.0;
-  case Type::String: return !str().empty();
-  case Type::List: return !listObj().items.empty();
-  case Type::Dict: return !dictObj().entries.empty();
-  default: return true;
+  case Type::Int:
+    return i_ != 0;
+  case Type::Float:
+    return d_ != 0.0;
+  case Type::String:
+    return !str().empty();
+  case Type::List:
+    return !listObj().items.empty();
+  case Type::Dict:
+    return !dictObj().entries.empty();
+  default:
+    return true;
   }
 }
 
 std::string Value::typeName() const {
   switch (type_) {
-  case Type::Undefined: return "Undefined";
-  case Type::None: return "NoneType";
-  case Type::Bool: return "bool";
-  case Type::Int: return "int";
-  case Type::Float: return "float";
-  case Type::String: return "str";
-  case Type::List: return listObj().tuple ? "tuple" : "list";
-  case Type::Dict: return "dict";
-  case Type::Callable: return "function";
-  case Type::Namespace: return "Namespace";
-  case Type::Loop: return "LoopContext";
+  case Type::Undefined:
+    return "Undefined";
+  case Type::None:
+    return "NoneType";
+  case Type::Bool:
+    return "bool";
+  case Type::Int:
+    return "int";
+  case Type::Float:
+    return "float";
+  case Type::String:
+    return "str";
+  case Type::List:
+    return listObj().tuple ? "tuple" : "list";
+  case Type::Dict:
+    return "dict";
+  case Type::Callable:
+    return "function";
+  case Type::Namespace:
+    return "Namespace";
+  case Type::Loop:
+    return "LoopContext";
   }
   return "object";
 }
@@ -230,23 +254,39 @@ std::string Value::toStr() const {
 
 void Value::appendStr(std::string& out) const {
   switch (type_) {
-  case Type::Undefined: return;
-  case Type::String: out += str(); return;
-  default: appendRepr(out);
+  case Type::Undefined:
+    return;
+  case Type::String:
+    out += str();
+    return;
+  default:
+    appendRepr(out);
   }
 }
 
 // Templates can build lists nested 100k deep ({% set ns.x = [ns.x] %} in a loop) or a namespace that
 // holds itself; printing either must end in an error, not a stack overflow. 200 as for tojson.
 void Value::appendRepr(std::string& out, int depth) const {
-  if (depth > 200) throw JinjaError("RecursionError", "maximum recursion depth exceeded while getting the repr of an object");
+  if (depth > 200)
+    throw JinjaError("RecursionError", "maximum recursion depth exceeded while getting the repr of an object");
   switch (type_) {
-  case Type::Undefined: return;
-  case Type::None: out += "None"; return;
-  case Type::Bool: out += i_ ? "True" : "False"; return;
-  case Type::Int: out += std::to_string(i_); return;
-  case Type::Float: out += py::floatRepr(d_); return;
-  case Type::String: py::appendRepr(out, str()); return;
+  case Type::Undefined:
+    return;
+  case Type::None:
+    out += "None";
+    return;
+  case Type::Bool:
+    out += i_ ? "True" : "False";
+    return;
+  case Type::Int:
+    out += std::to_string(i_);
+    return;
+  case Type::Float:
+    out += py::floatRepr(d_);
+    return;
+  case Type::String:
+    py::appendRepr(out, str());
+    return;
   case Type::List: {
     const auto& l = listObj();
     out.push_back(l.tuple ? '(' : '[');
@@ -274,8 +314,12 @@ void Value::appendRepr(std::string& out, int depth) const {
     if (type_ == Type::Namespace) out.push_back('>');
     return;
   }
-  case Type::Callable: out += "<function " + callableObj().name + ">"; return;
-  case Type::Loop: out += "<LoopContext>"; return;
+  case Type::Callable:
+    out += "<function " + callableObj().name + ">";
+    return;
+  case Type::Loop:
+    out += "<LoopContext>";
+    return;
   }
 }
 
@@ -286,18 +330,32 @@ void Value::appendJson(std::string& out, int indent, int depth) const {
     out.append(size_t(indent) * size_t(d), ' ');
   };
   switch (type_) {
-  case Type::None: out += "null"; return;
-  case Type::Bool: out += i_ ? "true" : "false"; return;
-  case Type::Int: out += std::to_string(i_); return;
-  case Type::Float:
-    if (std::isnan(d_)) out += "NaN";
-    else if (std::isinf(d_)) out += d_ > 0 ? "Infinity" : "-Infinity";
-    else out += py::floatRepr(d_);
+  case Type::None:
+    out += "null";
     return;
-  case Type::String: py::appendJsonString(out, str()); return;
+  case Type::Bool:
+    out += i_ ? "true" : "false";
+    return;
+  case Type::Int:
+    out += std::to_string(i_);
+    return;
+  case Type::Float:
+    if (std::isnan(d_))
+      out += "NaN";
+    else if (std::isinf(d_))
+      out += d_ > 0 ? "Infinity" : "-Infinity";
+    else
+      out += py::floatRepr(d_);
+    return;
+  case Type::String:
+    py::appendJsonString(out, str());
+    return;
   case Type::List: {
     const auto& items = listObj().items;
-    if (items.empty()) { out += "[]"; return; }
+    if (items.empty()) {
+      out += "[]";
+      return;
+    }
     out.push_back('[');
     for (size_t i = 0; i < items.size(); ++i) {
       if (i) out += indent >= 0 ? "," : ", ";
@@ -310,7 +368,10 @@ void Value::appendJson(std::string& out, int indent, int depth) const {
   }
   case Type::Dict: {
     const auto& entries = dictObj().entries;
-    if (entries.empty()) { out += "{}"; return; }
+    if (entries.empty()) {
+      out += "{}";
+      return;
+    }
     out.push_back('{');
     bool first = true;
     for (const auto& [k, v] : entries) {

@@ -34,10 +34,29 @@ public:
   static Value undefined(std::string hint = {});
   // An undefined that refuses every use with a SecurityError (sandboxed attribute).
   static Value unsafe(std::string message);
-  static Value none() { Value v; v.type_ = Type::None; return v; }
-  static Value boolean(bool b) { Value v; v.type_ = Type::Bool; v.i_ = b ? 1 : 0; return v; }
-  static Value integer(int64_t i) { Value v; v.type_ = Type::Int; v.i_ = i; return v; }
-  static Value real(double d) { Value v; v.type_ = Type::Float; v.d_ = d; return v; }
+  static Value none() {
+    Value v;
+    v.type_ = Type::None;
+    return v;
+  }
+  static Value boolean(bool b) {
+    Value v;
+    v.type_ = Type::Bool;
+    v.i_ = b ? 1 : 0;
+    return v;
+  }
+  static Value integer(int64_t i) {
+    Value v;
+    v.type_ = Type::Int;
+    v.i_ = i;
+    return v;
+  }
+  static Value real(double d) {
+    Value v;
+    v.type_ = Type::Float;
+    v.d_ = d;
+    return v;
+  }
   static Value string(std::string s);
   static Value string(std::shared_ptr<const StringObj> s);
   static Value list(std::vector<Value> items);
@@ -75,7 +94,7 @@ public:
   void appendStr(std::string& out) const;
   // Python repr(), used inside containers.
   void appendRepr(std::string& out, int depth = 0) const; // depth: nesting so far, capped (see Value.cpp)
-  std::string typeName() const; // Python type name for messages: 'str', 'dict', 'NoneType'
+  std::string typeName() const;                           // Python type name for messages: 'str', 'dict', 'NoneType'
   // transformers' tojson: json.dumps(ensure_ascii=False, indent=indent, sort_keys=False).
   // Throws std::runtime_error for values JSON cannot hold.
   void appendJson(std::string& out, int indent, int depth) const;
@@ -116,13 +135,16 @@ struct DictObj : Object {
   }
   void set(std::string key, Value v) {
     for (auto& e : entries)
-      if (e.first == key) { e.second = std::move(v); return; }
+      if (e.first == key) {
+        e.second = std::move(v);
+        return;
+      }
     entries.emplace_back(std::move(key), std::move(v));
   }
 };
 
 struct UndefinedObj : Object {
-  std::string hint;     // "'x' is undefined", "'dict object' has no attribute 'y'"
+  std::string hint;      // "'x' is undefined", "'dict object' has no attribute 'y'"
   bool security = false; // raise SecurityError rather than UndefinedError
 };
 

@@ -102,15 +102,24 @@ std::vector<AddedSplit> AddedVocabulary::split(std::string_view s, bool normaliz
   size_t startOffset = 0;
   size_t i = 0;
   while (i < s.size()) {
-    if (!trie.first[static_cast<unsigned char>(s[i])]) { ++i; continue; }
+    if (!trie.first[static_cast<unsigned char>(s[i])]) {
+      ++i;
+      continue;
+    }
     int32_t node = 0, best = -1;
     size_t bestEnd = 0;
     for (size_t j = i; j < s.size(); ++j) {
       node = trie.child(node, static_cast<unsigned char>(s[j]));
       if (node < 0) break;
-      if (trie.nodes[size_t(node)].token >= 0) { best = trie.nodes[size_t(node)].token; bestEnd = j + 1; }
+      if (trie.nodes[size_t(node)].token >= 0) {
+        best = trie.nodes[size_t(node)].token;
+        bestEnd = j + 1;
+      }
     }
-    if (best < 0) { ++i; continue; }
+    if (best < 0) {
+      ++i;
+      continue;
+    }
     const AddedToken& tok = tokens_[size_t(best)];
     size_t start = i, stop = bestEnd;
     i = bestEnd; // matching resumes after the match whatever happens to it below

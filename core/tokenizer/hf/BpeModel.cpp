@@ -76,16 +76,21 @@ BpeModel::BpeModel(const Json& model, const JsonPath& at, RawModel* raw) : insta
     const Json& merges = member(model, "merges", at);
     if (!merges.is_array()) (at / "merges").fail("expected a list of merges");
     for (auto it = vocab.begin(); it != vocab.end(); ++it)
-      fromDom.vocab.emplace_back(it.key(), it.value().is_number_integer() && !(it.value().is_number_unsigned() &&
-                                               it.value().get<uint64_t>() > uint64_t(INT64_MAX))
-                                               ? it.value().get<int64_t>() : -1);
+      fromDom.vocab.emplace_back(
+          it.key(), it.value().is_number_integer() &&
+                            !(it.value().is_number_unsigned() && it.value().get<uint64_t>() > uint64_t(INT64_MAX))
+                        ? it.value().get<int64_t>()
+                        : -1);
     for (const Json& m : merges) {
       RawMerge r;
-      if (m.is_string()) { r.a = m.get<std::string>(); r.isLine = true; }
-      else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
+      if (m.is_string()) {
+        r.a = m.get<std::string>();
+        r.isLine = true;
+      } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
         r.a = m[0].get<std::string>();
         r.b = m[1].get<std::string>();
-      } else r.invalid = true;
+      } else
+        r.invalid = true;
       fromDom.merges.push_back(std::move(r));
     }
     raw = &fromDom;
@@ -95,18 +100,20 @@ BpeModel::BpeModel(const Json& model, const JsonPath& at, RawModel* raw) : insta
   }
 
   const JsonPath vat = at / "vocab";
-  if (raw->vocab.size() > kMaxVocab) vat.fail("vocabulary too large (" + std::to_string(raw->vocab.size()) + " entries)");
+  if (raw->vocab.size() > kMaxVocab)
+    vat.fail("vocabulary too large (" + std::to_string(raw->vocab.size()) + " entries)");
   vocab_.reserve(raw->vocab.size());
   int64_t maxId = -1;
   for (const auto& [tok, id] : raw->vocab) {
     if (id < 0 || id > kMaxId)
-      (vat / tok).fail(id < 0 ? "token id out of range or not an integer" : "token id " + std::to_string(id) + " out of range");
+      (vat / tok).fail(id < 0 ? "token id out of range or not an integer"
+                              : "token id " + std::to_string(id) + " out of range");
     maxId = std::max(maxId, id);
     vocab_.put(tok, int32_t(id));
   }
   if (maxId >= 0 && size_t(maxId) > raw->vocab.size() * 4 + 4096)
-    vat.fail("token ids out of range: highest id " + std::to_string(maxId) + " for " + std::to_string(raw->vocab.size()) +
-             " tokens");
+    vat.fail("token ids out of range: highest id " + std::to_string(maxId) + " for " +
+             std::to_string(raw->vocab.size()) + " tokens");
   vocabR_.resize(size_t(maxId + 1));
   vocab_.forEach([&](std::string_view tok, int32_t id) { vocabR_[size_t(id)] = std::string(tok); });
 
@@ -297,25 +304,32 @@ void BpeModel::mergeWord(std::string_view word, bool byteLevel, std::vector<Word
   int32_t unkPending = -1, unkLen = 0; // a pending unk token and its byte length
   std::string s;
   for (size_t i = 0; i < word.size();) {
-    const size_t len = byteLevel ? 1 : std::min<size_t>(size_t(utf8::sequenceLength(static_cast<unsigned char>(word[i]))),
-                                                        word.size() - i);
+    const size_t len = byteLevel ? 1
+                                 : std::min<size_t>(size_t(utf8::sequenceLength(static_cast<unsigned char>(word[i]))),
+                                                    word.size() - i);
     const unsigned char c0 = static_cast<unsigned char>(word[i]);
     const bool isFirst = i == 0, isLast = i + len >= word.size();
     int32_t id = -1;
-    if (plain && byteLevel) id = byteLevelIds_[c0];
-    else if (plain && c0 < 0x80) id = asciiIds_[c0];
+    if (plain && byteLevel)
+      id = byteLevelIds_[c0];
+    else if (plain && c0 < 0x80)
+      id = asciiIds_[c0];
     else {
       s.clear();
       if (!isFirst) s += prefix_;
-      if (byteLevel) s += table.toUnicode[c0];
-      else s.append(word.substr(i, len));
+      if (byteLevel)
+        s += table.toUnicode[c0];
+      else
+        s.append(word.substr(i, len));
       if (isLast) s += suffix_;
       if (const int32_t* v = vocab_.find(s)) id = *v;
     }
     if (plain && id < 0) { // rebuild s for the fallback paths below
       s.clear();
-      if (byteLevel) s += table.toUnicode[c0];
-      else s.append(word.substr(i, len));
+      if (byteLevel)
+        s += table.toUnicode[c0];
+      else
+        s.append(word.substr(i, len));
     }
     if (id >= 0) {
       if (unkPending >= 0) {
@@ -334,7 +348,8 @@ void BpeModel::mergeWord(std::string_view word, bool byteLevel, std::vector<Word
         }
       }
       if (!fellBack && unkId_) {
-        if (unkPending >= 0 && fuseUnk_) unkLen += int32_t(len);
+        if (unkPending >= 0 && fuseUnk_)
+          unkLen += int32_t(len);
         else {
           if (unkPending >= 0) add(unkPending, unkLen);
           unkPending = *unkId_;
@@ -352,8 +367,7 @@ void BpeModel::mergeWord(std::string_view word, bool byteLevel, std::vector<Word
   heap.reserve(symbols.size());
   auto greater = [](const HeapItem& x, const HeapItem& y) { return x > y; };
   for (size_t i = 0; i + 1 < symbols.size(); ++i)
-    if (const Merge* m = findMerge(symbols[i].id, symbols[i + 1].id))
-      heap.push_back({m->rank, int32_t(i), m->newId});
+    if (const Merge* m = findMerge(symbols[i].id, symbols[i + 1].id)) heap.push_back({m->rank, int32_t(i), m->newId});
   std::make_heap(heap.begin(), heap.end(), greater);
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), greater);

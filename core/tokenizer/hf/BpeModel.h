@@ -16,7 +16,6 @@
 
 namespace maskscope::hf {
 
-
 // One model token of a word: id and the byte range [begin, end) it covers in the word.
 struct WordToken {
   int32_t id;
@@ -63,10 +62,10 @@ private:
   std::optional<int32_t> unkId_;
   std::string prefix_, suffix_;
   bool byteFallback_ = false, fuseUnk_ = false, ignoreMerges_ = false;
-  std::array<int32_t, 256> byteLevelIds_;   // byte -> id of its GPT-2 character, -1 when absent
-  std::array<int32_t, 128> asciiIds_;       // ASCII char -> id, -1 when absent
-  std::array<int32_t, 256> fallbackIds_;    // byte -> id of "<0xNN>", -1 when absent
-  uint64_t instance_;                       // key of this model's per-thread word cache
+  std::array<int32_t, 256> byteLevelIds_; // byte -> id of its GPT-2 character, -1 when absent
+  std::array<int32_t, 128> asciiIds_;     // ASCII char -> id, -1 when absent
+  std::array<int32_t, 256> fallbackIds_;  // byte -> id of "<0xNN>", -1 when absent
+  uint64_t instance_;                     // key of this model's per-thread word cache
   // SentencePiece-style vocabularies (Llama-2, Gemma) see whole lines as one word. When no token
   // holds "X▁" for a character X, no merge can join across "X▁", so the word is cut before such a
   // "▁" and each part goes through the word cache: same tokens, far less work.

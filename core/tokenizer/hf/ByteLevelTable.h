@@ -18,7 +18,8 @@ struct ByteLevelTable {
       bool printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
       int cp = printable ? b : 256 + extra++;
       std::string s;
-      if (cp < 0x80) s += char(cp);
+      if (cp < 0x80)
+        s += char(cp);
       else {
         s += char(0xC0 | (cp >> 6));
         s += char(0x80 | (cp & 0x3F));

@@ -18,8 +18,10 @@ public:
       bool ok = true;
       for (size_t i = 0; i < t.size() && ok;) {
         char32_t c = utf8::decode(t, i);
-        if (c < 0x200 && table.toByte[c] >= 0) mine += char(table.toByte[c]);
-        else ok = false;
+        if (c < 0x200 && table.toByte[c] >= 0)
+          mine += char(table.toByte[c]);
+        else
+          ok = false;
       }
       bytes += ok ? mine : t; // a token outside the table passes through as its own bytes
     }
@@ -29,7 +31,12 @@ public:
 
 bool byteToken(const std::string& t, unsigned char& b) {
   if (t.size() != 6 || t.compare(0, 3, "<0x") != 0 || t[5] != '>') return false;
-  auto hex = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
+  auto hex = [](char c) {
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                  : -1;
+  };
   int h = hex(t[3]), l = hex(t[4]);
   if (h < 0 || l < 0) return false;
   b = static_cast<unsigned char>(h * 16 + l);
@@ -43,14 +50,18 @@ public:
     std::string pending;
     auto flush = [&] {
       if (pending.empty()) return;
-      if (utf8::isValid(pending)) out.push_back(pending);
+      if (utf8::isValid(pending))
+        out.push_back(pending);
       else
         for (size_t i = 0; i < pending.size(); ++i) out.push_back("\xEF\xBF\xBD");
       pending.clear();
     };
     for (std::string& t : tokens) {
       unsigned char b;
-      if (byteToken(t, b)) { pending += char(b); continue; }
+      if (byteToken(t, b)) {
+        pending += char(b);
+        continue;
+      }
       flush();
       out.push_back(std::move(t));
     }
@@ -67,7 +78,8 @@ public:
       std::string out;
       size_t last = 0;
       if (!p_.isRegex && !p_.literal.empty()) {
-        for (size_t pos = t.find(p_.literal); pos != std::string::npos; pos = t.find(p_.literal, pos + p_.literal.size())) {
+        for (size_t pos = t.find(p_.literal); pos != std::string::npos;
+             pos = t.find(p_.literal, pos + p_.literal.size())) {
           out.append(t, last, pos - last);
           out += content_;
           last = pos + p_.literal.size();
@@ -109,7 +121,8 @@ public:
         b += content_.size();
       size_t e = t.size();
       for (size_t n = 0; n < stop_ && e >= b + content_.size() && !content_.empty() &&
-                         t.compare(e - content_.size(), content_.size(), content_) == 0; ++n)
+                         t.compare(e - content_.size(), content_.size(), content_) == 0;
+           ++n)
         e -= content_.size();
       t = t.substr(b, e - b);
     }
@@ -128,7 +141,8 @@ public:
       std::string out;
       const std::string& t = tokens[i];
       size_t last = 0;
-      for (size_t pos = t.find(rep_); pos != std::string::npos && !rep_.empty(); pos = t.find(rep_, pos + rep_.size())) {
+      for (size_t pos = t.find(rep_); pos != std::string::npos && !rep_.empty();
+           pos = t.find(rep_, pos + rep_.size())) {
         out.append(t, last, pos - last);
         out += ' ';
         last = pos + rep_.size();
@@ -168,8 +182,10 @@ std::unique_ptr<Decoder> parseDecoder(const Json& v, const JsonPath& at) {
                                       size_t(getInt(member(v, "stop", at), at / "stop", 0, 1 << 20)));
   if (type == "Metaspace") {
     bool prepend = true;
-    if (const Json* s = optMember(v, "prepend_scheme")) prepend = getString(*s, at / "prepend_scheme") != "never";
-    else prepend = optBool(v, "add_prefix_space", at, true);
+    if (const Json* s = optMember(v, "prepend_scheme"))
+      prepend = getString(*s, at / "prepend_scheme") != "never";
+    else
+      prepend = optBool(v, "add_prefix_space", at, true);
     return std::make_unique<MetaspaceDec>(optString(v, "replacement", at, "\xE2\x96\x81"), prepend);
   }
   if (type == "Sequence") {

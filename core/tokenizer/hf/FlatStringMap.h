@@ -26,8 +26,7 @@ inline uint64_t hashBytes(std::string_view s) {
   return h ^ (h >> 29);
 }
 
-template <class V>
-class FlatStringMap {
+template <class V> class FlatStringMap {
 public:
   void reserve(size_t n) {
     size_t cap = 16;

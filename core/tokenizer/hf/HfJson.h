@@ -53,8 +53,8 @@ inline bool optBool(const Json& obj, const char* key, const JsonPath& at, bool d
 inline int64_t getInt(const Json& v, const JsonPath& at, int64_t lo, int64_t hi) {
   if (!v.is_number_integer()) at.fail("expected an integer");
   int64_t x = v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX) ? INT64_MAX : v.get<int64_t>();
-  if (x < lo || x > hi) at.fail("integer " + std::to_string(x) + " out of range [" + std::to_string(lo) + ", " +
-                                std::to_string(hi) + "]");
+  if (x < lo || x > hi)
+    at.fail("integer " + std::to_string(x) + " out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
   return x;
 }
 inline std::string typeOf(const Json& v, const JsonPath& at) { return getString(member(v, "type", at), at / "type"); }

@@ -64,8 +64,8 @@ HfTokenizer::HfTokenizer(const std::string& path, const Json& json, const Json* 
   for (const AddedToken& t : added_.tokens()) vocabSize_ = std::max(vocabSize_, t.id + 1);
 
   if (const Json* p = optMember(json, "post_processor"))
-    postProcessor_ = parsePostProcessor(*p, root / "post_processor",
-                                        [this](const std::string& s) { return tokenToId(s); });
+    postProcessor_ =
+        parsePostProcessor(*p, root / "post_processor", [this](const std::string& s) { return tokenToId(s); });
 
   if (!model_->unkToken().empty()) {
     specials_.unkText = model_->unkToken();
@@ -92,10 +92,11 @@ void HfTokenizer::readConfig(const Json& config, const JsonPath& at) {
 
   // transformers' Llama/Gemma fast tokenizers rebuild their post-processor from these flags.
   std::string cls = optMember(config, "tokenizer_class") && config["tokenizer_class"].is_string()
-                        ? config["tokenizer_class"].get<std::string>() : std::string();
+                        ? config["tokenizer_class"].get<std::string>()
+                        : std::string();
   if (cls.ends_with("Fast")) cls.resize(cls.size() - 4);
-  const bool rebuilds = cls == "LlamaTokenizer" || cls == "GemmaTokenizer" || cls == "CodeLlamaTokenizer" ||
-                        cls == "CohereTokenizer";
+  const bool rebuilds =
+      cls == "LlamaTokenizer" || cls == "GemmaTokenizer" || cls == "CodeLlamaTokenizer" || cls == "CohereTokenizer";
   const Json* addBos = optMember(config, "add_bos_token");
   const Json* addEos = optMember(config, "add_eos_token");
   if (rebuilds && (addBos || addEos)) {
@@ -131,8 +132,10 @@ Encoding HfTokenizer::encode(std::string_view text, const EncodeOptions& options
   enc.offsets.reserve(text.size() / 3 + 4);
   enc.special.reserve(text.size() / 3 + 4);
   for (const AddedSplit& s : added_.split(text, false, options.splitSpecialTokens)) {
-    if (s.id >= 0) pushAdded(s.id, {int64_t(s.begin), int64_t(s.end)}, enc);
-    else encodeText(text.substr(s.begin, s.end - s.begin), int64_t(s.begin), options.splitSpecialTokens, enc);
+    if (s.id >= 0)
+      pushAdded(s.id, {int64_t(s.begin), int64_t(s.end)}, enc);
+    else
+      encodeText(text.substr(s.begin, s.end - s.begin), int64_t(s.begin), options.splitSpecialTokens, enc);
   }
   if (postProcessor_) postProcessor_->process(enc, options.addSpecialTokens);
   return enc;
@@ -148,8 +151,10 @@ void HfTokenizer::encodeText(std::string_view text, int64_t base, bool splitSpec
   }
   // Added tokens with normalized=true are found in the normalized text.
   for (const AddedSplit& s : added_.split(nt.text(), true, splitSpecial)) {
-    if (s.id >= 0) pushAdded(s.id, nt.original(s.begin, s.end), enc);
-    else encodePieces(nt.slice(s.begin, s.end), enc);
+    if (s.id >= 0)
+      pushAdded(s.id, nt.original(s.begin, s.end), enc);
+    else
+      encodePieces(nt.slice(s.begin, s.end), enc);
   }
 }
 
@@ -169,8 +174,10 @@ void HfTokenizer::encodePieces(NormalizedText text, Encoding& enc) const {
         enc.special.push_back(0);
       }
     };
-    if (preTokenizer_) preTokenizer_->stream(s, 0, s.size(), sink);
-    else sink(0, s.size());
+    if (preTokenizer_)
+      preTokenizer_->stream(s, 0, s.size(), sink);
+    else
+      sink(0, s.size());
     return;
   }
   std::vector<NormalizedText> pieces;

@@ -28,7 +28,8 @@ std::shared_ptr<Tokenizer> loadHuggingFaceTokenizer(const std::string& path) {
     haveConfig = true;
   }
   try {
-    return std::make_shared<hf::HfTokenizer>(path, parsed.json, haveConfig ? &config : nullptr, configPath, &parsed.model);
+    return std::make_shared<hf::HfTokenizer>(path, parsed.json, haveConfig ? &config : nullptr, configPath,
+                                             &parsed.model);
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) { // nlohmann type errors and the like: still name the file

@@ -13,8 +13,8 @@ NormalizedText NormalizedText::identity(std::string_view text, int64_t base) {
 }
 
 size_t NormalizedText::runIndex(size_t b) const {
-  auto it = std::upper_bound(runs_.begin(), runs_.end(), int64_t(b),
-                             [](int64_t v, const AlignRun& r) { return v < r.norm; });
+  auto it =
+      std::upper_bound(runs_.begin(), runs_.end(), int64_t(b), [](int64_t v, const AlignRun& r) { return v < r.norm; });
   return it == runs_.begin() ? 0 : size_t(it - runs_.begin()) - 1;
 }
 
@@ -58,7 +58,10 @@ void NormalizedBuilder::addRun(AlignRun run) {
     }
     if (!last.identity && !run.identity && last.orig == run.orig && last.origEnd == run.origEnd)
       return; // same produced range continues
-    if (last.norm == run.norm) { last = run; return; } // previous run was empty
+    if (last.norm == run.norm) {
+      last = run;
+      return;
+    } // previous run was empty
   }
   runs.push_back(run);
 }

@@ -44,8 +44,8 @@ private:
   friend class NormalizedBuilder;
   size_t runIndex(size_t b) const;
   std::string text_;
-  int64_t base_ = 0;            // identity form: byte k <-> original base_ + k
-  std::vector<AlignRun> runs_;  // non-empty: explicit alignment, sorted, first run at norm 0
+  int64_t base_ = 0;           // identity form: byte k <-> original base_ + k
+  std::vector<AlignRun> runs_; // non-empty: explicit alignment, sorted, first run at norm 0
 };
 
 // Builds a NormalizedText piece by piece (how normalizers and pre-tokenizers rewrite text).

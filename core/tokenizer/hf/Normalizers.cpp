@@ -16,8 +16,8 @@ namespace {
 
 bool normalizeForm(std::string_view s, int options, std::string& out) {
   utf8proc_uint8_t* buf = nullptr;
-  utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(s.data()),
-                                    utf8proc_ssize_t(s.size()), &buf, utf8proc_option_t(options));
+  utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(s.data()), utf8proc_ssize_t(s.size()),
+                                    &buf, utf8proc_option_t(options));
   if (n < 0) return false;
   out.assign(reinterpret_cast<const char*>(buf), size_t(n));
   std::free(buf);
@@ -52,7 +52,11 @@ public:
       while (j < s.size() && static_cast<unsigned char>(s[j]) < 0x80 &&
              (j + 1 == s.size() || static_cast<unsigned char>(s[j + 1]) < 0x80))
         ++j;
-      if (j > i) { b.copy(t, i, j); i = j; continue; }
+      if (j > i) {
+        b.copy(t, i, j);
+        i = j;
+        continue;
+      }
       // A chunk up to the next stable ASCII byte.
       while (j < s.size() && !(static_cast<unsigned char>(s[j]) < 0x80 &&
                                (j + 1 == s.size() || static_cast<unsigned char>(s[j + 1]) < 0x80)))
@@ -61,15 +65,25 @@ public:
       if (nfc_) {
         bool inert = true;
         for (size_t p = 0; p < chunk.size() && inert;) inert = nfcInert(utf8::decode(chunk, p));
-        if (inert) { b.copy(t, i, j); i = j; continue; }
+        if (inert) {
+          b.copy(t, i, j);
+          i = j;
+          continue;
+        }
       }
-      if (normalizeForm(chunk, options_, norm) && norm == chunk) { b.copy(t, i, j); i = j; continue; }
+      if (normalizeForm(chunk, options_, norm) && norm == chunk) {
+        b.copy(t, i, j);
+        i = j;
+        continue;
+      }
       changed = true;
       // Per grapheme cluster.
       auto emit = [&](size_t cb, size_t ce) {
         std::string_view cluster(s.data() + cb, ce - cb);
-        if (!normalizeForm(cluster, options_, norm) || norm == cluster) b.copy(t, cb, ce);
-        else b.produce(norm, t.original(cb, ce));
+        if (!normalizeForm(cluster, options_, norm) || norm == cluster)
+          b.copy(t, cb, ce);
+        else
+          b.produce(norm, t.original(cb, ce));
       };
       utf8proc_int32_t state = 0;
       size_t p = i, start = i;
@@ -155,7 +169,8 @@ public:
       size_t j = i;
       char32_t c = utf8::decode(s, j);
       char32_t l = char32_t(utf8proc_tolower(utf8proc_int32_t(c)));
-      if (l == c) b.copy(t, i, j);
+      if (l == c)
+        b.copy(t, i, j);
       else {
         any = true;
         buf.clear();
@@ -223,7 +238,8 @@ std::unique_ptr<Normalizer> parseNormalizer(const Json& v, const JsonPath& at) {
     return std::make_unique<Replace>(parsePattern(member(v, "pattern", at), at / "pattern"),
                                      getString(member(v, "content", at), at / "content"));
   if (type == "Lowercase") return std::make_unique<Lowercase>();
-  if (type == "Strip") return std::make_unique<Strip>(optBool(v, "strip_left", at, true), optBool(v, "strip_right", at, true));
+  if (type == "Strip")
+    return std::make_unique<Strip>(optBool(v, "strip_left", at, true), optBool(v, "strip_right", at, true));
   if (type == "Sequence") {
     auto seq = std::make_unique<SequenceNormalizer>();
     const Json& list = member(v, "normalizers", at);

@@ -10,7 +10,7 @@
 namespace maskscope::hf {
 
 struct Pattern {
-  std::string literal;          // the string form; empty for a regex
+  std::string literal; // the string form; empty for a regex
   bool isRegex = false;
   std::shared_ptr<Regex> regex; // always set (a literal is quoted)
 };

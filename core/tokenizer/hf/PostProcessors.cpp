@@ -28,7 +28,10 @@ public:
     if (!add) return;
     Encoding out;
     for (const Piece& p : single_) {
-      if (!p.sequence) { insertSpecial(out, p); continue; }
+      if (!p.sequence) {
+        insertSpecial(out, p);
+        continue;
+      }
       out.ids.insert(out.ids.end(), enc.ids.begin(), enc.ids.end());
       out.tokens.insert(out.tokens.end(), enc.tokens.begin(), enc.tokens.end());
       out.offsets.insert(out.offsets.end(), enc.offsets.begin(), enc.offsets.end());
@@ -42,8 +45,14 @@ private:
 };
 
 bool isSpaceChar(std::string_view tok, size_t& i) { // "Ġ" (GPT-2 space) or ASCII whitespace
-  if (tok.compare(i, 2, "\xC4\xA0") == 0) { i += 2; return true; }
-  if (i < tok.size() && (tok[i] == ' ' || tok[i] == '\t' || tok[i] == '\n' || tok[i] == '\r')) { ++i; return true; }
+  if (tok.compare(i, 2, "\xC4\xA0") == 0) {
+    i += 2;
+    return true;
+  }
+  if (i < tok.size() && (tok[i] == ' ' || tok[i] == '\t' || tok[i] == '\n' || tok[i] == '\r')) {
+    ++i;
+    return true;
+  }
   return false;
 }
 
@@ -58,9 +67,12 @@ void trimOffsets(Encoding& enc, bool addPrefixSpace) {
     if (i < tok.size()) {
       size_t e = tok.size();
       while (e > 0) {
-        if (e >= 2 && tok.compare(e - 2, 2, "\xC4\xA0") == 0) e -= 2;
-        else if (tok[e - 1] == ' ' || tok[e - 1] == '\t' || tok[e - 1] == '\n' || tok[e - 1] == '\r') e -= 1;
-        else break;
+        if (e >= 2 && tok.compare(e - 2, 2, "\xC4\xA0") == 0)
+          e -= 2;
+        else if (tok[e - 1] == ' ' || tok[e - 1] == '\t' || tok[e - 1] == '\n' || tok[e - 1] == '\r')
+          e -= 1;
+        else
+          break;
         ++trailing;
       }
     } else {
@@ -129,7 +141,10 @@ std::unique_ptr<PostProcessor> parsePostProcessor(const Json& v, const JsonPath&
     for (size_t i = 0; i < single.size(); ++i) {
       const JsonPath pat = (at / "single")[i];
       const Json& item = single[i];
-      if (optMember(item, "Sequence")) { pieces.push_back(Piece{true, {}, {}}); continue; }
+      if (optMember(item, "Sequence")) {
+        pieces.push_back(Piece{true, {}, {}});
+        continue;
+      }
       const Json* st = optMember(item, "SpecialToken");
       if (!st) pat.fail("unsupported template item (expected Sequence or SpecialToken)");
       std::string name = getString(member(*st, "id", pat / "SpecialToken"), pat / "SpecialToken" / "id");
@@ -156,12 +171,13 @@ std::unique_ptr<PostProcessor> parsePostProcessor(const Json& v, const JsonPath&
     return std::make_unique<Template>(std::move(pieces));
   }
   if (type == "ByteLevel")
-    return std::make_unique<ByteLevelPost>(optBool(v, "trim_offsets", at, true), optBool(v, "add_prefix_space", at, true));
+    return std::make_unique<ByteLevelPost>(optBool(v, "trim_offsets", at, true),
+                                           optBool(v, "add_prefix_space", at, true));
   if (type == "RobertaProcessing" || type == "BertProcessing") {
     bool roberta = type == "RobertaProcessing";
-    return std::make_unique<ClsSep>(pairPiece(member(v, "cls", at), at / "cls"), pairPiece(member(v, "sep", at), at / "sep"),
-                                    roberta && optBool(v, "trim_offsets", at, true),
-                                    roberta && optBool(v, "add_prefix_space", at, true));
+    return std::make_unique<ClsSep>(
+        pairPiece(member(v, "cls", at), at / "cls"), pairPiece(member(v, "sep", at), at / "sep"),
+        roberta && optBool(v, "trim_offsets", at, true), roberta && optBool(v, "add_prefix_space", at, true));
   }
   if (type == "Sequence") {
     auto seq = std::make_unique<SequencePost>();

@@ -40,7 +40,9 @@ std::vector<Range> splitRanges(std::string_view s, const Regex& re, Behavior beh
 
   std::vector<Range> splits; // match flag now means "remove"
   switch (behavior) {
-  case Behavior::Removed: splits = std::move(ranges); break;
+  case Behavior::Removed:
+    splits = std::move(ranges);
+    break;
   case Behavior::Isolated:
     splits = std::move(ranges);
     for (auto& r : splits) r.match = false;
@@ -48,8 +50,10 @@ std::vector<Range> splitRanges(std::string_view s, const Regex& re, Behavior beh
   case Behavior::Contiguous: {
     bool previous = false;
     for (const Range& r : ranges) {
-      if (r.match == previous && !splits.empty()) splits.back().e = r.e;
-      else splits.push_back({r.b, r.e, false});
+      if (r.match == previous && !splits.empty())
+        splits.back().e = r.e;
+      else
+        splits.push_back({r.b, r.e, false});
       previous = r.match;
     }
     break;
@@ -57,8 +61,10 @@ std::vector<Range> splitRanges(std::string_view s, const Regex& re, Behavior beh
   case Behavior::MergedWithPrevious: {
     bool previous = false;
     for (const Range& r : ranges) {
-      if (r.match && !previous && !splits.empty()) splits.back().e = r.e;
-      else splits.push_back({r.b, r.e, false});
+      if (r.match && !previous && !splits.empty())
+        splits.back().e = r.e;
+      else
+        splits.push_back({r.b, r.e, false});
       previous = r.match;
     }
     break;
@@ -67,8 +73,10 @@ std::vector<Range> splitRanges(std::string_view s, const Regex& re, Behavior beh
     bool previous = false;
     for (size_t i = ranges.size(); i-- > 0;) {
       const Range& r = ranges[i];
-      if (r.match && !previous && !splits.empty()) splits.back().b = r.b;
-      else splits.push_back({r.b, r.e, false});
+      if (r.match && !previous && !splits.empty())
+        splits.back().b = r.b;
+      else
+        splits.push_back({r.b, r.e, false});
       previous = r.match;
     }
     std::reverse(splits.begin(), splits.end());
@@ -189,13 +197,15 @@ class Metaspace : public PreTokenizer {
 public:
   enum class Prepend { Always, First, Never };
   Metaspace(std::string replacement, Prepend scheme, bool split)
-      : rep_(std::move(replacement)), scheme_(scheme), split_(split), splitter_(rep_, Behavior::MergedWithNext, false) {}
+      : rep_(std::move(replacement)), scheme_(scheme), split_(split), splitter_(rep_, Behavior::MergedWithNext, false) {
+  }
   void split(std::vector<NormalizedText>& pieces) const override {
     for (NormalizedText& p : pieces) {
       const std::string& s = p.text();
       NormalizedBuilder b;
       bool prepend = false;
-      if (scheme_ == Prepend::Always) prepend = s.compare(0, rep_.size(), rep_) != 0 && !s.starts_with(' ');
+      if (scheme_ == Prepend::Always)
+        prepend = s.compare(0, rep_.size(), rep_) != 0 && !s.starts_with(' ');
       else if (scheme_ == Prepend::First)
         prepend = s.compare(0, rep_.size(), rep_) != 0 && !s.starts_with(' ') && p.original(0, 0).begin == 0;
       if (prepend && !s.empty()) b.produce(rep_, p.original(0, 1));
@@ -234,7 +244,9 @@ public:
       if (!p->canStream()) return false;
     return true;
   }
-  void stream(std::string_view text, size_t b, size_t e, const RangeSink& sink) const override { streamFrom(0, text, b, e, sink); }
+  void stream(std::string_view text, size_t b, size_t e, const RangeSink& sink) const override {
+    streamFrom(0, text, b, e, sink);
+  }
 
 private:
   void streamFrom(size_t i, std::string_view text, size_t b, size_t e, const RangeSink& sink) const {
@@ -277,10 +289,14 @@ std::unique_ptr<PreTokenizer> parsePreTokenizer(const Json& v, const JsonPath& a
     Metaspace::Prepend scheme = Metaspace::Prepend::Always;
     if (const Json* s = optMember(v, "prepend_scheme")) {
       std::string name = getString(*s, at / "prepend_scheme");
-      if (name == "always") scheme = Metaspace::Prepend::Always;
-      else if (name == "first") scheme = Metaspace::Prepend::First;
-      else if (name == "never") scheme = Metaspace::Prepend::Never;
-      else (at / "prepend_scheme").fail("unsupported prepend_scheme: " + name);
+      if (name == "always")
+        scheme = Metaspace::Prepend::Always;
+      else if (name == "first")
+        scheme = Metaspace::Prepend::First;
+      else if (name == "never")
+        scheme = Metaspace::Prepend::Never;
+      else
+        (at / "prepend_scheme").fail("unsupported prepend_scheme: " + name);
     } else if (!optBool(v, "add_prefix_space", at, true)) {
       scheme = Metaspace::Prepend::Never;
     }

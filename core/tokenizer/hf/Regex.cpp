@@ -68,7 +68,8 @@ void Regex::forEachMatch(std::string_view text, const std::function<void(size_t,
     size_t b = ov[0], e = ov[1];
     if (e < b || e > text.size()) return; // \K tricks; not in tokenizer patterns
     f(b, e);
-    if (e > pos) pos = e;
+    if (e > pos)
+      pos = e;
     else {
       if (pos >= text.size()) return;
       pos += size_t(utf8::sequenceLength(static_cast<unsigned char>(text[pos])));
@@ -79,8 +80,11 @@ void Regex::forEachMatch(std::string_view text, const std::function<void(size_t,
 std::string Regex::quote(std::string_view literal) {
   std::string out = "\\Q";
   for (size_t i = 0; i < literal.size(); ++i) {
-    if (literal.compare(i, 2, "\\E") == 0) { out += "\\E\\\\E\\Q"; ++i; }
-    else out += literal[i];
+    if (literal.compare(i, 2, "\\E") == 0) {
+      out += "\\E\\\\E\\Q";
+      ++i;
+    } else
+      out += literal[i];
   }
   return out + "\\E";
 }

@@ -5,7 +5,8 @@
 namespace maskscope::hf {
 namespace {
 
-[[noreturn]] void syntaxError(const std::string& text, const std::string& path, size_t byteOneBased, const std::string& what) {
+[[noreturn]] void syntaxError(const std::string& text, const std::string& path, size_t byteOneBased,
+                              const std::string& what) {
   SourceLocation where;
   where.file = path;
   size_t byte = std::min<size_t>(byteOneBased > 0 ? byteOneBased - 1 : 0, text.size());
@@ -13,7 +14,10 @@ namespace {
   where.line = 1;
   size_t lineStart = 0;
   for (size_t i = 0; i < byte; ++i)
-    if (text[i] == '\n') { ++where.line; lineStart = i + 1; }
+    if (text[i] == '\n') {
+      ++where.line;
+      lineStart = i + 1;
+    }
   where.column = long(byte - lineStart + 1);
   std::string msg = what;
   if (auto p = msg.find("parse error"); p != std::string::npos) msg = msg.substr(p);
@@ -33,9 +37,12 @@ public:
   bool boolean(bool v) { return value(-2, nullptr) && (capture_ != Capture::None || dom_.boolean(v)); }
   bool number_integer(int64_t v) { return value(v, nullptr) && (capture_ != Capture::None || dom_.number_integer(v)); }
   bool number_unsigned(uint64_t v) {
-    return value(v > uint64_t(INT64_MAX) ? -2 : int64_t(v), nullptr) && (capture_ != Capture::None || dom_.number_unsigned(v));
+    return value(v > uint64_t(INT64_MAX) ? -2 : int64_t(v), nullptr) &&
+           (capture_ != Capture::None || dom_.number_unsigned(v));
   }
-  bool number_float(double v, const std::string& s) { return value(-2, nullptr) && (capture_ != Capture::None || dom_.number_float(v, s)); }
+  bool number_float(double v, const std::string& s) {
+    return value(-2, nullptr) && (capture_ != Capture::None || dom_.number_float(v, s));
+  }
   bool string(std::string& s) { return value(-3, &s) && (capture_ != Capture::None || dom_.string(s)); }
   bool binary(Json::binary_t& b) { return value(-2, nullptr) && (capture_ != Capture::None || dom_.binary(b)); }
 
@@ -113,7 +120,10 @@ private:
 
   // A scalar: inside a capture it is collected; `id` carries integers (-2 other scalars, -3 strings).
   bool value(int64_t id, std::string* s) {
-    if (capture_ == Capture::None) { pendingCapture_ = Capture::None; return true; }
+    if (capture_ == Capture::None) {
+      pendingCapture_ = Capture::None;
+      return true;
+    }
     if (capture_ == Capture::Vocab) {
       if (depth_ == captureDepth_) raw_.vocab.emplace_back(std::move(vocabKey_), id >= 0 ? id : -1);
       return true; // values nested inside a vocab value were recorded as -1 by nested()
@@ -121,13 +131,19 @@ private:
     // Merges.
     if (depth_ == captureDepth_) { // a direct element
       RawMerge m;
-      if (s) { m.a = std::move(*s); m.isLine = true; }
-      else m.invalid = true;
+      if (s) {
+        m.a = std::move(*s);
+        m.isLine = true;
+      } else
+        m.invalid = true;
       raw_.merges.push_back(std::move(m));
     } else if (depth_ == captureDepth_ + 1 && pairOpen_) {
-      if (!s) pairBad_ = true;
-      else if (pairCount_ == 0) current_.a = std::move(*s);
-      else if (pairCount_ == 1) current_.b = std::move(*s);
+      if (!s)
+        pairBad_ = true;
+      else if (pairCount_ == 0)
+        current_.a = std::move(*s);
+      else if (pairCount_ == 1)
+        current_.b = std::move(*s);
       ++pairCount_;
     }
     return true;

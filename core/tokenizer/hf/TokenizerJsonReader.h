@@ -12,7 +12,7 @@
 namespace maskscope::hf {
 
 struct RawMerge {
-  std::string a, b;  // the pair, or the whole "a b" line in a (isLine)
+  std::string a, b; // the pair, or the whole "a b" line in a (isLine)
   bool isLine = false;
   bool invalid = false; // neither a string nor a list of two strings
 };

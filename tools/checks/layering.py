@@ -1,0 +1,37 @@
+#!/usr/bin/env python3
+# Fails when an include crosses the layering: core includes no Qt Gui/Widgets, torch, ui/ or engine/;
+# ui includes no engine/ or torch; engine includes core/forward and core/batchio only from core.
+# (app -> ui -> core; engine -> core interfaces.) CI runs it via ctest.
+import re
+import sys
+from pathlib import Path
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
+RULES = {
+    'core': [r'^Qt(Gui|Widgets|Svg|OpenGL)/', r'^Q(Widget|Painter|Image|Color|Font|Pixmap|Application)\b',
+             r'^torch/', r'^ATen/', r'^c10/', r'^ui/', r'^engine/', r'^app/'],
+    'ui': [r'^torch/', r'^ATen/', r'^c10/', r'^engine/', r'^app/'],
+    'engine': [r'^ui/', r'^app/', r'^Qt'],
+}
+
+
+def main():
+    root = Path(__file__).resolve().parents[2]
+    bad = []
+    for layer, forbidden in RULES.items():
+        for p in sorted((root / layer).rglob('*')):
+            if p.suffix not in ('.cpp', '.h'):
+                continue
+            for m in INCLUDE.finditer(p.read_text(encoding='utf-8', errors='replace')):
+                inc = m.group(1)
+                if any(re.search(f, inc) for f in forbidden):
+                    line = p.read_text(encoding='utf-8', errors='replace').count('\n', 0, m.start()) + 1
+                    bad.append(f'{p.relative_to(root)}:{line}: {layer}/ must not include <{inc}>')
+    for b in bad:
+        print(b)
+    print(f'layering: {len(bad)} forbidden include(s)' if bad else 'layering: clean')
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
