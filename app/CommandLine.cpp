@@ -81,6 +81,11 @@ int runHeadless(int argc, char** argv) {
   collate->get_option("--tokenizer")->required();
   collate->get_option("--data")->required();
   collate->add_flag("--json", json, "machine output on stdout");
+  CollateTableOptions collateTable;
+  collate->add_flag("--table", collateTable.enabled,
+                    "per-position table: token, id, label, attention, position id, role");
+  collate->add_option("--hide", collateTable.hide, "with --table: hide system,whitespace,padding (comma list)");
+  collate->add_option("--table-format", collateTable.format, "with --table: text, markdown, csv or html");
 
   RenderArgs renderArgs;
   std::vector<std::string> renderVars;
@@ -158,7 +163,7 @@ int runHeadless(int argc, char** argv) {
   if (collate->parsed())
     return runCommand(io, [&] {
       if (!collateRows.empty()) parseRowRange(collateRows, collateIn.rowBegin, collateIn.rowEnd);
-      return runCollate(collateIn, io);
+      return runCollate(collateIn, io, collateTable);
     });
   if (render->parsed())
     return runCommand(io, [&] {
