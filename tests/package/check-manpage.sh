@@ -33,5 +33,5 @@ for c in $commands; do
     grep -qE -- "^ *(-[a-zA-Z], )?$opt\b" <<<"$section" || { echo "FAIL: $c $opt is missing from its man page section"; status=1; }
   done
 done
-[ $status -eq 0 ] && echo "PASS: man page renders cleanly and covers: $(echo $commands)"
+[ $status -eq 0 ] && echo "PASS: man page renders cleanly and covers: ${commands//$'\n'/ }"
 exit $status

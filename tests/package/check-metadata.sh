@@ -16,8 +16,7 @@ if ! appstreamcli validate --no-net --explain "$metainfo"; then
   echo "FAIL: appstreamcli validate rejects $metainfo"
   status=1
 fi
-hints="$(desktop-file-validate "$desktop" 2>&1)"
-if [ $? -ne 0 ] || [ -n "$hints" ]; then
+if ! hints="$(desktop-file-validate "$desktop" 2>&1)" || [ -n "$hints" ]; then
   echo "$hints"
   echo "FAIL: desktop-file-validate reports problems in $desktop"
   status=1

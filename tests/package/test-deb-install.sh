@@ -4,6 +4,8 @@
 # snapshot), removes it with dpkg -r and checks that nothing it installed is left. Root only; skips
 # (exit 77) without root or dpkg, or when it would touch a maskscope already on the system.
 # Usage: test-deb-install.sh BUILD_DIR SOURCE_DIR
+# The checks below are single-quoted on purpose: bash -c expands them in the work folder.
+# shellcheck disable=SC2016
 set -uo pipefail
 build="$1"
 src="$2"
@@ -16,9 +18,13 @@ fail() {
   exit 1
 }
 [ "$(id -u)" -eq 0 ] || skip "installing a package needs root (CI runs tests as root); nothing was changed"
-for tool in dpkg dpkg-deb dpkg-query man; do
+for tool in dpkg dpkg-deb dpkg-query man flock python3; do
   command -v "$tool" >/dev/null || skip "$tool is missing; nothing was changed"
 done
+# One run at a time on this machine (other checkouts may run their ctest too): the lock is held
+# until this script exits, and the check for an installed maskscope comes after it.
+exec 9>/run/lock/maskscope-package-test.lock
+flock -w 900 9 || skip "another package install test held /run/lock/maskscope-package-test.lock for 15 minutes"
 # dpkg's abbreviated status: empty or ?n = not installed; anything else (ii, rc, iU...) is someone's.
 state="$(dpkg-query -W -f='${db:Status-Abbrev}' maskscope 2>/dev/null)"
 case "$state" in "" | ?n*) ;; *) skip "a maskscope package is already on this machine (dpkg status $state); left as it is" ;; esac
@@ -74,7 +80,8 @@ check() { # check NAME COMMAND...: runs the command, reports, records a failure
 }
 version="$(dpkg-deb -f "$deb" Version)"
 cd "$work" || fail "no work folder"
-export MASKSCOPE_ENGINE_PATH= QT_QPA_PLATFORM=offscreen
+unset MASKSCOPE_ENGINE_PATH
+export QT_QPA_PLATFORM=offscreen
 check "maskscope --version says $version" bash -c "[ \"\$(/usr/bin/maskscope --version)\" = 'maskscope $version' ]"
 check "lint builtin:demo --json gives JSON" bash -c \
   '/usr/bin/maskscope lint builtin:demo --json >lint.json; [ $? -le 1 ] && python3 -m json.tool lint.json >/dev/null'
