@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the .deb (packaging/build-deb.sh), installs it on this machine with dpkg -i, runs the
 # installed program (version, lint, man page, a loss through the installed engine module, an off-screen
-# snapshot), removes it with dpkg -r and checks that nothing it installed is left. Root only; skips
-# (exit 77) without root or dpkg, or when it would touch a maskscope already on the system.
+# snapshot), removes it with dpkg -r, checks that nothing it installed is left, and purges dpkg's
+# record of it. Root only; skips (exit 77) without root or dpkg, or when it would touch a maskscope
+# already on the system.
 # Usage: test-deb-install.sh BUILD_DIR SOURCE_DIR
 # The checks below are single-quoted on purpose: bash -c expands them in the work folder.
 # shellcheck disable=SC2016
@@ -23,8 +24,10 @@ for tool in dpkg dpkg-deb dpkg-query man flock python3; do
 done
 # One run at a time on this machine (other checkouts may run their ctest too): the lock is held
 # until this script exits, and the check for an installed maskscope comes after it.
-exec 9>/run/lock/maskscope-package-test.lock
-flock -w 900 9 || skip "another package install test held /run/lock/maskscope-package-test.lock for 15 minutes"
+lock=/run/lock/maskscope-package-test.lock
+[ -d /run/lock ] || lock=/tmp/maskscope-package-test.lock
+exec 9>"$lock"
+flock -w 900 9 || skip "another package install test held $lock for 15 minutes"
 # dpkg's abbreviated status: empty or ?n = not installed; anything else (ii, rc, iU...) is someone's.
 state="$(dpkg-query -W -f='${db:Status-Abbrev}' maskscope 2>/dev/null)"
 case "$state" in "" | ?n*) ;; *) skip "a maskscope package is already on this machine (dpkg status $state); left as it is" ;; esac
