@@ -61,6 +61,10 @@ QWidget* AttentionPane::buildLegend() {
   modeBox_->addItem(tr("mask"));
   modeBox_->addItem(tr("attention probabilities (model)"));
   modeBox_->setObjectName(QStringLiteral("gridMode"));
+  // Sized to "mask", not to the long second item: the legend row sets the centre's least width, and
+  // a 1024 px window then still leaves the dataset browser a usable column.
+  modeBox_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  modeBox_->setMinimumContentsLength(12);
   modeBox_->setToolTip(tr("Load a model (Model menu) to see real attention probabilities"));
   ll->addWidget(modeBox_);
   return legend;
