@@ -58,12 +58,16 @@ Runner declareTokenize(CLI::App* cmd) {
 Runner declareCollate(CLI::App* cmd) {
   auto in = std::make_shared<BatchInputs>();
   auto rows = std::make_shared<std::string>();
+  auto table = std::make_shared<CollateTableOptions>();
   addBatchInputs(cmd, *in, *rows);
   cmd->get_option("--tokenizer")->required();
   cmd->get_option("--data")->required();
-  return [in, rows](CommandIO& io) {
+  cmd->add_flag("--table", table->enabled, "per-position table: token, id, label, attention, position id, role");
+  cmd->add_option("--hide", table->hide, "with --table: hide system,whitespace,padding (comma list)");
+  cmd->add_option("--table-format", table->format, "with --table: text, markdown, csv or html");
+  return [in, rows, table](CommandIO& io) {
     if (!rows->empty()) parseRowRange(*rows, in->rowBegin, in->rowEnd);
-    return runCollate(*in, io);
+    return runCollate(*in, io, *table);
   };
 }
 

@@ -3,9 +3,18 @@
 #include "core/commands/BatchInputs.h"
 #include "core/commands/CommandIO.h"
 
+#include <string>
+
 namespace maskscope {
 
-int runCollate(const BatchInputs& inputs, CommandIO& io);
+// --table: the per-position table of each row instead of the batch (docs/cli.md, "collate --table").
+struct CollateTableOptions {
+  bool enabled = false;
+  std::string hide;            // --hide system,whitespace,padding
+  std::string format = "text"; // --table-format text|markdown|csv|html (--json wins)
+};
+
+int runCollate(const BatchInputs& inputs, CommandIO& io, const CollateTableOptions& table = {});
 // Parses "A:B", "A:", ":B" or "N" into a half-open row range; throws Error.
 void parseRowRange(const std::string& text, long& begin, long& end);
 
