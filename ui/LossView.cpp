@@ -194,8 +194,6 @@ void LossView::render(QPainter& p, QRect area) const {
     p.drawText(area, Qt::AlignCenter, tr("No batch"));
     return;
   }
-  const Batch& b = session_->batch();
-  const int r = session_->batchRow();
   QFont bold = font();
   bold.setBold(true);
   const int lh = QFontMetrics(font()).height() + 4;
@@ -203,42 +201,7 @@ void LossView::render(QPainter& p, QRect area) const {
   int y = area.top() + 6;
 
   // 1. Per-token NLL along the row; graded terms solid, ungraded faint.
-  p.setFont(bold);
-  p.drawText(QRect(x0, y, w, lh), Qt::AlignLeft,
-             tr("Per-token loss along row %1 (solid = graded, faint = -100; colour = role of the predicted token)")
-                 .arg(session_->selectedRow()));
-  y += lh;
-  const int plotH = std::max(60, area.height() * 38 / 100);
-  const QRect plot(x0 + 40, y, w - 40, plotH);
-  double maxV = 0.1;
-  for (double v : nll_) maxV = std::max(maxV, v);
-  p.setFont(font());
-  p.drawText(QRect(x0, plot.top(), 36, lh), Qt::AlignRight, num(maxV).left(4));
-  p.drawText(QRect(x0, plot.bottom() - lh, 36, lh), Qt::AlignRight, QStringLiteral("0"));
-  const int T = int(nll_.size());
-  const double bw = double(plot.width()) / T;
-  for (int t = 1; t < T; ++t) {
-    const bool graded = b.labels.sameShape(b.inputIds) && b.labels.at(r, t) != kIgnoreIndex;
-    const int role = roles_.sameShape(b.inputIds) ? int(roles_.at(r, t)) : int(RoleUnknown);
-    QColor c = roleColour(role);
-    if (!graded) c.setAlpha(50);
-    const double h = nll_[size_t(t)] / maxV * plot.height();
-    QRectF bar(plot.left() + t * bw, plot.bottom() - h, std::max(1.0, bw - (bw > 3 ? 1 : 0)), h);
-    p.fillRect(bar, c);
-    if (graded && bw >= 4) {
-      p.setPen(text);
-      p.drawLine(QPointF(bar.left(), bar.top()), QPointF(bar.right(), bar.top()));
-    }
-  }
-  const int sel = session_->selectedPosition();
-  if (sel >= 0 && sel < T) {
-    p.setPen(QPen(palette().highlight().color(), 2));
-    p.drawLine(QPointF(plot.left() + (sel + 0.5) * bw, plot.top()),
-               QPointF(plot.left() + (sel + 0.5) * bw, plot.bottom()));
-  }
-  p.setPen(text);
-  p.drawLine(plot.bottomLeft(), plot.bottomRight());
-  y = plot.bottom() + 8;
+  y = paintNllPlot(p, QRect(x0, y, w, area.height()), area.height() * 38 / 100);
 
   // 2. Totals and shares as stacked bars.
   const LossBreakdown& d = breakdown_;
@@ -287,6 +250,55 @@ void LossView::render(QPainter& p, QRect area) const {
   p.drawText(QRect(x0, y, w, area.bottom() - y), Qt::TextWordWrap,
              dilutionText() + tr("\nWorked example: 200 prompt tokens at 2.0 and 40 reply tokens at 1.0 give 400 + 40 "
                                  "= 440; the reply is 40 / 440 = 9.1 % of the loss."));
+}
+
+// Section 1 of render(): the per-token loss bars from box's top; returns the y below the plot.
+int LossView::paintNllPlot(QPainter& p, QRect box, int plotHeight) const {
+  const Batch& b = session_->batch();
+  const int r = session_->batchRow();
+  const QColor text = palette().text().color();
+  QFont bold = font();
+  bold.setBold(true);
+  const int lh = QFontMetrics(font()).height() + 4;
+  const int x0 = box.left(), w = box.width();
+  int y = box.top();
+  p.setFont(bold);
+  p.drawText(QRect(x0, y, w, lh), Qt::AlignLeft,
+             tr("Per-token loss along row %1 (solid = graded, faint = -100; colour = role of the predicted token)")
+                 .arg(session_->selectedRow()));
+  y += lh;
+  const int plotH = std::max(60, plotHeight);
+  const QRect plot(x0 + 40, y, w - 40, plotH);
+  double maxV = 0.1;
+  for (double v : nll_) maxV = std::max(maxV, v);
+  p.setFont(font());
+  p.drawText(QRect(x0, plot.top(), 36, lh), Qt::AlignRight, num(maxV).left(4));
+  p.drawText(QRect(x0, plot.bottom() - lh, 36, lh), Qt::AlignRight, QStringLiteral("0"));
+  const int T = int(nll_.size());
+  const double bw = double(plot.width()) / T;
+  for (int t = 1; t < T; ++t) {
+    const bool graded = b.labels.sameShape(b.inputIds) && b.labels.at(r, t) != kIgnoreIndex;
+    const int role = roles_.sameShape(b.inputIds) ? int(roles_.at(r, t)) : int(RoleUnknown);
+    QColor c = roleColour(role);
+    if (!graded) c.setAlpha(50);
+    const double h = nll_[size_t(t)] / maxV * plot.height();
+    QRectF bar(plot.left() + t * bw, plot.bottom() - h, std::max(1.0, bw - (bw > 3 ? 1 : 0)), h);
+    p.fillRect(bar, c);
+    if (graded && bw >= 4) {
+      p.setPen(text);
+      p.drawLine(QPointF(bar.left(), bar.top()), QPointF(bar.right(), bar.top()));
+    }
+  }
+  const int sel = session_->selectedPosition();
+  if (sel >= 0 && sel < T) {
+    p.setPen(QPen(palette().highlight().color(), 2));
+    p.drawLine(QPointF(plot.left() + (sel + 0.5) * bw, plot.top()),
+               QPointF(plot.left() + (sel + 0.5) * bw, plot.bottom()));
+  }
+  p.setPen(text);
+  p.drawLine(plot.bottomLeft(), plot.bottomRight());
+  y = plot.bottom() + 8;
+  return y;
 }
 
 } // namespace maskscope

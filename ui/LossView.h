@@ -51,6 +51,7 @@ public:
   QWidget* chart() const;
 
 private:
+  int paintNllPlot(QPainter& p, QRect box, int plotHeight) const;
   void recompute();
 
   Session* session_;
