@@ -1,4 +1,4 @@
-// Loss breakdown arithmetic and the charts.
+// The loss view's charts; the breakdown arithmetic is core/forward/LossPlan's computeLossBreakdown.
 #include "ui/LossView.h"
 #include "core/forward/LossPlan.h"
 #include "ui/Palette.h"
@@ -15,10 +15,7 @@
 namespace maskscope {
 
 namespace {
-const char* roleName(int r) {
-  static const char* names[] = {"prompt", "reply", "pad", "unknown"};
-  return names[r];
-}
+const char* roleName(int r) { return positionRoleName(PositionRole(r)); }
 QColor roleColour(int r) {
   switch (r) {
   case RolePrompt:
@@ -31,33 +28,11 @@ QColor roleColour(int r) {
     return palette::ignored();
   }
 }
-double safeDiv(double a, double b) { return b == 0 ? std::nan("") : a / b; }
 QString pct(double v) {
   return std::isnan(v) ? QStringLiteral("-") : QString::number(100.0 * v, 'f', 1) + QStringLiteral(" %");
 }
 QString num(double v) { return std::isnan(v) ? QStringLiteral("n/a") : QString::number(v, 'f', 3); }
 } // namespace
-
-double LossBreakdown::asGiven() const { return safeDiv(totalSum(), double(total())); }
-double LossBreakdown::padsNotGraded() const {
-  return safeDiv(totalSum() - sum[RolePad], double(total() - graded[RolePad]));
-}
-double LossBreakdown::repliesOnly() const { return safeDiv(sum[RoleReply], double(graded[RoleReply])); }
-double LossBreakdown::lossShare(int r) const { return safeDiv(sum[r], totalSum()); }
-double LossBreakdown::gradientShare(int r) const { return safeDiv(double(graded[r]), double(total())); }
-
-LossBreakdown computeLossBreakdown(const Batch& b, int row, const std::vector<double>& nll, const IntGrid& roles) {
-  LossBreakdown out;
-  if (row < 0 || row >= b.batchSize() || !b.labels.sameShape(b.inputIds)) return out;
-  for (int64_t t = 1; t < b.length(); ++t) {
-    if (b.labels.at(row, t) == kIgnoreIndex) continue;
-    int role = roles.sameShape(b.inputIds) ? int(roles.at(row, t)) : int(RoleUnknown);
-    if (role < 0 || role >= kRoleCount) role = RoleUnknown;
-    out.graded[role] += 1;
-    out.sum[role] += size_t(t) < nll.size() ? nll[size_t(t)] : 0.0;
-  }
-  return out;
-}
 
 class LossChart : public QWidget {
 public:
