@@ -2,6 +2,7 @@
 // sit and how they export comes from the view registry (ui/ViewRegistry.cpp).
 #include "ui/MainWindow.h"
 #include "core/collate/CollatorSpec.h"
+#include "core/mask/RowFacts.h"
 #include "core/template/ChatTemplate.h"
 #include "ui/AttentionGridView.h"
 #include "ui/AttentionPane.h"
@@ -658,18 +659,9 @@ void MainWindow::updateSummary() {
   }
   const Batch& b = session_->batch();
   const int r = session_->batchRow();
-  int64_t real = 0, graded = 0, pads = 0, gradedPads = 0, attendedPads = 0;
-  const bool haveMeta = size_t(r) < b.meta.size() && int64_t(b.meta[size_t(r)].size()) == b.length();
-  for (int64_t t = 0; t < b.length(); ++t) {
-    const int64_t att = b.attentionMask.sameShape(b.inputIds) ? b.attentionMask.at(r, t) : 1;
-    const bool pad = haveMeta ? b.meta[size_t(r)][size_t(t)].kind == PositionKind::Padding : att == 0;
-    const bool g = b.labels.sameShape(b.inputIds) && b.labels.at(r, t) != kIgnoreIndex;
-    pads += pad;
-    real += !pad;
-    graded += g;
-    gradedPads += pad && g;
-    attendedPads += pad && att != 0;
-  }
+  const RowFacts f = rowFacts(b, r); // core's counts: the same pads and graded tokens lint and loss report
+  const int64_t real = f.real(), pads = f.pads, graded = f.gradedTotal(), gradedPads = f.graded[RolePad],
+                attendedPads = f.attendedPads;
   const QString what = session_->isBatchDump()
                            ? tr("batch dump %1").arg(QFileInfo(session_->datasetSpec()).fileName())
                            : QString::fromStdString(session_->pipeline()->collator().spec().describe());
