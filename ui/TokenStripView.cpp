@@ -2,6 +2,7 @@
 // colour-blind readers: graded chips have a thick solid border and "✓ L", ignored ones a dashed
 // border and "-100", pads a hatched fill and "PAD", specials bold text and a ◆, unattended "A0".
 #include "ui/TokenStripView.h"
+#include "core/mask/PaddingDetection.h"
 #include "core/util/Utf8.h"
 #include "ui/Palette.h"
 #include "ui/Session.h"
@@ -199,7 +200,7 @@ void TokenStripView::renderTo(QPainter& p, QRect area, int scroll) const {
   const bool haveLabels = b.labels.sameShape(b.inputIds), haveMask = b.attentionMask.sameShape(b.inputIds);
   const bool havePos = b.positionIds.sameShape(b.inputIds);
   const bool haveMeta = size_t(r) < b.meta.size() && int64_t(b.meta[size_t(r)].size()) == b.length();
-  const bool padKnown = b.padTokenId.has_value();
+  const std::vector<uint8_t> padding = paddingOfRow(b, r); // the one pad rule (core/mask)
   auto first =
       std::lower_bound(chips_.begin(), chips_.end(), top, [](const Chip& c, int y) { return c.rect.bottom() < y; });
   for (auto it = first; it != chips_.end() && it->rect.top() <= bottom; ++it) {
@@ -208,9 +209,7 @@ void TokenStripView::renderTo(QPainter& p, QRect area, int scroll) const {
     const PositionMeta meta = haveMeta ? b.meta[size_t(r)][size_t(t)] : PositionMeta{};
     const bool graded = haveLabels && b.labels.at(r, t) != kIgnoreIndex;
     const int64_t att = haveMask ? b.attentionMask.at(r, t) : 1;
-    const bool pad = haveMeta ? meta.kind == PositionKind::Padding
-                              : (att == 0 || (padKnown && b.inputIds.at(r, t) == *b.padTokenId && t > 0 &&
-                                              b.inputIds.at(r, t - 1) == *b.padTokenId));
+    const bool pad = padding[size_t(t)] != 0;
 
     QColor tint = palette::roleColour(pad ? PositionKind::Padding : meta.kind);
     tint.setAlpha(palette::theme() == palette::Theme::Dark ? 70 : 55);
