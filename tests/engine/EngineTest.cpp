@@ -95,6 +95,12 @@ std::shared_ptr<ForwardModel> model(const std::string& name) {
 // Reference agreement: float32 compute 1e-4 in the NLL; BF16 compute (weights kept BF16 on a GPU) 1e-2.
 double tolerance(const std::string& name) { return model(name)->info().computeDtype == "float32" ? 1e-4 : 1e-2; }
 
+// Largest |engine - reference| per-token NLL per fixture, printed at the end (the report's figures).
+std::map<std::string, double>& maxNllDiff() {
+  static std::map<std::string, double> m;
+  return m;
+}
+
 double variantLoss(const LossReport& rep, const std::string& name) {
   for (auto& [n, v] : rep.variantLoss)
     if (n == name) return v;
@@ -144,6 +150,11 @@ private Q_SLOTS:
     qInfo("engine tests on %s (%s)", testDevice().c_str(), engine()->description().c_str());
   }
 
+  void cleanupTestCase() {
+    for (auto& [name, diff] : maxNllDiff())
+      qInfo("reference agreement %s: max |NLL engine - reference| = %.3g", name.c_str(), diff);
+  }
+
   void loads() {
     auto e = engine();
     QVERIFY(e);
@@ -179,6 +190,8 @@ private Q_SLOTS:
       for (int64_t t = 0; t < in.inputIds.cols; ++t) {
         double want = gold["per_token_nll"][size_t(r)][size_t(t)].get<double>();
         double got = out.perTokenNll[size_t(r)][size_t(t)];
+        double& worst = maxNllDiff()[modelName.toStdString()];
+        worst = std::max(worst, std::abs(want - got));
         if (std::abs(want - got) > tol)
           QFAIL(qPrintable(
               QStringLiteral("row %1 position %2: engine %3, reference %4").arg(r).arg(t).arg(got).arg(want)));
