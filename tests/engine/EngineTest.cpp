@@ -262,9 +262,13 @@ private Q_SLOTS:
     QFETCH(QString, fixedEquals);
     const std::string name = modelName.toStdString();
     const json& gm = goldens()["models"][name];
-    LossRequest req = buildLossRequest(batchOf(batchName.toStdString()), false);
+    LossRequest req = buildLossRequest(batchOf(batchName.toStdString()), true);
     LossReport rep = model(name)->analyse(req, {});
     const double tol = tolerance(name);
+    // Gradients flow through every architecture's weights (fused projections, q/k norms, soft-caps).
+    QVERIFY(rep.gradientsComputed);
+    QVERIFY(rep.gradNormReal > 0 && std::isfinite(rep.gradNormReal));
+    QCOMPARE(rep.gradNormPad > 0, rep.roles[RolePad].graded > 0);
     const double want = gm[batchName.toStdString()]["loss"].get<double>();
     QVERIFY2(std::abs(rep.asGiven - want) < tol, qPrintable(QStringLiteral("%1 vs %2").arg(rep.asGiven).arg(want)));
     const double fixed = variantLoss(rep, "fixed");

@@ -1,7 +1,10 @@
 #!/usr/bin/python3
-"""Independent Python reference of the transformers Llama / Qwen2 forward (eager, float32), used to
-check the LibTorch engine. Written from modeling_llama.py's structure (repeat_kv, rotate_half,
-_prepare_4d_causal_attention_mask, LlamaRMSNorm) with Debian's python3-torch; no transformers needed.
+"""Independent Python reference of the transformers decoder forward (eager attention, float32) for
+the architectures the LibTorch engine runs: llama, mistral, qwen2, qwen3, gemma2, gemma3_text, phi3.
+Transcribed from transformers' modeling_llama / _mistral / _qwen2 / _qwen3 / _gemma2 / _gemma3 /
+_phi3 (repeat_kv, rotate_half, the RMSNorm variants, sliding-window and soft-capping attention,
+layer_types defaults) with Debian's python3-torch; no transformers needed. The engine is checked
+against the goldens this writes (tests/engine/EngineTest.cpp).
 
   reference.py generate [OUT_DIR]   tiny random F32/BF16 models + batches + goldens (tests/data/engine)
   reference.py bench --layers N --batch B --length T --threads K   time one Qwen2-0.5B-shaped forward
