@@ -256,9 +256,33 @@ private:
     return out;
   }
 
-  LossReport analyseImpl(const LossRequest& req, const RunControl& control) {
+  // Distinct (mask, positions) pairs need one forward each; label sets reuse them.
+  struct ForwardPlan {
+    std::vector<Grids> forwards;
+    std::vector<const IntGrid*> labelSets; // as given, then each variant
+    std::vector<size_t> labelForward;      // labelSets[i] is scored on forwards[labelForward[i]]
+    std::optional<size_t> compareForward;  // the forward of req.compareLogitsWith
+  };
+
+  static ForwardPlan planForwards(const LossRequest& req) {
     const ForwardInputs& in = req.asGiven;
-    const int64_t V = model_.config.vocabSize;
+    ForwardPlan p{{{&in.attentionMask, &in.positionIds}}, {&in.labels}, {0}, std::nullopt};
+    for (const LossVariant& v : req.variants) {
+      size_t f = 0;
+      while (f < p.forwards.size() &&
+             !(*p.forwards[f].mask == v.attentionMask && *p.forwards[f].positions == v.positionIds))
+        ++f;
+      if (f == p.forwards.size()) p.forwards.push_back({&v.attentionMask, &v.positionIds});
+      p.labelSets.push_back(&v.labels);
+      p.labelForward.push_back(f);
+    }
+    for (size_t i = 0; i < req.variants.size(); ++i)
+      if (req.variants[i].name == req.compareLogitsWith) p.compareForward = p.labelForward[i + 1];
+    return p;
+  }
+
+  static void validateLossRequest(const LossRequest& req, int64_t V) {
+    const ForwardInputs& in = req.asGiven;
     validateInputs(in, V);
     if (in.labels.empty()) throw std::runtime_error("the loss needs labels");
     validateGrid(req.roles, in.inputIds, "roles", false);
@@ -268,24 +292,18 @@ private:
       validateGrid(v.labels, in.inputIds, (v.name + ".labels").c_str(), false);
       validateIds(v.labels, V, (v.name + ".labels").c_str(), true);
     }
+  }
+
+  LossReport analyseImpl(const LossRequest& req, const RunControl& control) {
+    const ForwardInputs& in = req.asGiven;
+    validateLossRequest(req, model_.config.vocabSize);
     const int64_t B = in.inputIds.rows, T = in.inputIds.cols;
     LossReport rep;
-
-    // Distinct (mask, positions) pairs need one forward each; label sets reuse them.
-    std::vector<Grids> forwards{{&in.attentionMask, &in.positionIds}};
-    std::vector<const IntGrid*> labelSets{&in.labels};
-    std::vector<size_t> labelForward{0};
-    for (const LossVariant& v : req.variants) {
-      size_t f = 0;
-      while (f < forwards.size() && !(*forwards[f].mask == v.attentionMask && *forwards[f].positions == v.positionIds))
-        ++f;
-      if (f == forwards.size()) forwards.push_back({&v.attentionMask, &v.positionIds});
-      labelSets.push_back(&v.labels);
-      labelForward.push_back(f);
-    }
-    std::optional<size_t> compareForward;
-    for (size_t i = 0; i < req.variants.size(); ++i)
-      if (req.variants[i].name == req.compareLogitsWith) compareForward = labelForward[i + 1];
+    const ForwardPlan plan = planForwards(req);
+    const std::vector<Grids>& forwards = plan.forwards;
+    const std::vector<const IntGrid*>& labelSets = plan.labelSets;
+    const std::vector<size_t>& labelForward = plan.labelForward;
+    const std::optional<size_t> compareForward = plan.compareForward;
 
     std::vector<double> sums(labelSets.size(), 0.0);
     std::vector<int64_t> counts(labelSets.size(), 0);
@@ -328,9 +346,9 @@ private:
             }
           }
           if (compareForward && *compareForward != 0) {
-            // logits are linear in the final hidden state: the difference of logits is the lm_head of
-            // the difference, exactly 0 where the hidden states agree.
-            at::Tensor diff = model_.logits(hs[0][i] - hs[*compareForward][i]).abs().amax(-1); // [T]
+            // Both logits in full (soft-capping makes them non-linear in the hidden state); exactly 0
+            // where the hidden states agree.
+            at::Tensor diff = (model_.logits(hs[0][i]) - model_.logits(hs[*compareForward][i])).abs().amax(-1); // [T]
             at::Tensor real = gridRows(req.roles, row, 1, model_.device)[0] != RolePad;
             if (real.any().item<bool>()) change = std::max(change, diff.masked_select(real).max().item<double>());
           }
@@ -423,8 +441,7 @@ private:
 ModelInfo describe(const TransformerModel& m) {
   ModelInfo i;
   const ModelConfig& c = m.config;
-  i.architecture = c.modelType == "mistral" ? "llama" : c.modelType;
-  if (c.modelType == "mistral") i.notes.push_back("mistral runs as llama");
+  i.architecture = c.modelType;
   i.weightDtype = m.weightDtype;
   i.computeDtype = m.dtype == at::kFloat ? "float32" : m.dtype == at::kBFloat16 ? "bfloat16" : "float16";
   i.device = m.device.is_cuda() ? "cuda" : "cpu";
@@ -438,8 +455,15 @@ ModelInfo describe(const TransformerModel& m) {
   i.parameterCount = m.parameterCount();
   i.tiedEmbeddings = c.tieWordEmbeddings;
   i.attentionBias = c.qkvBias;
-  i.ropeTheta = c.ropeTheta;
-  i.ropeScaling = c.ropeScaling;
+  i.ropeTheta = c.rope.theta;
+  i.ropeScaling = c.rope.scaling;
+  i.attnLogitSoftcap = c.attnSoftcap;
+  i.finalLogitSoftcap = c.finalSoftcap;
+  for (int64_t l = 0; l < c.layers; ++l) {
+    const bool sliding = c.slidingLayers[size_t(l)];
+    i.layerAttention.push_back(
+        {sliding, sliding ? c.slidingWindow : 0, sliding && c.hasLocalRope ? c.localRope.theta : c.rope.theta});
+  }
   for (const std::string& n : c.notes) i.notes.push_back(n);
   return i;
 }

@@ -61,25 +61,17 @@ at::Tensor rotateHalf(const at::Tensor& x) {
   return at::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
 }
 
-at::Tensor rmsNorm(const at::Tensor& x, const at::Tensor& weight, double eps) {
-  at::Tensor xf = x.to(at::kFloat);
-  at::Tensor var = xf.pow(2).mean(-1, true);
-  xf = xf * at::rsqrt(var + eps);
-  return weight * xf.to(x.scalar_type());
-}
-
 // inv_freq as transformers' rope init functions compute it (default, linear, llama3).
-at::Tensor inverseFrequencies(const ModelConfig& c) {
-  const int64_t D = c.headDim;
-  at::Tensor inv = 1.0 / at::pow(c.ropeTheta, at::arange(0, D, 2, at::kLong).to(at::kFloat) / double(D));
-  if (c.ropeScaling == "linear") return inv / c.ropeFactor;
-  if (c.ropeScaling == "llama3") {
-    const double old = double(c.originalMaxPositions);
-    const double lowWave = old / c.lowFreqFactor, highWave = old / c.highFreqFactor;
+at::Tensor inverseFrequencies(const RopeConfig& r, int64_t D) {
+  at::Tensor inv = 1.0 / at::pow(r.theta, at::arange(0, D, 2, at::kLong).to(at::kFloat) / double(D));
+  if (r.scaling == "linear") return inv / r.factor;
+  if (r.scaling == "llama3") {
+    const double old = double(r.originalMaxPositions);
+    const double lowWave = old / r.lowFreqFactor, highWave = old / r.highFreqFactor;
     at::Tensor wave = 2 * M_PI / inv;
-    at::Tensor scaled = at::where(wave > lowWave, inv / c.ropeFactor, inv);
-    at::Tensor smooth = (old / wave - c.lowFreqFactor) / (c.highFreqFactor - c.lowFreqFactor);
-    at::Tensor smoothed = (1 - smooth) * scaled / c.ropeFactor + smooth * scaled;
+    at::Tensor scaled = at::where(wave > lowWave, inv / r.factor, inv);
+    at::Tensor smooth = (old / wave - r.lowFreqFactor) / (r.highFreqFactor - r.lowFreqFactor);
+    at::Tensor smoothed = (1 - smooth) * scaled / r.factor + smooth * scaled;
     at::Tensor medium = (wave >= highWave).logical_and(wave <= lowWave);
     return at::where(medium, smoothed, scaled);
   }
@@ -94,10 +86,11 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b)
 
 bool isOutOfMemory(const std::exception& e) { return std::string(e.what()).find("out of memory") != std::string::npos; }
 
-at::Tensor additiveMask(const at::Tensor& mask, at::ScalarType dtype) {
+at::Tensor additiveMask(const at::Tensor& mask, at::ScalarType dtype, int64_t window) {
   const int64_t T = mask.size(1);
   at::Tensor mq = mask.unsqueeze(2), mk = mask.unsqueeze(1);                    // [b,T,1], [b,1,T]
   at::Tensor causal = at::ones({T, T}, mask.options().dtype(at::kBool)).tril(); // k <= q
+  if (window > 0) causal = causal.triu(-(window - 1));                          // and q - k < window
   at::Tensor allowed = (mk != 0).logical_and(mq.eq(mk).logical_or(mq == 0)).logical_and(causal);
   double minValue = dtype == at::kBFloat16 ? -3.3895313892515355e38
                     : dtype == at::kHalf   ? -65504.0
@@ -107,6 +100,51 @@ at::Tensor additiveMask(const at::Tensor& mask, at::ScalarType dtype) {
   return add.unsqueeze(1); // [b, 1, T, T]
 }
 
+std::vector<at::Tensor*> LayerWeights::all() {
+  return {&inputNorm, &postNorm, &preFfnNorm, &postFfnNorm, &qNorm, &kNorm, &q,  &k,    &v,     &o,
+          &qkv,       &qBias,    &kBias,      &vBias,       &oBias, &gate,  &up, &down, &gateUp};
+}
+
+namespace {
+
+// The weights of one layer under transformers' names; `get(name, shape)` supplies each tensor.
+template <typename Get> LayerWeights layerWeights(const ModelConfig& c, const std::string& p, Get&& get) {
+  const int64_t Hd = c.hiddenSize, I = c.intermediateSize;
+  const int64_t qDim = c.heads * c.headDim, kvDim = c.kvHeads * c.headDim;
+  LayerWeights l;
+  l.inputNorm = get(p + "input_layernorm.weight", {Hd});
+  l.postNorm = get(p + "post_attention_layernorm.weight", {Hd});
+  if (c.sandwichNorms) {
+    l.preFfnNorm = get(p + "pre_feedforward_layernorm.weight", {Hd});
+    l.postFfnNorm = get(p + "post_feedforward_layernorm.weight", {Hd});
+  }
+  if (c.qkNorm) {
+    l.qNorm = get(p + "self_attn.q_norm.weight", {c.headDim});
+    l.kNorm = get(p + "self_attn.k_norm.weight", {c.headDim});
+  }
+  if (c.fusedProjections) {
+    l.qkv = get(p + "self_attn.qkv_proj.weight", {qDim + 2 * kvDim, Hd});
+    l.gateUp = get(p + "mlp.gate_up_proj.weight", {2 * I, Hd});
+  } else {
+    l.q = get(p + "self_attn.q_proj.weight", {qDim, Hd});
+    l.k = get(p + "self_attn.k_proj.weight", {kvDim, Hd});
+    l.v = get(p + "self_attn.v_proj.weight", {kvDim, Hd});
+    l.gate = get(p + "mlp.gate_proj.weight", {I, Hd});
+    l.up = get(p + "mlp.up_proj.weight", {I, Hd});
+  }
+  l.o = get(p + "self_attn.o_proj.weight", {Hd, qDim});
+  if (c.qkvBias) {
+    l.qBias = get(p + "self_attn.q_proj.bias", {qDim});
+    l.kBias = get(p + "self_attn.k_proj.bias", {kvDim});
+    l.vBias = get(p + "self_attn.v_proj.bias", {kvDim});
+  }
+  if (c.oBias) l.oBias = get(p + "self_attn.o_proj.bias", {Hd});
+  l.down = get(p + "mlp.down_proj.weight", {Hd, I});
+  return l;
+}
+
+} // namespace
+
 TransformerModel TransformerModel::fromSafetensors(const ModelConfig& c, const std::vector<SafetensorsFile>& files,
                                                    at::Device device, bool copyWeights) {
   TransformerModel m;
@@ -114,30 +152,12 @@ TransformerModel TransformerModel::fromSafetensors(const ModelConfig& c, const s
   m.device = device;
   std::string dtypeSeen;
   WeightSource w{files, device, copyWeights, &dtypeSeen};
-  const int64_t Hd = c.hiddenSize, V = c.vocabSize, I = c.intermediateSize;
-  const int64_t qDim = c.heads * c.headDim, kvDim = c.kvHeads * c.headDim;
+  auto get = [&](const std::string& name, std::vector<int64_t> shape) { return w.get(name, std::move(shape)); };
+  const int64_t Hd = c.hiddenSize, V = c.vocabSize;
   m.embed = w.get("model.embed_tokens.weight", {V, Hd});
   m.finalNorm = w.get("model.norm.weight", {Hd});
-  for (int64_t i = 0; i < c.layers; ++i) {
-    const std::string p = "model.layers." + std::to_string(i) + ".";
-    LayerWeights l;
-    l.inputNorm = w.get(p + "input_layernorm.weight", {Hd});
-    l.postNorm = w.get(p + "post_attention_layernorm.weight", {Hd});
-    l.q = w.get(p + "self_attn.q_proj.weight", {qDim, Hd});
-    l.k = w.get(p + "self_attn.k_proj.weight", {kvDim, Hd});
-    l.v = w.get(p + "self_attn.v_proj.weight", {kvDim, Hd});
-    l.o = w.get(p + "self_attn.o_proj.weight", {Hd, qDim});
-    if (c.qkvBias) {
-      l.qBias = w.get(p + "self_attn.q_proj.bias", {qDim});
-      l.kBias = w.get(p + "self_attn.k_proj.bias", {kvDim});
-      l.vBias = w.get(p + "self_attn.v_proj.bias", {kvDim});
-    }
-    if (c.oBias) l.oBias = w.get(p + "self_attn.o_proj.bias", {Hd});
-    l.gate = w.get(p + "mlp.gate_proj.weight", {I, Hd});
-    l.up = w.get(p + "mlp.up_proj.weight", {I, Hd});
-    l.down = w.get(p + "mlp.down_proj.weight", {Hd, I});
-    m.layers.push_back(std::move(l));
-  }
+  for (int64_t i = 0; i < c.layers; ++i)
+    m.layers.push_back(layerWeights(c, "model.layers." + std::to_string(i) + ".", get));
   m.lmHead = c.tieWordEmbeddings ? m.embed : w.get("lm_head.weight", {V, Hd});
   m.weightDtype = dtypeSeen.empty() ? "F32" : dtypeSeen;
   m.dtype = m.embed.scalar_type();
@@ -151,31 +171,17 @@ TransformerModel TransformerModel::random(const ModelConfig& c, uint64_t seed, a
   m.config = c;
   m.weightDtype = "random";
   auto opts = at::TensorOptions().dtype(at::kFloat);
-  auto rnd = [&](std::vector<int64_t> s) { return (at::randn(s, opts) * 0.02).to(device); };
-  auto ones = [&](int64_t n) { return at::ones({n}, opts).to(device); };
-  const int64_t Hd = c.hiddenSize, I = c.intermediateSize, qDim = c.heads * c.headDim, kvDim = c.kvHeads * c.headDim;
-  m.embed = rnd({c.vocabSize, Hd});
-  m.finalNorm = ones(Hd);
-  for (int64_t i = 0; i < c.layers; ++i) {
-    LayerWeights l;
-    l.inputNorm = ones(Hd);
-    l.postNorm = ones(Hd);
-    l.q = rnd({qDim, Hd});
-    l.k = rnd({kvDim, Hd});
-    l.v = rnd({kvDim, Hd});
-    l.o = rnd({Hd, qDim});
-    if (c.qkvBias) {
-      l.qBias = rnd({qDim});
-      l.kBias = rnd({kvDim});
-      l.vBias = rnd({kvDim});
-    }
-    if (c.oBias) l.oBias = rnd({Hd});
-    l.gate = rnd({I, Hd});
-    l.up = rnd({I, Hd});
-    l.down = rnd({Hd, I});
-    m.layers.push_back(std::move(l));
-  }
-  m.lmHead = c.tieWordEmbeddings ? m.embed : rnd({c.vocabSize, Hd});
+  // Norm weights at their identity: 1 for w * x, 0 for Gemma's (1 + w) * x; matrices small random.
+  auto get = [&](const std::string& name, std::vector<int64_t> s) {
+    const bool isNorm = name.find("norm.weight") != std::string::npos;
+    if (!isNorm) return (at::randn(s, opts) * 0.02).to(device);
+    return (c.gemmaNorm ? at::zeros(s, opts) : at::ones(s, opts)).to(device);
+  };
+  m.embed = get("model.embed_tokens.weight", {c.vocabSize, c.hiddenSize});
+  m.finalNorm = get("model.norm.weight", {c.hiddenSize});
+  for (int64_t i = 0; i < c.layers; ++i)
+    m.layers.push_back(layerWeights(c, "model.layers." + std::to_string(i) + ".", get));
+  m.lmHead = c.tieWordEmbeddings ? m.embed : get("lm_head.weight", {c.vocabSize, c.hiddenSize});
   m.device = device;
   return m;
 }
@@ -193,9 +199,7 @@ void TransformerModel::moveTo(at::Device d, at::ScalarType t) {
   else
     mv(lmHead);
   for (LayerWeights& l : layers)
-    for (at::Tensor* x : {&l.inputNorm, &l.postNorm, &l.q, &l.k, &l.v, &l.o, &l.qBias, &l.kBias, &l.vBias, &l.oBias,
-                          &l.gate, &l.up, &l.down})
-      mv(*x);
+    for (at::Tensor* x : l.all()) mv(*x);
   device = d;
   dtype = t;
 }
@@ -204,8 +208,7 @@ std::vector<at::Tensor> TransformerModel::parameters() const {
   std::vector<at::Tensor> p{embed, finalNorm};
   if (!lmHead.is_same(embed)) p.push_back(lmHead);
   for (const LayerWeights& l : layers)
-    for (const at::Tensor* x : {&l.inputNorm, &l.postNorm, &l.q, &l.k, &l.v, &l.o, &l.qBias, &l.kBias, &l.vBias,
-                                &l.oBias, &l.gate, &l.up, &l.down})
+    for (at::Tensor* x : const_cast<LayerWeights&>(l).all())
       if (x->defined()) p.push_back(*x);
   return p;
 }
@@ -216,53 +219,121 @@ int64_t TransformerModel::parameterCount() const {
   return n;
 }
 
+// Llama-style RMSNorm: w * (x_f32 * rsqrt(mean(x^2) + eps)).to(dtype). Gemma: the whole product in
+// float32 with (1 + w), then cast (Gemma{2,3}RMSNorm).
+at::Tensor TransformerModel::norm(const at::Tensor& x, const at::Tensor& weight) const {
+  at::Tensor xf = x.to(at::kFloat);
+  xf = xf * at::rsqrt(xf.pow(2).mean(-1, true) + config.rmsNormEps);
+  if (config.gemmaNorm) return (xf * (1.0 + weight.to(at::kFloat))).to(x.scalar_type());
+  return weight * xf.to(x.scalar_type());
+}
+
+// RoPE: freqs[b, T, D/2] = positions x inv_freq in float32, emb = cat(freqs, freqs).
+TransformerModel::Rope TransformerModel::rope(const RopeConfig& r, const at::Tensor& positions) const {
+  at::Tensor inv = inverseFrequencies(r, config.headDim).to(positions.device());
+  at::Tensor freqs = positions.to(at::kFloat).unsqueeze(-1) * inv; // [b, T, D/2]
+  at::Tensor emb = at::cat({freqs, freqs}, -1);
+  return {emb.cos().to(dtype).unsqueeze(1), emb.sin().to(dtype).unsqueeze(1)}; // [b, 1, T, D]
+}
+
+// One attention block on normed input x [b, T, hidden] -> [b, T, hidden] (after o_proj).
+at::Tensor TransformerModel::attention(size_t li, const at::Tensor& x, const Rope& r, const at::Tensor& addMask,
+                                       AttentionKeep* keep) const {
+  const ModelConfig& c = config;
+  const LayerWeights& l = layers[li];
+  const int64_t b = x.size(0), T = x.size(1), H = c.heads, kvH = c.kvHeads, D = c.headDim, rep = H / kvH;
+  at::Tensor q, k, v;
+  if (l.qkv.defined()) { // Phi-3: one projection, split [H*D | kvH*D | kvH*D]
+    at::Tensor all = at::linear(x, l.qkv);
+    q = all.narrow(-1, 0, H * D);
+    k = all.narrow(-1, H * D, kvH * D);
+    v = all.narrow(-1, H * D + kvH * D, kvH * D);
+  } else {
+    q = linear(x, l.q, l.qBias);
+    k = linear(x, l.k, l.kBias);
+    v = linear(x, l.v, l.vBias);
+  }
+  q = q.reshape({b, T, H, D});
+  k = k.reshape({b, T, kvH, D});
+  v = v.reshape({b, T, kvH, D}).transpose(1, 2); // [b,kvH,T,D]
+  if (c.qkNorm) {                                // RMSNorm over head_dim, before RoPE
+    q = norm(q, l.qNorm);
+    k = norm(k, l.kNorm);
+  }
+  q = q.transpose(1, 2); // [b,H,T,D]
+  k = k.transpose(1, 2); // [b,kvH,T,D]
+  q = q * r.cos + rotateHalf(q) * r.sin;
+  k = k * r.cos + rotateHalf(k) * r.sin;
+  // Grouped-query attention without repeating K/V: head h uses kv head h / rep, and the rep
+  // query heads of one group are stacked along the query axis: [b, kvH, rep*T, D].
+  at::Tensor qg = q.reshape({b, kvH, rep * T, D});
+  at::Tensor scores = at::matmul(qg, k.transpose(-1, -2)).mul_(c.attentionScale).view({b, H, T, T});
+  if (c.attnSoftcap > 0) scores = at::tanh(scores / c.attnSoftcap) * c.attnSoftcap; // Gemma 2, before the mask
+  scores = scores + addMask;
+  at::Tensor probs = at::softmax(scores, -1, at::kFloat).to(dtype); // softmax in float32, as transformers
+  if (keep && std::find(keep->layers.begin(), keep->layers.end(), int(li)) != keep->layers.end()) {
+    at::Tensor p = probs.detach();
+    if (!keep->heads.empty()) {
+      std::vector<int64_t> idx(keep->heads.begin(), keep->heads.end());
+      p = p.index_select(1, at::tensor(idx, at::kLong).to(p.device()));
+    }
+    keep->kept[int(li)] = p.to(at::kCPU, at::kFloat).contiguous();
+  }
+  at::Tensor out = at::matmul(probs.view({b, kvH, rep * T, T}), v) // [b,kvH,rep*T,D]
+                       .view({b, H, T, D})
+                       .transpose(1, 2)
+                       .reshape({b, T, H * D});
+  return linear(out, l.o, l.oBias);
+}
+
+// down(act(gate(x)) * up(x)); Phi-3 computes gate and up as one projection, gate rows first.
+at::Tensor TransformerModel::mlp(const LayerWeights& l, const at::Tensor& x) const {
+  at::Tensor gate, up;
+  if (l.gateUp.defined()) {
+    at::Tensor both = at::linear(x, l.gateUp);
+    const int64_t I = config.intermediateSize;
+    gate = both.narrow(-1, 0, I);
+    up = both.narrow(-1, I, I);
+  } else {
+    gate = at::linear(x, l.gate);
+    up = at::linear(x, l.up);
+  }
+  at::Tensor act = config.activation == Activation::Silu       ? at::silu(gate)
+                   : config.activation == Activation::GeluTanh ? at::gelu(gate, "tanh")
+                                                               : at::gelu(gate);
+  return at::linear(act * up, l.down);
+}
+
 at::Tensor TransformerModel::hidden(const at::Tensor& ids, const at::Tensor& mask, const at::Tensor& positions,
                                     AttentionKeep* keep) const {
   const ModelConfig& c = config;
-  const int64_t b = ids.size(0), T = ids.size(1), H = c.heads, kvH = c.kvHeads, D = c.headDim, rep = H / kvH;
   at::Tensor h = at::embedding(embed, ids); // [b, T, hidden]
-
-  // RoPE: freqs[b, T, D/2] = positions x inv_freq in float32, emb = cat(freqs, freqs).
-  at::Tensor inv = inverseFrequencies(c).to(ids.device());
-  at::Tensor freqs = positions.to(at::kFloat).unsqueeze(-1) * inv; // [b, T, D/2]
-  at::Tensor emb = at::cat({freqs, freqs}, -1);
-  at::Tensor cos = emb.cos().to(dtype).unsqueeze(1), sin = emb.sin().to(dtype).unsqueeze(1); // [b,1,T,D]
-  at::Tensor addMask = additiveMask(mask, dtype);                                            // [b,1,T,T]
-  const double scale = 1.0 / std::sqrt(double(D));
-
+  // Gemma: embeddings x sqrt(hidden), the factor rounded to the compute dtype first.
+  if (c.gemmaNorm) h = h * at::scalar_tensor(std::sqrt(double(c.hiddenSize)), h.options());
+  const Rope full = rope(c.rope, positions);
+  const Rope local = c.hasLocalRope ? rope(c.localRope, positions) : full;
+  const at::Tensor fullMask = additiveMask(mask, dtype); // [b,1,T,T]
+  const bool anySliding = std::find(c.slidingLayers.begin(), c.slidingLayers.end(), true) != c.slidingLayers.end();
+  const at::Tensor slidingMask = anySliding ? additiveMask(mask, dtype, c.slidingWindow) : fullMask;
   for (size_t li = 0; li < layers.size(); ++li) {
     const LayerWeights& l = layers[li];
-    at::Tensor x = rmsNorm(h, l.inputNorm, c.rmsNormEps);
-    at::Tensor q = linear(x, l.q, l.qBias).view({b, T, H, D}).transpose(1, 2);   // [b,H,T,D]
-    at::Tensor k = linear(x, l.k, l.kBias).view({b, T, kvH, D}).transpose(1, 2); // [b,kvH,T,D]
-    at::Tensor v = linear(x, l.v, l.vBias).view({b, T, kvH, D}).transpose(1, 2);
-    q = q * cos + rotateHalf(q) * sin;
-    k = k * cos + rotateHalf(k) * sin;
-    // Grouped-query attention without repeating K/V: head h uses kv head h / rep, and the rep
-    // query heads of one group are stacked along the query axis: [b, kvH, rep*T, D].
-    at::Tensor qg = q.reshape({b, kvH, rep * T, D});
-    at::Tensor scores = at::matmul(qg, k.transpose(-1, -2)).mul_(scale).view({b, H, T, T});
-    scores = scores + addMask;
-    at::Tensor probs = at::softmax(scores, -1, at::kFloat).to(dtype); // softmax in float32, as transformers
-    if (keep && std::find(keep->layers.begin(), keep->layers.end(), int(li)) != keep->layers.end()) {
-      at::Tensor p = probs.detach();
-      if (!keep->heads.empty()) {
-        std::vector<int64_t> idx(keep->heads.begin(), keep->heads.end());
-        p = p.index_select(1, at::tensor(idx, at::kLong).to(p.device()));
-      }
-      keep->kept[int(li)] = p.to(at::kCPU, at::kFloat).contiguous();
+    const bool sliding = li < c.slidingLayers.size() && c.slidingLayers[li];
+    at::Tensor a = attention(li, norm(h, l.inputNorm), sliding ? local : full, sliding ? slidingMask : fullMask, keep);
+    if (c.sandwichNorms) { // Gemma: norm after attention, and around the feed-forward
+      h = h + norm(a, l.postNorm);
+      h = h + norm(mlp(l, norm(h, l.preFfnNorm)), l.postFfnNorm);
+    } else {
+      h = h + a;
+      h = h + mlp(l, norm(h, l.postNorm));
     }
-    at::Tensor out = at::matmul(probs.view({b, kvH, rep * T, T}), v) // [b,kvH,rep*T,D]
-                         .view({b, H, T, D})
-                         .transpose(1, 2)
-                         .reshape({b, T, H * D});
-    h = h + linear(out, l.o, l.oBias);
-    x = rmsNorm(h, l.postNorm, c.rmsNormEps);
-    h = h + at::linear(at::silu(at::linear(x, l.gate)) * at::linear(x, l.up), l.down);
   }
-  return rmsNorm(h, finalNorm, c.rmsNormEps);
+  return norm(h, finalNorm);
 }
 
-at::Tensor TransformerModel::logits(const at::Tensor& h) const { return at::linear(h, lmHead).to(at::kFloat); }
+at::Tensor TransformerModel::logits(const at::Tensor& h) const {
+  at::Tensor l = at::linear(h, lmHead);
+  if (config.finalSoftcap > 0) l = at::tanh(l / config.finalSoftcap) * config.finalSoftcap;
+  return l.to(at::kFloat);
+}
 
 } // namespace maskscope::engine

@@ -1,5 +1,5 @@
-// The Llama / Qwen2 decoder in LibTorch: weights (memory-mapped safetensors or random) and the
-// eager forward pass written to match transformers' modeling_llama / modeling_qwen2 numerically.
+// The decoder in LibTorch: weights (memory-mapped safetensors or random) and the eager forward pass
+// written to match transformers' modeling_{llama,mistral,qwen2,qwen3,gemma2,gemma3,phi3} numerically.
 #pragma once
 #include "engine/ModelConfig.h"
 #include "engine/Safetensors.h"
@@ -12,11 +12,18 @@
 
 namespace maskscope::engine {
 
+// Undefined tensors are absent in that architecture.
 struct LayerWeights {
-  at::Tensor inputNorm, postNorm;        // [hidden]
+  at::Tensor inputNorm, postNorm;        // [hidden]; Gemma: postNorm is post_attention_layernorm
+  at::Tensor preFfnNorm, postFfnNorm;    // [hidden], Gemma only
+  at::Tensor qNorm, kNorm;               // [D], Qwen3 / Gemma 3
   at::Tensor q, k, v, o;                 // [H*D, hidden], [kvH*D, hidden] x2, [hidden, H*D]
+  at::Tensor qkv;                        // Phi-3: [(H + 2 kvH) * D, hidden] instead of q, k, v
   at::Tensor qBias, kBias, vBias, oBias; // undefined when the model has none
   at::Tensor gate, up, down;             // [I, hidden] x2, [hidden, I]
+  at::Tensor gateUp;                     // Phi-3: [2 I, hidden] (gate rows first) instead of gate, up
+
+  std::vector<at::Tensor*> all(); // every slot, defined or not
 };
 
 // Attention probabilities kept during a forward: layer -> [b, H_kept, T, T] (float32, CPU).
@@ -51,12 +58,24 @@ public:
   // `device`. mask follows ForwardEngine.h (0 = pad, nonzero = segment id).
   at::Tensor hidden(const at::Tensor& ids, const at::Tensor& mask, const at::Tensor& positions,
                     AttentionKeep* keep = nullptr) const;
-  // Logits in float32 for hidden states [..., hidden] -> [..., V] (transformers upcasts to float).
+  // Logits in float32 for hidden states [..., hidden] -> [..., V] (transformers upcasts to float),
+  // soft-capped when the model has final_logit_softcapping (Gemma 2).
   at::Tensor logits(const at::Tensor& hidden) const;
+
+private:
+  struct Rope {
+    at::Tensor cos, sin; // [b, 1, T, D] in the compute dtype
+  };
+  Rope rope(const RopeConfig& r, const at::Tensor& positions) const;
+  at::Tensor norm(const at::Tensor& x, const at::Tensor& weight) const;
+  at::Tensor attention(size_t layer, const at::Tensor& x, const Rope& rope, const at::Tensor& addMask,
+                       AttentionKeep* keep) const;
+  at::Tensor mlp(const LayerWeights& l, const at::Tensor& x) const;
 };
 
 // The additive [b, 1, T, T] mask: 0 where allowed, finfo(dtype).min elsewhere (ForwardEngine.h rule).
-at::Tensor additiveMask(const at::Tensor& mask, at::ScalarType dtype);
+// window > 0 also hides keys k with q - k >= window: a sliding query sees `window` keys, itself included.
+at::Tensor additiveMask(const at::Tensor& mask, at::ScalarType dtype, int64_t window = 0);
 
 bool isOutOfMemory(const std::exception& e);
 

@@ -31,7 +31,7 @@
 namespace maskscope {
 
 // Bumped whenever a struct or virtual below changes; the loader refuses a module built otherwise.
-inline constexpr int kForwardEngineAbiVersion = 3;
+inline constexpr int kForwardEngineAbiVersion = 4;
 // The one symbol the module exports: extern "C" ForwardEngine* maskscope_create_forward_engine(int key),
 // returning nullptr unless key == forwardEngineAbiKey() as the module computes it. The key folds in
 // sizeof(std::string) so a module built with the old libstdc++ string ABI (_GLIBCXX_USE_CXX11_ABI=0,
@@ -56,18 +56,28 @@ struct ModelSource {
   std::optional<uint64_t> randomSeed;
 };
 
+// How one decoder layer attends: sliding layers see only the `window` most recent keys (the query
+// itself included), combined with the causal, padding and packing rules above.
+struct LayerAttentionInfo {
+  bool sliding = false;
+  int64_t window = 0;     // 0 when the layer attends to the whole causal prefix
+  double ropeTheta = 0.0; // RoPE base of this layer (Gemma 3: sliding layers use rope_local_base_freq)
+};
+
 struct ModelInfo {
-  std::string architecture; // "llama" or "qwen2"
+  std::string architecture; // config.json's model_type: llama, mistral, qwen2, qwen3, gemma2, gemma3_text, phi3
   std::string weightDtype;  // as stored: "F32", "BF16", "F16" (or "random")
   std::string computeDtype; // "float32" on CPU; the stored dtype on CUDA
   std::string device;       // "cpu" or "cuda"
   int64_t vocabSize = 0, hiddenSize = 0, layers = 0, heads = 0, kvHeads = 0, headDim = 0, intermediateSize = 0,
           parameterCount = 0;
   bool tiedEmbeddings = false;
-  bool attentionBias = false; // q/k/v biases (Qwen2)
-  double ropeTheta = 10000.0;
-  std::string ropeScaling = "none"; // "none", "linear", "llama3", or "ignored: <type>"
-  std::vector<std::string> notes;   // what was approximated or ignored (sliding window, ...)
+  bool attentionBias = false;       // q/k/v biases (Qwen2)
+  double ropeTheta = 10000.0;       // of the full-attention layers
+  std::string ropeScaling = "none"; // "none", "linear", "llama3" (other types are refused at load)
+  double attnLogitSoftcap = 0.0, finalLogitSoftcap = 0.0; // 0 = none (Gemma 2 soft-capping)
+  std::vector<LayerAttentionInfo> layerAttention;         // [layers]
+  std::vector<std::string> notes;                         // what was approximated or ignored
 };
 
 // Progress and cancellation for long runs. progress may be called from the calling thread only.

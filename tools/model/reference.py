@@ -1,7 +1,10 @@
 #!/usr/bin/python3
-"""Independent Python reference of the transformers Llama / Qwen2 forward (eager, float32), used to
-check the LibTorch engine. Written from modeling_llama.py's structure (repeat_kv, rotate_half,
-_prepare_4d_causal_attention_mask, LlamaRMSNorm) with Debian's python3-torch; no transformers needed.
+"""Independent Python reference of the transformers decoder forward (eager attention, float32) for
+the architectures the LibTorch engine runs: llama, mistral, qwen2, qwen3, gemma2, gemma3_text, phi3.
+Transcribed from transformers' modeling_llama / _mistral / _qwen2 / _qwen3 / _gemma2 / _gemma3 /
+_phi3 (repeat_kv, rotate_half, the RMSNorm variants, sliding-window and soft-capping attention,
+layer_types defaults) with Debian's python3-torch; no transformers needed. The engine is checked
+against the goldens this writes (tests/engine/EngineTest.cpp).
 
   reference.py generate [OUT_DIR]   tiny random F32/BF16 models + batches + goldens (tests/data/engine)
   reference.py bench --layers N --batch B --length T --threads K   time one Qwen2-0.5B-shaped forward
@@ -66,22 +69,55 @@ def read_safetensors(path):
 
 # --------------------------------------------------------------------------- the model
 
+SUPPORTED = ("llama", "mistral", "qwen2", "qwen3", "gemma2", "gemma3_text", "phi3")
+GEMMA = ("gemma2", "gemma3_text")
+
+
+def layer_types(c):
+    """Per layer "sliding_attention" / "full_attention", as the transformers configs derive them."""
+    n, mt = c["num_hidden_layers"], c["model_type"]
+    if c.get("layer_types"):
+        return list(c["layer_types"])
+    if mt == "gemma2":  # Gemma2Config: even layers (0, 2, ...) slide
+        return ["sliding_attention" if (i + 1) % 2 else "full_attention" for i in range(n)]
+    if mt == "gemma3_text":
+        pattern = c.get("sliding_window_pattern", 6)
+        return ["sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(n)]
+    if mt in ("mistral", "phi3") and c.get("sliding_window"):
+        return ["sliding_attention"] * n
+    if mt in ("qwen2", "qwen3") and c.get("use_sliding_window") and c.get("sliding_window"):
+        return ["sliding_attention" if i >= c.get("max_window_layers", 28) else "full_attention" for i in range(n)]
+    return ["full_attention"] * n
+
+
 class Reference:
     def __init__(self, config, weights):
         self.c = config
+        self.mt = config["model_type"]
+        assert self.mt in SUPPORTED, self.mt
         self.w = {k: v.float() for k, v in weights.items()}  # CPU compute in float32
-        if config.get("tie_word_embeddings", False):
+        if config.get("tie_word_embeddings", self.mt in GEMMA):
             self.w["lm_head.weight"] = self.w["model.embed_tokens.weight"]
         self.heads = config["num_attention_heads"]
         self.kv = config.get("num_key_value_heads", self.heads)
-        self.dim = config.get("head_dim", config["hidden_size"] // self.heads)
+        self.dim = config.get("head_dim") or config["hidden_size"] // self.heads
         self.eps = config.get("rms_norm_eps", 1e-6)
-        self.bias = config["model_type"] == "qwen2" or config.get("attention_bias", False)
+        self.bias = self.mt == "qwen2" or config.get("attention_bias", False)
+        self.gemma = self.mt in GEMMA
+        self.qk_norm = self.mt in ("qwen3", "gemma3_text")
+        if self.gemma:
+            self.scaling = config.get("query_pre_attn_scalar", 256) ** -0.5
+            default_cap = (50.0, 30.0) if self.mt == "gemma2" else (None, None)
+            self.attn_cap = config.get("attn_logit_softcapping", default_cap[0])
+            self.final_cap = config.get("final_logit_softcapping", default_cap[1])
+        else:
+            self.scaling, self.attn_cap, self.final_cap = self.dim ** -0.5, None, None
+        self.types = layer_types(config)
 
-    def inv_freq(self):
-        base, dim = self.c.get("rope_theta", 10000.0), self.dim
+    def inv_freq(self, base, rs):
+        dim = self.dim
         inv = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim))
-        rs = self.c.get("rope_scaling") or {}
+        rs = rs or {}
         kind = rs.get("rope_type", rs.get("type"))
         if kind == "linear":
             inv = inv / rs["factor"]
@@ -95,9 +131,15 @@ class Reference:
             smoothed = (1 - smooth) * inv_l / factor + smooth * inv_l
             medium = ~(wave < high_wave) * ~(wave > low_wave)
             inv = torch.where(medium, smoothed, inv_l)
+        elif kind not in (None, "default"):
+            raise ValueError("rope_scaling " + kind)
         return inv
 
     def rms(self, x, w):
+        if self.gemma:  # Gemma{2,3}RMSNorm: float32 maths, scale (1 + w)
+            xf = x.float()
+            out = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + self.eps)
+            return (out * (1.0 + w.float())).type_as(x)
         var = x.to(torch.float32).pow(2).mean(-1, keepdim=True)
         return w * (x * torch.rsqrt(var + self.eps))
 
@@ -107,60 +149,108 @@ class Reference:
         return torch.cat((-x2, x1), dim=-1)
 
     @staticmethod
-    def mask_4d(mask, T):
-        """[B,1,T,T] additive. 0/1: transformers' causal + key padding. Segment ids: block diagonal."""
+    def mask_4d(mask, T, window=None):
+        """[B,1,T,T] additive. Key k is seen by query q when k <= q, mask[k] != 0 and (mask[q] == 0 or
+        mask[q] == mask[k]) (0/1: key padding; 1, 2, ...: packed segments), and with a window when
+        q - k < window (the `window` most recent keys including itself). Small batches: the rule
+        written out position by position; large (benchmarks): the same rule vectorised."""
         B = mask.shape[0]
         lo = torch.finfo(torch.float32).min
-        if mask.max() <= 1:
-            causal = torch.full((T, T), lo).triu(1)
-            m = causal[None, None].expand(B, 1, T, T).clone()
-            pad = (1 - mask[:, None, None, :].float()).bool().expand(B, 1, T, T)
-            return m.masked_fill(pad, lo)
+        if B * T * T > 200000:
+            q, k = torch.arange(T)[:, None], torch.arange(T)[None, :]
+            mq, mk = mask[:, :, None], mask[:, None, :]
+            ok = (k <= q) & (mk != 0) & ((mq == 0) | (mq == mk))
+            if window is not None:
+                ok = ok & (q - k < window)
+            return torch.zeros(B, 1, T, T).masked_fill(~ok[:, None], lo)
         m = torch.full((B, 1, T, T), lo)
         for b in range(B):
             for q in range(T):
                 for k in range(q + 1):
+                    if window is not None and q - k >= window:
+                        continue
                     if mask[b, k] != 0 and (mask[b, q] == 0 or mask[b, q] == mask[b, k]):
                         m[b, 0, q, k] = 0.0
         return m
 
+    def rope(self, positions, base, rs):
+        freqs = (self.inv_freq(base, rs)[None, :, None] @ positions[:, None, :].float()).transpose(1, 2)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        return emb.cos()[:, None], emb.sin()[:, None]
+
+    def mlp(self, x, p):
+        w = self.w
+        if self.mt == "phi3":  # Phi3MLP: gate_up_proj, first half gate
+            gate, up = F.linear(x, w[p + "mlp.gate_up_proj.weight"]).chunk(2, dim=-1)
+            return F.linear(up * F.silu(gate), w[p + "mlp.down_proj.weight"])
+        gate = F.linear(x, w[p + "mlp.gate_proj.weight"])
+        act = F.gelu(gate, approximate="tanh") if self.gemma else F.silu(gate)
+        return F.linear(act * F.linear(x, w[p + "mlp.up_proj.weight"]), w[p + "mlp.down_proj.weight"])
+
+    def qkv(self, x, p):
+        w, H, KV, D = self.w, self.heads, self.kv, self.dim
+        if self.mt == "phi3":  # Phi3Attention: fused qkv_proj, split [H*D | KV*D | KV*D]
+            a = F.linear(x, w[p + "self_attn.qkv_proj.weight"])
+            return a[..., : H * D], a[..., H * D: H * D + KV * D], a[..., H * D + KV * D:]
+        bias = (lambda n: w.get(p + "self_attn." + n + ".bias")) if self.bias else (lambda n: None)
+        return (F.linear(x, w[p + "self_attn.q_proj.weight"], bias("q_proj")),
+                F.linear(x, w[p + "self_attn.k_proj.weight"], bias("k_proj")),
+                F.linear(x, w[p + "self_attn.v_proj.weight"], bias("v_proj")))
+
     def forward(self, ids, mask=None, positions=None, keep_attention=None):
         B, T = ids.shape
-        w, H, KV, D = self.w, self.heads, self.kv, self.dim
+        c, w, H, KV, D = self.c, self.w, self.heads, self.kv, self.dim
         if mask is None:
             mask = torch.ones_like(ids)
         if positions is None:
             positions = torch.arange(T)[None].expand(B, T)
         h = F.embedding(ids, w["model.embed_tokens.weight"])
-        freqs = (self.inv_freq()[None, :, None] @ positions[:, None, :].float()).transpose(1, 2)
-        emb = torch.cat((freqs, freqs), dim=-1)
-        cos, sin = emb.cos()[:, None], emb.sin()[:, None]
-        m4 = self.mask_4d(mask, T)
+        if self.gemma:  # normalizer in the hidden dtype
+            h = h * torch.tensor(c["hidden_size"] ** 0.5, dtype=h.dtype)
+        default_theta = 1000000.0 if self.mt == "gemma3_text" else 10000.0
+        rope_full = self.rope(positions, c.get("rope_theta", default_theta), c.get("rope_scaling"))
+        rope_local = rope_full
+        if self.mt == "gemma3_text":  # sliding layers: rope_local_base_freq, no scaling
+            rope_local = self.rope(positions, c.get("rope_local_base_freq", 10000.0), None)
+        m_full = self.mask_4d(mask, T)
+        m_slide = self.mask_4d(mask, T, c.get("sliding_window")) if "sliding_attention" in self.types else None
         attn = {}
-        for i in range(self.c["num_hidden_layers"]):
+        for i in range(c["num_hidden_layers"]):
             p = f"model.layers.{i}."
+            sliding = self.types[i] == "sliding_attention"
+            cos, sin = rope_local if sliding else rope_full
             x = self.rms(h, w[p + "input_layernorm.weight"])
-            bq = w.get(p + "self_attn.q_proj.bias") if self.bias else None
-            bk = w.get(p + "self_attn.k_proj.bias") if self.bias else None
-            bv = w.get(p + "self_attn.v_proj.bias") if self.bias else None
-            q = F.linear(x, w[p + "self_attn.q_proj.weight"], bq).view(B, T, H, D).transpose(1, 2)
-            k = F.linear(x, w[p + "self_attn.k_proj.weight"], bk).view(B, T, KV, D).transpose(1, 2)
-            v = F.linear(x, w[p + "self_attn.v_proj.weight"], bv).view(B, T, KV, D).transpose(1, 2)
+            q, k, v = self.qkv(x, p)
+            q, k, v = q.view(B, T, H, D), k.view(B, T, KV, D), v.view(B, T, KV, D)
+            if self.qk_norm:
+                q = self.rms(q, w[p + "self_attn.q_norm.weight"])
+                k = self.rms(k, w[p + "self_attn.k_norm.weight"])
+            q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
             q = q * cos + self.rotate_half(q) * sin
             k = k * cos + self.rotate_half(k) * sin
             k = k[:, :, None].expand(B, KV, H // KV, T, D).reshape(B, H, T, D)  # repeat_kv
             v = v[:, :, None].expand(B, KV, H // KV, T, D).reshape(B, H, T, D)
-            s = torch.matmul(q, k.transpose(2, 3)) / math.sqrt(D) + m4
+            s = torch.matmul(q, k.transpose(2, 3)) * self.scaling
+            if self.attn_cap:
+                s = torch.tanh(s / self.attn_cap) * self.attn_cap
+            s = s + (m_slide if sliding else m_full)
             probs = F.softmax(s, dim=-1, dtype=torch.float32)
             if keep_attention is not None and i in keep_attention:
                 attn[i] = probs
             o = torch.matmul(probs, v).transpose(1, 2).reshape(B, T, H * D)
-            h = h + F.linear(o, w[p + "self_attn.o_proj.weight"], w.get(p + "self_attn.o_proj.bias"))
-            x = self.rms(h, w[p + "post_attention_layernorm.weight"])
-            h = h + F.linear(F.silu(F.linear(x, w[p + "mlp.gate_proj.weight"])) * F.linear(x, w[p + "mlp.up_proj.weight"]),
-                             w[p + "mlp.down_proj.weight"])
+            o = F.linear(o, w[p + "self_attn.o_proj.weight"], w.get(p + "self_attn.o_proj.bias"))
+            if self.gemma:
+                h = h + self.rms(o, w[p + "post_attention_layernorm.weight"])
+                m = self.mlp(self.rms(h, w[p + "pre_feedforward_layernorm.weight"]), p)
+                h = h + self.rms(m, w[p + "post_feedforward_layernorm.weight"])
+            else:
+                h = h + o
+                h = h + self.mlp(self.rms(h, w[p + "post_attention_layernorm.weight"]), p)
         h = self.rms(h, w["model.norm.weight"])
-        return F.linear(h, w["lm_head.weight"]).float(), attn
+        logits = F.linear(h, w["lm_head.weight"])
+        if self.final_cap:
+            logits = torch.tanh(logits / self.final_cap) * self.final_cap
+        return logits.float(), attn
 
 
 def per_token_nll(logits, ids):
@@ -178,35 +268,55 @@ def causal_lm_loss(logits, labels):
 
 def random_model(config, seed, dtype):
     g = torch.Generator().manual_seed(seed)
+    mt = config["model_type"]
     H, KV = config["num_attention_heads"], config["num_key_value_heads"]
-    D = config.get("head_dim", config["hidden_size"] // H)
+    D = config.get("head_dim") or config["hidden_size"] // H
     hid, inter, V = config["hidden_size"], config["intermediate_size"], config["vocab_size"]
-    bias = config["model_type"] == "qwen2"
+    bias = mt == "qwen2"
+    gemma = mt in GEMMA
+    norm_centre = 0.0 if gemma else 1.0  # Gemma norms scale by (1 + w)
 
     def r(*s, scale=0.2):
         return torch.randn(*s, generator=g) * scale
 
-    w = {"model.embed_tokens.weight": r(V, hid, scale=1.0), "model.norm.weight": 1 + r(hid, scale=0.1)}
+    def norm(n):
+        return norm_centre + r(n, scale=0.1)
+
+    w = {"model.embed_tokens.weight": r(V, hid, scale=1.0 if not gemma else 0.2), "model.norm.weight": norm(hid)}
     for i in range(config["num_hidden_layers"]):
         p = f"model.layers.{i}."
-        w[p + "input_layernorm.weight"] = 1 + r(hid, scale=0.1)
-        w[p + "post_attention_layernorm.weight"] = 1 + r(hid, scale=0.1)
-        w[p + "self_attn.q_proj.weight"] = r(H * D, hid)
-        w[p + "self_attn.k_proj.weight"] = r(KV * D, hid)
-        w[p + "self_attn.v_proj.weight"] = r(KV * D, hid)
+        w[p + "input_layernorm.weight"] = norm(hid)
+        w[p + "post_attention_layernorm.weight"] = norm(hid)
+        if gemma:
+            w[p + "pre_feedforward_layernorm.weight"] = norm(hid)
+            w[p + "post_feedforward_layernorm.weight"] = norm(hid)
+        if mt in ("qwen3", "gemma3_text"):
+            w[p + "self_attn.q_norm.weight"] = norm(D)
+            w[p + "self_attn.k_norm.weight"] = norm(D)
+        if mt == "phi3":
+            w[p + "self_attn.qkv_proj.weight"] = r(H * D + 2 * KV * D, hid)
+        else:
+            w[p + "self_attn.q_proj.weight"] = r(H * D, hid)
+            w[p + "self_attn.k_proj.weight"] = r(KV * D, hid)
+            w[p + "self_attn.v_proj.weight"] = r(KV * D, hid)
         w[p + "self_attn.o_proj.weight"] = r(hid, H * D)
         if bias:
             w[p + "self_attn.q_proj.bias"] = r(H * D)
             w[p + "self_attn.k_proj.bias"] = r(KV * D)
             w[p + "self_attn.v_proj.bias"] = r(KV * D)
-        w[p + "mlp.gate_proj.weight"] = r(inter, hid)
-        w[p + "mlp.up_proj.weight"] = r(inter, hid)
+        if mt == "phi3":
+            w[p + "mlp.gate_up_proj.weight"] = r(2 * inter, hid)
+        else:
+            w[p + "mlp.gate_proj.weight"] = r(inter, hid)
+            w[p + "mlp.up_proj.weight"] = r(inter, hid)
         w[p + "mlp.down_proj.weight"] = r(hid, inter)
-    if not config.get("tie_word_embeddings", False):
+    if not config.get("tie_word_embeddings", gemma):
         w["lm_head.weight"] = r(V, hid)
     return {k: v.to(dtype) for k, v in w.items()}
 
 
+TINY = {"vocab_size": 64, "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "intermediate_size": 48}
 MODELS = {
     "llama_f32": ({"model_type": "llama", "architectures": ["LlamaForCausalLM"], "vocab_size": 64, "hidden_size": 32,
                    "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 48,
@@ -216,13 +326,47 @@ MODELS = {
                    "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 48,
                    "rms_norm_eps": 1e-6, "rope_theta": 1000000.0, "tie_word_embeddings": True, "hidden_act": "silu",
                    "use_sliding_window": False, "sliding_window": 4096}, torch.float32),
-    "qwen2_bf16": (None, torch.bfloat16),  # the qwen2_f32 weights stored as BF16
+    "qwen2_bf16": ("qwen2_f32", torch.bfloat16),  # the qwen2_f32 weights stored as BF16
     "llama3rope_f32": ({"model_type": "llama", "vocab_size": 64, "hidden_size": 32, "num_hidden_layers": 1,
                         "num_attention_heads": 2, "num_key_value_heads": 1, "intermediate_size": 40, "rms_norm_eps": 1e-5,
                         "rope_theta": 500000.0, "tie_word_embeddings": True, "hidden_act": "silu",
                         "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
                                          "high_freq_factor": 4.0, "original_max_position_embeddings": 16}},
                        torch.float32),
+    # Qwen3: q/k RMSNorm over head_dim, head_dim (16) != hidden / heads (8).
+    "qwen3_f32": (dict(TINY, model_type="qwen3", architectures=["Qwen3ForCausalLM"], head_dim=16, rms_norm_eps=1e-6,
+                       rope_theta=1000000.0, tie_word_embeddings=True, hidden_act="silu", attention_bias=False,
+                       use_sliding_window=False, sliding_window=None, max_window_layers=28), torch.float32),
+    "qwen3_bf16": ("qwen3_f32", torch.bfloat16),
+    # Gemma 2: no layer_types (transformers' alternation: layer 0 slides), small soft-caps so tanh bites.
+    "gemma2_f32": (dict(TINY, model_type="gemma2", architectures=["Gemma2ForCausalLM"], head_dim=16,
+                        query_pre_attn_scalar=24, rms_norm_eps=1e-6, rope_theta=10000.0, sliding_window=4,
+                        attn_logit_softcapping=5.0, final_logit_softcapping=3.0, hidden_act="gelu_pytorch_tanh",
+                        hidden_activation="gelu_pytorch_tanh", tie_word_embeddings=True), torch.float32),
+    "gemma2_bf16": ("gemma2_f32", torch.bfloat16),
+    # Gemma 3 text: sliding_window_pattern 3 (layers 0, 1 slide with the local RoPE base, layer 2 is
+    # full with rope_theta and linear scaling), q/k norms, no soft-caps.
+    "gemma3_f32": (dict(TINY, model_type="gemma3_text", architectures=["Gemma3ForCausalLM"], num_hidden_layers=3,
+                        head_dim=16, query_pre_attn_scalar=16, rms_norm_eps=1e-6, rope_theta=1000000.0,
+                        rope_local_base_freq=10000.0, rope_scaling={"rope_type": "linear", "factor": 8.0},
+                        sliding_window=3, sliding_window_pattern=3, attn_logit_softcapping=None,
+                        final_logit_softcapping=None, hidden_activation="gelu_pytorch_tanh",
+                        tie_word_embeddings=True), torch.float32),
+    "gemma3_bf16": ("gemma3_f32", torch.bfloat16),
+    # Gemma 3 with explicit layer_types (as newer configs write them): full, sliding.
+    "gemma3types_f32": (dict(TINY, model_type="gemma3_text", head_dim=8, query_pre_attn_scalar=8, sliding_window=4,
+                             layer_types=["full_attention", "sliding_attention"], rope_theta=1000000.0,
+                             rope_local_base_freq=10000.0, hidden_activation="gelu_pytorch_tanh"), torch.float32),
+    # Mistral: a window on every layer.
+    "mistral_f32": (dict(TINY, model_type="mistral", architectures=["MistralForCausalLM"], rms_norm_eps=1e-5,
+                         rope_theta=10000.0, sliding_window=4, tie_word_embeddings=False, hidden_act="silu"),
+                    torch.float32),
+    "mistral_bf16": ("mistral_f32", torch.bfloat16),
+    # Phi-3: fused qkv_proj / gate_up_proj, a window on every layer.
+    "phi3_f32": (dict(TINY, model_type="phi3", architectures=["Phi3ForCausalLM"], rms_norm_eps=1e-5,
+                      rope_theta=10000.0, sliding_window=5, tie_word_embeddings=False, hidden_act="silu",
+                      rope_scaling=None), torch.float32),
+    "phi3_bf16": ("phi3_f32", torch.bfloat16),
 }
 
 PAD = 0
@@ -291,15 +435,15 @@ def generate(out_dir):
     bs = batches()
     for name, b in bs.items():
         goldens["batches"][name] = {k: v.tolist() for k, v in b.items()}
-    qwen_weights = None
+    written = {}
     for mname, (config, dtype) in MODELS.items():
-        if config is None:
-            config = MODELS["qwen2_f32"][0]
-            w = {k: v.to(dtype) for k, v in qwen_weights.items()}
+        if isinstance(config, str):  # the weights of another fixture, stored in another dtype
+            base = config
+            config = MODELS[base][0]
+            w = {k: v.to(dtype) for k, v in written[base].items()}
         else:
             w = random_model(config, seed=len(mname) * 1000 + 11, dtype=dtype)
-        if mname == "qwen2_f32":
-            qwen_weights = w
+        written[mname] = w
         d = os.path.join(out_dir, mname)
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "config.json"), "w") as f:
