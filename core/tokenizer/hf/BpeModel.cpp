@@ -51,7 +51,71 @@ struct HeapItem {
   bool operator>(const HeapItem& o) const { return rank != o.rank ? rank > o.rank : pos > o.pos; }
 };
 
+// model.vocab / model.merges from the DOM, in the form the SAX reader collects them.
+RawModel rawModelFromDom(const Json& model, const JsonPath& at) {
+  RawModel out;
+  const Json& vocab = member(model, "vocab", at);
+  if (!vocab.is_object()) (at / "vocab").fail("expected an object of token -> id");
+  const Json& merges = member(model, "merges", at);
+  if (!merges.is_array()) (at / "merges").fail("expected a list of merges");
+  for (auto it = vocab.begin(); it != vocab.end(); ++it)
+    out.vocab.emplace_back(
+        it.key(), it.value().is_number_integer() &&
+                          !(it.value().is_number_unsigned() && it.value().get<uint64_t>() > uint64_t(INT64_MAX))
+                      ? it.value().get<int64_t>()
+                      : -1);
+  for (const Json& m : merges) {
+    RawMerge r;
+    if (m.is_string()) {
+      r.a = m.get<std::string>();
+      r.isLine = true;
+    } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
+      r.a = m[0].get<std::string>();
+      r.b = m[1].get<std::string>();
+    } else
+      r.invalid = true;
+    out.merges.push_back(std::move(r));
+  }
+  return out;
+}
+
 } // namespace
+
+// The merge table: each pair's rank and result, every part and result checked against the vocabulary.
+void BpeModel::loadMerges(const RawModel& raw, const JsonPath& mat) {
+  if (raw.merges.size() > kMaxMerges) mat.fail("too many merges (" + std::to_string(raw.merges.size()) + ")");
+  size_t cap = 16;
+  while (cap < raw.merges.size() * 2) cap <<= 1;
+  mergeTable_.assign(cap, MergeSlot{});
+  mergeMask_ = cap - 1;
+  std::string_view a, b;
+  std::string merged;
+  for (size_t i = 0; i < raw.merges.size(); ++i) {
+    const RawMerge& m = raw.merges[i];
+    if (m.invalid) mat[i].fail("a merge must be \"a b\" or [\"a\", \"b\"]");
+    if (m.isLine) {
+      const std::string& line = m.a;
+      size_t sp = line.find(' ');
+      if (sp == std::string::npos || line.find(' ', sp + 1) != std::string::npos)
+        mat[i].fail("merge \"" + line + "\" is not two tokens separated by one space");
+      a = std::string_view(line).substr(0, sp);
+      b = std::string_view(line).substr(sp + 1);
+    } else {
+      a = m.a;
+      b = m.b;
+    }
+    const int32_t* ia = vocab_.find(a);
+    const int32_t* ib = vocab_.find(b);
+    if (!ia) mat[i].fail("merge part \"" + std::string(a) + "\" is not in the vocabulary");
+    if (!ib) mat[i].fail("merge part \"" + std::string(b) + "\" is not in the vocabulary");
+    merged.assign(a);
+    merged += !prefix_.empty() && b.starts_with(prefix_) ? b.substr(prefix_.size()) : b;
+    const int32_t* im = vocab_.find(merged);
+    if (!im) mat[i].fail("merge result \"" + merged + "\" is not in the vocabulary");
+    uint64_t key = (uint64_t(uint32_t(*ia)) << 32) | uint32_t(*ib);
+    putMerge(key, Merge{int32_t(i), *im}); // a repeated pair keeps its last rank, as Rust's map
+  }
+}
 
 BpeModel::BpeModel(const Json& model, const JsonPath& at, RawModel* raw) : instance_(nextInstance++) {
   if (const Json* t = optMember(model, "type")) {
@@ -71,28 +135,7 @@ BpeModel::BpeModel(const Json& model, const JsonPath& at, RawModel* raw) : insta
 
   RawModel fromDom;
   if (!raw || !raw->haveVocab || !raw->haveMerges) { // DOM input: bring it to the raw form
-    const Json& vocab = member(model, "vocab", at);
-    if (!vocab.is_object()) (at / "vocab").fail("expected an object of token -> id");
-    const Json& merges = member(model, "merges", at);
-    if (!merges.is_array()) (at / "merges").fail("expected a list of merges");
-    for (auto it = vocab.begin(); it != vocab.end(); ++it)
-      fromDom.vocab.emplace_back(
-          it.key(), it.value().is_number_integer() &&
-                            !(it.value().is_number_unsigned() && it.value().get<uint64_t>() > uint64_t(INT64_MAX))
-                        ? it.value().get<int64_t>()
-                        : -1);
-    for (const Json& m : merges) {
-      RawMerge r;
-      if (m.is_string()) {
-        r.a = m.get<std::string>();
-        r.isLine = true;
-      } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
-        r.a = m[0].get<std::string>();
-        r.b = m[1].get<std::string>();
-      } else
-        r.invalid = true;
-      fromDom.merges.push_back(std::move(r));
-    }
+    fromDom = rawModelFromDom(model, at);
     raw = &fromDom;
   } else {
     if (!member(model, "vocab", at).is_object()) (at / "vocab").fail("expected an object of token -> id");
@@ -117,40 +160,7 @@ BpeModel::BpeModel(const Json& model, const JsonPath& at, RawModel* raw) : insta
   vocabR_.resize(size_t(maxId + 1));
   vocab_.forEach([&](std::string_view tok, int32_t id) { vocabR_[size_t(id)] = std::string(tok); });
 
-  const JsonPath mat = at / "merges";
-  if (raw->merges.size() > kMaxMerges) mat.fail("too many merges (" + std::to_string(raw->merges.size()) + ")");
-  size_t cap = 16;
-  while (cap < raw->merges.size() * 2) cap <<= 1;
-  mergeTable_.assign(cap, MergeSlot{});
-  mergeMask_ = cap - 1;
-  std::string_view a, b;
-  std::string merged;
-  for (size_t i = 0; i < raw->merges.size(); ++i) {
-    const RawMerge& m = raw->merges[i];
-    if (m.invalid) mat[i].fail("a merge must be \"a b\" or [\"a\", \"b\"]");
-    if (m.isLine) {
-      const std::string& line = m.a;
-      size_t sp = line.find(' ');
-      if (sp == std::string::npos || line.find(' ', sp + 1) != std::string::npos)
-        mat[i].fail("merge \"" + line + "\" is not two tokens separated by one space");
-      a = std::string_view(line).substr(0, sp);
-      b = std::string_view(line).substr(sp + 1);
-    } else {
-      a = m.a;
-      b = m.b;
-    }
-    const int32_t* ia = vocab_.find(a);
-    const int32_t* ib = vocab_.find(b);
-    if (!ia) mat[i].fail("merge part \"" + std::string(a) + "\" is not in the vocabulary");
-    if (!ib) mat[i].fail("merge part \"" + std::string(b) + "\" is not in the vocabulary");
-    merged.assign(a);
-    merged += !prefix_.empty() && b.starts_with(prefix_) ? b.substr(prefix_.size()) : b;
-    const int32_t* im = vocab_.find(merged);
-    if (!im) mat[i].fail("merge result \"" + merged + "\" is not in the vocabulary");
-    uint64_t key = (uint64_t(uint32_t(*ia)) << 32) | uint32_t(*ib);
-    putMerge(key, Merge{int32_t(i), *im}); // a repeated pair keeps its last rank, as Rust's map
-  }
-
+  loadMerges(*raw, at / "merges");
   findSafeSplits();
   if (!unkToken_.empty()) {
     if (const int32_t* id = vocab_.find(unkToken_)) unkId_ = *id;

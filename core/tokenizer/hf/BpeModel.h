@@ -46,6 +46,7 @@ private:
   void tokenizeWord(std::string_view word, bool byteLevel, std::vector<WordToken>& out) const;
   void mergeWord(std::string_view word, bool byteLevel, std::vector<WordToken>& out) const;
   void findSafeSplits();
+  void loadMerges(const RawModel& raw, const JsonPath& at);
   const Merge* findMerge(int32_t a, int32_t b) const;
 
   FlatStringMap<int32_t> vocab_;
