@@ -1,5 +1,6 @@
 // config.json parsing for Llama-family and Qwen2 models (see ModelConfig.h).
 #include "engine/ModelConfig.h"
+#include "core/util/JsonParse.h"
 
 #include <nlohmann/json.hpp>
 
@@ -39,12 +40,7 @@ bool boolField(const nlohmann::json& j, const char* key, bool fallback) {
 } // namespace
 
 ModelConfig parseModelConfig(const std::string& text, const std::string& source) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const std::exception& e) {
-    throw std::runtime_error(source + ": not valid JSON: " + e.what());
-  }
+  const nlohmann::json j = parseJsonOrThrow(text, {source}); // depth-capped, like every input
   if (!j.is_object()) throw std::runtime_error(source + ": not a JSON object");
   ModelConfig c;
   c.modelType = j.contains("model_type") && j["model_type"].is_string() ? j["model_type"].get<std::string>() : "";
