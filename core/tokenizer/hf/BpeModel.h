@@ -35,7 +35,6 @@ public:
   std::optional<int32_t> tokenToId(std::string_view token) const;
   const std::string* idToToken(int32_t id) const; // nullptr when unknown
   int32_t size() const { return int32_t(vocabR_.size()); }
-  std::optional<int32_t> unkId() const { return unkId_; }
   const std::string& unkToken() const { return unkToken_; }
 
 private:
