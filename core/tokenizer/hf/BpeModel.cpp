@@ -51,6 +51,39 @@ struct HeapItem {
   bool operator>(const HeapItem& o) const { return rank != o.rank ? rank > o.rank : pos > o.pos; }
 };
 
+// Applies merges lowest rank first (a heap of adjacent pairs; stale entries skipped), as the Rust
+// implementation does. Merged-away symbols keep len 0. findMerge(a, b): the Merge of ids a, b or null.
+template <class FindMerge> void applyMerges(std::vector<Symbol>& symbols, const FindMerge& findMerge) {
+  std::vector<HeapItem> heap;
+  heap.reserve(symbols.size());
+  auto greater = [](const HeapItem& x, const HeapItem& y) { return x > y; };
+  for (size_t i = 0; i + 1 < symbols.size(); ++i)
+    if (const auto* m = findMerge(symbols[i].id, symbols[i + 1].id)) heap.push_back({m->rank, int32_t(i), m->newId});
+  std::make_heap(heap.begin(), heap.end(), greater);
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), greater);
+    HeapItem top = heap.back();
+    heap.pop_back();
+    Symbol& cur = symbols[size_t(top.pos)];
+    if (cur.len == 0 || cur.next < 0) continue;
+    const int32_t nextPos = cur.next;
+    const Symbol right = symbols[size_t(nextPos)];
+    const auto* m = findMerge(cur.id, right.id);
+    if (!m || m->newId != top.newId) continue; // stale entry
+    cur.id = top.newId;
+    cur.len += right.len;
+    cur.next = right.next;
+    symbols[size_t(nextPos)].len = 0; // merged into cur
+    if (right.next >= 0) symbols[size_t(right.next)].prev = top.pos;
+    if (cur.prev >= 0)
+      if (const auto* pm = findMerge(symbols[size_t(cur.prev)].id, cur.id))
+        heap.push_back({pm->rank, cur.prev, pm->newId}), std::push_heap(heap.begin(), heap.end(), greater);
+    if (cur.next >= 0)
+      if (const auto* nm = findMerge(cur.id, symbols[size_t(cur.next)].id))
+        heap.push_back({nm->rank, top.pos, nm->newId}), std::push_heap(heap.begin(), heap.end(), greater);
+  }
+}
+
 // model.vocab / model.merges from the DOM, in the form the SAX reader collects them.
 RawModel rawModelFromDom(const Json& model, const JsonPath& at) {
   RawModel out;
@@ -373,34 +406,7 @@ void BpeModel::mergeWord(std::string_view word, bool byteLevel, std::vector<Word
   if (symbols.empty()) return;
   symbols.back().next = -1;
 
-  std::vector<HeapItem> heap;
-  heap.reserve(symbols.size());
-  auto greater = [](const HeapItem& x, const HeapItem& y) { return x > y; };
-  for (size_t i = 0; i + 1 < symbols.size(); ++i)
-    if (const Merge* m = findMerge(symbols[i].id, symbols[i + 1].id)) heap.push_back({m->rank, int32_t(i), m->newId});
-  std::make_heap(heap.begin(), heap.end(), greater);
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), greater);
-    HeapItem top = heap.back();
-    heap.pop_back();
-    Symbol& cur = symbols[size_t(top.pos)];
-    if (cur.len == 0 || cur.next < 0) continue;
-    const int32_t nextPos = cur.next;
-    const Symbol right = symbols[size_t(nextPos)];
-    const Merge* m = findMerge(cur.id, right.id);
-    if (!m || m->newId != top.newId) continue; // stale entry
-    cur.id = top.newId;
-    cur.len += right.len;
-    cur.next = right.next;
-    symbols[size_t(nextPos)].len = 0; // merged into cur
-    if (right.next >= 0) symbols[size_t(right.next)].prev = top.pos;
-    if (cur.prev >= 0)
-      if (const Merge* pm = findMerge(symbols[size_t(cur.prev)].id, cur.id))
-        heap.push_back({pm->rank, cur.prev, pm->newId}), std::push_heap(heap.begin(), heap.end(), greater);
-    if (cur.next >= 0)
-      if (const Merge* nm = findMerge(cur.id, symbols[size_t(cur.next)].id))
-        heap.push_back({nm->rank, top.pos, nm->newId}), std::push_heap(heap.begin(), heap.end(), greater);
-  }
+  applyMerges(symbols, [this](int32_t a, int32_t b) { return findMerge(a, b); });
   int32_t pos = 0;
   for (const Symbol& sym : symbols) {
     if (sym.len == 0) continue;
