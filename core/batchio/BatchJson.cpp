@@ -117,8 +117,8 @@ Batch readJsonBatch(const std::string& path, bool strictShapes) {
     while (std::getline(in, line)) {
       ++lineNo;
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      auto row = nlohmann::json::parse(line, nullptr, false);
-      if (row.is_discarded() || !row.is_object()) throw Error("not a JSON object", {path, lineNo});
+      auto row = parseJsonOrThrow(line, {path, lineNo});
+      if (!row.is_object()) throw Error("not a JSON object", {path, lineNo});
       for (auto it = row.begin(); it != row.end(); ++it) {
         if (it.value().is_array())
           stacked[it.key()].push_back(it.value());
@@ -129,11 +129,7 @@ Batch readJsonBatch(const std::string& path, bool strictShapes) {
     for (auto it = scalars.begin(); it != scalars.end(); ++it) stacked[it.key()] = it.value();
     return batchFromJson(stacked, path, strictShapes);
   }
-  std::string parseError;
-  long byte = -1;
-  auto j = parseJsonOrExplain(text, &parseError, &byte);
-  if (j.is_discarded()) throw Error("invalid JSON: " + parseError, {path, -1, -1, byte});
-  return batchFromJson(j, path, strictShapes);
+  return batchFromJson(parseJsonOrThrow(text, {path}), path, strictShapes);
 }
 
 } // namespace maskscope

@@ -2,6 +2,7 @@
 #include "core/collate/CollatorSpec.h"
 #include "core/util/Error.h"
 #include "core/util/FileReading.h"
+#include "core/util/JsonParse.h"
 
 #include <charconv>
 
@@ -223,8 +224,8 @@ static CollatorSpec parseCollatorSpecAt(const std::string& spec, int depth) {
   if (spec.empty()) return presetSpec(collatorPresets().front());
   if (spec.ends_with(".json") || fileExists(spec)) {
     std::string text = readFileCapped(spec, int64_t(1) << 20);
-    auto j = nlohmann::json::parse(text, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) throw Error("collator file is not a JSON object", {spec});
+    auto j = parseJsonOrThrow(text, {spec});
+    if (!j.is_object()) throw Error("collator file is not a JSON object", {spec});
     CollatorSpec s;
     if (j.contains("preset")) {
       if (!j["preset"].is_string()) throw Error("\"preset\" is not a string", {spec, -1, -1, -1, "preset"});
