@@ -1,5 +1,6 @@
-// CLI11-based parsing of the contract's commands into the core's argument structs.
+// CLI11-based parsing of the commands (docs/cli.md) into the core's argument structs.
 #include "app/CommandLine.h"
+#include "core/collate/CollatorSpec.h"
 #include "core/commands/CollateCommand.h"
 #include "core/commands/CommandIO.h"
 #include "core/commands/LintCommand.h"
@@ -78,8 +79,9 @@ int runHeadless(int argc, char** argv) {
   std::string collateRows;
   auto* collate = app.add_subcommand("collate", "the batch a collator builds from dataset rows");
   addBatchInputs(collate, collateIn, collateRows);
-  collate->get_option("--tokenizer")->required();
-  collate->get_option("--data")->required();
+  bool listPresets = false; // --tokenizer and --data are checked by runCollate, so this flag needs neither
+  collate->add_flag("--list-presets", listPresets, "list the collator presets with their meaning");
+  collate->footer(collatorPresetsText());
   collate->add_flag("--json", json, "machine output on stdout");
 
   RenderArgs renderArgs;
@@ -157,6 +159,7 @@ int runHeadless(int argc, char** argv) {
   if (tokenize->parsed()) return runCommand(io, [&] { return runTokenize(tok, io); });
   if (collate->parsed())
     return runCommand(io, [&] {
+      if (listPresets) return listCollatorPresets(io);
       if (!collateRows.empty()) parseRowRange(collateRows, collateIn.rowBegin, collateIn.rowEnd);
       return runCollate(collateIn, io);
     });
