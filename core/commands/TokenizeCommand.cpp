@@ -13,7 +13,7 @@ namespace maskscope {
 
 namespace {
 
-// Keys in the contract's order: ids, tokens, offsets.
+// Keys in the documented order (docs/cli.md): ids, tokens, offsets.
 nlohmann::ordered_json encodingJson(const Encoding& e) {
   nlohmann::json offsets = nlohmann::json::array();
   for (const auto& o : e.offsets) offsets.push_back({o.begin, o.end});
