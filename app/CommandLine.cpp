@@ -15,18 +15,27 @@
 
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iostream>
+#include <memory>
 #include <set>
 #include <unistd.h>
+#include <vector>
 
 namespace maskscope {
 
 namespace {
 
-const std::set<std::string>& commandNames() {
-  static const std::set<std::string> names = {"tokenize", "render", "collate", "lint", "loss", "snapshot"};
-  return names;
-}
+// A command's runner: the parsed arguments it owns, run once parsing succeeded.
+using Runner = std::function<int(CommandIO&)>;
+
+// One headless command: its name, its one-line help, and the function that declares its options
+// on a CLI11 subcommand and returns the runner reading them.
+struct CommandSpec {
+  const char* name;
+  const char* description;
+  Runner (*declare)(CLI::App* cmd);
+};
 
 void addBatchInputs(CLI::App* cmd, BatchInputs& in, std::string& rows) {
   cmd->add_option("--tokenizer", in.tokenizerSpec, "tokenizer.model, tokenizer.json, model folder or builtin:demo");
@@ -36,25 +45,165 @@ void addBatchInputs(CLI::App* cmd, BatchInputs& in, std::string& rows) {
   cmd->add_option("--rows", rows, "rows A:B (half-open, 0-based)");
 }
 
+Runner declareTokenize(CLI::App* cmd) {
+  auto tok = std::make_shared<TokenizeArgs>();
+  cmd->add_option("--tokenizer", tok->tokenizerSpec, "tokenizer spec")->required();
+  cmd->add_option("--text", tok->text, "the text")->each([tok](const std::string&) { tok->haveText = true; });
+  cmd->add_option("--text-file", tok->textFile, "a UTF-8 file to tokenize whole");
+  cmd->add_option("--jsonl", tok->jsonlFile, "one JSON string (or {\"text\": ...}) per line");
+  cmd->add_flag("--add-special-tokens", tok->addSpecialTokens, "add BOS/EOS as the post-processor does");
+  cmd->add_flag("--split-special-tokens", tok->splitSpecialTokens, "treat special-token strings as text");
+  return [tok](CommandIO& io) { return runTokenize(*tok, io); };
+}
+
+Runner declareCollate(CLI::App* cmd) {
+  auto in = std::make_shared<BatchInputs>();
+  auto rows = std::make_shared<std::string>();
+  auto table = std::make_shared<CollateTableOptions>();
+  auto listPresets = std::make_shared<bool>(false);
+  addBatchInputs(cmd, *in, *rows);
+  // --tokenizer and --data are checked by runCollate, so that --list-presets needs neither.
+  cmd->add_flag("--list-presets", *listPresets, "list the collator presets with their meaning");
+  cmd->footer(collatorPresetsText());
+  cmd->add_flag("--table", table->enabled, "per-position table: token, id, label, attention, position id, role");
+  cmd->add_option("--hide", table->hide, "with --table: hide system,whitespace,padding (comma list)");
+  cmd->add_option("--table-format", table->format, "with --table: text, markdown, csv or html");
+  return [in, rows, table, listPresets](CommandIO& io) {
+    if (*listPresets) return listCollatorPresets(io);
+    if (!rows->empty()) parseRowRange(*rows, in->rowBegin, in->rowEnd);
+    return runCollate(*in, io, *table);
+  };
+}
+
+Runner declareRender(CLI::App* cmd) {
+  auto args = std::make_shared<RenderArgs>();
+  auto vars = std::make_shared<std::vector<std::string>>();
+  auto now = std::make_shared<std::string>();
+  cmd->add_option("--template", args->templateSpec, "built-in name, .jinja, tokenizer_config.json or model folder");
+  cmd->add_option("--tokenizer", args->tokenizerSpec, "tokenizer spec (for its special tokens and folder)");
+  cmd->add_option("--messages", args->messagesFile, "JSON list of messages, or an object with \"messages\"");
+  cmd->add_option("--data", args->dataFile, "dataset file (with --row)");
+  cmd->add_option("--row", args->row, "0-based dataset row");
+  cmd->add_flag("--add-generation-prompt", args->addGenerationPrompt, "end with the assistant header");
+  cmd->add_option("--var", *vars, "template variable k=v (repeatable)");
+  cmd->add_option("--now", *now, "the date strftime_now sees, e.g. 2024-07-26");
+  return [args, vars, now](CommandIO& io) {
+    for (const auto& v : *vars) {
+      auto eq = v.find('=');
+      if (eq == std::string::npos) throw Error("--var: expected k=v, got \"" + v + "\"");
+      args->vars.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+    }
+    if (!now->empty()) args->now = *now;
+    return runRender(*args, io);
+  };
+}
+
+Runner declareLint(CLI::App* cmd) {
+  auto a = std::make_shared<LintArgs>();
+  cmd->add_option("INPUT", a->input,
+                  "dataset (JSONL/JSON, builtin:demo) or batch dump (.json/.jsonl/.safetensors/.pt)");
+  cmd->add_option("--tokenizer", a->tokenizerSpec, "tokenizer spec (datasets: default builtin:demo)");
+  cmd->add_option("--template", a->templateSpec, "chat template (default: the tokenizer's own)");
+  cmd->add_option("--collator", a->collatorSpec,
+                  "collator spec (datasets: default 'default'; dumps: the intended collator)");
+  cmd->add_option("--model", a->modelSpec, "model folder (its tokenizer is used when --tokenizer is absent)");
+  cmd->add_flag("--generation", a->generation, "the input is a generation batch (checks right padding)");
+  cmd->add_option("--max-findings", a->maxFindings, "findings listed (default 1000; the summary counts all)");
+  cmd->add_option("--shard", a->shard, "K/N: lint rows with index % N == K (JSON of shards merges by concatenation)");
+  cmd->add_option("--micro-batch", a->microBatch, "rows per micro-batch (default 8)");
+  cmd->add_option("--threads", a->threads, "worker threads (default: all cores)");
+  cmd->add_option("--explain", a->explain, "print a rule's explanation (RULE or 'all'); no INPUT needed");
+  cmd->add_flag("--list-rules", a->listRules, "list every rule");
+  cmd->add_flag("--progress", a->progress, "progress on stderr even when it is not a terminal");
+  cmd->add_option("--show-rows", a->showRows, "offending rows drawn as tokens (default 3)");
+  return [a](CommandIO& io) { return runLint(*a, io); };
+}
+
+Runner declareLoss(CLI::App* cmd) {
+  auto a = std::make_shared<LossArgs>();
+  auto rows = std::make_shared<std::string>();
+  auto noGradients = std::make_shared<bool>(false);
+  addBatchInputs(cmd, a->inputs, *rows);
+  cmd->add_option("--batch", a->inputs.batchFile, "a batch dump: .json, .jsonl, .safetensors or .pt");
+  cmd->add_option("--model", a->modelSpec, "Hugging Face model folder or builtin:tiny")->required();
+  cmd->add_option("--device", a->device, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  cmd->add_flag("--no-gradients", *noGradients, "skip the gradient-share backward passes");
+  return [a, rows, noGradients](CommandIO& io) {
+    if (!rows->empty()) parseRowRange(*rows, a->inputs.rowBegin, a->inputs.rowEnd);
+    a->gradients = !*noGradients;
+    return runLoss(*a, io);
+  };
+}
+
+Runner declareSnapshot(CLI::App* cmd) {
+  auto snap = std::make_shared<SnapshotArgs>();
+  auto size = std::make_shared<std::string>();
+  auto rows = std::make_shared<std::string>(); // accepted with the batch inputs, not used by a snapshot
+  cmd->add_option("--view", snap->view, snapshotViewNames());
+  cmd->add_option("--out", snap->out, "the PNG (or .svg) to write")->required();
+  cmd->add_option("--row", snap->row, "dataset row to show");
+  cmd->add_option("--position", snap->position, "selected position (softmax query, strip and grid highlight)");
+  cmd->add_option("--size", *size, "WxH in pixels");
+  cmd->add_option("--theme", snap->theme, "light or dark")->check(CLI::IsMember({"light", "dark"}));
+  cmd->add_option("--compare", snap->compare, "A,B: the two collators of the compare view");
+  cmd->add_option("--step", snap->teachingStep, "teaching step (1-based; 0 = the introduction)");
+  cmd->add_option("--zoom", snap->zoom, "attention grid zoom around the selected position");
+  cmd->add_flag("--example", snap->softmaxExample, "softmax view: the 2.0 / 1.0 / 0.1 teaching row");
+  cmd->add_option("--batch", snap->inputs.batchFile, "a batch dump instead of a dataset");
+  cmd->add_option("--model", snap->modelSpec, "model folder or builtin:tiny (real losses and attention)");
+  addBatchInputs(cmd, snap->inputs, *rows);
+  return [snap, size](CommandIO& io) {
+    if (!size->empty()) {
+      auto x = size->find('x');
+      if (x == std::string::npos) throw Error("--size: expected WxH, got \"" + *size + "\"");
+      snap->width = std::stoi(size->substr(0, x));
+      snap->height = std::stoi(size->substr(x + 1));
+    }
+    return runSnapshot(*snap, io);
+  };
+}
+
+// The headless commands, in the order --help lists them.
+const std::vector<CommandSpec>& commands() {
+  static const std::vector<CommandSpec> table = {
+      {"tokenize", "token ids, pieces and UTF-8 byte offsets of a text", declareTokenize},
+      {"collate", "the batch a collator builds from dataset rows", declareCollate},
+      {"render", "a conversation through a chat template, as apply_chat_template", declareRender},
+      {"lint", "name every masking bug of a dataset or batch dump", declareLint},
+      {"loss", "the model's loss with the masks as given and fixed (LibTorch)", declareLoss},
+      {"snapshot", "render one view of the app off screen to a PNG", declareSnapshot},
+  };
+  return table;
+}
+
+bool isCommand(const std::string& word) {
+  for (const CommandSpec& c : commands())
+    if (word == c.name) return true;
+  return false;
+}
+
+// Files for the app. A bare word that is neither a command nor an existing path is a typo: -1
+// opens the app, 2 is the exit status of the typo.
+int checkAppArgument(const std::string& first) {
+  std::error_code ec;
+  if (first.starts_with("-") || first.find('/') != std::string::npos || first.find('.') != std::string::npos ||
+      std::filesystem::exists(first, ec))
+    return -1;
+  std::set<std::string> names;
+  for (const CommandSpec& c : commands()) names.insert(c.name);
+  std::cerr << "maskscope: unknown command \"" << first << "\" (commands:";
+  for (const auto& n : names) std::cerr << " " << n;
+  std::cerr << "; or give dataset, batch or model files to open the app)\n";
+  return 2;
+}
+
 } // namespace
 
 int runHeadless(int argc, char** argv) {
   if (argc < 2) return -1;
-  std::string first = argv[1];
-  const bool isCommand = commandNames().count(first) > 0;
+  const std::string first = argv[1];
   const bool isGlobalFlag = first == "--version" || first == "--help" || first == "-h";
-  if (!isCommand && !isGlobalFlag) {
-    // Files for the app. A bare word that is neither a command nor an existing path is a typo.
-    std::error_code ec;
-    if (!first.starts_with("-") && first.find('/') == std::string::npos && first.find('.') == std::string::npos &&
-        !std::filesystem::exists(first, ec)) {
-      std::cerr << "maskscope: unknown command \"" << first << "\" (commands:";
-      for (const auto& n : commandNames()) std::cerr << " " << n;
-      std::cerr << "; or give dataset, batch or model files to open the app)\n";
-      return 2;
-    }
-    return -1;
-  }
+  if (!isCommand(first) && !isGlobalFlag) return checkAppArgument(first);
 
   CLI::App app{"maskscope: see and debug the masks of LLM fine-tuning"};
   app.set_version_flag("--version", std::string("maskscope ") + MASKSCOPE_VERSION);
@@ -64,91 +213,13 @@ int runHeadless(int argc, char** argv) {
              "or a model folder. Every command takes --json and --help. Exit status: 0 success, 1 problems\n"
              "found, 2 unusable input.");
   bool json = false;
-
-  TokenizeArgs tok;
-  auto* tokenize = app.add_subcommand("tokenize", "token ids, pieces and UTF-8 byte offsets of a text");
-  tokenize->add_option("--tokenizer", tok.tokenizerSpec, "tokenizer spec")->required();
-  tokenize->add_option("--text", tok.text, "the text")->each([&](const std::string&) { tok.haveText = true; });
-  tokenize->add_option("--text-file", tok.textFile, "a UTF-8 file to tokenize whole");
-  tokenize->add_option("--jsonl", tok.jsonlFile, "one JSON string (or {\"text\": ...}) per line");
-  tokenize->add_flag("--add-special-tokens", tok.addSpecialTokens, "add BOS/EOS as the post-processor does");
-  tokenize->add_flag("--split-special-tokens", tok.splitSpecialTokens, "treat special-token strings as text");
-  tokenize->add_flag("--json", json, "machine output on stdout");
-
-  BatchInputs collateIn;
-  std::string collateRows;
-  auto* collate = app.add_subcommand("collate", "the batch a collator builds from dataset rows");
-  addBatchInputs(collate, collateIn, collateRows);
-  bool listPresets = false; // --tokenizer and --data are checked by runCollate, so this flag needs neither
-  collate->add_flag("--list-presets", listPresets, "list the collator presets with their meaning");
-  collate->footer(collatorPresetsText());
-  collate->add_flag("--json", json, "machine output on stdout");
-
-  RenderArgs renderArgs;
-  std::vector<std::string> renderVars;
-  std::string renderNow;
-  auto* render = app.add_subcommand("render", "a conversation through a chat template, as apply_chat_template");
-  render->add_option("--template", renderArgs.templateSpec,
-                     "built-in name, .jinja, tokenizer_config.json or model folder");
-  render->add_option("--tokenizer", renderArgs.tokenizerSpec, "tokenizer spec (for its special tokens and folder)");
-  render->add_option("--messages", renderArgs.messagesFile, "JSON list of messages, or an object with \"messages\"");
-  render->add_option("--data", renderArgs.dataFile, "dataset file (with --row)");
-  render->add_option("--row", renderArgs.row, "0-based dataset row");
-  render->add_flag("--add-generation-prompt", renderArgs.addGenerationPrompt, "end with the assistant header");
-  render->add_option("--var", renderVars, "template variable k=v (repeatable)");
-  render->add_option("--now", renderNow, "the date strftime_now sees, e.g. 2024-07-26");
-  render->add_flag("--json", json, "machine output on stdout");
-
-  LintArgs lintArgs;
-  auto* lint = app.add_subcommand("lint", "name every masking bug of a dataset or batch dump");
-  lint->add_option("INPUT", lintArgs.input,
-                   "dataset (JSONL/JSON, builtin:demo) or batch dump (.json/.jsonl/.safetensors/.pt)");
-  lint->add_option("--tokenizer", lintArgs.tokenizerSpec, "tokenizer spec (datasets: default builtin:demo)");
-  lint->add_option("--template", lintArgs.templateSpec, "chat template (default: the tokenizer's own)");
-  lint->add_option("--collator", lintArgs.collatorSpec,
-                   "collator spec (datasets: default 'default'; dumps: the intended collator)");
-  lint->add_option("--model", lintArgs.modelSpec, "model folder (its tokenizer is used when --tokenizer is absent)");
-  lint->add_flag("--generation", lintArgs.generation, "the input is a generation batch (checks right padding)");
-  lint->add_option("--max-findings", lintArgs.maxFindings, "findings listed (default 1000; the summary counts all)");
-  lint->add_option("--shard", lintArgs.shard,
-                   "K/N: lint rows with index % N == K (JSON of shards merges by concatenation)");
-  lint->add_option("--micro-batch", lintArgs.microBatch, "rows per micro-batch (default 8)");
-  lint->add_option("--threads", lintArgs.threads, "worker threads (default: all cores)");
-  lint->add_option("--explain", lintArgs.explain, "print a rule's explanation (RULE or 'all'); no INPUT needed");
-  lint->add_flag("--list-rules", lintArgs.listRules, "list every rule");
-  lint->add_flag("--progress", lintArgs.progress, "progress on stderr even when it is not a terminal");
-  lint->add_option("--show-rows", lintArgs.showRows, "offending rows drawn as tokens (default 3)");
-  lint->add_flag("--json", json, "machine output on stdout");
-
-  LossArgs lossArgs;
-  std::string lossRows;
-  bool noGradients = false;
-  auto* loss = app.add_subcommand("loss", "the model's loss with the masks as given and fixed (LibTorch)");
-  addBatchInputs(loss, lossArgs.inputs, lossRows);
-  loss->add_option("--batch", lossArgs.inputs.batchFile, "a batch dump: .json, .jsonl, .safetensors or .pt");
-  loss->add_option("--model", lossArgs.modelSpec, "Hugging Face model folder or builtin:tiny")->required();
-  loss->add_option("--device", lossArgs.device, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  loss->add_flag("--no-gradients", noGradients, "skip the gradient-share backward passes");
-  loss->add_flag("--json", json, "machine output on stdout");
-
-  SnapshotArgs snap;
-  std::string snapSize;
-  auto* snapshot = app.add_subcommand("snapshot", "render one view of the app off screen to a PNG");
-  snapshot->add_option("--view", snap.view, snapshotViewNames());
-  snapshot->add_option("--out", snap.out, "the PNG (or .svg) to write")->required();
-  snapshot->add_option("--row", snap.row, "dataset row to show");
-  snapshot->add_option("--position", snap.position, "selected position (softmax query, strip and grid highlight)");
-  snapshot->add_option("--size", snapSize, "WxH in pixels");
-  snapshot->add_option("--theme", snap.theme, "light or dark")->check(CLI::IsMember({"light", "dark"}));
-  snapshot->add_option("--compare", snap.compare, "A,B: the two collators of the compare view");
-  snapshot->add_option("--step", snap.teachingStep, "teaching step (1-based; 0 = the introduction)");
-  snapshot->add_option("--zoom", snap.zoom, "attention grid zoom around the selected position");
-  snapshot->add_flag("--example", snap.softmaxExample, "softmax view: the 2.0 / 1.0 / 0.1 teaching row");
-  snapshot->add_option("--batch", snap.inputs.batchFile, "a batch dump instead of a dataset");
-  snapshot->add_option("--model", snap.modelSpec, "model folder or builtin:tiny (real losses and attention)");
-  addBatchInputs(snapshot, snap.inputs, collateRows);
-  snapshot->add_flag("--json", json, "machine output on stdout");
-
+  std::vector<std::pair<CLI::App*, Runner>> declared;
+  for (const CommandSpec& c : commands()) {
+    CLI::App* cmd = app.add_subcommand(c.name, c.description);
+    Runner run = c.declare(cmd);
+    cmd->add_flag("--json", json, "machine output on stdout");
+    declared.emplace_back(cmd, std::move(run));
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -156,40 +227,8 @@ int runHeadless(int argc, char** argv) {
     return e.get_exit_code() == 0 ? 0 : (code == 0 ? 0 : 2);
   }
   CommandIO io{std::cout, std::cerr, json, isatty(STDOUT_FILENO) != 0};
-  if (tokenize->parsed()) return runCommand(io, [&] { return runTokenize(tok, io); });
-  if (collate->parsed())
-    return runCommand(io, [&] {
-      if (listPresets) return listCollatorPresets(io);
-      if (!collateRows.empty()) parseRowRange(collateRows, collateIn.rowBegin, collateIn.rowEnd);
-      return runCollate(collateIn, io);
-    });
-  if (render->parsed())
-    return runCommand(io, [&] {
-      for (const auto& v : renderVars) {
-        auto eq = v.find('=');
-        if (eq == std::string::npos) throw Error("--var: expected k=v, got \"" + v + "\"");
-        renderArgs.vars.emplace_back(v.substr(0, eq), v.substr(eq + 1));
-      }
-      if (!renderNow.empty()) renderArgs.now = renderNow;
-      return runRender(renderArgs, io);
-    });
-  if (lint->parsed()) return runCommand(io, [&] { return runLint(lintArgs, io); });
-  if (loss->parsed())
-    return runCommand(io, [&] {
-      if (!lossRows.empty()) parseRowRange(lossRows, lossArgs.inputs.rowBegin, lossArgs.inputs.rowEnd);
-      lossArgs.gradients = !noGradients;
-      return runLoss(lossArgs, io);
-    });
-  if (snapshot->parsed())
-    return runCommand(io, [&] {
-      if (!snapSize.empty()) {
-        auto x = snapSize.find('x');
-        if (x == std::string::npos) throw Error("--size: expected WxH, got \"" + snapSize + "\"");
-        snap.width = std::stoi(snapSize.substr(0, x));
-        snap.height = std::stoi(snapSize.substr(x + 1));
-      }
-      return runSnapshot(snap, io);
-    });
+  for (auto& [cmd, run] : declared)
+    if (cmd->parsed()) return runCommand(io, [&] { return run(io); });
   std::cout << app.help();
   return 0;
 }

@@ -209,6 +209,9 @@ QImage AttentionGridView::imageFor(QRect cells, QSize px) const {
   return img;
 }
 
+double AttentionGridView::Frame::x(double key) const { return plot.left() + (key - viewLeft) * cell; }
+double AttentionGridView::Frame::y(double query) const { return plot.top() + (query - viewTop) * cell; }
+
 void AttentionGridView::render(QPainter& p, QRect area) const {
   p.fillRect(area, palette().window());
   const int64_t n = source_.size();
@@ -217,12 +220,40 @@ void AttentionGridView::render(QPainter& p, QRect area) const {
     p.drawText(area, Qt::AlignCenter, tr("No batch"));
     return;
   }
-  const QRect g = plotRect(area);
-  const double cell = g.width() / view_.width();
+  Frame f;
+  f.plot = plotRect(area);
+  f.cell = f.plot.width() / view_.width();
+  f.viewLeft = view_.left();
+  f.viewTop = view_.top();
   // Integer cells covering the view; the image is drawn with the fractional offset.
-  const int cx0 = int(std::floor(view_.left())), cy0 = int(std::floor(view_.top()));
-  const int cx1 = int(std::min<double>(double(n), std::ceil(view_.right())));
-  const int cy1 = int(std::min<double>(double(n), std::ceil(view_.bottom())));
+  f.cx0 = int(std::floor(view_.left()));
+  f.cy0 = int(std::floor(view_.top()));
+  f.cx1 = int(std::min<double>(double(n), std::ceil(view_.right())));
+  f.cy1 = int(std::min<double>(double(n), std::ceil(view_.bottom())));
+  paintCells(p, f);
+  paintAxes(p, f);
+  const QRect g = f.plot;
+  QFont caption = font();
+  caption.setPixelSize(12);
+  p.setFont(caption);
+  p.drawText(QRect(area.left() + 4, area.top() + 2, kLeft + 200, 16), Qt::AlignLeft,
+             tr("keys \u2192   queries \u2193   %1 x %2%3")
+                 .arg(n)
+                 .arg(n)
+                 .arg(probs_.empty() ? QString() : QStringLiteral("   ") + probsLabel_));
+  if (view_.width() < double(n))
+    p.drawText(QRect(area.left() + 4, area.top() + 18, kLeft + 200, 16), Qt::AlignLeft,
+               tr("zoom %1x (double-click: fit)").arg(double(n) / view_.width(), 0, 'f', 1));
+  p.setPen(palette().text().color());
+  p.setBrush(Qt::NoBrush);
+  p.drawRect(g.adjusted(0, 0, -1, -1));
+}
+
+void AttentionGridView::paintCells(QPainter& p, const Frame& f) const {
+  const int64_t n = source_.size();
+  const QRect g = f.plot;
+  const double cell = f.cell;
+  const int cx0 = f.cx0, cy0 = f.cy0, cx1 = f.cx1, cy1 = f.cy1;
   const QRect cells(cx0, cy0, std::max(1, cx1 - cx0), std::max(1, cy1 - cy0));
   const QImage img = imageFor(cells, g.size());
   p.save();
@@ -232,8 +263,8 @@ void AttentionGridView::render(QPainter& p, QRect area) const {
   const QRectF src((view_.left() - cx0) * sx, (view_.top() - cy0) * sy, view_.width() * sx, view_.height() * sy);
   p.drawImage(QRectF(g), img, src);
 
-  auto toX = [&](double k) { return g.left() + (k - view_.left()) * cell; };
-  auto toY = [&](double q) { return g.top() + (q - view_.top()) * cell; };
+  auto toX = [&](double k) { return f.x(k); };
+  auto toY = [&](double q) { return f.y(q); };
   // Cell borders and reason glyphs once cells are big enough to tell apart.
   if (cell >= 6) {
     p.setPen(QColor(255, 255, 255, 110));
@@ -274,7 +305,14 @@ void AttentionGridView::render(QPainter& p, QRect area) const {
     p.drawRect(r);
   }
   p.restore();
+}
 
+void AttentionGridView::paintAxes(QPainter& p, const Frame& f) const {
+  const QRect g = f.plot;
+  const double cell = f.cell;
+  const int cx0 = f.cx0, cy0 = f.cy0, cx1 = f.cx1, cy1 = f.cy1;
+  auto toX = [&](double k) { return f.x(k); };
+  auto toY = [&](double q) { return f.y(q); };
   // Axes: token labels when zoomed in, position ticks otherwise.
   const Batch* b = batch();
   p.setPen(palette().text().color());
@@ -327,20 +365,6 @@ void AttentionGridView::render(QPainter& p, QRect area) const {
                  QString::number(i));
     }
   }
-  QFont caption = font();
-  caption.setPixelSize(12);
-  p.setFont(caption);
-  p.drawText(QRect(area.left() + 4, area.top() + 2, kLeft + 200, 16), Qt::AlignLeft,
-             tr("keys \u2192   queries \u2193   %1 x %2%3")
-                 .arg(n)
-                 .arg(n)
-                 .arg(probs_.empty() ? QString() : QStringLiteral("   ") + probsLabel_));
-  if (view_.width() < double(n))
-    p.drawText(QRect(area.left() + 4, area.top() + 18, kLeft + 200, 16), Qt::AlignLeft,
-               tr("zoom %1x (double-click: fit)").arg(double(n) / view_.width(), 0, 'f', 1));
-  p.setPen(palette().text().color());
-  p.setBrush(Qt::NoBrush);
-  p.drawRect(g.adjusted(0, 0, -1, -1));
 }
 
 void AttentionGridView::paintEvent(QPaintEvent*) {

@@ -63,6 +63,17 @@ private:
   const Batch* batch() const;
   int row() const;
   QRect plotRect(QRect area) const;
+  // Where render() draws: the plot rectangle, the cell size in pixels and the whole cells in view.
+  struct Frame {
+    QRect plot;
+    double cell = 0;
+    int cx0 = 0, cy0 = 0, cx1 = 0, cy1 = 0; // keys [cx0, cx1), queries [cy0, cy1)
+    double x(double key) const;
+    double y(double query) const;
+    double viewLeft = 0, viewTop = 0;
+  };
+  void paintCells(QPainter& p, const Frame& f) const; // cells, borders, glyphs, segments, selection
+  void paintAxes(QPainter& p, const Frame& f) const;  // token labels zoomed in, position ticks otherwise
   QImage imageFor(QRect visibleCells, QSize plotPixels) const;
 
   Session* session_;

@@ -1,4 +1,4 @@
-// Loss breakdown arithmetic and the charts.
+// The loss view's charts; the breakdown arithmetic is core/forward/LossPlan's computeLossBreakdown.
 #include "ui/LossView.h"
 #include "core/forward/LossPlan.h"
 #include "ui/Palette.h"
@@ -15,10 +15,7 @@
 namespace maskscope {
 
 namespace {
-const char* roleName(int r) {
-  static const char* names[] = {"prompt", "reply", "pad", "unknown"};
-  return names[r];
-}
+const char* roleName(int r) { return positionRoleName(PositionRole(r)); }
 QColor roleColour(int r) {
   switch (r) {
   case RolePrompt:
@@ -31,33 +28,50 @@ QColor roleColour(int r) {
     return palette::ignored();
   }
 }
-double safeDiv(double a, double b) { return b == 0 ? std::nan("") : a / b; }
 QString pct(double v) {
   return std::isnan(v) ? QStringLiteral("-") : QString::number(100.0 * v, 'f', 1) + QStringLiteral(" %");
 }
 QString num(double v) { return std::isnan(v) ? QStringLiteral("n/a") : QString::number(v, 'f', 3); }
-} // namespace
-
-double LossBreakdown::asGiven() const { return safeDiv(totalSum(), double(total())); }
-double LossBreakdown::padsNotGraded() const {
-  return safeDiv(totalSum() - sum[RolePad], double(total() - graded[RolePad]));
-}
-double LossBreakdown::repliesOnly() const { return safeDiv(sum[RoleReply], double(graded[RoleReply])); }
-double LossBreakdown::lossShare(int r) const { return safeDiv(sum[r], totalSum()); }
-double LossBreakdown::gradientShare(int r) const { return safeDiv(double(graded[r]), double(total())); }
-
-LossBreakdown computeLossBreakdown(const Batch& b, int row, const std::vector<double>& nll, const IntGrid& roles) {
-  LossBreakdown out;
-  if (row < 0 || row >= b.batchSize() || !b.labels.sameShape(b.inputIds)) return out;
-  for (int64_t t = 1; t < b.length(); ++t) {
-    if (b.labels.at(row, t) == kIgnoreIndex) continue;
-    int role = roles.sameShape(b.inputIds) ? int(roles.at(row, t)) : int(RoleUnknown);
-    if (role < 0 || role >= kRoleCount) role = RoleUnknown;
-    out.graded[role] += 1;
-    out.sum[role] += size_t(t) < nll.size() ? nll[size_t(t)] : 0.0;
+// The shares of the loss, the gradient and the graded tokens as stacked bars, and a legend (text,
+// so greyscale still reads); returns the y below them.
+int drawShares(QPainter& p, const QFont& font, const QColor& text, const LossBreakdown& d, int x0, int y, int w,
+               int lh) {
+  const int labelW = 170;
+  auto stacked = [&](const QString& name, auto share) {
+    p.setFont(font);
+    p.setPen(text);
+    p.drawText(QRect(x0, y, labelW - 6, lh), Qt::AlignRight | Qt::AlignVCenter, name);
+    double x = x0 + labelW;
+    const double full = w - labelW;
+    for (int role = 0; role < kRoleCount; ++role) {
+      const double s = share(role);
+      if (std::isnan(s) || s <= 0) continue;
+      QRectF seg(x, y + 2, s * full, lh - 4);
+      p.fillRect(seg, roleColour(role));
+      p.setPen(QColor(0x10, 0x10, 0x10));
+      if (seg.width() > 70)
+        p.drawText(seg, Qt::AlignCenter, QStringLiteral("%1 %2").arg(QLatin1String(roleName(role))).arg(pct(s)));
+      x += seg.width();
+    }
+    y += lh + 2;
+  };
+  stacked(LossView::tr("share of the loss"), [&](int role) { return d.lossShare(role); });
+  stacked(LossView::tr("share of the gradient"), [&](int role) { return d.gradientShare(role); });
+  stacked(LossView::tr("graded tokens"),
+          [&](int role) { return d.total() ? double(d.graded[role]) / double(d.total()) : 0.0; });
+  p.setFont(font);
+  int lx = x0 + labelW;
+  for (int role = 0; role < kRoleCount; ++role) {
+    p.fillRect(QRect(lx, y + 4, 12, 12), roleColour(role));
+    p.setPen(text);
+    const QString s = LossView::tr("%1: %2 graded").arg(QLatin1String(roleName(role))).arg(d.graded[role]);
+    p.drawText(QRect(lx + 16, y, 200, lh), Qt::AlignLeft | Qt::AlignVCenter, s);
+    lx += 20 + QFontMetrics(font).horizontalAdvance(s) + 16;
   }
-  return out;
+  y += lh + 6;
+  return y;
 }
+} // namespace
 
 class LossChart : public QWidget {
 public:
@@ -194,8 +208,6 @@ void LossView::render(QPainter& p, QRect area) const {
     p.drawText(area, Qt::AlignCenter, tr("No batch"));
     return;
   }
-  const Batch& b = session_->batch();
-  const int r = session_->batchRow();
   QFont bold = font();
   bold.setBold(true);
   const int lh = QFontMetrics(font()).height() + 4;
@@ -203,12 +215,41 @@ void LossView::render(QPainter& p, QRect area) const {
   int y = area.top() + 6;
 
   // 1. Per-token NLL along the row; graded terms solid, ungraded faint.
+  y = paintNllPlot(p, QRect(x0, y, w, area.height()), area.height() * 38 / 100);
+
+  // 2. Totals and shares as stacked bars.
+  const LossBreakdown& d = breakdown_;
+  p.setFont(bold);
+  p.drawText(QRect(x0, y, w, lh), Qt::AlignLeft,
+             tr("Loss as given %1   |   pads not graded %2   |   replies only %3")
+                 .arg(num(d.asGiven()))
+                 .arg(num(d.padsNotGraded()))
+                 .arg(num(d.repliesOnly())));
+  y += lh + 2;
+  y = drawShares(p, font(), text, d, x0, y, w, lh);
+  // 3. The dilution arithmetic.
+  p.setPen(text);
+  p.drawText(QRect(x0, y, w, area.bottom() - y), Qt::TextWordWrap,
+             dilutionText() + tr("\nWorked example: 200 prompt tokens at 2.0 and 40 reply tokens at 1.0 give 400 + 40 "
+                                 "= 440; the reply is 40 / 440 = 9.1 % of the loss."));
+}
+
+// Section 1 of render(): the per-token loss bars from box's top; returns the y below the plot.
+int LossView::paintNllPlot(QPainter& p, QRect box, int plotHeight) const {
+  const Batch& b = session_->batch();
+  const int r = session_->batchRow();
+  const QColor text = palette().text().color();
+  QFont bold = font();
+  bold.setBold(true);
+  const int lh = QFontMetrics(font()).height() + 4;
+  const int x0 = box.left(), w = box.width();
+  int y = box.top();
   p.setFont(bold);
   p.drawText(QRect(x0, y, w, lh), Qt::AlignLeft,
              tr("Per-token loss along row %1 (solid = graded, faint = -100; colour = role of the predicted token)")
                  .arg(session_->selectedRow()));
   y += lh;
-  const int plotH = std::max(60, area.height() * 38 / 100);
+  const int plotH = std::max(60, plotHeight);
   const QRect plot(x0 + 40, y, w - 40, plotH);
   double maxV = 0.1;
   for (double v : nll_) maxV = std::max(maxV, v);
@@ -239,54 +280,7 @@ void LossView::render(QPainter& p, QRect area) const {
   p.setPen(text);
   p.drawLine(plot.bottomLeft(), plot.bottomRight());
   y = plot.bottom() + 8;
-
-  // 2. Totals and shares as stacked bars.
-  const LossBreakdown& d = breakdown_;
-  p.setFont(bold);
-  p.drawText(QRect(x0, y, w, lh), Qt::AlignLeft,
-             tr("Loss as given %1   |   pads not graded %2   |   replies only %3")
-                 .arg(num(d.asGiven()))
-                 .arg(num(d.padsNotGraded()))
-                 .arg(num(d.repliesOnly())));
-  y += lh + 2;
-  const int labelW = 170;
-  auto stacked = [&](const QString& name, auto share) {
-    p.setFont(font());
-    p.setPen(text);
-    p.drawText(QRect(x0, y, labelW - 6, lh), Qt::AlignRight | Qt::AlignVCenter, name);
-    double x = x0 + labelW;
-    const double full = w - labelW;
-    for (int role = 0; role < kRoleCount; ++role) {
-      const double s = share(role);
-      if (std::isnan(s) || s <= 0) continue;
-      QRectF seg(x, y + 2, s * full, lh - 4);
-      p.fillRect(seg, roleColour(role));
-      p.setPen(QColor(0x10, 0x10, 0x10));
-      if (seg.width() > 70)
-        p.drawText(seg, Qt::AlignCenter, QStringLiteral("%1 %2").arg(QLatin1String(roleName(role))).arg(pct(s)));
-      x += seg.width();
-    }
-    y += lh + 2;
-  };
-  stacked(tr("share of the loss"), [&](int role) { return d.lossShare(role); });
-  stacked(tr("share of the gradient"), [&](int role) { return d.gradientShare(role); });
-  stacked(tr("graded tokens"), [&](int role) { return d.total() ? double(d.graded[role]) / double(d.total()) : 0.0; });
-  // Legend (text, so greyscale still reads).
-  p.setFont(font());
-  int lx = x0 + labelW;
-  for (int role = 0; role < kRoleCount; ++role) {
-    p.fillRect(QRect(lx, y + 4, 12, 12), roleColour(role));
-    p.setPen(text);
-    const QString s = tr("%1: %2 graded").arg(QLatin1String(roleName(role))).arg(d.graded[role]);
-    p.drawText(QRect(lx + 16, y, 200, lh), Qt::AlignLeft | Qt::AlignVCenter, s);
-    lx += 20 + QFontMetrics(font()).horizontalAdvance(s) + 16;
-  }
-  y += lh + 6;
-  // 3. The dilution arithmetic.
-  p.setPen(text);
-  p.drawText(QRect(x0, y, w, area.bottom() - y), Qt::TextWordWrap,
-             dilutionText() + tr("\nWorked example: 200 prompt tokens at 2.0 and 40 reply tokens at 1.0 give 400 + 40 "
-                                 "= 440; the reply is 40 / 440 = 9.1 % of the loss."));
+  return y;
 }
 
 } // namespace maskscope

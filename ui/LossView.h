@@ -5,6 +5,7 @@
 // the counts come from the batch).
 #pragma once
 #include "core/data/Batch.h"
+#include "core/forward/LossPlan.h" // LossBreakdown: the loss arithmetic lives in core
 
 #include <QWidget>
 #include <vector>
@@ -15,22 +16,6 @@ class QLabel;
 namespace maskscope {
 
 class Session;
-
-// The loss arithmetic of one row (pure; tested directly). Graded term t: labels[t] != -100 for
-// t >= 1 (the model shifts: the logits at t-1 predict token t), its role is the role of t.
-struct LossBreakdown {
-  int64_t graded[4] = {0, 0, 0, 0}; // by PositionRole: prompt, reply, pad, unknown
-  double sum[4] = {0, 0, 0, 0};
-  int64_t total() const { return graded[0] + graded[1] + graded[2] + graded[3]; }
-  double totalSum() const { return sum[0] + sum[1] + sum[2] + sum[3]; }
-  double asGiven() const;               // mean over every graded term
-  double padsNotGraded() const;         // mean without pad terms ("fixed" labels)
-  double repliesOnly() const;           // mean over reply terms only
-  double lossShare(int role) const;     // share of the summed loss
-  double gradientShare(int role) const; // share of the gradient weight: each graded term weighs 1/N
-};
-// nll[t] = loss of token t (so index t, not t-1); roles from positionRoles().
-LossBreakdown computeLossBreakdown(const Batch& batch, int row, const std::vector<double>& nll, const IntGrid& roles);
 
 class LossChart;
 
@@ -51,6 +36,7 @@ public:
   QWidget* chart() const;
 
 private:
+  int paintNllPlot(QPainter& p, QRect box, int plotHeight) const;
   void recompute();
 
   Session* session_;

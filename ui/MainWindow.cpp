@@ -1,9 +1,13 @@
-// Main window layout and wiring between the session and the views.
+// Main window layout and wiring between the session and the views. Which views exist, where they
+// sit and how they export comes from the view registry (ui/ViewRegistry.cpp).
 #include "ui/MainWindow.h"
 #include "core/collate/CollatorSpec.h"
+#include "core/mask/RowFacts.h"
 #include "core/template/ChatTemplate.h"
 #include "ui/AttentionGridView.h"
+#include "ui/AttentionPane.h"
 #include "ui/ComparePanel.h"
+#include "ui/DatasetBrowser.h"
 #include "ui/Export.h"
 #include "ui/LintPanel.h"
 #include "ui/LossView.h"
@@ -13,6 +17,7 @@
 #include "ui/SoftmaxView.h"
 #include "ui/TeachingPanel.h"
 #include "ui/TokenStripView.h"
+#include "ui/ViewRegistry.h"
 
 #include <QAction>
 #include <QApplication>
@@ -21,7 +26,6 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QHBoxLayout>
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
@@ -45,21 +49,6 @@
 namespace maskscope {
 
 namespace {
-
-QWidget* legendItem(const QColor& colour, const QString& glyph, const QString& text, QWidget* parent) {
-  auto* w = new QWidget(parent);
-  auto* l = new QHBoxLayout(w);
-  l->setContentsMargins(0, 0, 8, 0);
-  auto* swatch = new QLabel(glyph, w);
-  swatch->setAlignment(Qt::AlignCenter);
-  swatch->setFixedSize(18, 18);
-  swatch->setStyleSheet(
-      QStringLiteral("background:%1;border:1px solid #666;color:%2;font-weight:bold;")
-          .arg(colour.name(), colour.lightness() < 128 ? QStringLiteral("#fff") : QStringLiteral("#222")));
-  l->addWidget(swatch);
-  l->addWidget(new QLabel(text, w));
-  return w;
-}
 
 constexpr int kMaxRecent = 10;
 
@@ -90,7 +79,33 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
   baseFontPt_ = QApplication::font().pointSizeF();
   model_ = new ModelRunner(this);
 
-  // Toolbar: tokenizer, template, collator, batch size.
+  buildToolbar();
+  createViews();
+  buildCentre();
+  arrangeDocks();
+  auto* readOnly = new QLabel(tr("Read-only: maskscope never edits your files"), this);
+  readOnly->setObjectName(QStringLiteral("readOnlyNotice"));
+  statusBar()->addPermanentWidget(readOnly);
+  modelLabel_ = new QLabel(tr("no model"), this);
+  statusBar()->addPermanentWidget(modelLabel_);
+  buildMenus();
+
+  connectSession();
+  connectDatasetBrowser();
+  connectPipelineControls();
+  connectModel();
+  fillConversationList();
+  syncPipelineControls();
+  updateSummary();
+  if (persistent_) restoreSettings();
+}
+
+MainWindow::~MainWindow() {
+  if (lengthsWatcher_) lengthsWatcher_->cancel(); // the worker owns its inputs; this only stops it early
+}
+
+// Toolbar: tokenizer, template, collator, batch size.
+void MainWindow::buildToolbar() {
   auto* tb = addToolBar(tr("Pipeline"));
   tb->setObjectName(QStringLiteral("pipelineToolbar"));
   tb->addWidget(new QLabel(tr(" Tokenizer "), tb));
@@ -125,38 +140,41 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
   batchSize_->setRange(1, 64);
   batchSize_->setValue(session_->batchSize());
   tb->addWidget(batchSize_);
+}
 
-  // Left: the dataset browser.
-  auto* left = new QWidget(this);
-  auto* leftLayout = new QVBoxLayout(left);
-  leftLayout->setContentsMargins(4, 4, 4, 4);
-  filter_ = new QLineEdit(left);
-  filter_->setPlaceholderText(tr("Search conversations"));
-  filter_->setClearButtonEnabled(true);
-  auto* filters = new QHBoxLayout;
-  minMessages_ = new QSpinBox(left);
-  minMessages_->setRange(0, 1000);
-  minMessages_->setPrefix(tr("msgs \u2265 "));
-  minMessages_->setToolTip(tr("Only rows with at least this many messages (role count)"));
-  minTokens_ = new QSpinBox(left);
-  minTokens_->setRange(0, 1000000);
-  minTokens_->setSingleStep(16);
-  minTokens_->setPrefix(tr("tokens \u2265 "));
-  minTokens_->setToolTip(tr("Only rows at least this long once tokenized"));
-  filters->addWidget(minMessages_);
-  filters->addWidget(minTokens_);
-  findingFilter_ = new QComboBox(left);
-  findingFilter_->addItem(tr("all rows"), QString());
-  findingFilter_->addItem(tr("rows with lint findings"), QStringLiteral("*"));
-  list_ = new QListWidget(left);
-  list_->setUniformItemSizes(true);
-  leftLayout->addWidget(filter_);
-  leftLayout->addLayout(filters);
-  leftLayout->addWidget(findingFilter_);
-  leftLayout->addWidget(list_);
-  addPanel(tr("Dataset"), QStringLiteral("conversationsDock"), left, Qt::LeftDockWidgetArea);
+// Every view of the registry, each in a dock of its area or kept for the centre.
+void MainWindow::createViews() {
+  const ViewHost host{session_, this};
+  for (const ViewSpec& v : viewRegistry()) {
+    QWidget* w = v.create(host);
+    views_.insert(v.name, w);
+    if (v.area == Qt::NoDockWidgetArea) continue;
+    auto* dock = new QDockWidget(v.title, this);
+    dock->setObjectName(v.dockName);
+    const bool side = v.area == Qt::LeftDockWidgetArea || v.area == Qt::RightDockWidgetArea;
+    dock->setWidget(new PanelFrame(w, side ? QSize(280, 400) : QSize(800, 190)));
+    docks_ << dock;
+  }
+  // The views the window wires to each other and to the session.
+  auto* browser = static_cast<DatasetBrowser*>(view(QStringLiteral("dataset")));
+  list_ = browser->list();
+  filter_ = browser->searchBox();
+  minMessages_ = browser->minMessagesBox();
+  minTokens_ = browser->minTokensBox();
+  findingFilter_ = browser->findingFilterBox();
+  attentionPane_ = static_cast<AttentionPane*>(view(QStringLiteral("attention")));
+  grid_ = attentionPane_->grid();
+  strip_ = static_cast<TokenStripView*>(view(QStringLiteral("tokens")));
+  softmax_ = static_cast<SoftmaxView*>(view(QStringLiteral("softmax")));
+  loss_ = static_cast<LossView*>(view(QStringLiteral("loss")));
+  lint_ = static_cast<LintPanel*>(view(QStringLiteral("lint")));
+  compare_ = static_cast<ComparePanel*>(view(QStringLiteral("compare")));
+  teaching_ = static_cast<TeachingPanel*>(view(QStringLiteral("teaching")));
+}
 
-  // Centre: summary, token strip, grid with legend.
+// Centre: the summary, then the centre views (token strip, attention grid) in a splitter; each gets
+// an equal share, the grid stays square.
+void MainWindow::buildCentre() {
   auto* centre = new QWidget(this);
   auto* cl = new QVBoxLayout(centre);
   cl->setContentsMargins(4, 4, 4, 4);
@@ -165,80 +183,67 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
   summary_->setTextFormat(Qt::RichText);
   cl->addWidget(summary_);
   auto* split = new QSplitter(Qt::Vertical, centre);
-  strip_ = new TokenStripView(session_, split);
-  auto* gridPane = new QWidget(split);
-  auto* gl = new QVBoxLayout(gridPane);
-  gl->setContentsMargins(0, 0, 0, 0);
-  auto* legend = new QWidget(gridPane);
-  auto* ll = new QHBoxLayout(legend);
-  ll->setContentsMargins(0, 0, 0, 0);
-  ll->addWidget(new QLabel(tr("<b>Attention</b>:"), legend));
-  ll->addWidget(legendItem(palette::cellColour(CellState::Allowed), QString(palette::cellGlyph(CellState::Allowed)),
-                           tr("allowed"), legend));
-  ll->addWidget(legendItem(palette::cellColour(CellState::Future), QString(palette::cellGlyph(CellState::Future)),
-                           tr("future (causal)"), legend));
-  ll->addWidget(legendItem(palette::cellColour(CellState::Padding), QString(palette::cellGlyph(CellState::Padding)),
-                           tr("padding"), legend));
-  ll->addWidget(legendItem(palette::cellColour(CellState::OtherExample),
-                           QString(palette::cellGlyph(CellState::OtherExample)), tr("other example"), legend));
-  ll->addStretch();
-  ll->addWidget(new QLabel(tr("layer"), legend));
-  layerBox_ = new QSpinBox(legend);
-  ll->addWidget(layerBox_);
-  ll->addWidget(new QLabel(tr("head"), legend));
-  headBox_ = new QSpinBox(legend);
-  ll->addWidget(headBox_);
-  auto* probsMode = new QComboBox(legend);
-  probsMode->addItem(tr("mask"));
-  probsMode->addItem(tr("attention probabilities (model)"));
-  probsMode->setObjectName(QStringLiteral("gridMode"));
-  probsMode->setToolTip(tr("Load a model (Model menu) to see real attention probabilities"));
-  ll->addWidget(probsMode);
-  gl->addWidget(legend);
-  grid_ = new AttentionGridView(session_, gridPane);
-  gl->addWidget(grid_, 1);
-  split->addWidget(strip_);
-  split->addWidget(gridPane);
-  strip_->setMinimumHeight(205); // three lines of 62 px chips
-  gridPane->setMinimumHeight(240);
-  // The strip gets room for about three lines of chips; the grid takes the rest and stays square.
-  split->setStretchFactor(0, 1);
-  split->setStretchFactor(1, 1);
-
+  for (const ViewSpec& v : viewRegistry())
+    if (v.area == Qt::NoDockWidgetArea) {
+      split->addWidget(view(v.name));
+      split->setStretchFactor(split->count() - 1, 1);
+    }
   cl->addWidget(split, 1);
   setCentralWidget(centre);
+}
 
-  // Docked panels, tabbed at the bottom; any can be moved or floated.
-  softmax_ = new SoftmaxView(session_, this);
-  loss_ = new LossView(session_, this);
-  lint_ = new LintPanel(session_, this);
-  compare_ = new ComparePanel(session_, this);
-  teaching_ = new TeachingPanel(
-      session_,
-      [this](const QString& v, bool example) {
-        showView(v);
-        if (v == QLatin1String("softmax")) example ? softmax_->showTeachingExample() : softmax_->showSelectedRow();
-      },
-      this);
-  QDockWidget* d1 = addPanel(tr("Lint findings"), QStringLiteral("lintDock"), lint_, Qt::BottomDockWidgetArea);
-  QDockWidget* d2 = addPanel(tr("Softmax"), QStringLiteral("softmaxDock"), softmax_, Qt::BottomDockWidgetArea);
-  QDockWidget* d3 = addPanel(tr("Loss"), QStringLiteral("lossDock"), loss_, Qt::BottomDockWidgetArea);
-  QDockWidget* d4 = addPanel(tr("Compare"), QStringLiteral("compareDock"), compare_, Qt::BottomDockWidgetArea);
-  QDockWidget* d5 = addPanel(tr("Teaching"), QStringLiteral("teachingDock"), teaching_, Qt::BottomDockWidgetArea);
-  tabifyDockWidget(d1, d2);
-  tabifyDockWidget(d2, d3);
-  tabifyDockWidget(d3, d4);
-  tabifyDockWidget(d4, d5);
-  d1->raise();
+QWidget* MainWindow::view(const QString& name) const { return views_.value(name); }
 
-  auto* readOnly = new QLabel(tr("Read-only: maskscope never edits your files"), this);
-  readOnly->setObjectName(QStringLiteral("readOnlyNotice"));
-  statusBar()->addPermanentWidget(readOnly);
-  modelLabel_ = new QLabel(tr("no model"), this);
-  statusBar()->addPermanentWidget(modelLabel_);
+QDockWidget* MainWindow::dock(const QString& name) const {
+  const ViewSpec* spec = findView(name);
+  if (!spec || spec->dockName.isEmpty()) return nullptr;
+  for (QDockWidget* d : docks_)
+    if (d->objectName() == spec->dockName) return d;
+  return nullptr;
+}
 
-  buildMenus();
+// The default arrangement: each dock docked in its area, shown, the docks of one area tabbed in
+// table order with the first raised. The constructor and View > Reset layout both use it.
+void MainWindow::arrangeDocks() {
+  QHash<int, QDockWidget*> last; // per area, the dock the next one tabs onto
+  QList<QDockWidget*> first;
+  for (const ViewSpec& v : viewRegistry()) {
+    QDockWidget* d = dock(v.name);
+    if (!d) continue;
+    d->setFloating(false);                   // back in the layout first: a removed dock cannot be docked by setFloating
+    if (docksArranged_) removeDockWidget(d); // a dock added twice would be laid out twice
+    addDockWidget(v.area, d);
+    d->show();
+    if (QDockWidget* previous = last.value(int(v.area)))
+      tabifyDockWidget(previous, d);
+    else
+      first << d;
+    last.insert(int(v.area), d);
+  }
+  for (QDockWidget* d : first) d->raise();
+  docksArranged_ = true;
+}
 
+// First-show sizes: the strip and grid get most of the height, the bottom panels a strip, the
+// dataset browser a column.
+void MainWindow::applyDefaultDockSizes() {
+  QDockWidget* bottom = nullptr;
+  QDockWidget* side = nullptr;
+  for (QDockWidget* d : docks_) {
+    const Qt::DockWidgetArea a = dockWidgetArea(d);
+    if (!bottom && a == Qt::BottomDockWidgetArea) bottom = d;
+    if (!side && (a == Qt::LeftDockWidgetArea || a == Qt::RightDockWidgetArea)) side = d;
+  }
+  if (bottom) resizeDocks({bottom}, {std::max(180, height() * 28 / 100)}, Qt::Vertical);
+  if (side) resizeDocks({side}, {280}, Qt::Horizontal);
+}
+
+void MainWindow::resetLayout() {
+  arrangeDocks();
+  QTimer::singleShot(0, this, &MainWindow::applyDefaultDockSizes);
+}
+
+void MainWindow::connectSession() {
   connect(session_, &Session::datasetChanged, this, [this] {
     cancelTokenLengths();
     tokenLengths_.clear();
@@ -255,16 +260,12 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
   connect(session_, &Session::batchChanged, this, &MainWindow::updateSummary);
   connect(session_, &Session::batchChanged, this, [this] {
     if (model_->hasModel() && session_->hasBatch())
-      model_->run(session_->batch(), layerBox_->value(), headBox_->value());
+      model_->run(session_->batch(), attentionPane_->layerBox()->value(), attentionPane_->headBox()->value());
   });
   connect(session_, &Session::pipelineChanged, this, &MainWindow::syncPipelineControls);
   connect(session_, &Session::errorOccurred, this, [this](const QString& m) { statusBar()->showMessage(m, 15000); });
   connect(session_, &Session::modelChanged, this, [this](const QString& spec) {
     if (!spec.isEmpty()) model_->load(spec);
-  });
-  connect(list_, &QListWidget::currentRowChanged, this, [this](int item) {
-    if (item < 0) return;
-    session_->selectRow(list_->item(item)->data(Qt::UserRole).toInt());
   });
   connect(session_, &Session::batchChanged, this, [this] {
     // Keep the list's selection on the session's row (lint jumps, teaching steps).
@@ -275,6 +276,13 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
         break;
       }
   });
+}
+
+void MainWindow::connectDatasetBrowser() {
+  connect(list_, &QListWidget::currentRowChanged, this, [this](int item) {
+    if (item < 0) return;
+    session_->selectRow(list_->item(item)->data(Qt::UserRole).toInt());
+  });
   connect(filter_, &QLineEdit::textChanged, this, &MainWindow::applyFilter);
   connect(minMessages_, &QSpinBox::valueChanged, this, &MainWindow::applyFilter);
   connect(minTokens_, &QSpinBox::valueChanged, this, &MainWindow::applyFilter);
@@ -282,6 +290,9 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
   connect(lint_, &LintPanel::reportChanged, this, [this] {
     if (findingFilter_->currentIndex() > 0) applyFilter();
   });
+}
+
+void MainWindow::connectPipelineControls() {
   connect(collatorBox_, &QComboBox::currentIndexChanged, this, [this](int i) {
     if (i >= 0) session_->setCollator(collatorBox_->itemData(i).toString());
   });
@@ -295,27 +306,34 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
     session_->setTemplate(spec);
   });
   connect(batchSize_, &QSpinBox::valueChanged, session_, &Session::setBatchSize);
-  connect(probsMode, &QComboBox::currentIndexChanged, this, [this](int i) {
+}
+
+// The model: the attention pane's layer/head/mode controls, loading and the forward passes.
+void MainWindow::connectModel() {
+  QSpinBox* layerBox = attentionPane_->layerBox();
+  QSpinBox* headBox = attentionPane_->headBox();
+  QComboBox* probsMode = attentionPane_->modeBox();
+  connect(probsMode, &QComboBox::currentIndexChanged, this, [this, layerBox, headBox](int i) {
     if (i == 1 && !model_->hasModel()) {
       statusBar()->showMessage(tr("Load a model (Model menu) to see real attention probabilities."), 8000);
       grid_->setProbabilities({}, {});
     } else if (i == 1) {
-      model_->run(session_->batch(), layerBox_->value(), headBox_->value());
+      model_->run(session_->batch(), layerBox->value(), headBox->value());
     } else {
       grid_->setProbabilities({}, {});
     }
   });
-  auto rerun = [this, probsMode] {
+  auto rerun = [this, probsMode, layerBox, headBox] {
     if (model_->hasModel() && probsMode->currentIndex() == 1)
-      model_->run(session_->batch(), layerBox_->value(), headBox_->value());
+      model_->run(session_->batch(), layerBox->value(), headBox->value());
   };
-  connect(layerBox_, &QSpinBox::valueChanged, this, rerun);
-  connect(headBox_, &QSpinBox::valueChanged, this, rerun);
-  connect(model_, &ModelRunner::modelLoaded, this, [this](const QString& d) {
+  connect(layerBox, &QSpinBox::valueChanged, this, rerun);
+  connect(headBox, &QSpinBox::valueChanged, this, rerun);
+  connect(model_, &ModelRunner::modelLoaded, this, [this, layerBox, headBox](const QString& d) {
     modelLabel_->setText(d);
-    layerBox_->setRange(0, std::max(0, model_->layers() - 1));
-    headBox_->setRange(0, std::max(0, model_->heads() - 1));
-    if (session_->hasBatch()) model_->run(session_->batch(), layerBox_->value(), headBox_->value());
+    layerBox->setRange(0, std::max(0, model_->layers() - 1));
+    headBox->setRange(0, std::max(0, model_->heads() - 1));
+    if (session_->hasBatch()) model_->run(session_->batch(), layerBox->value(), headBox->value());
   });
   connect(model_, &ModelRunner::failed, this, [this](const QString& m) {
     modelLabel_->setText(tr("no model"));
@@ -323,28 +341,49 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
   });
   connect(model_, &ModelRunner::progress, this, [this](double, const QString& t) { statusBar()->showMessage(t); });
   connect(model_, &ModelRunner::finished, this, &MainWindow::onModelRun);
-
-  fillConversationList();
-  syncPipelineControls();
-  updateSummary();
-  if (persistent_) restoreSettings();
-}
-
-MainWindow::~MainWindow() {
-  if (lengthsWatcher_) lengthsWatcher_->cancel(); // the worker owns its inputs; this only stops it early
-}
-
-QDockWidget* MainWindow::addPanel(const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area) {
-  auto* dock = new QDockWidget(title, this);
-  dock->setObjectName(name);
-  const bool side = area == Qt::LeftDockWidgetArea || area == Qt::RightDockWidgetArea;
-  dock->setWidget(new PanelFrame(widget, side ? QSize(280, 400) : QSize(800, 190)));
-  addDockWidget(area, dock);
-  docks_ << dock;
-  return dock;
 }
 
 void MainWindow::buildMenus() {
+  buildFileMenu();
+  QMenu* nav = menuBar()->addMenu(tr("&Navigate"));
+  auto step = [this](int d) {
+    int i = list_->currentRow();
+    for (int j = i + d; j >= 0 && j < list_->count(); j += d)
+      if (!list_->item(j)->isHidden()) {
+        list_->setCurrentRow(j);
+        break;
+      }
+  };
+  nav->addAction(tr("Next row"), QKeySequence(Qt::ALT | Qt::Key_Down), this, [step] { step(1); });
+  nav->addAction(tr("Previous row"), QKeySequence(Qt::ALT | Qt::Key_Up), this, [step] { step(-1); });
+  nav->addAction(tr("Next position"), QKeySequence(Qt::ALT | Qt::Key_Right), this,
+                 [this] { session_->selectPosition(session_->selectedPosition() + 1); });
+  nav->addAction(tr("Previous position"), QKeySequence(Qt::ALT | Qt::Key_Left), this,
+                 [this] { session_->selectPosition(std::max(0, session_->selectedPosition() - 1)); });
+  nav->addAction(tr("Search rows"), QKeySequence::Find, this, [this] { filter_->setFocus(); });
+  buildViewMenu();
+
+  QMenu* model = menuBar()->addMenu(tr("&Model"));
+  model->addAction(tr("Load model folder\u2026"), this, [this] {
+    const QString d = QFileDialog::getExistingDirectory(this, tr("Model folder"));
+    if (!d.isEmpty()) session_->setModelSpec(d);
+  });
+  model->addAction(tr("Load the built-in tiny model"), this,
+                   [this] { session_->setModelSpec(QStringLiteral("builtin:tiny")); });
+  model->addAction(tr("Cancel the running pass"), this, [this] { model_->cancel(); });
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("About maskscope"), this, [this] {
+    QMessageBox::about(
+        this, tr("maskscope"),
+        tr("maskscope %1 shows and debugs the masks of LLM fine-tuning.\n\nIt only reads datasets, batch dumps, "
+           "tokenizers, templates and models; it never edits them. Exports are written only where you choose.")
+            .arg(QApplication::applicationVersion()));
+  });
+  rebuildRecentMenu();
+}
+
+void MainWindow::buildFileMenu() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   QAction* open = file->addAction(tr("&Open dataset or batch dump\u2026"), this, [this] {
     const QString f = QFileDialog::getOpenFileName(
@@ -367,9 +406,11 @@ void MainWindow::buildMenus() {
     if (!f.isEmpty() && !exportView(view, f, &err)) QMessageBox::warning(this, tr("Export"), err);
   };
   QMenu* exp = file->addMenu(tr("&Export view"));
-  for (const QString& v : {QStringLiteral("tokens"), QStringLiteral("attention"), QStringLiteral("softmax"),
-                           QStringLiteral("loss"), QStringLiteral("lint"), QStringLiteral("window")})
-    exp->addAction(v, this, [exportAs, v] { exportAs(v); });
+  for (const QString& v : viewNames()) {
+    const ViewSpec* spec = findView(v);
+    if (spec && spec->offscreen == OffscreenRender::Window) continue; // exports as the whole window
+    exp->addAction(spec ? spec->title : tr("Whole window"), this, [exportAs, v] { exportAs(v); });
+  }
   file->addAction(tr("Export &HTML report\u2026"), this, [this] {
     const QString f = QFileDialog::getSaveFileName(this, tr("HTML report"), QStringLiteral("maskscope-report.html"),
                                                    tr("HTML (*.html)"));
@@ -378,26 +419,14 @@ void MainWindow::buildMenus() {
   });
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+}
 
-  QMenu* nav = menuBar()->addMenu(tr("&Navigate"));
-  auto step = [this](int d) {
-    int i = list_->currentRow();
-    for (int j = i + d; j >= 0 && j < list_->count(); j += d)
-      if (!list_->item(j)->isHidden()) {
-        list_->setCurrentRow(j);
-        break;
-      }
-  };
-  nav->addAction(tr("Next row"), QKeySequence(Qt::ALT | Qt::Key_Down), this, [step] { step(1); });
-  nav->addAction(tr("Previous row"), QKeySequence(Qt::ALT | Qt::Key_Up), this, [step] { step(-1); });
-  nav->addAction(tr("Next position"), QKeySequence(Qt::ALT | Qt::Key_Right), this,
-                 [this] { session_->selectPosition(session_->selectedPosition() + 1); });
-  nav->addAction(tr("Previous position"), QKeySequence(Qt::ALT | Qt::Key_Left), this,
-                 [this] { session_->selectPosition(std::max(0, session_->selectedPosition() - 1)); });
-  nav->addAction(tr("Search rows"), QKeySequence::Find, this, [this] { filter_->setFocus(); });
-
+void MainWindow::buildViewMenu() {
   QMenu* view = menuBar()->addMenu(tr("&View"));
   for (QDockWidget* d : docks_) view->addAction(d->toggleViewAction());
+  QAction* reset = view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
+  reset->setObjectName(QStringLiteral("resetLayoutAction"));
+  reset->setToolTip(tr("Dock every panel where it starts: dataset left, the others tabbed at the bottom"));
   view->addSeparator();
   QAction* dark = view->addAction(tr("&Dark theme"));
   dark->setCheckable(true);
@@ -412,25 +441,6 @@ void MainWindow::buildMenus() {
     showView(QStringLiteral("teaching"));
     if (teaching_->stepIndex() < 0) teaching_->goToStep(0);
   });
-
-  QMenu* model = menuBar()->addMenu(tr("&Model"));
-  model->addAction(tr("Load model folder\u2026"), this, [this] {
-    const QString d = QFileDialog::getExistingDirectory(this, tr("Model folder"));
-    if (!d.isEmpty()) session_->setModelSpec(d);
-  });
-  model->addAction(tr("Load the built-in tiny model"), this,
-                   [this] { session_->setModelSpec(QStringLiteral("builtin:tiny")); });
-  model->addAction(tr("Cancel the running pass"), this, [this] { model_->cancel(); });
-
-  QMenu* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(tr("About maskscope"), this, [this] {
-    QMessageBox::about(
-        this, tr("maskscope"),
-        tr("maskscope %1 shows and debugs the masks of LLM fine-tuning.\n\nIt only reads datasets, batch dumps, "
-           "tokenizers, templates and models; it never edits them. Exports are written only where you choose.")
-            .arg(QApplication::applicationVersion()));
-  });
-  rebuildRecentMenu();
 }
 
 bool MainWindow::openPath(const QString& path) {
@@ -489,14 +499,8 @@ void MainWindow::showEvent(QShowEvent* e) {
   if (shownOnce_) return;
   shownOnce_ = true;
   if (persistent_ && QSettings().contains(QStringLiteral("windowState"))) return;
-  // First run: the strip and grid get most of the height; the panels a strip at the bottom.
-  QList<QDockWidget*> bottom;
-  for (QDockWidget* d : docks_)
-    if (dockWidgetArea(d) == Qt::BottomDockWidgetArea) bottom << d;
-  QTimer::singleShot(0, this, [this, bottom] {
-    if (!bottom.isEmpty()) resizeDocks({bottom.first()}, {std::max(180, height() * 28 / 100)}, Qt::Vertical);
-    if (!docks_.isEmpty()) resizeDocks({docks_.first()}, {280}, Qt::Horizontal);
-  });
+  // First run: the default dock sizes, once the window has its size (from a queued call).
+  QTimer::singleShot(0, this, &MainWindow::applyDefaultDockSizes);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
@@ -655,18 +659,9 @@ void MainWindow::updateSummary() {
   }
   const Batch& b = session_->batch();
   const int r = session_->batchRow();
-  int64_t real = 0, graded = 0, pads = 0, gradedPads = 0, attendedPads = 0;
-  const bool haveMeta = size_t(r) < b.meta.size() && int64_t(b.meta[size_t(r)].size()) == b.length();
-  for (int64_t t = 0; t < b.length(); ++t) {
-    const int64_t att = b.attentionMask.sameShape(b.inputIds) ? b.attentionMask.at(r, t) : 1;
-    const bool pad = haveMeta ? b.meta[size_t(r)][size_t(t)].kind == PositionKind::Padding : att == 0;
-    const bool g = b.labels.sameShape(b.inputIds) && b.labels.at(r, t) != kIgnoreIndex;
-    pads += pad;
-    real += !pad;
-    graded += g;
-    gradedPads += pad && g;
-    attendedPads += pad && att != 0;
-  }
+  const RowFacts f = rowFacts(b, r); // core's counts: the same pads and graded tokens lint and loss report
+  const int64_t real = f.real(), pads = f.pads, graded = f.gradedTotal(), gradedPads = f.graded[RolePad],
+                attendedPads = f.attendedPads;
   const QString what = session_->isBatchDump()
                            ? tr("batch dump %1").arg(QFileInfo(session_->datasetSpec()).fileName())
                            : QString::fromStdString(session_->pipeline()->collator().spec().describe());
@@ -704,34 +699,19 @@ void MainWindow::onModelRun(const ModelRun& run) {
 }
 
 void MainWindow::showView(const QString& name) {
-  QWidget* w = nullptr;
-  if (name == QLatin1String("softmax"))
-    w = softmax_;
-  else if (name == QLatin1String("loss"))
-    w = loss_;
-  else if (name == QLatin1String("lint"))
-    w = lint_;
-  else if (name == QLatin1String("compare"))
-    w = compare_;
-  else if (name == QLatin1String("teaching"))
-    w = teaching_;
-  else if (name == QLatin1String("tokens"))
-    return strip_->setFocus();
-  else if (name == QLatin1String("attention"))
-    return grid_->setFocus();
-  for (QDockWidget* d : docks_)
-    if (d->widget()->isAncestorOf(w)) {
-      d->show();
-      d->raise();
-    }
+  if (QDockWidget* d = dock(name)) {
+    d->show();
+    d->raise();
+  } else if (QWidget* w = view(name)) {
+    w->setFocus();
+  }
 }
 
 void MainWindow::setPresenterMode(bool on) {
   QFont f = QApplication::font();
   f.setPointSizeF(on ? baseFontPt_ * 1.6 : baseFontPt_);
   QApplication::setFont(f);
-  for (QDockWidget* d : docks_)
-    if (d->objectName() == QLatin1String("conversationsDock")) d->setVisible(!on);
+  if (QDockWidget* d = dock(QStringLiteral("dataset"))) d->setVisible(!on);
 }
 
 void MainWindow::setDarkTheme(bool dark) {
@@ -747,26 +727,12 @@ bool MainWindow::exportView(const QString& view, const QString& path, QString* e
     const QImage gridImage = renderToImage([this](QPainter& p, QRect a) { grid_->render(p, a); }, QSize(720, 720));
     return writeTextFile(path, htmlReport(*session_, &lint_->report(), &loss_->breakdown(), gridImage), error);
   }
-  RenderFunction render;
-  QSize size;
-  if (view == QLatin1String("tokens")) {
-    render = [this](QPainter& p, QRect a) { strip_->renderTo(p, a, 0); };
-    size = strip_->viewport()->size();
-  } else if (view == QLatin1String("attention")) {
-    render = [this](QPainter& p, QRect a) { grid_->render(p, a); };
-    size = grid_->size();
-  } else if (view == QLatin1String("softmax")) {
-    render = [this](QPainter& p, QRect a) { softmax_->render(p, a); };
-    size = softmax_->chart()->size().expandedTo(QSize(900, 420));
-  } else if (view == QLatin1String("loss")) {
-    render = [this](QPainter& p, QRect a) { loss_->render(p, a); };
-    size = loss_->chart()->size().expandedTo(QSize(900, 420));
-  } else if (view == QLatin1String("lint")) {
-    render = [this](QPainter& p, QRect a) { lint_->render(p, a); };
-    size = lint_->size().expandedTo(QSize(900, 360));
-  } else {
-    return exportWidget(this, path, error);
-  }
+  const ViewSpec* spec = findView(view);
+  QWidget* w = this->view(view);
+  if (!spec || !w || spec->offscreen == OffscreenRender::Window) return exportWidget(this, path, error);
+  if (spec->offscreen == OffscreenRender::Grab) return exportWidget(w, path, error);
+  const RenderFunction render = [spec, w](QPainter& p, QRect a) { spec->paint(w, p, a); };
+  const QSize size = spec->canvas(w)->size().expandedTo(spec->exportSize);
   if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) return exportSvg(render, size, path, view, error);
   return exportPng(render, size, path, error);
 }

@@ -1,9 +1,10 @@
-// The main window: the dataset browser (search and filters), the pipeline pickers (tokenizer,
-// template, collator), the token strip and attention grid in the centre, and dockable panels for
-// softmax, loss, lint findings, compare and teaching. Layout and choices persist (QSettings) when
+// The main window: the pipeline pickers (tokenizer, template, collator) and the views of the view
+// registry (ui/ViewRegistry.h): the token strip and attention grid in the centre, the dataset
+// browser and the panels (lint, softmax, loss, compare, teaching) in docks. Layout and choices persist (QSettings) when
 // the window is persistent (the app), not in snapshots and tests. It never edits user files.
 #pragma once
 #include <QFutureWatcher>
+#include <QHash>
 #include <QMainWindow>
 #include <QStringList>
 #include <vector>
@@ -19,6 +20,7 @@ class QSpinBox;
 namespace maskscope {
 
 class AttentionGridView;
+class AttentionPane;
 class ComparePanel;
 class LintPanel;
 class LossView;
@@ -52,8 +54,13 @@ public:
   QLabel* summaryLabel() const { return summary_; }
   QStringList recentFiles() const { return recent_; }
 
-  // Brings a view to the front: tokens, attention, softmax, loss, lint, compare, teaching.
+  // A view of the registry by name (nullptr for an unknown name), and its dock (nullptr in the centre).
+  QWidget* view(const QString& name) const;
+  QDockWidget* dock(const QString& name) const;
+  // Brings a view of the registry to the front (its dock raised, or the centre view focused).
   void showView(const QString& name);
+  // Docks every view where it starts (View > Reset layout): areas, tabs and sizes of a first run.
+  void resetLayout();
   void setPresenterMode(bool on);
   void setDarkTheme(bool dark);
   // Opens a dataset, batch dump or model folder (as the command line and drag-and-drop do).
@@ -71,7 +78,18 @@ protected:
   void dropEvent(QDropEvent* event) override;
 
 private:
+  void buildToolbar();
+  void createViews();
+  void buildCentre();
+  void arrangeDocks();
+  void applyDefaultDockSizes();
+  void connectSession();
+  void connectDatasetBrowser();
+  void connectPipelineControls();
+  void connectModel();
   void buildMenus();
+  void buildFileMenu();
+  void buildViewMenu();
   void fillConversationList();
   void applyFilter();
   void startTokenLengths();
@@ -83,7 +101,6 @@ private:
   void restoreSettings();
   void saveSettings();
   void onModelRun(const ModelRun& run);
-  QDockWidget* addPanel(const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area);
 
   Session* session_;
   bool persistent_ = false;
@@ -99,6 +116,7 @@ private:
   QLabel* summary_ = nullptr;
   QLabel* modelLabel_ = nullptr;
   TokenStripView* strip_ = nullptr;
+  AttentionPane* attentionPane_ = nullptr;
   AttentionGridView* grid_ = nullptr;
   SoftmaxView* softmax_ = nullptr;
   LossView* loss_ = nullptr;
@@ -106,8 +124,6 @@ private:
   ComparePanel* compare_ = nullptr;
   TeachingPanel* teaching_ = nullptr;
   ModelRunner* model_ = nullptr;
-  QSpinBox* layerBox_ = nullptr;
-  QSpinBox* headBox_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   QStringList recent_;
   std::vector<int> tokenLengths_; // per dataset row, computed (in a worker) when the length filter is first used
@@ -116,7 +132,9 @@ private:
   bool lengthsPending_ = false;
   QFutureWatcher<std::vector<int>>* lengthsWatcher_ = nullptr;
   double baseFontPt_ = 0;
-  QList<QDockWidget*> docks_;
+  QHash<QString, QWidget*> views_; // by registry name
+  QList<QDockWidget*> docks_;      // in registry order
+  bool docksArranged_ = false;
   bool shownOnce_ = false;
 };
 

@@ -1,9 +1,11 @@
-// Session: loading and re-collating. The batch around the selected row is the group of
-// batchSize consecutive rows it falls in, so padding shows as a trainer would produce it.
+// Session: loading and re-collating. The batch around the selected row is core's batchAroundRow
+// (the group of batchSize consecutive rows it falls in), so padding shows as a trainer produces it.
 // A batch dump is shown exactly as given: its rows are the list, no collator runs.
 #include "ui/Session.h"
 #include "core/batchio/BatchLoader.h"
+#include "core/collate/BatchAroundRow.h"
 #include "core/collate/CollatorSpec.h"
+#include "core/mask/RowFacts.h"
 #include "core/util/Error.h"
 
 #include <QDir>
@@ -146,12 +148,8 @@ int Session::rowCount() const {
 QString Session::rowTitle(int row) const {
   if (row < 0 || row >= rowCount()) return {};
   if (source_ == Source::BatchDump) {
-    int64_t graded = 0, attended = 0;
-    for (int64_t t = 0; t < dump_.length(); ++t) {
-      graded += dump_.labels.sameShape(dump_.inputIds) && dump_.labels.at(row, t) != kIgnoreIndex;
-      attended += !dump_.attentionMask.sameShape(dump_.inputIds) || dump_.attentionMask.at(row, t) != 0;
-    }
-    return tr("batch row %1  (%2 attended, %3 graded of %4)").arg(row).arg(attended).arg(graded).arg(dump_.length());
+    const RowFacts f = rowFacts(dump_, row); // the counts the summary, lint and loss report
+    return tr("batch row %1  (%2 real, %3 graded of %4)").arg(row).arg(f.real()).arg(f.gradedTotal()).arg(f.positions);
   }
   const Conversation& c = conversations_[size_t(row)];
   QString first;
@@ -202,22 +200,9 @@ Batch Session::collateWith(const QString& collatorSpec, int* batchRow) const {
   }
   if (!pipeline_ || selected_ < 0) return {};
   DatasetPipeline other(*pipeline_, parseCollatorSpec(collatorSpec.toStdString()));
-  const int first = selected_ - selected_ % batchSize_;
-  const int last = std::min(rowCount(), first + batchSize_);
-  std::vector<TokenizedConversation> rows;
-  for (int r = first; r < last; ++r) rows.push_back(other.encode(conversations_[size_t(r)]));
-  Batch b = other.collate(rows);
-  const long wanted = conversations_[size_t(selected_)].rowIndex;
-  for (int64_t r = 0; r < b.batchSize(); ++r) {
-    bool holds = size_t(r) < b.sourceRows.size() && b.sourceRows[size_t(r)] == wanted;
-    if (size_t(r) < b.segments.size())
-      for (const Segment& s : b.segments[size_t(r)]) holds = holds || s.sourceRow == wanted;
-    if (holds) {
-      if (batchRow) *batchRow = int(r);
-      break;
-    }
-  }
-  return b;
+  BatchAroundRow around = batchAroundRow(other, conversations_, selected_, batchSize_);
+  if (batchRow) *batchRow = around.batchRow;
+  return std::move(around.batch);
 }
 
 void Session::rebuildBatch() {
@@ -234,24 +219,10 @@ void Session::rebuildBatch() {
       batch_ = dump_;
       batchRow_ = selected_;
     } else {
-      const int first = selected_ - selected_ % batchSize_;
-      const int last = std::min(rowCount(), first + batchSize_);
-      std::vector<TokenizedConversation> rows;
-      for (int r = first; r < last; ++r) {
-        rows.push_back(pipeline_->encode(conversations_[size_t(r)]));
-        if (r == selected_) tokenized_ = std::make_unique<TokenizedConversation>(rows.back());
-      }
-      batch_ = pipeline_->collate(rows);
-      const long wanted = conversations_[size_t(selected_)].rowIndex;
-      for (int64_t r = 0; r < batch_.batchSize(); ++r) {
-        bool holds = size_t(r) < batch_.sourceRows.size() && batch_.sourceRows[size_t(r)] == wanted;
-        if (size_t(r) < batch_.segments.size())
-          for (const Segment& s : batch_.segments[size_t(r)]) holds = holds || s.sourceRow == wanted;
-        if (holds) {
-          batchRow_ = int(r);
-          break;
-        }
-      }
+      BatchAroundRow around = batchAroundRow(*pipeline_, conversations_, selected_, batchSize_);
+      batch_ = std::move(around.batch);
+      batchRow_ = around.batchRow;
+      tokenized_ = std::make_unique<TokenizedConversation>(std::move(around.selected));
     }
   } catch (const std::exception& e) {
     batch_ = Batch();

@@ -1,66 +1,63 @@
 // Off-screen rendering of views: the same widgets the app shows, each view rendered at the
-// requested size through its own render function (the window through grab()).
+// requested size the way its row of the view registry says (the window through grab()).
 #include "ui/Snapshot.h"
 #include "core/forward/ModelSpec.h"
 #include "core/util/Error.h"
-#include "ui/AttentionGridView.h"
-#include "ui/ComparePanel.h"
 #include "ui/Export.h"
-#include "ui/LintPanel.h"
-#include "ui/LossView.h"
 #include "ui/MainWindow.h"
 #include "ui/ModelRunner.h"
 #include "ui/Palette.h"
 #include "ui/Session.h"
-#include "ui/SoftmaxView.h"
-#include "ui/TeachingPanel.h"
-#include "ui/TokenStripView.h"
+#include "ui/ViewRegistry.h"
 
 #include <QApplication>
 #include <QImage>
 #include <QPainter>
-#include <QScrollBar>
 #include <memory>
 #include <optional>
 #include <ostream>
 
 namespace maskscope {
 
-const char* snapshotViewNames() { return "tokens, attention, softmax, loss, lint, compare, teaching, window"; }
+std::string snapshotViewNames() { return viewNames().join(QStringLiteral(", ")).toStdString(); }
 
-int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
+namespace {
+
+void checkArgs(const SnapshotArgs& a) {
   if (a.out.empty()) throw Error("--out FILE.png is required");
   if (a.width < 64 || a.height < 64 || a.width > 16384 || a.height > 16384)
     throw Error("--size must be within 64x64 .. 16384x16384");
-  static const std::vector<std::string> views = {"tokens", "attention", "softmax",  "loss",
-                                                 "lint",   "compare",   "teaching", "window"};
-  if (std::find(views.begin(), views.end(), a.view) == views.end())
+  if (!viewNames().contains(QString::fromStdString(a.view)))
     throw Error("unknown view \"" + a.view + "\" (" + snapshotViewNames() + ")");
   if (a.theme != "light" && a.theme != "dark") throw Error("--theme must be light or dark, got \"" + a.theme + "\"");
-  std::unique_ptr<QApplication> ownApp;
-  if (!QApplication::instance()) {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-    static int argc = 1;
-    static char name[] = "maskscope";
-    static char* argv[] = {name, nullptr};
-    ownApp = std::make_unique<QApplication>(argc, argv);
-  }
-  QApplication::setStyle(QStringLiteral("Fusion"));
-  palette::setTheme(a.theme == "dark" ? palette::Theme::Dark : palette::Theme::Light);
+  if (!a.compare.empty() && a.compare.find(',') == std::string::npos)
+    throw Error("--compare: expected A,B (two collator presets)");
+}
 
-  Session session;
-  QString lastError;
-  QObject::connect(&session, &Session::errorOccurred, [&](const QString& m) { lastError = m; });
+// Snapshots run without the app: a QApplication of their own (offscreen unless a platform is set).
+std::unique_ptr<QApplication> ensureApplication() {
+  if (QApplication::instance()) return {};
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+  static int argc = 1;
+  static char name[] = "maskscope";
+  static char* argv[] = {name, nullptr};
+  return std::make_unique<QApplication>(argc, argv);
+}
+
+// The pipeline, the dataset or batch dump, the row and the position the snapshot shows.
+void openInputs(Session& session, const SnapshotArgs& a) {
+  auto lastError = std::make_shared<QString>(); // shared: the connection outlives this call
+  QObject::connect(&session, &Session::errorOccurred, [lastError](const QString& m) { *lastError = m; });
   const BatchInputs& in = a.inputs;
   if (!in.tokenizerSpec.empty() || !in.templateSpec.empty() || in.collatorSpec != "default") {
     if (!session.setPipeline(QString::fromStdString(in.tokenizerSpec.empty() ? "builtin:demo" : in.tokenizerSpec),
                              QString::fromStdString(in.templateSpec), QString::fromStdString(in.collatorSpec)))
-      throw Error(lastError.toStdString());
+      throw Error(lastError->toStdString());
   }
   const bool ok = in.batchFile.empty()
                       ? session.openDataset(QString::fromStdString(in.dataSpec.empty() ? "builtin:demo" : in.dataSpec))
                       : session.openBatchDump(QString::fromStdString(in.batchFile));
-  if (!ok) throw Error(lastError.toStdString());
+  if (!ok) throw Error(lastError->toStdString());
   if (a.row < 0 || a.row >= session.rowCount())
     throw Error("--row " + std::to_string(a.row) + " is outside the input (" + std::to_string(session.rowCount()) +
                 " rows)");
@@ -71,95 +68,47 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
                   std::to_string(session.batch().length()) + " positions)");
     session.selectPosition(int(a.position));
   }
+}
 
-  // A model, when given, runs once here (synchronously: there is no UI to keep responsive).
-  std::optional<ModelRun> run;
-  if (!a.modelSpec.empty()) {
-    auto model = loadForwardModel(a.modelSpec, "auto");
-    run = runModelOnce(*model, session.batch(), 0, 0);
-    if (!run->error.isEmpty()) throw Error("forward pass failed: " + run->error.toStdString(), {a.modelSpec});
-  }
-  const QString modelLabel = QString::fromStdString(a.modelSpec);
+QImage grabWindow(MainWindow& window) {
+  window.show();
+  QApplication::processEvents();
+  QApplication::processEvents(); // the first-show dock sizes are applied from a queued call
+  return window.grab().toImage();
+}
 
-  MainWindow window(&session);
-  window.setDarkTheme(a.theme == "dark");
-  window.resize(a.width, a.height);
-  const QSize size(a.width, a.height);
-  QImage image;
-  if (a.view == "window") {
+// One view of the registry, rendered the way its row says.
+QImage renderView(const ViewSpec& spec, MainWindow& window, const ViewSnapshot& options, QSize size) {
+  switch (spec.offscreen) {
+  case OffscreenRender::Window: {
     window.show();
-    QApplication::processEvents();
-    QApplication::processEvents(); // the first-show dock sizes are applied from a queued call
-    image = window.grab().toImage();
-  } else if (a.view == "tokens") {
-    TokenStripView strip(&session);
-    strip.resize(size);
-    strip.show();
-    QApplication::processEvents();
-    int scroll = 0;
-    if (session.selectedPosition() >= 0) scroll = strip.verticalScrollBar()->value();
-    image = renderToImage([&](QPainter& p, QRect r) { strip.renderTo(p, r, scroll); }, size);
-  } else if (a.view == "attention") {
-    AttentionGridView grid(&session);
-    grid.resize(size);
-    if (a.zoom > 1.0) {
-      const double n = double(grid.gridSize());
-      const double side = n / a.zoom;
-      const double c = session.selectedPosition() >= 0 ? session.selectedPosition() + 0.5 : n / 2;
-      grid.setViewRect(QRectF(c - side / 2, c - side / 2, side, side));
-    }
-    image = renderToImage([&](QPainter& p, QRect r) { grid.render(p, r); }, size);
-  } else if (a.view == "softmax") {
-    SoftmaxView view(&session);
-    if (run && !a.softmaxExample) {
-      std::vector<float> probs = rowAttention(*run, session.batchRow(), session.batch().length());
-      if (!probs.empty())
-        view.setModelScores(
-            scoresFromProbabilities(probs),
-            QStringLiteral("%1: log attention probabilities, layer 0 head 0 (scores up to a per-row constant)")
-                .arg(modelLabel));
-    }
-    if (a.softmaxExample) view.showTeachingExample();
-    view.resize(size);
-    image = renderToImage([&](QPainter& p, QRect r) { view.render(p, r); }, size);
-  } else if (a.view == "loss") {
-    LossView view(&session);
-    if (run) view.setModelNll(run->output.perTokenNll, modelLabel);
-    view.resize(size);
-    image = renderToImage([&](QPainter& p, QRect r) { view.render(p, r); }, size);
-  } else if (a.view == "lint") {
-    LintPanel panel(&session);
-    panel.resize(size);
-    image = renderToImage([&](QPainter& p, QRect r) { panel.render(p, r); }, size);
-  } else if (a.view == "compare" || a.view == "teaching") {
-    QWidget* panel = nullptr;
-    if (a.view == "compare") {
-      panel = window.comparePanel();
-      if (!a.compare.empty()) {
-        const auto comma = a.compare.find(',');
-        if (comma == std::string::npos) throw Error("--compare: expected A,B (two collator presets)");
-        window.comparePanel()->setCollators(QString::fromStdString(a.compare.substr(0, comma)),
-                                            QString::fromStdString(a.compare.substr(comma + 1)));
-      }
-    } else {
-      // A teaching step drives the real views (collator, row, position, the view it explains):
-      // the snapshot is the whole window with the step applied, as a class would see it.
-      window.show();
-      if (a.teachingStep > 0) window.teachingPanel()->goToStep(a.teachingStep - 1);
-      window.showView(QStringLiteral("teaching"));
-      QApplication::processEvents();
-      QApplication::processEvents();
-      image = window.grab().toImage();
-    }
-    if (panel) {
-      panel->setParent(nullptr);
-      panel->resize(size);
-      panel->show();
-      QApplication::processEvents();
-      image = panel->grab().toImage();
-      panel->setParent(&window);
-    }
+    if (spec.setUp) spec.setUp(window.view(spec.name), options);
+    window.showView(spec.name);
+    return grabWindow(window);
   }
+  case OffscreenRender::Grab: {
+    QWidget* view = window.view(spec.name);
+    QWidget* parent = view->parentWidget();
+    view->setParent(nullptr);
+    if (spec.setUp) spec.setUp(view, options);
+    view->resize(size);
+    view->show();
+    QApplication::processEvents();
+    const QImage image = view->grab().toImage();
+    view->setParent(parent);
+    return image;
+  }
+  case OffscreenRender::Paint: {
+    std::unique_ptr<QWidget> view(spec.create({options.session, &window}));
+    view->resize(size);
+    if (spec.setUp) spec.setUp(view.get(), options);
+    return renderToImage([&](QPainter& p, QRect r) { spec.paint(view.get(), p, r); }, size);
+  }
+  }
+  return {};
+}
+
+void writeImage(const QImage& image, const SnapshotArgs& a, CommandIO& io) {
   const QString out = QString::fromStdString(a.out);
   bool written = false;
   if (out.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
@@ -174,6 +123,43 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
            << ", \"height\": " << image.height() << "}\n";
   else
     io.err << "wrote " << a.out << " (" << image.width() << "x" << image.height() << ")\n";
+}
+
+} // namespace
+
+int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
+  checkArgs(a);
+  std::unique_ptr<QApplication> ownApp = ensureApplication();
+  QApplication::setStyle(QStringLiteral("Fusion"));
+  palette::setTheme(a.theme == "dark" ? palette::Theme::Dark : palette::Theme::Light);
+  Session session;
+  openInputs(session, a);
+
+  // A model, when given, runs once here (synchronously: there is no UI to keep responsive).
+  std::optional<ModelRun> run;
+  if (!a.modelSpec.empty()) {
+    auto model = loadForwardModel(a.modelSpec, "auto");
+    run = runModelOnce(*model, session.batch(), 0, 0);
+    if (!run->error.isEmpty()) throw Error("forward pass failed: " + run->error.toStdString(), {a.modelSpec});
+  }
+  ViewSnapshot options;
+  options.session = &session;
+  options.run = run ? &*run : nullptr;
+  options.modelLabel = QString::fromStdString(a.modelSpec);
+  options.zoom = a.zoom;
+  options.softmaxExample = a.softmaxExample;
+  if (const auto comma = a.compare.find(','); comma != std::string::npos) {
+    options.compareA = QString::fromStdString(a.compare.substr(0, comma));
+    options.compareB = QString::fromStdString(a.compare.substr(comma + 1));
+  }
+  options.teachingStep = a.teachingStep;
+
+  MainWindow window(&session);
+  window.setDarkTheme(a.theme == "dark");
+  window.resize(a.width, a.height);
+  const ViewSpec* spec = findView(QString::fromStdString(a.view));
+  const QImage image = spec ? renderView(*spec, window, options, QSize(a.width, a.height)) : grabWindow(window);
+  writeImage(image, a, io);
   return 0;
 }
 

@@ -8,7 +8,7 @@
 namespace maskscope {
 
 struct SnapshotArgs {
-  std::string view = "window"; // tokens, attention, softmax, loss, lint, compare, teaching, window
+  std::string view = "window"; // a view of the registry (ui/ViewRegistry.h) or "window"
   std::string out;             // .png (default) or .svg
   BatchInputs inputs;          // dataSpec empty: builtin:demo; batchFile: a batch dump instead
   std::string modelSpec;       // --model: real losses / attention (needs the LibTorch module)
@@ -23,8 +23,8 @@ struct SnapshotArgs {
   bool softmaxExample = false; // --example: the softmax view's 2.0/1.0/0.1 teaching row
 };
 
-// The views snapshot knows, for --help and errors.
-const char* snapshotViewNames();
+// The views snapshot knows (the view registry's names, then "window"), for --help and errors.
+std::string snapshotViewNames();
 
 // Creates its own QApplication (offscreen platform unless one is set) when none exists.
 int runSnapshot(const SnapshotArgs& args, CommandIO& io);

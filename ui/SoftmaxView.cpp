@@ -313,9 +313,22 @@ void SoftmaxView::render(QPainter& p, QRect area) const {
   const int footerH = 3 * lh + 8;
   const int barH = std::max(40, area.bottom() - barTop - footerH - lh);
   label(barTop + barH / 2 - lh / 2, tr("weights"));
+  paintBars(p, QRect(x0 + labelW, barTop, colW * std::max(1, count_), barH), colW, lh);
+  y = barTop + barH + 6;
+  p.setFont(base);
+  p.setPen(text);
+  p.drawText(QRect(x0, y, area.width() - 12, footerH), Qt::TextWordWrap, sumText());
+}
+
+void SoftmaxView::paintBars(QPainter& p, QRect bars, int colW, int lh) const {
+  const QColor text = palette().text().color(), dim = palette().placeholderText().color(),
+               warn = palette::warningText();
+  QFont bold = font();
+  bold.setBold(true);
+  const int barTop = bars.top(), barH = bars.height();
   for (int i = 0; i < count_; ++i) {
     const int k = first_ + i;
-    const QRect slot(x0 + labelW + i * colW + colW / 6, barTop, colW * 2 / 3 - 4, barH);
+    const QRect slot(bars.left() + i * colW + colW / 6, barTop, colW * 2 / 3 - 4, barH);
     const double w = row_.weights[size_t(k)], u = row_.unmasked[size_t(k)];
     p.setPen(QPen(dim, 1, Qt::DashLine));
     p.setBrush(Qt::NoBrush);
@@ -332,9 +345,10 @@ void SoftmaxView::render(QPainter& p, QRect area) const {
     p.setPen(text);
     p.drawLine(slot.left() - 4, slot.bottom(), slot.right() + 4, slot.bottom());
   }
-  y = barTop + barH + 6;
-  p.setFont(base);
-  p.setPen(text);
+}
+
+// The footer: the sum of the allowed exponentials, and what happens when every key is blocked.
+QString SoftmaxView::sumText() const {
   QString sumText;
   QStringList terms;
   for (int i = 0; i < count_; ++i)
@@ -351,9 +365,8 @@ void SoftmaxView::render(QPainter& p, QRect area) const {
                  "survivors' weights add up to 1.")
                   .arg(terms.join(QStringLiteral(" + ")))
                   .arg(num(row_.sum, 3));
-  p.drawText(QRect(x0, y, area.width() - 12, footerH), Qt::TextWordWrap,
-             sumText + tr("\nDashed outline: the weights softmax would give with no mask (%1).")
-                           .arg(teaching_ ? tr("0.659, 0.242, 0.099") : tr("for comparison")));
+  return sumText + tr("\nDashed outline: the weights softmax would give with no mask (%1).")
+                       .arg(teaching_ ? tr("0.659, 0.242, 0.099") : tr("for comparison"));
 }
 
 } // namespace maskscope

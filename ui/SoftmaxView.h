@@ -56,6 +56,8 @@ public:
 private:
   void recompute();
   void syncEdit();
+  void paintBars(QPainter& p, QRect bars, int colW, int lh) const; // render()'s weight bars, one column per key
+  QString sumText() const;
   QString keyText(int k) const;
 
   Session* session_;

@@ -59,6 +59,10 @@ void writeDataset(const std::string& path, long n) {
 
 int main(int argc, char** argv) {
   const long n = argc > 1 ? std::atol(argv[1]) : 100000;
+  if (argc > 3 && std::string(argv[2]) == "--write") { // only write the dataset (large-dataset.sh)
+    writeDataset(argv[3], n);
+    return 0;
+  }
   const char* cacheEnv = std::getenv("MASKSCOPE_TOKENIZER_CACHE");
   const char* home = std::getenv("HOME");
   std::string cache = cacheEnv ? cacheEnv : std::string(home ? home : ".") + "/.cache/maskscope/tokenizers";

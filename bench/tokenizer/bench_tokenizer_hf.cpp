@@ -126,6 +126,7 @@ int main(int argc, char** argv) {
   else
     cache = std::string(std::getenv("HOME") ? std::getenv("HOME") : ".") + "/.cache/maskscope/tokenizers";
   bool reference = true;
+  std::string writeText; // --write-text FILE: only write the generated text (for json-output.sh)
   int repeat = 1;
   std::vector<std::string> models = {"qwen3", "llama3", "gemma3", "llama2"};
   for (int i = 1; i < argc; ++i) {
@@ -134,6 +135,8 @@ int main(int argc, char** argv) {
       mb = std::atof(argv[++i]);
     else if (a == "--cache" && i + 1 < argc)
       cache = argv[++i];
+    else if (a == "--write-text" && i + 1 < argc)
+      writeText = argv[++i];
     else if (a == "--no-reference")
       reference = false;
     else if (a == "--repeat" && i + 1 < argc)
@@ -143,11 +146,16 @@ int main(int argc, char** argv) {
       std::stringstream ss(argv[++i]);
       for (std::string m; std::getline(ss, m, ',');) models.push_back(m);
     } else {
-      std::cerr << "usage: bench_tokenizer_hf [--mb N] [--cache DIR] [--no-reference] [--models a,b] [--repeat N]\n";
+      std::cerr << "usage: bench_tokenizer_hf [--mb N] [--cache DIR] [--no-reference] [--models a,b] [--repeat N] "
+                   "[--write-text FILE]\n";
       return 2;
     }
   }
   const std::string text = generateText(size_t(mb * 1e6));
+  if (!writeText.empty()) {
+    std::ofstream(writeText, std::ios::binary) << text;
+    return 0;
+  }
   const auto chunks = lines(text);
   const double textMb = double(text.size()) / 1e6;
   std::printf("text: %.2f MB in %zu lines (deterministic mix: English, code, numbers, CJK, Arabic, emoji)\n", textMb,

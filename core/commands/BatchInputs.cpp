@@ -2,18 +2,24 @@
 #include "core/commands/BatchInputs.h"
 #include "core/batchio/BatchLoader.h"
 #include "core/collate/DatasetPipeline.h"
+#include "core/tokenizer/Tokenizer.h"
 #include "core/util/Error.h"
 
 namespace maskscope {
 
-Batch buildBatch(const BatchInputs& in, std::vector<RowError>* rowErrors) {
-  if (!in.batchFile.empty()) return loadBatchDump(in.batchFile);
+Batch buildBatch(const BatchInputs& in, std::vector<RowError>* rowErrors,
+                 std::shared_ptr<const Tokenizer>* tokenizerOut) {
+  if (!in.batchFile.empty()) {
+    if (tokenizerOut && !in.tokenizerSpec.empty()) *tokenizerOut = loadTokenizer(in.tokenizerSpec);
+    return loadBatchDump(in.batchFile);
+  }
   if (in.dataSpec.empty()) throw Error("give --batch FILE or --data FILE");
   PipelineSpec ps;
   ps.tokenizerSpec = in.tokenizerSpec.empty() ? "builtin:demo" : in.tokenizerSpec;
   ps.templateSpec = in.templateSpec;
   ps.collatorSpec = in.collatorSpec;
   DatasetPipeline pipeline(ps);
+  if (tokenizerOut) *tokenizerOut = pipeline.encoder().tokenizerPtr();
   DatasetReader reader(in.dataSpec);
   std::vector<TokenizedConversation> rows;
   Conversation c;

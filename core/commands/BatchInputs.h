@@ -4,10 +4,14 @@
 #include "core/data/Batch.h"
 #include "core/data/DatasetReader.h"
 
+#include <memory>
+
 #include <optional>
 #include <string>
 
 namespace maskscope {
+
+class Tokenizer;
 
 struct BatchInputs {
   std::string batchFile;     // --batch: JSON/JSONL/.safetensors/.pt dump; empty when building from data
@@ -21,6 +25,9 @@ struct BatchInputs {
 
 // Loads or builds the batch. Throws Error on unusable input.
 // rowErrors, when given, receives the dataset rows that were skipped.
-Batch buildBatch(const BatchInputs& inputs, std::vector<RowError>* rowErrors = nullptr);
+// tokenizerOut, when given, receives the tokenizer the batch was encoded with (for dumps: the
+// --tokenizer one when given, else null).
+Batch buildBatch(const BatchInputs& inputs, std::vector<RowError>* rowErrors = nullptr,
+                 std::shared_ptr<const Tokenizer>* tokenizerOut = nullptr);
 
 } // namespace maskscope

@@ -2,6 +2,8 @@
 #include "core/commands/CollateCommand.h"
 #include "core/batchio/BatchJson.h"
 #include "core/collate/CollatorSpec.h"
+#include "core/table/PositionTable.h"
+#include "core/tokenizer/Tokenizer.h"
 #include "core/util/Error.h"
 
 #include <charconv>
@@ -36,12 +38,36 @@ int listCollatorPresets(CommandIO& io) {
   return 0;
 }
 
-int runCollate(const BatchInputs& inputs, CommandIO& io) {
+namespace {
+
+int printTables(const Batch& b, const Tokenizer* tokenizer, const CollateTableOptions& options, CommandIO& io) {
+  const PositionTableFilter filter = parseTableFilter(options.hide);
+  const TableFormat format = parseTableFormat(options.format);
+  for (int64_t r = 0; r < b.batchSize(); ++r) {
+    const auto rows = buildPositionTable(b, r, tokenizer, filter);
+    if (io.json) {
+      writePositionTableJson(io.out, r, rows);
+      continue;
+    }
+    const PositionTableCounts counts = countTable(rows);
+    if (format == TableFormat::Text)
+      io.out << "row " << r << ": " << counts.rows << " positions shown, " << counts.ignored << " ignored (-100), "
+             << counts.graded << " graded\n";
+    writePositionTable(io.out, rows, format);
+  }
+  return 0;
+}
+
+} // namespace
+
+int runCollate(const BatchInputs& inputs, CommandIO& io, const CollateTableOptions& table) {
   if (inputs.tokenizerSpec.empty()) throw Error("collate needs --tokenizer (or --list-presets)");
   if (inputs.dataSpec.empty()) throw Error("collate needs --data (or --list-presets)");
   std::vector<RowError> skipped;
-  Batch b = buildBatch(inputs, &skipped);
+  std::shared_ptr<const Tokenizer> tokenizer;
+  Batch b = buildBatch(inputs, &skipped, &tokenizer);
   for (const auto& e : skipped) io.err << "maskscope: skipped " << e.toString() << "\n";
+  if (table.enabled) return printTables(b, tokenizer.get(), table, io);
   if (io.json) {
     io.out << batchToJson(b).dump() << "\n";
     return 0;
@@ -55,7 +81,8 @@ int runCollate(const BatchInputs& inputs, CommandIO& io) {
       real += b.attentionMask.at(r, t) != 0;
       graded += b.labels.at(r, t) != kIgnoreIndex;
     }
-    io.out << "  row " << r << ": " << real << " attended, " << graded << " graded\n";
+    io.out << "  row " << r << ": " << real << " attended, " << graded << " graded, " << b.length() - graded
+           << " ignored (-100)\n";
   }
   return 0;
 }

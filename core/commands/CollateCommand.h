@@ -3,10 +3,19 @@
 #include "core/commands/BatchInputs.h"
 #include "core/commands/CommandIO.h"
 
+#include <string>
+
 namespace maskscope {
 
+// --table: the per-position table of each row instead of the batch (docs/cli.md, "collate --table").
+struct CollateTableOptions {
+  bool enabled = false;
+  std::string hide;            // --hide system,whitespace,padding
+  std::string format = "text"; // --table-format text|markdown|csv|html (--json wins)
+};
+
 // Needs --tokenizer and --data (--template and --collator have defaults).
-int runCollate(const BatchInputs& inputs, CommandIO& io);
+int runCollate(const BatchInputs& inputs, CommandIO& io, const CollateTableOptions& table = {});
 // `collate --list-presets`: every collator preset with its one-line meaning (JSON list with --json).
 int listCollatorPresets(CommandIO& io);
 // Parses "A:B", "A:", ":B" or "N" into a half-open row range; throws Error.

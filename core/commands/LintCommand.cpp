@@ -177,6 +177,126 @@ void printSummary(std::ostream& os, const LintSummary& s, bool colour) {
   }
 }
 
+// What the text report needs besides the report: the dump and its tokenizer, or the pipeline
+// that re-collates an offending dataset row to draw it.
+struct LintedInput {
+  LintReport report;
+  bool dump = false;
+  Batch dumpBatch;
+  std::shared_ptr<const Tokenizer> tok;
+  std::unique_ptr<DatasetPipeline> viewPipeline;
+};
+
+// Template variables as the pipeline would set them (bos_token, eos_token from the tokenizer).
+void adoptTemplateVariables(LintContext& ctx, const Tokenizer& tok) {
+  for (const auto& [k, v] : ctx.chatTemplate->defaultVariables()) ctx.render.variables.try_emplace(k, v);
+  SpecialTokenIds sp = tok.specialTokens();
+  if (!sp.bosText.empty()) ctx.render.variables.try_emplace("bos_token", sp.bosText);
+  if (!sp.eosText.empty()) ctx.render.variables.try_emplace("eos_token", sp.eosText);
+}
+
+void lintDumpInput(const LintArgs& a, const std::string& tokenizerSpec, CommandIO& io, LintedInput& in) {
+  in.dump = true;
+  in.dumpBatch = loadBatchDump(a.input);
+  LintContext ctx;
+  ctx.generation = a.generation;
+  ctx.maxFindings = a.maxFindings >= 0 ? a.maxFindings : 1000;
+  if (!tokenizerSpec.empty()) {
+    in.tok = loadTokenizer(tokenizerSpec);
+    ctx.tokenizer = in.tok;
+    try {
+      ctx.chatTemplate = loadChatTemplate(a.templateSpec, tokenizerSpec);
+    } catch (const Error& e) {
+      if (!a.templateSpec.empty()) throw;
+      io.err << "maskscope: note: no chat template for " << tokenizerSpec << " (" << e.message()
+             << "); role-aware rules will not run\n";
+    }
+    if (ctx.chatTemplate) adoptTemplateVariables(ctx, *in.tok);
+  } else if (!a.templateSpec.empty()) {
+    throw Error("--template needs --tokenizer (the one that produced the dump) to match role headers in the ids");
+  }
+  if (!a.collatorSpec.empty()) ctx.collator = parseCollatorSpec(a.collatorSpec);
+  in.report = lintBatch(in.dumpBatch, ctx);
+  in.report.summary.input = "batch";
+}
+
+void lintDatasetInput(const LintArgs& a, const std::string& tokenizerSpec, int shardK, int shardN, CommandIO& io,
+                      LintedInput& in) {
+  const bool progress = a.progress || (&io.err == &std::cerr && isatty(STDERR_FILENO));
+  DatasetLintOptions o;
+  o.pipeline.tokenizerSpec = tokenizerSpec.empty() ? "builtin:demo" : tokenizerSpec;
+  o.pipeline.templateSpec = a.templateSpec;
+  o.pipeline.collatorSpec = a.collatorSpec.empty() ? "default" : a.collatorSpec;
+  o.microBatchSize = a.microBatch;
+  o.threads = a.threads;
+  o.generation = a.generation;
+  o.maxFindings = a.maxFindings >= 0 ? a.maxFindings : 1000;
+  o.shardIndex = shardK;
+  o.shardCount = shardN;
+  if (progress)
+    o.progress = [&io](double f, long rows) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "\rmaskscope lint: %5.1f%%  %ld rows", 100.0 * f, rows);
+      io.err << buf << std::flush;
+    };
+  in.report = lintDataset(a.input, o);
+  if (progress) io.err << "\n";
+  if (!io.json) in.viewPipeline = std::make_unique<DatasetPipeline>(o.pipeline);
+}
+
+void printFindings(const LintArgs& a, const LintReport& report, CommandIO& io) {
+  const bool c = io.colour;
+  io.out << (c ? kBold : "") << "maskscope lint" << (c ? kReset : "") << " " << a.input << " (" << report.summary.input
+         << (a.shard.empty() ? "" : ", shard " + a.shard) << ")\n";
+  if (report.findings.empty()) io.out << "  no findings\n";
+  const size_t listed = std::min<size_t>(report.findings.size(), a.maxFindings >= 0 ? size_t(a.maxFindings) : 50);
+  for (size_t i = 0; i < listed; ++i) {
+    const Finding& f = report.findings[i];
+    std::string sev = severityName(f.severity);
+    io.out << "  " << (c ? severityColour(f.severity) : "") << sev << (c ? kReset : "")
+           << std::string(8 - sev.size(), ' ') << (c ? kBold : "") << f.rule << (c ? kReset : "")
+           << std::string(f.rule.size() < 32 ? 32 - f.rule.size() : 1, ' ') << f.message << "\n";
+  }
+  if (report.findings.size() > listed)
+    io.out << "  … " << report.findings.size() - listed << " more (--max-findings N, or --json)\n";
+}
+
+// Token view of the first offending rows (up to --show-rows), like a trainer's debug print.
+void printOffendingRows(const LintArgs& a, const LintedInput& in, CommandIO& io) {
+  const bool c = io.colour;
+  std::map<int64_t, std::pair<int64_t, std::vector<std::string>>> rows; // row -> (flagged position, rules)
+  for (const Finding& f : in.report.findings) {
+    if (!f.row || f.severity == Severity::Info) continue;
+    if (!rows.count(*f.row) && int(rows.size()) >= a.showRows) continue;
+    auto& e = rows[*f.row];
+    if (e.second.empty()) e.first = f.position ? *f.position : -1;
+    if (std::find(e.second.begin(), e.second.end(), f.rule) == e.second.end()) e.second.push_back(f.rule);
+  }
+  if (!rows.empty())
+    io.out << "\n"
+           << (c ? std::string(kGreen) + "graded" + kReset + " / ignored / " + kDim + "padding" + kReset + " / " +
+                       kInverse + "flagged" + kReset
+                 : std::string("[graded] / ignored / · padding / >>flagged<<"))
+           << "\n";
+  for (const auto& [row, e] : rows) {
+    std::string names;
+    for (const auto& n : e.second) names += (names.empty() ? "" : ", ") + n;
+    io.out << "  row " << row << " [" << names << "]\n";
+    try {
+      if (in.dump) {
+        if (row < in.dumpBatch.batchSize() && in.dumpBatch.labels.sameShape(in.dumpBatch.inputIds))
+          drawRow(io.out, in.dumpBatch, row, e.first, in.tok.get(), c);
+      } else if (in.viewPipeline) {
+        // The example collated alone (packing neighbours are not shown).
+        Batch one = in.viewPipeline->collateConversations({readDatasetRow(a.input, long(row))});
+        drawRow(io.out, one, 0, e.first, &in.viewPipeline->tokenizer(), c);
+      }
+    } catch (const std::exception& ex) {
+      io.out << "    (cannot draw: " << ex.what() << ")\n";
+    }
+  }
+}
+
 } // namespace
 
 int runLint(const LintArgs& a, CommandIO& io) {
@@ -184,127 +304,28 @@ int runLint(const LintArgs& a, CommandIO& io) {
   if (a.input.empty()) throw Error("lint needs an INPUT (a dataset or a batch dump), or --explain RULE");
   int shardK = 0, shardN = 1;
   if (!a.shard.empty()) parseShard(a.shard, shardK, shardN);
-  const bool progress = a.progress || (&io.err == &std::cerr && isatty(STDERR_FILENO));
   std::string tokenizerSpec = a.tokenizerSpec;
   if (tokenizerSpec.empty() && !a.modelSpec.empty() && isDirectory(a.modelSpec)) tokenizerSpec = a.modelSpec;
 
-  LintReport report;
-  std::shared_ptr<const Tokenizer> tok;
-  std::unique_ptr<DatasetPipeline> viewPipeline; // datasets: to draw offending rows
-  Batch dumpBatch;
-  const bool dump = isDump(a.input);
-  if (dump) {
-    dumpBatch = loadBatchDump(a.input);
-    LintContext ctx;
-    ctx.generation = a.generation;
-    ctx.maxFindings = a.maxFindings >= 0 ? a.maxFindings : 1000;
-    if (!tokenizerSpec.empty()) {
-      tok = loadTokenizer(tokenizerSpec);
-      ctx.tokenizer = tok;
-      try {
-        ctx.chatTemplate = loadChatTemplate(a.templateSpec, tokenizerSpec);
-      } catch (const Error& e) {
-        if (!a.templateSpec.empty()) throw;
-        io.err << "maskscope: note: no chat template for " << tokenizerSpec << " (" << e.message()
-               << "); role-aware rules will not run\n";
-      }
-      PipelineSpec ps;
-      ps.tokenizerSpec = tokenizerSpec;
-      ps.templateSpec = a.templateSpec;
-      if (ctx.chatTemplate) {
-        // Template variables as the pipeline would set them (bos_token, eos_token from the tokenizer).
-        for (const auto& [k, v] : ctx.chatTemplate->defaultVariables()) ctx.render.variables.try_emplace(k, v);
-        SpecialTokenIds sp = tok->specialTokens();
-        if (!sp.bosText.empty()) ctx.render.variables.try_emplace("bos_token", sp.bosText);
-        if (!sp.eosText.empty()) ctx.render.variables.try_emplace("eos_token", sp.eosText);
-      }
-    } else if (!a.templateSpec.empty()) {
-      throw Error("--template needs --tokenizer (the one that produced the dump) to match role headers in the ids");
-    }
-    if (!a.collatorSpec.empty()) ctx.collator = parseCollatorSpec(a.collatorSpec);
-    report = lintBatch(dumpBatch, ctx);
-    report.summary.input = "batch";
-  } else {
-    DatasetLintOptions o;
-    o.pipeline.tokenizerSpec = tokenizerSpec.empty() ? "builtin:demo" : tokenizerSpec;
-    o.pipeline.templateSpec = a.templateSpec;
-    o.pipeline.collatorSpec = a.collatorSpec.empty() ? "default" : a.collatorSpec;
-    o.microBatchSize = a.microBatch;
-    o.threads = a.threads;
-    o.generation = a.generation;
-    o.maxFindings = a.maxFindings >= 0 ? a.maxFindings : 1000;
-    o.shardIndex = shardK;
-    o.shardCount = shardN;
-    if (progress)
-      o.progress = [&io](double f, long rows) {
-        char buf[96];
-        std::snprintf(buf, sizeof buf, "\rmaskscope lint: %5.1f%%  %ld rows", 100.0 * f, rows);
-        io.err << buf << std::flush;
-      };
-    report = lintDataset(a.input, o);
-    if (progress) io.err << "\n";
-    if (!io.json) viewPipeline = std::make_unique<DatasetPipeline>(o.pipeline);
-  }
-  if (!a.shard.empty()) report.summary.rulesNotRun.reserve(report.summary.rulesNotRun.size());
-
-  const bool unusable = report.summary.input == "dataset" && report.summary.rowsRead == 0 && shardN == 1;
+  LintedInput in;
+  if (isDump(a.input))
+    lintDumpInput(a, tokenizerSpec, io, in);
+  else
+    lintDatasetInput(a, tokenizerSpec, shardK, shardN, io, in);
+  const LintReport& report = in.report;
   if (io.json) {
     nlohmann::json j = report.toJson();
     j["summary"]["source"] = a.input;
     if (!a.shard.empty()) j["summary"]["shard"] = a.shard;
     io.out << j.dump() << "\n";
   } else {
-    const bool c = io.colour;
-    io.out << (c ? kBold : "") << "maskscope lint" << (c ? kReset : "") << " " << a.input << " ("
-           << report.summary.input << (a.shard.empty() ? "" : ", shard " + a.shard) << ")\n";
-    if (report.findings.empty()) io.out << "  no findings\n";
-    const size_t listed = std::min<size_t>(report.findings.size(), a.maxFindings >= 0 ? size_t(a.maxFindings) : 50);
-    for (size_t i = 0; i < listed; ++i) {
-      const Finding& f = report.findings[i];
-      std::string sev = severityName(f.severity);
-      io.out << "  " << (c ? severityColour(f.severity) : "") << sev << (c ? kReset : "")
-             << std::string(8 - sev.size(), ' ') << (c ? kBold : "") << f.rule << (c ? kReset : "")
-             << std::string(f.rule.size() < 32 ? 32 - f.rule.size() : 1, ' ') << f.message << "\n";
-    }
-    if (report.findings.size() > listed)
-      io.out << "  … " << report.findings.size() - listed << " more (--max-findings N, or --json)\n";
-    // Token view of the first offending rows.
-    std::map<int64_t, std::pair<int64_t, std::vector<std::string>>> rows; // row -> (flagged position, rules)
-    for (const Finding& f : report.findings) {
-      if (!f.row || f.severity == Severity::Info) continue;
-      if (!rows.count(*f.row) && int(rows.size()) >= a.showRows) continue;
-      auto& e = rows[*f.row];
-      if (e.second.empty()) e.first = f.position ? *f.position : -1;
-      if (std::find(e.second.begin(), e.second.end(), f.rule) == e.second.end()) e.second.push_back(f.rule);
-    }
-    if (!rows.empty())
-      io.out << "\n"
-             << (c ? std::string(kGreen) + "graded" + kReset + " / ignored / " + kDim + "padding" + kReset + " / " +
-                         kInverse + "flagged" + kReset
-                   : std::string("[graded] / ignored / · padding / >>flagged<<"))
-             << "\n";
-    for (const auto& [row, e] : rows) {
-      std::string names;
-      for (const auto& n : e.second) names += (names.empty() ? "" : ", ") + n;
-      io.out << "  row " << row << " [" << names << "]\n";
-      try {
-        if (dump) {
-          if (row < dumpBatch.batchSize() && dumpBatch.labels.sameShape(dumpBatch.inputIds))
-            drawRow(io.out, dumpBatch, row, e.first, tok.get(), c);
-        } else if (viewPipeline) {
-          // The example collated alone (packing neighbours are not shown).
-          Batch one = viewPipeline->collateConversations({readDatasetRow(a.input, long(row))});
-          drawRow(io.out, one, 0, e.first, &viewPipeline->tokenizer(), c);
-        }
-      } catch (const std::exception& ex) {
-        io.out << "    (cannot draw: " << ex.what() << ")\n";
-      }
-    }
-    printSummary(io.out, report.summary, c);
+    printFindings(a, report, io);
+    printOffendingRows(a, in, io);
+    printSummary(io.out, report.summary, io.colour);
     if (!report.findings.empty())
       io.out << "\nrun `maskscope lint --explain RULE` for what a rule means and how to fix it\n";
   }
-  if (unusable) {
+  if (report.summary.input == "dataset" && report.summary.rowsRead == 0 && shardN == 1) {
     io.err << "maskscope: error: " << a.input << ": no readable rows (" << report.summary.rowsSkipped << " skipped)\n";
     return 2;
   }

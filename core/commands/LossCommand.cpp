@@ -12,18 +12,7 @@
 namespace maskscope {
 namespace {
 
-const char* roleName(int r) {
-  switch (r) {
-  case RolePrompt:
-    return "prompt";
-  case RoleReply:
-    return "reply";
-  case RolePad:
-    return "pad";
-  default:
-    return "unknown";
-  }
-}
+const char* roleName(int r) { return positionRoleName(PositionRole(r)); }
 
 std::optional<double> variant(const LossReport& r, const std::string& name) {
   for (const auto& [n, v] : r.variantLoss)

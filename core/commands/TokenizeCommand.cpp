@@ -3,6 +3,7 @@
 #include "core/tokenizer/Tokenizer.h"
 #include "core/util/Error.h"
 #include "core/util/FileReading.h"
+#include "core/util/JsonString.h"
 #include "core/util/Utf8.h"
 
 #include <fstream>
@@ -13,17 +14,36 @@ namespace maskscope {
 
 namespace {
 
-// Keys in the documented order (docs/cli.md): ids, tokens, offsets.
-nlohmann::ordered_json encodingJson(const Encoding& e) {
-  nlohmann::json offsets = nlohmann::json::array();
-  for (const auto& o : e.offsets) offsets.push_back({o.begin, o.end});
-  nlohmann::json tokens = nlohmann::json::array();
-  for (const auto& t : e.tokens) tokens.push_back(utf8::sanitize(t));
-  nlohmann::ordered_json out;
-  out["ids"] = e.ids;
-  out["tokens"] = tokens;
-  out["offsets"] = offsets;
-  return out;
+// Streams {"ids": [...], "tokens": [...], "offsets": [[b, e], ...]} (keys in docs/cli.md's order)
+// in 64 KiB pieces, so memory stays that of the encoding whatever the output's size.
+void writeEncodingJson(const Encoding& e, std::ostream& out) {
+  std::string buf;
+  buf.reserve(size_t(1) << 17);
+  auto flushIfFull = [&] {
+    if (buf.size() < (size_t(1) << 16)) return;
+    out << buf;
+    buf.clear();
+  };
+  buf += "{\"ids\":[";
+  for (size_t i = 0; i < e.size(); ++i) {
+    if (i) buf += ',';
+    buf += std::to_string(e.ids[i]);
+    flushIfFull();
+  }
+  buf += "],\"tokens\":[";
+  for (size_t i = 0; i < e.size(); ++i) {
+    if (i) buf += ',';
+    appendJsonString(buf, e.tokens[i]); // invalid UTF-8 (byte pieces) becomes U+FFFD
+    flushIfFull();
+  }
+  buf += "],\"offsets\":[";
+  for (size_t i = 0; i < e.size(); ++i) {
+    if (i) buf += ',';
+    buf += '[' + std::to_string(e.offsets[i].begin) + ',' + std::to_string(e.offsets[i].end) + ']';
+    flushIfFull();
+  }
+  buf += "]}\n";
+  out << buf;
 }
 
 void printHuman(const Tokenizer& tok, const Encoding& e, std::ostream& out) {
@@ -44,7 +64,7 @@ int runTokenize(const TokenizeArgs& a, CommandIO& io) {
   auto emit = [&](const std::string& text) {
     Encoding e = tok->encode(text, opts);
     if (io.json)
-      io.out << encodingJson(e).dump() << "\n";
+      writeEncodingJson(e, io.out);
     else
       printHuman(*tok, e, io.out);
   };

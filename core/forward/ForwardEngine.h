@@ -16,6 +16,7 @@
 // Errors: every method throws std::runtime_error (never a torch type) with a readable message.
 #pragma once
 #include "core/data/Batch.h"
+#include "core/mask/RowFacts.h"
 
 #include <atomic>
 #include <cstddef>
@@ -107,9 +108,7 @@ struct ForwardOutput {
   std::vector<std::string> notes;
 };
 
-// Role of a position for the loss breakdown (the batch's meta, or pad detection without it).
-enum PositionRole : int64_t { RolePrompt = 0, RoleReply = 1, RolePad = 2, RoleUnknown = 3 };
-inline constexpr int kRoleCount = 4;
+// PositionRole (RolePrompt, RoleReply, RolePad, RoleUnknown) and kRoleCount: core/mask/RowFacts.h.
 
 // One more loss over the same input_ids with other masks.
 struct LossVariant {

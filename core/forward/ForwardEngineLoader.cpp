@@ -6,6 +6,7 @@
 #include <QString>
 
 #include <cstdlib>
+#include <filesystem>
 #include <mutex>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -58,7 +59,11 @@ std::vector<std::string> forwardEngineSearchPaths() {
     paths.push_back(exe + "/../lib/maskscope/" + kForwardEngineFileName);
   }
 #ifdef MASKSCOPE_ENGINE_BUILD_DIR
-  paths.push_back(std::string(MASKSCOPE_ENGINE_BUILD_DIR) + "/" + kForwardEngineFileName);
+  // Binaries that run from the build tree (tests, benchmarks) find the freshly built module; an
+  // installed binary never falls back to a build folder that happens to exist on the machine.
+  const std::string buildDir = std::filesystem::path(MASKSCOPE_ENGINE_BUILD_DIR).parent_path().string();
+  if (!exe.empty() && (exe == buildDir || exe.starts_with(buildDir + "/")))
+    paths.push_back(std::string(MASKSCOPE_ENGINE_BUILD_DIR) + "/" + kForwardEngineFileName);
 #endif
   return paths;
 }

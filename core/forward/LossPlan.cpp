@@ -1,7 +1,10 @@
-// Role, segment and fixed-mask derivation for the loss comparison (see LossPlan.h).
+// Role, segment and fixed-mask derivation for the loss comparison, and the loss breakdown
+// arithmetic of one row (see LossPlan.h).
 #include "core/forward/LossPlan.h"
-#include "core/mask/PaddingDetection.h"
+#include "core/mask/RowFacts.h"
 #include "core/util/Error.h"
+
+#include <cmath>
 
 namespace maskscope {
 namespace {
@@ -22,6 +25,8 @@ void checkShapes(const Batch& b) {
   check(b.positionIds, "position_ids", true);
 }
 
+double safeDiv(double a, double b) { return b == 0 ? std::nan("") : a / b; }
+
 int64_t maskAt(const Batch& b, int64_t r, int64_t c) { return b.attentionMask.empty() ? 1 : b.attentionMask.at(r, c); }
 
 bool maskHoldsSegments(const Batch& b) {
@@ -37,22 +42,11 @@ IntGrid positionRoles(const Batch& batch, std::vector<std::string>* notes) {
   IntGrid roles(B, T, RoleUnknown);
   bool haveMeta = batch.meta.size() == size_t(B);
   for (int64_t r = 0; haveMeta && r < B; ++r) haveMeta = batch.meta[size_t(r)].size() == size_t(T);
-  if (haveMeta) {
-    for (int64_t r = 0; r < B; ++r)
-      for (int64_t c = 0; c < T; ++c) {
-        PositionKind k = batch.meta[size_t(r)][size_t(c)].kind;
-        roles.at(r, c) = k == PositionKind::Padding     ? RolePad
-                         : k == PositionKind::Assistant ? RoleReply
-                         : k == PositionKind::Unknown   ? RoleUnknown
-                                                        : RolePrompt;
-      }
-    return roles;
-  }
-  if (!batch.padTokenId && notes) notes->push_back("no pad_token_id: padding taken from attention_mask == 0");
+  if (!haveMeta && !batch.padTokenId && notes)
+    notes->push_back("no pad_token_id: padding taken from attention_mask == 0");
   for (int64_t r = 0; r < B; ++r) {
-    const std::vector<uint8_t> pad = detectPaddingOfRow(batch, r, batch.padTokenId);
-    for (int64_t c = 0; c < T; ++c)
-      if (pad[size_t(c)]) roles.at(r, c) = RolePad;
+    const std::vector<PositionRole> row = rolesOfRow(batch, r); // the one rule (core/mask/RowFacts.h)
+    for (int64_t c = 0; c < T; ++c) roles.at(r, c) = row[size_t(c)];
   }
   return roles;
 }
@@ -158,6 +152,33 @@ LossRequest buildLossRequest(const Batch& batch, bool gradients, std::vector<std
   if (isPacked(segments))
     req.variants.push_back({"block_diagonal", segments, resetPositionIds(batch, segments), batch.labels});
   return req;
+}
+
+double LossBreakdown::asGiven() const { return safeDiv(totalSum(), double(total())); }
+double LossBreakdown::padsNotGraded() const {
+  return safeDiv(totalSum() - sum[RolePad], double(total() - graded[RolePad]));
+}
+double LossBreakdown::repliesOnly() const { return safeDiv(sum[RoleReply], double(graded[RoleReply])); }
+double LossBreakdown::lossShare(int r) const { return safeDiv(sum[r], totalSum()); }
+double LossBreakdown::gradientShare(int r) const { return safeDiv(double(graded[r]), double(total())); }
+
+LossBreakdown computeLossBreakdown(const Batch& b, int row, const std::vector<double>& nll, const IntGrid& roles) {
+  LossBreakdown out;
+  if (row < 0 || row >= b.batchSize() || !b.labels.sameShape(b.inputIds)) return out;
+  for (int64_t t = 1; t < b.length(); ++t) {
+    if (b.labels.at(row, t) == kIgnoreIndex) continue;
+    int role = roles.sameShape(b.inputIds) ? int(roles.at(row, t)) : int(RoleUnknown);
+    if (role < 0 || role >= kRoleCount) role = RoleUnknown;
+    out.graded[role] += 1;
+    out.sum[role] += size_t(t) < nll.size() ? nll[size_t(t)] : 0.0;
+  }
+  return out;
+}
+
+LossBreakdown computeLossBreakdown(const Batch& b, int row, const std::vector<double>& nll) {
+  IntGrid roles;
+  if (b.inputIds.rows > 0 && b.inputIds.cols > 0) roles = positionRoles(b);
+  return computeLossBreakdown(b, row, nll, roles);
 }
 
 } // namespace maskscope

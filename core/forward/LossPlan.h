@@ -1,5 +1,6 @@
 // Turns a collated Batch into the loss comparison the engine runs: the role of every position
-// (pad / prompt / reply), the packed segments, and the "fixed" and "block_diagonal" masks.
+// (pad / prompt / reply), the packed segments, the "fixed" and "block_diagonal" masks, and the
+// loss breakdown of one row (counts and shares by role).
 // Plain C++ (no torch), so the mask logic is testable without the module.
 #pragma once
 #include "core/data/Batch.h"
@@ -10,9 +11,9 @@
 
 namespace maskscope {
 
-// Per position: RolePad / RoleReply / RolePrompt from Batch::meta when present; without meta,
-// RolePad where detectPaddingOfRow (core/mask/PaddingDetection.h, the linter's rule too) finds
-// padding, RoleUnknown elsewhere.
+// Per position: rolesOfRow (core/mask/RowFacts.h) of every row, the rule the linter, the summary
+// and the views use too: RolePad / RoleReply / RolePrompt / RoleUnknown from Batch::meta when
+// present; without meta, RolePad where paddingOfRow finds padding, RoleUnknown elsewhere.
 IntGrid positionRoles(const Batch& batch, std::vector<std::string>* notes = nullptr);
 
 // Per position: the packed example it belongs to (1, 2, 3, ...), 0 for pads. Taken from a segment-id
@@ -29,5 +30,23 @@ IntGrid resetPositionIds(const Batch& batch, const IntGrid& segments);
 // The request for ForwardModel::analyse: as given, fixed, labels_fixed_only, attention_fixed_only,
 // and block_diagonal when some row is packed. Throws Error when the grids are unusable.
 LossRequest buildLossRequest(const Batch& batch, bool gradients, std::vector<std::string>* notes = nullptr);
+
+// The loss arithmetic of one row. Graded term t: labels[t] != -100 for t >= 1 (the model shifts:
+// the logits at t-1 predict token t), its role is the role of t; the counts equal rowFacts().graded.
+struct LossBreakdown {
+  int64_t graded[kRoleCount] = {0, 0, 0, 0}; // by PositionRole: prompt, reply, pad, unknown
+  double sum[kRoleCount] = {0, 0, 0, 0};
+  int64_t total() const { return graded[0] + graded[1] + graded[2] + graded[3]; }
+  double totalSum() const { return sum[0] + sum[1] + sum[2] + sum[3]; }
+  double asGiven() const;               // mean over every graded term
+  double padsNotGraded() const;         // mean without pad terms ("fixed" labels)
+  double repliesOnly() const;           // mean over reply terms only
+  double lossShare(int role) const;     // share of the summed loss
+  double gradientShare(int role) const; // share of the gradient weight: each graded term weighs 1/N
+};
+// nll[t] = loss of token t (so index t, not t-1); roles from positionRoles().
+LossBreakdown computeLossBreakdown(const Batch& batch, int row, const std::vector<double>& nll, const IntGrid& roles);
+// The same with the roles of positionRoles(batch).
+LossBreakdown computeLossBreakdown(const Batch& batch, int row, const std::vector<double>& nll);
 
 } // namespace maskscope

@@ -1,6 +1,6 @@
-// The rules that read one collated batch: shapes, ranges, padding, labels, packing, positions,
-// BOS, and (when position metadata is present) the role-aware rules. Used by lintBatch() for the
-// app and dumps, and per micro-batch by the dataset linter.
+// Runs the rules that read one collated batch (shapes, ranges, padding, labels, packing, positions,
+// BOS, and with position metadata the role-aware rules; see LintRegistry.h). Used by lintBatch()
+// for the app and dumps, and per micro-batch by the dataset linter.
 #pragma once
 #include "core/collate/CollatorSpec.h"
 #include "core/data/Batch.h"
@@ -22,14 +22,17 @@ struct BatchRuleOptions {
   // Maps a (batch row, position) to what a finding reports: for datasets, the dataset row and the
   // position inside its example. Identity when empty.
   bool datasetPositions = false;
+  long firstDatasetRow = -1, lastDatasetRow = -1; // a dataset micro-batch's rows (batch-nothing-graded)
 };
 
 LabelIntent labelIntentOf(const CollatorSpec& spec);
 // The one info finding that stands for every full-sequence row (rather than one per row).
 void addFullSequenceInfo(FindingCollector& out, long rows);
 
-// Runs every batch rule; returns false when the batch is unusable for further rules (shape mismatch).
-// Full-sequence rows are counted in fullSequenceRows (one info finding is given by the caller).
+// Runs every batch rule of the registry (LintRegistry.h) and adds the batch's statistics to the
+// summary (counts from core/mask's rowFacts, so they equal the loss breakdown's); returns false
+// when the batch is unusable for further rules (shape mismatch). Full-sequence rows are counted in
+// fullSequenceRows (one info finding is given by the caller).
 bool runBatchRules(const Batch& batch, const BatchRuleOptions& options, FindingCollector& out, LintSummary& summary,
                    long* fullSequenceRows = nullptr);
 

@@ -11,9 +11,11 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 namespace maskscope {
 
@@ -71,15 +73,153 @@ ChunkResult lintChunk(const DatasetPipeline& pipeline, const DatasetLintOptions&
   o.intent = labelIntentOf(spec);
   o.rolesKnown = true;
   o.datasetPositions = true;
+  o.firstDatasetRow = chunk.rows.front().rowIndex;
+  o.lastDatasetRow = chunk.rows.back().rowIndex;
   const int64_t gradedBefore = rep.summary.graded;
   runBatchRules(batch, o, out, rep.summary, &res.fullSequenceRows);
-  const int64_t g = rep.summary.graded - gradedBefore;
-  rep.summary.gradAccum.add(g);
-  if (g == 0)
-    out.add("batch-nothing-graded", chunk.rows.front().rowIndex, std::nullopt,
-            "the micro-batch of rows " + std::to_string(chunk.rows.front().rowIndex) + ".." +
-                std::to_string(chunk.rows.back().rowIndex) + " has no graded position: its mean loss is 0/0 (NaN)");
+  rep.summary.gradAccum.add(rep.summary.graded - gradedBefore);
   return res;
+}
+
+// Worker threads lint chunks; their results are handed back in sequence order through a
+// reorder buffer whose size is bounded, so memory stays bounded whatever the dataset size.
+class ChunkPool {
+public:
+  ChunkPool(const DatasetPipeline& pipeline, const DatasetLintOptions& opt, int workers)
+      : pipeline_(pipeline), opt_(opt), queueCap_(size_t(workers) * 4) {
+    for (int i = 0; i < workers; ++i) pool_.emplace_back([this] { work(); });
+  }
+  ~ChunkPool() { stop(); }
+
+  // Queues the chunk (blocking while the queue is full), then reduces what is ready.
+  void push(Chunk chunk, const std::function<void(ChunkResult&)>& reduce) {
+    chunk.seq = pushed_++;
+    {
+      std::unique_lock lk(mu_);
+      cvSpace_.wait(lk, [&] { return queue_.size() < queueCap_; });
+      queue_.push_back(std::move(chunk));
+    }
+    cvWork_.notify_one();
+    reduceReady(false, reduce);
+  }
+  // After the last push: reduces every result, joins the workers, rethrows a worker's failure.
+  void finish(const std::function<void(ChunkResult&)>& reduce) {
+    {
+      std::lock_guard lk(mu_);
+      finished_ = true;
+    }
+    cvWork_.notify_all();
+    reduceReady(true, reduce);
+    stop();
+    if (failure_) std::rethrow_exception(failure_);
+  }
+
+private:
+  void stop() {
+    {
+      std::lock_guard lk(mu_);
+      finished_ = true;
+    }
+    cvWork_.notify_all();
+    for (auto& t : pool_)
+      if (t.joinable()) t.join();
+  }
+
+  void work() {
+    for (;;) {
+      Chunk c;
+      {
+        std::unique_lock lk(mu_);
+        cvWork_.wait(lk, [&] { return !queue_.empty() || finished_; });
+        if (queue_.empty()) return;
+        c = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      cvSpace_.notify_one();
+      ChunkResult r;
+      try {
+        r = lintChunk(pipeline_, opt_, c);
+      } catch (...) {
+        std::lock_guard lk(mu_);
+        if (!failure_) failure_ = std::current_exception();
+      }
+      {
+        std::lock_guard lk(mu_);
+        done_.emplace(c.seq, std::move(r));
+      }
+      cvDone_.notify_all();
+    }
+  }
+
+  void reduceReady(bool all, const std::function<void(ChunkResult&)>& reduce) {
+    std::unique_lock lk(mu_);
+    for (;;) {
+      auto it = done_.find(nextToReduce_);
+      if (it == done_.end()) {
+        // All: wait for every pushed chunk. Otherwise bound the reorder buffer: wait while too
+        // many results are ahead of the next one.
+        if ((all && nextToReduce_ < pushed_) || (!all && done_.size() >= queueCap_ * 2)) {
+          cvDone_.wait(lk);
+          continue;
+        }
+        return;
+      }
+      ChunkResult r = std::move(it->second);
+      done_.erase(it);
+      lk.unlock();
+      reduce(r);
+      ++nextToReduce_;
+      lk.lock();
+    }
+  }
+
+  const DatasetPipeline& pipeline_;
+  const DatasetLintOptions& opt_;
+  const size_t queueCap_;
+  std::mutex mu_;
+  std::condition_variable cvWork_, cvSpace_, cvDone_;
+  std::deque<Chunk> queue_;
+  std::map<long, ChunkResult> done_;
+  bool finished_ = false;
+  std::exception_ptr failure_;
+  std::vector<std::thread> pool_;
+  long pushed_ = 0, nextToReduce_ = 0;
+};
+
+// Rows the reader skipped since the last call (shard 0 reports them, in order).
+void takeReaderErrors(const DatasetReader& reader, const DatasetLintOptions& opt, size_t& seen, Chunk& chunk) {
+  while (seen < reader.errors().size()) {
+    const RowError& e = reader.errors()[seen++];
+    if (opt.shardIndex != 0) continue;
+    Finding f{"row-skipped", Severity::Warning, std::nullopt, std::nullopt, e.toString(), std::nullopt};
+    if (e.line >= 0) f.line = e.line;
+    chunk.readerFindings.push_back(std::move(f));
+  }
+}
+
+// Reads this shard's rows into micro-batch chunks and pushes each to the pool.
+void readChunks(DatasetReader& reader, const DatasetLintOptions& opt, LintSummary& summary, ChunkPool& pool,
+                const std::function<void(ChunkResult&)>& reduce) {
+  Chunk chunk;
+  size_t errorsSeen = 0;
+  auto lastProgress = std::chrono::steady_clock::now();
+  Conversation c;
+  for (;;) {
+    const bool got = reader.next(c);
+    takeReaderErrors(reader, opt, errorsSeen, chunk);
+    if (!got) break;
+    if (c.rowIndex % opt.shardCount != opt.shardIndex) continue;
+    ++summary.rowsRead;
+    chunk.rows.push_back(std::move(c));
+    c = Conversation{};
+    if (int(chunk.rows.size()) >= opt.microBatchSize) pool.push(std::exchange(chunk, Chunk{}), reduce);
+    const auto now = std::chrono::steady_clock::now();
+    if (opt.progress && now - lastProgress > std::chrono::milliseconds(200)) {
+      lastProgress = now;
+      opt.progress(reader.progress(), summary.rowsRead);
+    }
+  }
+  if (!chunk.rows.empty() || !chunk.readerFindings.empty()) pool.push(std::move(chunk), reduce);
 }
 
 } // namespace
@@ -101,136 +241,23 @@ LintReport lintDataset(const std::string& dataSpec, const DatasetLintOptions& op
     RoleMarkers markers = learnRoleMarkers(pipeline.encoder(), pipeline.renderOptions());
     runTemplateChecks(pipeline.encoder(), pipeline.renderOptions(), markers, &pipeline.collator().spec(), out);
   }
-
+  long fullRows = 0;
+  auto reduce = [&](ChunkResult& r) {
+    for (Finding& f : r.report.findings) out.add(std::move(f));
+    LintSummary s = std::move(r.report.summary);
+    // Findings were counted again by out.add(); drop the chunk's own counts before merging.
+    s.errors = s.warnings = s.infos = 0;
+    s.findingsShown = s.findingsOmitted = 0;
+    s.findingsByRule.clear();
+    report.summary.merge(s);
+    fullRows += r.fullSequenceRows;
+  };
   const int workers = std::max(1, opt.threads > 0 ? opt.threads : int(std::thread::hardware_concurrency()));
-  const size_t queueCap = size_t(workers) * 4;
-  std::mutex mu;
-  std::condition_variable cvWork, cvSpace, cvDone;
-  std::deque<Chunk> queue;
-  std::map<long, ChunkResult> done;
-  bool finished = false;
-  std::exception_ptr failure;
-
-  auto worker = [&] {
-    for (;;) {
-      Chunk c;
-      {
-        std::unique_lock lk(mu);
-        cvWork.wait(lk, [&] { return !queue.empty() || finished; });
-        if (queue.empty()) return;
-        c = std::move(queue.front());
-        queue.pop_front();
-      }
-      cvSpace.notify_one();
-      ChunkResult r;
-      try {
-        r = lintChunk(pipeline, opt, c);
-      } catch (...) {
-        std::lock_guard lk(mu);
-        if (!failure) failure = std::current_exception();
-      }
-      {
-        std::lock_guard lk(mu);
-        done.emplace(c.seq, std::move(r));
-      }
-      cvDone.notify_all();
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int i = 0; i < workers; ++i) pool.emplace_back(worker);
-
-  long nextToReduce = 0, fullRows = 0;
-  auto reduceReady = [&](bool all, long produced) {
-    std::unique_lock lk(mu);
-    for (;;) {
-      auto it = done.find(nextToReduce);
-      if (it == done.end()) {
-        if (all && nextToReduce < produced) {
-          cvDone.wait(lk);
-          continue;
-        }
-        // Bound the reorder buffer: wait while too many results are ahead of the next one.
-        if (!all && done.size() >= queueCap * 2) {
-          cvDone.wait(lk);
-          continue;
-        }
-        return;
-      }
-      ChunkResult r = std::move(it->second);
-      done.erase(it);
-      lk.unlock();
-      for (Finding& f : r.report.findings) out.add(std::move(f));
-      LintSummary s = std::move(r.report.summary);
-      // Findings were counted again by out.add(); drop the chunk's own counts before merging.
-      s.errors = s.warnings = s.infos = 0;
-      s.findingsShown = s.findingsOmitted = 0;
-      s.findingsByRule.clear();
-      report.summary.merge(s);
-      fullRows += r.fullSequenceRows;
-      ++nextToReduce;
-      lk.lock();
-    }
-  };
-
-  long seq = 0;
-  Chunk chunk;
-  size_t errorsSeen = 0;
-  auto lastProgress = std::chrono::steady_clock::now();
-  auto push = [&] {
-    chunk.seq = seq++;
-    {
-      std::unique_lock lk(mu);
-      cvSpace.wait(lk, [&] { return queue.size() < queueCap; });
-      queue.push_back(std::move(chunk));
-    }
-    cvWork.notify_one();
-    chunk = Chunk{};
-    reduceReady(false, seq);
-  };
-  Conversation c;
-  try {
-    for (;;) {
-      const bool got = reader.next(c);
-      // Rows skipped while reading: shard 0 reports them, in order.
-      while (errorsSeen < reader.errors().size()) {
-        const RowError& e = reader.errors()[errorsSeen++];
-        if (opt.shardIndex != 0) continue;
-        Finding f{"row-skipped", Severity::Warning, std::nullopt, std::nullopt, e.toString(), std::nullopt};
-        if (e.line >= 0) f.line = e.line;
-        chunk.readerFindings.push_back(std::move(f));
-      }
-      if (!got) break;
-      if (c.rowIndex % opt.shardCount != opt.shardIndex) continue;
-      ++report.summary.rowsRead;
-      chunk.rows.push_back(std::move(c));
-      c = Conversation{};
-      if (int(chunk.rows.size()) >= opt.microBatchSize) push();
-      if (opt.progress) {
-        auto now = std::chrono::steady_clock::now();
-        if (now - lastProgress > std::chrono::milliseconds(200)) {
-          lastProgress = now;
-          opt.progress(reader.progress(), report.summary.rowsRead);
-        }
-      }
-    }
-    if (!chunk.rows.empty() || !chunk.readerFindings.empty()) push();
-  } catch (...) {
-    {
-      std::lock_guard lk(mu);
-      finished = true;
-    }
-    cvWork.notify_all();
-    for (auto& t : pool) t.join();
-    throw;
-  }
   {
-    std::lock_guard lk(mu);
-    finished = true;
+    ChunkPool pool(pipeline, opt, workers); // its destructor stops the workers if reading throws
+    readChunks(reader, opt, report.summary, pool, reduce);
+    pool.finish(reduce);
   }
-  cvWork.notify_all();
-  reduceReady(true, seq);
-  for (auto& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
   if (opt.shardIndex == 0) report.summary.rowsSkipped = reader.rowsSkipped();
   addFullSequenceInfo(out, fullRows);
   if (opt.progress) opt.progress(1.0, report.summary.rowsRead);

@@ -1,5 +1,5 @@
 // The linter's entry points: lint one Batch (the app's current batch, or a dump) and lint a whole
-// dataset streamed through a tokenizer, template and collator. Rules: see LintTypes.h / allRules().
+// dataset streamed through a tokenizer, template and collator. Rules: see LintRegistry.h.
 #pragma once
 #include "core/collate/CollatorSpec.h"
 #include "core/collate/DatasetPipeline.h"

@@ -94,7 +94,7 @@ long recoverRoles(Batch& b, const RoleMarkers& markers, const Tokenizer& tok) {
     // Padding and examples as the raw batch says (meta is blank here, so rowLayout reads the masks).
     std::vector<std::vector<PositionMeta>> saved;
     saved.swap(b.meta);
-    const RowLayout L = rowLayout(b, r, b.padTokenId);
+    const RowLayout L = rowLayout(b, r);
     saved.swap(b.meta);
     auto& meta = b.meta[size_t(r)];
     for (int64_t t = 0; t < T; ++t) {

@@ -5,17 +5,12 @@
 
 namespace maskscope {
 
-RowLayout rowLayout(const Batch& b, int64_t r, std::optional<int64_t> padId) {
+RowLayout rowLayout(const Batch& b, int64_t r) {
   const int64_t T = b.length();
   RowLayout L;
-  L.pad.assign(size_t(T), 0);
   const bool haveMeta = size_t(r) < b.meta.size() && int64_t(b.meta[size_t(r)].size()) == T;
   const bool haveMask = b.attentionMask.sameShape(b.inputIds);
-  if (haveMeta) {
-    for (int64_t t = 0; t < T; ++t) L.pad[size_t(t)] = b.meta[size_t(r)][size_t(t)].kind == PositionKind::Padding;
-  } else {
-    L.pad = detectPaddingOfRow(b, r, padId);
-  }
+  L.pad = paddingOfRow(b, r); // the one padding rule, shared with the views and the loss
   for (int64_t t = 0; t < T; ++t) {
     if (L.pad[size_t(t)]) {
       ++L.padCount;

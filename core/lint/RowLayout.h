@@ -1,6 +1,6 @@
 // How one batch row is laid out, as the linter reads it: which positions are padding and where
 // each example (packed segment) lies. From the collator's metadata when present; for raw dumps
-// from attention_mask zeros, trailing/leading runs of the pad id, and core/mask's segmentsOfRow.
+// from core/mask's paddingOfRow and segmentsOfRow.
 #pragma once
 #include "core/data/Batch.h"
 
@@ -28,7 +28,8 @@ struct RowLayout {
   bool packed() const { return examples.size() >= 2; }
 };
 
-// Requires the batch's grids to have matching shapes (check shape-mismatch first).
-RowLayout rowLayout(const Batch& batch, int64_t row, std::optional<int64_t> padId);
+// Requires the batch's grids to have matching shapes (check shape-mismatch first). Padding is
+// core/mask's paddingOfRow (the collator's metadata, else the batch's pad_token_id rule).
+RowLayout rowLayout(const Batch& batch, int64_t row);
 
 } // namespace maskscope

@@ -25,4 +25,14 @@ std::vector<uint8_t> detectPaddingOfRow(const Batch& b, int64_t r, std::optional
   return pad;
 }
 
+std::vector<uint8_t> paddingOfRow(const Batch& b, int64_t r) {
+  const int64_t T = b.length();
+  if (size_t(r) < b.meta.size() && int64_t(b.meta[size_t(r)].size()) == T) {
+    std::vector<uint8_t> pad(size_t(T), 0);
+    for (int64_t t = 0; t < T; ++t) pad[size_t(t)] = b.meta[size_t(r)][size_t(t)].kind == PositionKind::Padding;
+    return pad;
+  }
+  return detectPaddingOfRow(b, r, b.padTokenId);
+}
+
 } // namespace maskscope

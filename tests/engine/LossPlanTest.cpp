@@ -54,8 +54,11 @@ private Q_SLOTS:
     b.inputIds = grid({{4, 5, 6, 0}});
     b.labels = b.inputIds;
     b.padTokenId = 0;
-    b.meta = {{PositionMeta{PositionKind::User}, PositionMeta{PositionKind::Assistant},
-               PositionMeta{PositionKind::Template}, PositionMeta{PositionKind::Padding}}};
+    // The reply flag makes a position a reply (an assistant header alone is scaffolding: prompt).
+    PositionMeta reply{PositionKind::Assistant};
+    reply.reply = true;
+    b.meta = {{PositionMeta{PositionKind::User}, reply, PositionMeta{PositionKind::Template},
+               PositionMeta{PositionKind::Padding}}};
     IntGrid r = positionRoles(b);
     QCOMPARE(r.values, (std::vector<int64_t>{RolePrompt, RoleReply, RolePrompt, RolePad}));
   }

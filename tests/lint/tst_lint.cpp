@@ -3,8 +3,10 @@
 // recovery from dumps, the command's JSON shape and exit codes, shards and thread determinism.
 #include "core/collate/DatasetPipeline.h"
 #include "core/commands/LintCommand.h"
+#include "core/forward/LossPlan.h"
 #include "core/lint/Lint.h"
 #include "core/lint/TemplateChecks.h"
+#include "core/mask/RowFacts.h"
 #include "core/util/FileReading.h"
 
 #include <QDir>
@@ -108,6 +110,7 @@ class TestLint : public QObject {
 private Q_SLOTS:
   void rules_data();
   void rules();
+  void everyRuleHasFiresAndQuietCases();
   void presets_data();
   void presets();
   void malformedRows();
@@ -115,18 +118,26 @@ private Q_SLOTS:
   void docsInSync();
   void commandJsonAndExitCodes();
   void shardsAndThreads();
+  void rowFactsCounts();
+  void lintAndLossCountsAgree_data();
+  void lintAndLossCountsAgree();
   void benchLintBatch();
 };
 
-void TestLint::rules_data() {
-  QTest::addColumn<QString>("rule");
-  QTest::addColumn<bool>("expectFire");
-  QTest::addColumn<int>("caseIndex");
-  std::vector<BatchCase>& cases = gCases;
-  cases.clear();
+namespace {
+
+// Every rule of the registry has at least one case that fires and one that stays quiet.
+struct RuleCase {
+  const char* name;
+  const char* rule;
+  bool fire;
+  BatchCase run;
+};
+
+std::vector<RuleCase> ruleCases() {
+  std::vector<RuleCase> cases;
   auto add = [&](const char* name, const char* rule, bool fire, BatchCase c) {
-    cases.push_back(std::move(c));
-    QTest::newRow(name) << QString::fromLatin1(rule) << fire << int(cases.size() - 1);
+    cases.push_back({name, rule, fire, std::move(c)});
   };
   // Row: BOS 10 11 12 EOS pad pad (ids 2 = BOS, 3 = EOS, 0 = pad).
   add("shape-mismatch fires", "shape-mismatch", true, [] {
@@ -348,6 +359,68 @@ void TestLint::rules_data() {
     runConversationChecks(tc, 0, out);
     return r;
   });
+  add("input-id-out-of-range fires (negative id)", "input-id-out-of-range", true, [] {
+    return lintIds(makeBatch({{{2, 10, -5, 3}, {X, 10, X, 3}, {}, {}}}));
+  });
+  add("input-id-out-of-range fires (beyond the vocabulary)", "input-id-out-of-range", true, [] {
+    Batch b = demoBatch("builtin:demo", "default", 2);
+    b.inputIds.at(0, 1) = demoContext().tokenizer->vocabSize();
+    return lintBatch(b, demoContext("default"));
+  });
+  add("input-id-out-of-range quiet", "input-id-out-of-range", false,
+      [] { return lintBatch(demoBatch("builtin:demo", "default", 2), demoContext("default")); });
+  add("label-not-input-id quiet", "label-not-input-id", false, [] {
+    return lintIds(makeBatch({{{2, 10, 11, 12, 3}, {X, 10, 11, 12, 3}, {}, {}}}));
+  });
+  add("attention-mask-not-binary quiet (contiguous segment ids)", "attention-mask-not-binary", false, [] {
+    return lintIds(makeBatch({{{2, 10, 3, 2, 11, 3}, {X, 10, 3, X, 11, 3}, {1, 1, 1, 2, 2, 2}, {}}}));
+  });
+  add("full-sequence-labels quiet (replies only)", "full-sequence-labels", false,
+      [] { return lintBatch(demoBatch("builtin:demo", "default", 4), demoContext("default")); });
+  add("rules-not-run quiet (roles known)", "rules-not-run", false,
+      [] { return lintBatch(demoBatch("builtin:demo", "default", 4), demoContext("default")); });
+  add("row-skipped fires", "row-skipped", true, [] {
+    DatasetLintOptions o;
+    return lintDataset(kData + "malformed.jsonl", o);
+  });
+  add("row-skipped quiet", "row-skipped", false, [] {
+    DatasetLintOptions o;
+    return lintDataset(kData + "long-reply.jsonl", o);
+  });
+  add("pad-token-missing fires (tokenizer without a pad token)", "pad-token-missing", true, [] {
+    DatasetLintOptions o;
+    o.pipeline.tokenizerSpec = kData + "no-pad-tokenizer";
+    o.pipeline.templateSpec = "chatml";
+    return lintDataset(kData + "long-reply.jsonl", o);
+  });
+  add("pad-token-missing quiet", "pad-token-missing", false, [] {
+    DatasetLintOptions o;
+    return lintDataset(kData + "long-reply.jsonl", o);
+  });
+  return cases;
+}
+
+} // namespace
+
+void TestLint::rules_data() {
+  QTest::addColumn<QString>("rule");
+  QTest::addColumn<bool>("expectFire");
+  QTest::addColumn<int>("caseIndex");
+  gCases.clear();
+  for (RuleCase& c : ruleCases()) {
+    gCases.push_back(std::move(c.run));
+    QTest::newRow(c.name) << QString::fromLatin1(c.rule) << c.fire << int(gCases.size() - 1);
+  }
+}
+
+void TestLint::everyRuleHasFiresAndQuietCases() {
+  std::set<std::pair<std::string, bool>> covered;
+  for (const RuleCase& c : ruleCases()) covered.insert({c.rule, c.fire});
+  for (const RuleInfo& r : allRules()) {
+    const std::string name(r.name);
+    QVERIFY2(covered.count({name, true}), ("no case in ruleCases() where " + name + " fires").c_str());
+    QVERIFY2(covered.count({name, false}), ("no case in ruleCases() where " + name + " stays quiet").c_str());
+  }
 }
 
 void TestLint::rules() {
@@ -562,6 +635,76 @@ void TestLint::shardsAndThreads() {
   for (const Finding& f : whole.findings) wholeFindings += f.severity != Severity::Info;
   QCOMPARE(rows, whole.summary.rows);
   QCOMPARE(findings, wholeFindings);
+}
+
+void TestLint::rowFactsCounts() {
+  // BOS, a user token, the assistant header, two reply tokens (the second closes it), one pad;
+  // labels = input_ids except the pad, attention_mask all ones (a buggy mask: the pad is attended).
+  Batch b = makeBatch({{{2, 10, 11, 12, 3, 0}, {2, 10, 11, 12, 3, X}, {}, {}}});
+  auto meta = [](PositionKind k, bool reply) {
+    PositionMeta m;
+    m.kind = k;
+    m.reply = reply;
+    return m;
+  };
+  b.meta = {{meta(PositionKind::Template, false), meta(PositionKind::User, false), meta(PositionKind::Assistant, false),
+             meta(PositionKind::Assistant, true), meta(PositionKind::Assistant, true),
+             meta(PositionKind::Padding, false)}};
+  const RowFacts f = rowFacts(b, 0);
+  QCOMPARE(f.pads, int64_t(1));
+  QCOMPARE(f.attendedPads, int64_t(1));
+  QCOMPARE(f.graded[RolePrompt], int64_t(2)); // the user token and the header; the BOS at 0 is never scored
+  QCOMPARE(f.graded[RoleReply], int64_t(2));
+  QCOMPARE(f.graded[RolePad], int64_t(0));
+  QVERIFY(f.labelAtFirstPosition);
+  const LossBreakdown d = computeLossBreakdown(b, 0, std::vector<double>(6, 1.0));
+  for (int k = 0; k < kRoleCount; ++k) QCOMPARE(d.graded[k], f.graded[k]);
+}
+
+void TestLint::lintAndLossCountsAgree_data() {
+  QTest::addColumn<QString>("collator");
+  for (const char* c : {"default", "hf-seq2seq-style", "trl-assistant-only", "hf-lm", "axolotl-packed",
+                        "trl-padding-free", "naive-packed", "buggy-max-length-all-ones", "buggy-pad-is-eos",
+                        "buggy-last-turn-only", "buggy-left-pad-positions", "buggy-no-position-reset"})
+    QTest::newRow(c) << QString::fromLatin1(c);
+}
+
+// The linter's summary and the loss breakdown count prompt / reply / pad / unknown graded tokens and
+// padding positions of the same batches identically (both from core/mask's rowFacts rules).
+void TestLint::lintAndLossCountsAgree() {
+  QFETCH(QString, collator);
+  const std::string spec = collator.toStdString();
+  PipelineSpec ps;
+  ps.collatorSpec = spec;
+  DatasetPipeline pipeline(ps);
+  const std::vector<Conversation> rows = readDataset("builtin:demo", nullptr, 24);
+  QCOMPARE(rows.size(), size_t(24));
+  bool packed = false;
+  int64_t replies = 0;
+  for (size_t first = 0; first < rows.size(); first += 6) {
+    const Batch b = pipeline.collateConversations({rows.begin() + long(first), rows.begin() + long(first + 6)});
+    const LintSummary lint = lintBatch(b, demoContext(spec)).summary;
+    const IntGrid roles = positionRoles(b);
+    int64_t graded[kRoleCount] = {}, pads = 0;
+    for (int r = 0; r < int(b.batchSize()); ++r) {
+      const LossBreakdown d = computeLossBreakdown(b, r, std::vector<double>(size_t(b.length()), 1.0), roles);
+      for (int k = 0; k < kRoleCount; ++k) graded[k] += d.graded[k];
+    }
+    for (int64_t v : roles.values) pads += v == RolePad;
+    const std::string where = spec + ", rows " + std::to_string(first) + "..";
+    QVERIFY2(lint.gradedPrompt == graded[RolePrompt], ("prompt: " + where).c_str());
+    QVERIFY2(lint.gradedReply == graded[RoleReply], ("reply: " + where).c_str());
+    QVERIFY2(lint.gradedPadding == graded[RolePad], ("pad: " + where).c_str());
+    QVERIFY2(lint.gradedUnknown == graded[RoleUnknown], ("unknown: " + where).c_str());
+    QVERIFY2(lint.paddingPositions == pads, ("padding positions: " + where).c_str());
+    const RowFacts facts = batchFacts(b); // what the app's summary and row titles show
+    QCOMPARE(facts.pads, pads);
+    QCOMPARE(facts.gradedTotal(), lint.graded);
+    for (const auto& segs : b.segments) packed = packed || segs.size() > 1;
+    replies += graded[RoleReply];
+  }
+  QVERIFY(replies > 0);
+  if (spec == "axolotl-packed" || spec == "trl-padding-free" || spec == "naive-packed") QVERIFY(packed);
 }
 
 void TestLint::benchLintBatch() {

@@ -1,6 +1,7 @@
 // The desktop app off screen: the window on the demo, row and position selection, tooltips,
 // collator switching, the softmax and loss arithmetic, lint jumps, compare, teaching, batch dumps,
-// exports and snapshots (checked for content and colours), theme contrast.
+// exports and snapshots (checked for content and colours), every view of the registry, the
+// reset of the dock layout, theme contrast.
 #include "core/collate/CollatorSpec.h"
 #include "core/forward/ForwardEngine.h"
 #include "ui/AttentionGridView.h"
@@ -15,8 +16,11 @@
 #include "ui/SoftmaxView.h"
 #include "ui/TeachingPanel.h"
 #include "ui/TokenStripView.h"
+#include "ui/ViewRegistry.h"
 
+#include <QAction>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QFile>
 #include <QHelpEvent>
 #include <QLabel>
@@ -602,6 +606,100 @@ private Q_SLOTS:
              qPrintable(QStringLiteral("colour %1 missing").arg(QColor(expected).name())));
     if (view == QLatin1String("attention") && collator == QLatin1String("default"))
       QVERIFY(countColour(img, palette::cellColour(CellState::Allowed).rgb()) > 20);
+  }
+
+  // Every row of the view registry: shown by name, exported from the window and snapshotted off
+  // screen, each with content. A new view is tested here by being in the table.
+  void everyRegisteredViewShowsExportsAndSnapshots_data() {
+    QTest::addColumn<QString>("view");
+    for (const ViewSpec& v : viewRegistry()) QTest::newRow(qPrintable(v.name)) << v.name;
+  }
+  void everyRegisteredViewShowsExportsAndSnapshots() {
+    QFETCH(QString, view);
+    const ViewSpec* spec = findView(view);
+    QVERIFY(spec);
+    QVERIFY(viewNames().contains(view));
+    QVERIFY(!spec->title.isEmpty());
+    QCOMPARE(spec->dockName.isEmpty(), spec->area == Qt::NoDockWidgetArea);
+    QCOMPARE(bool(spec->paint), spec->offscreen == OffscreenRender::Paint);
+    QTemporaryDir dir;
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.view(view));
+    if (QDockWidget* d = w.dock(view)) {
+      QCOMPARE(w.dockWidgetArea(d), spec->area);
+      QCOMPARE(d->windowTitle(), spec->title);
+      w.showView(view);
+      QTRY_VERIFY(w.view(view)->isVisible());
+      QVERIFY(!w.view(view)->visibleRegion().isEmpty()); // raised above its tabbed siblings
+    } else {
+      QCOMPARE(w.view(view)->window(), &w); // a centre view
+    }
+    const QString exported = dir.filePath(QStringLiteral("export.png"));
+    QString error;
+    QVERIFY2(w.exportView(view, exported, &error), qPrintable(error));
+    QVERIFY(distinctColours(QImage(exported)) > 4);
+    SnapshotArgs a;
+    a.view = view.toStdString();
+    a.out = dir.filePath(QStringLiteral("snap.png")).toStdString();
+    a.width = 700;
+    a.height = 500;
+    std::ostringstream out, err;
+    CommandIO io{out, err, false, false};
+    QCOMPARE(runSnapshot(a, io), 0);
+    const QImage snap(QString::fromStdString(a.out));
+    if (spec->offscreen == OffscreenRender::Window) // the window keeps its minimum size
+      QVERIFY(snap.width() >= 700 && snap.height() >= 500);
+    else
+      QCOMPARE(snap.size(), QSize(700, 500));
+    QVERIFY2(distinctColours(snap) > 4, "blank snapshot");
+  }
+
+  // View > Reset layout puts every dock back where a first run has it, whatever the user did.
+  void resetLayoutRestoresTheDocks() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    w.resize(1024, 768);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QDockWidget* dataset = w.dock(QStringLiteral("dataset"));
+    QDockWidget* lint = w.dock(QStringLiteral("lint"));
+    QDockWidget* softmax = w.dock(QStringLiteral("softmax"));
+    QDockWidget* loss = w.dock(QStringLiteral("loss"));
+    QVERIFY(dataset && lint && softmax && loss);
+    QList<QDockWidget*> bottom;
+    for (const ViewSpec& v : viewRegistry())
+      if (v.area == Qt::BottomDockWidgetArea) bottom << w.dock(v.name);
+    QVERIFY(bottom.size() >= 3);
+    QTRY_VERIFY(lint->height() >= 180);
+    const int defaultHeight = lint->height();
+    // The user moves softmax to the right, floats loss, closes the dataset and drags the panels down.
+    w.removeDockWidget(softmax);
+    w.addDockWidget(Qt::RightDockWidgetArea, softmax);
+    softmax->show();
+    loss->setFloating(true);
+    dataset->close();
+    w.resizeDocks({lint}, {100}, Qt::Vertical);
+    QTRY_COMPARE(w.dockWidgetArea(softmax), Qt::RightDockWidgetArea);
+    QTRY_VERIFY(lint->height() < defaultHeight - 50);
+    QVERIFY(loss->isFloating());
+    QVERIFY(!dataset->isVisible());
+
+    auto* reset = w.findChild<QAction*>(QStringLiteral("resetLayoutAction"));
+    QVERIFY(reset);
+    reset->trigger();
+    QTRY_COMPARE(w.dockWidgetArea(softmax), Qt::BottomDockWidgetArea);
+    QVERIFY(!loss->isFloating());
+    QTRY_VERIFY(dataset->isVisible());
+    QCOMPARE(w.dockWidgetArea(dataset), Qt::LeftDockWidgetArea);
+    const QList<QDockWidget*> tabs = w.tabifiedDockWidgets(bottom.first());
+    for (QDockWidget* d : bottom.mid(1)) QVERIFY2(tabs.contains(d), qPrintable(d->objectName()));
+    QTRY_VERIFY(std::abs(lint->height() - defaultHeight) <= 8); // the first-run height again
+    QVERIFY(!lint->visibleRegion().isEmpty());                  // the first panel in front
   }
 
   void snapshotRejectsBadInput() {

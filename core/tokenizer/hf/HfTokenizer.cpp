@@ -110,6 +110,21 @@ void HfTokenizer::readConfig(const Json& config, const JsonPath& at) {
   }
 }
 
+namespace {
+
+// Room for n more tokens, growing by a quarter rather than doubling: a 10 MB text has millions of
+// tokens, and a doubling at the end would briefly hold three times the encoding.
+void reserveMore(Encoding& enc, size_t n) {
+  if (enc.ids.size() + n <= enc.ids.capacity()) return;
+  const size_t want = std::max(enc.ids.size() + n, enc.ids.capacity() + enc.ids.capacity() / 4);
+  enc.ids.reserve(want);
+  enc.tokens.reserve(want);
+  enc.offsets.reserve(want);
+  enc.special.reserve(want);
+}
+
+} // namespace
+
 void HfTokenizer::pushAdded(int32_t id, ByteSpan span, Encoding& enc) const {
   const AddedToken* t = added_.byId(id);
   enc.ids.push_back(id);
@@ -127,10 +142,7 @@ Encoding HfTokenizer::encode(std::string_view text, const EncodeOptions& options
     throw Error("text to tokenize is not valid UTF-8 at byte " + std::to_string(bad), where);
   }
   Encoding enc;
-  enc.ids.reserve(text.size() / 3 + 4);
-  enc.tokens.reserve(text.size() / 3 + 4);
-  enc.offsets.reserve(text.size() / 3 + 4);
-  enc.special.reserve(text.size() / 3 + 4);
+  reserveMore(enc, text.size() / 4 + 4); // about 4 bytes a token in English; grows gently beyond
   for (const AddedSplit& s : added_.split(text, false, options.splitSpecialTokens)) {
     if (s.id >= 0)
       pushAdded(s.id, {int64_t(s.begin), int64_t(s.end)}, enc);
@@ -166,6 +178,7 @@ void HfTokenizer::encodePieces(NormalizedText text, Encoding& enc) const {
     auto sink = [&](size_t b, size_t e) {
       words.clear();
       model_->tokenize(std::string_view(s).substr(b, e - b), byteLevel_, words);
+      reserveMore(enc, words.size());
       for (const WordToken& w : words) {
         enc.ids.push_back(w.id);
         const std::string* tok = model_->idToToken(w.id);
@@ -186,6 +199,7 @@ void HfTokenizer::encodePieces(NormalizedText text, Encoding& enc) const {
   for (const NormalizedText& p : pieces) {
     words.clear();
     model_->tokenize(p.text(), byteLevel_, words);
+    reserveMore(enc, words.size());
     for (const WordToken& w : words) {
       enc.ids.push_back(w.id);
       const std::string* tok = model_->idToToken(w.id);

@@ -1,0 +1,125 @@
+// Label rules: labels aligned with input_ids (the model shifts them itself), rows and batches with
+// something to grade. Conventions: labels[b][t] is the id to predict at t's input, -100 = ignored.
+#include "core/lint/LintRegistry.h"
+
+namespace maskscope {
+
+namespace {
+
+// labels-preshifted and label-not-input-id read the same comparison; one finding per row at most.
+struct Alignment {
+  int64_t graded = 0, same = 0, shifted = 0, mismatches = 0, firstMismatch = -1;
+  bool preshifted() const { return graded >= 4 && shifted * 2 > graded && same * 2 < graded; }
+};
+
+Alignment alignmentOf(const RowInput& in) {
+  Alignment a;
+  for (int64_t t = 0; t < in.T; ++t) {
+    if (!in.graded(t) || in.L.pad[size_t(t)]) continue;
+    ++a.graded;
+    const int64_t l = in.b.labels.at(in.r, t);
+    const bool eq = l == in.b.inputIds.at(in.r, t);
+    a.same += eq;
+    a.shifted += t + 1 < in.T && l == in.b.inputIds.at(in.r, t + 1);
+    if (!eq) {
+      ++a.mismatches;
+      if (a.firstMismatch < 0) a.firstMismatch = t;
+    }
+  }
+  return a;
+}
+
+void labelsPreshifted(const RowInput& in) {
+  const Alignment a = alignmentOf(in);
+  if (!a.preshifted()) return;
+  in.emit("labels-preshifted", a.firstMismatch,
+          in.label(a.firstMismatch) + ": " + num(a.shifted) + " of " + num(a.graded) +
+              " graded labels equal the next position's input id (labels[t] == input_ids[t+1]); only " + num(a.same) +
+              " equal their own");
+}
+
+void labelNotInputId(const RowInput& in) {
+  const Alignment a = alignmentOf(in);
+  if (a.preshifted() || a.mismatches == 0) return;
+  const int64_t t = a.firstMismatch;
+  in.emit("label-not-input-id", t,
+          in.label(t) + ": " + num(a.mismatches) + " of " + num(a.graded) +
+              " graded labels differ from the input id at their position (first at position " + num(t) + ": label " +
+              num(in.b.labels.at(in.r, t)) + ", input " + num(in.b.inputIds.at(in.r, t)) + ")");
+}
+
+void noGradedTokens(const RowInput& in) {
+  for (const ExampleRange& ex : in.L.examples) {
+    int64_t graded = 0, real = 0;
+    for (int64_t t = ex.begin; t < ex.end; ++t) {
+      if (in.L.pad[size_t(t)]) continue;
+      ++real;
+      graded += in.graded(t);
+    }
+    if (graded > 0) continue;
+    const std::string what = in.L.packed() ? in.label(ex.begin) + " (packed example at positions " + num(ex.begin) +
+                                                 ".." + num(ex.end - 1) + " of batch row " + num(in.r) + ")"
+                                           : in.label(ex.begin);
+    in.emit("no-graded-tokens", ex.begin, what + ": all " + num(real) + " labels are -100");
+  }
+}
+
+void batchNothingGraded(const BatchInput& in) {
+  const Batch& b = in.batch;
+  if (b.batchSize() == 0 || in.gradedLabels > 0) return;
+  const BatchRuleOptions& o = in.options;
+  if (o.datasetPositions)
+    in.out.add("batch-nothing-graded", o.firstDatasetRow, std::nullopt,
+               "the micro-batch of rows " + num(o.firstDatasetRow) + ".." + num(o.lastDatasetRow) +
+                   " has no graded position: its mean loss is 0/0 (NaN)");
+  else
+    in.out.add("batch-nothing-graded", std::nullopt, std::nullopt,
+               "all " + num(b.batchSize() * b.length()) + " labels of the batch are -100: the mean loss is 0/0 (NaN)");
+}
+
+} // namespace
+
+const std::vector<LintRule>& labelRules() {
+  using S = Severity;
+  static const std::vector<LintRule> rules = {
+      {.info =
+           {"labels-preshifted", S::Error, "labels are already shifted by one (the model shifts again)",
+            "In transformers the causal-LM model shifts labels itself: logits at position t are compared with "
+            "labels[t + 1]. So labels must be aligned with input_ids (labels[t] == input_ids[t] or -100). If the "
+            "collator already shifted them (labels[t] == input_ids[t + 1], as in a hand-written GPT training loop) "
+            "they are shifted twice and the model is trained to predict the token two steps ahead: the loss stays "
+            "high and generations come out garbled. Fix: pass labels = input_ids (masked with -100) and let the model "
+            "shift.",
+            "batch"},
+       .row = labelsPreshifted},
+      {.info =
+           {"label-not-input-id", S::Warning, "graded labels differ from the input id at their position",
+            "In the transformers convention a graded label is the input id at the same position (the model shifts). "
+            "Labels that are neither -100, nor that id, nor a one-step shift of it, mean labels and input_ids come "
+            "from different tokenizations (for example the reply tokenized separately from the prompt), so the model "
+            "is graded on tokens that are not in its input. Fix: build labels from the same input_ids tensor.",
+            "batch"},
+       .row = labelNotInputId},
+      {.info =
+           {"no-graded-tokens", S::Warning, "a row has every label -100",
+            "A row (or packed example) whose labels are all -100 adds nothing to the loss but still costs a forward "
+            "and backward pass, and it changes how a batch mean is weighted. It usually means truncation removed the "
+            "reply (the prompt alone is longer than max_length), the response template was not found "
+            "(DataCollatorForCompletionOnlyLM warns 'Could not find response key'), or the conversation has no "
+            "assistant turn. Fix: raise max_length, truncate from the left, or drop such rows before training.",
+            "batch"},
+       .row = noGradedTokens},
+      {.info =
+           {"batch-nothing-graded", S::Error, "a whole (micro-)batch has no graded position",
+            "When every label of a batch is -100 the mean cross-entropy is 0/0: transformers returns a NaN loss and "
+            "the NaN gradient can poison the optimizer state. It happens with a short dataset of prompt-only rows, "
+            "with "
+            "aggressive truncation, or when a masking collator never finds the reply. Fix: drop rows with no graded "
+            "token before batching (see no-graded-tokens).",
+            "batch"},
+       .afterRows = batchNothingGraded},
+  };
+  return rules;
+}
+
+} // namespace maskscope

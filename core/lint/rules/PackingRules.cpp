@@ -1,0 +1,67 @@
+// Packing rules: the examples packed into one row must not attend to each other. Segments as the
+// model sees them come from core/mask (eager/SDPA: attention_mask; varlen: position-id restarts).
+#include "core/lint/LintRegistry.h"
+#include "core/mask/AttentionGrid.h"
+
+namespace maskscope {
+
+namespace {
+
+// Does any key of an example before `i` share the eager segment id of example i's first token?
+bool seesEarlierExamples(const RowLayout& L, const std::vector<int64_t>& eager, size_t i) {
+  const int64_t id = eager[size_t(L.examples[i].begin)];
+  for (size_t j = 0; j < i; ++j)
+    for (int64_t t = L.examples[j].begin; t < L.examples[j].end; ++t)
+      if (eager[size_t(t)] != 0 && eager[size_t(t)] == id) return true;
+  return false;
+}
+
+void packingCrossAttention(const RowInput& in) {
+  const RowLayout& L = in.L;
+  if (!L.packed()) return;
+  const std::vector<int64_t> eager = segmentIdsForRow(in.b, in.r, MaskSemantics::Eager);
+  const std::vector<int64_t> varlen = segmentIdsForRow(in.b, in.r, MaskSemantics::Varlen);
+  int64_t first = -1, pairs = 0;
+  bool varlenSeparates = true;
+  for (size_t i = 1; i < L.examples.size(); ++i) {
+    if (!seesEarlierExamples(L, eager, i)) continue;
+    ++pairs;
+    if (first < 0) first = L.examples[i].begin;
+    if (varlen[size_t(L.examples[i].begin)] == varlen[size_t(L.examples[i - 1].begin)]) varlenSeparates = false;
+  }
+  if (first < 0) return;
+  const bool paddingFree = in.B == 1 && L.padCount == 0 && varlenSeparates;
+  std::string msg = in.label(first) + ": " + num(pairs) + " of " + num(int64_t(L.examples.size()) - 1) +
+                    " packed examples after the first can attend to the examples before them (attention_mask " +
+                    "does not separate them; first at batch row " + num(in.r) + " position " + num(first) + ")";
+  if (paddingFree)
+    msg += "; a padding-free row: correct only under FlashAttention varlen (flash_attention_2)";
+  else if (varlenSeparates)
+    msg += "; position ids restart, so only FlashAttention varlen would keep them apart";
+  in.emit("packing-cross-attention", first, msg,
+          paddingFree ? std::optional<Severity>(Severity::Warning) : std::nullopt);
+}
+
+} // namespace
+
+const std::vector<LintRule>& packingRules() {
+  using S = Severity;
+  static const std::vector<LintRule> rules = {
+      {.info =
+           {"packing-cross-attention", S::Error, "packed examples can attend to each other",
+            "Packing puts several short examples into one row to avoid padding. The attention mask must then keep "
+            "each example to itself; an all-ones mask lets every token of the second example read the first one, "
+            "which leaks unrelated text into its context (the model learns spurious dependencies and the loss is lower "
+            "than it should be). Resetting position_ids alone does not stop this on the eager or SDPA attention paths; "
+            "it only does with FlashAttention's varlen path (attn_implementation='flash_attention_2'), which splits "
+            "sequences where position ids restart. Fix: use TRL's padding_free=True with flash_attention_2, "
+            "DataCollatorWithFlattening, or a block-diagonal mask (segment ids in attention_mask, as axolotl's "
+            "sample packing). A padding-free row (one row, position ids restarting) is reported as a warning: it is "
+            "correct only under varlen attention.",
+            "batch (segments from the collator, segment ids, position-id resets)"},
+       .row = packingCrossAttention},
+  };
+  return rules;
+}
+
+} // namespace maskscope

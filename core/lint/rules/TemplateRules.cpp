@@ -1,0 +1,225 @@
+// Template and tokenizer rules: what the chat template and tokenizer do before any collator runs
+// (end token vs EOS, pad token, generation markers, prefix preservation) and, per conversation,
+// control tokens typed into content and tokens that straddle the prompt/reply boundary.
+#include "core/lint/LintRegistry.h"
+#include "core/lint/TemplateChecks.h"
+
+namespace maskscope {
+
+namespace {
+
+std::string quoted(const Tokenizer& tok, int64_t id) {
+  return "\"" + tok.idToToken(int32_t(id)) + "\" (id " + num(id) + ")";
+}
+
+void padTokenMissing(const TemplateInput& in) {
+  const Tokenizer& tok = in.encoder.tokenizer();
+  const SpecialTokenIds sp = effectiveSpecialTokens(tok, in.render);
+  if (sp.pad || (in.collator && !in.collator->padToken.empty())) return;
+  in.out.add("pad-token-missing", std::nullopt, std::nullopt,
+             "the tokenizer has no pad token" +
+                 (sp.eos ? "; padding falls back to EOS " + quoted(tok, *sp.eos) : std::string("; padding uses id 0")));
+}
+
+void eosMismatch(const TemplateInput& in) {
+  const Tokenizer& tok = in.encoder.tokenizer();
+  const SpecialTokenIds sp = effectiveSpecialTokens(tok, in.render);
+  if (!in.markers.closingToken || !sp.eos || *in.markers.closingToken == *sp.eos) return;
+  in.out.add("eos-mismatch", std::nullopt, std::nullopt,
+             "the template '" + in.encoder.chatTemplate().name() + "' closes assistant replies with " +
+                 quoted(tok, *in.markers.closingToken) + ", but the tokenizer's EOS is " + quoted(tok, *sp.eos));
+}
+
+// Only where TRL's assistant_only_loss is what the collator mirrors (trl-* presets, custom specs):
+// maskscope's own presets locate replies from the message contents.
+bool mirrorsTrl(const CollatorSpec& collator) {
+  if (collator.name.rfind("trl-", 0) == 0) return true;
+  for (const CollatorPreset& p : collatorPresets())
+    if (collator.name == p.name || collator.name.rfind(p.name + ",", 0) == 0) return false;
+  return true;
+}
+
+void templateNoGenerationMarkers(const TemplateInput& in) {
+  const ChatTemplate& tpl = in.encoder.chatTemplate();
+  if (!in.collator || in.collator->labels != LabelMode::AssistantOnly || !mirrorsTrl(*in.collator) ||
+      tpl.hasGenerationMarkers())
+    return;
+  in.out.add("template-no-generation-markers", std::nullopt, std::nullopt,
+             "collator '" + in.collator->name + "' grades assistant replies only, but the template '" + tpl.name() +
+                 "' has no {% generation %} blocks (TRL's assistant_only_loss would find no reply tokens)");
+}
+
+// Over the probe conversation: the render of the first k messages vs the full render.
+void templateNotPrefixPreserving(const TemplateInput& in) {
+  const std::vector<Message>& msgs = in.markers.probeMessages;
+  const std::string& full = in.markers.probe.text;
+  if (msgs.size() < 2 || full.empty()) return;
+  const ChatTemplate& tpl = in.encoder.chatTemplate();
+  RenderOptions ro = in.render;
+  ro.addGenerationPrompt = false;
+  for (size_t k = 1; k < msgs.size(); ++k) {
+    RenderResult rr;
+    try {
+      rr = tpl.render(std::vector<Message>(msgs.begin(), msgs.begin() + long(k)), ro);
+    } catch (const std::exception&) {
+      continue; // a template may refuse a prefix (e.g. one that must end with a user turn): not a finding
+    }
+    if (full.starts_with(rr.text)) continue;
+    size_t d = 0;
+    while (d < rr.text.size() && d < full.size() && rr.text[d] == full[d]) ++d;
+    in.out.add("template-not-prefix-preserving", std::nullopt, std::nullopt,
+               "the template '" + tpl.name() + "' renders the first " + num(int64_t(k)) +
+                   " messages of a probe chat differently from the same messages inside the full chat (texts differ "
+                   "from byte " +
+                   num(int64_t(d)) + ")");
+    return;
+  }
+}
+
+// The first special token inside a message's content: (message, token index), or token -1.
+std::pair<const MessageSpan*, int64_t> firstInjection(const TokenizedConversation& tc) {
+  for (const MessageSpan& m : tc.messages) {
+    if (m.content.empty()) continue;
+    for (size_t i = 0; i < tc.tokens.size(); ++i) {
+      const TokenInfo& t = tc.tokens[i];
+      if (t.special && !t.span.empty() && m.content.overlaps(t.span)) return {&m, int64_t(i)};
+    }
+  }
+  return {nullptr, -1};
+}
+
+void specialTokenInjection(const ConversationInput& in) {
+  const TokenizedConversation& tc = in.encoded;
+  const auto [m, i] = firstInjection(tc);
+  if (i < 0) return;
+  const TokenInfo& t = tc.tokens[size_t(i)];
+  in.out.add("special-token-injection", in.row, i,
+             "row " + num(in.row) + ": the content of message " + num(m->messageIndex) + " (" + m->role +
+                 ") contains \"" + tc.text.substr(size_t(t.span.begin), size_t(t.span.size())) +
+                 "\", which becomes special token id " + num(t.id) + " at position " + num(i));
+}
+
+void boundaryMerge(const ConversationInput& in) {
+  const TokenizedConversation& tc = in.encoded;
+  // An injected control token shifts the reply spans: special-token-injection reports the row.
+  if (firstInjection(tc).second >= 0) return;
+  for (const MessageSpan& m : tc.messages) {
+    if (m.role != "assistant" || m.content.empty()) continue;
+    for (size_t i = 0; i < tc.tokens.size(); ++i) {
+      const TokenInfo& t = tc.tokens[i];
+      if (t.span.begin >= m.content.begin || t.span.end <= m.content.begin) continue;
+      in.out.add("boundary-merge", in.row, int64_t(i),
+                 "row " + num(in.row) + ": token " + num(int64_t(i)) + " (\"" + t.text +
+                     "\") spans the end of the prompt and the start of the reply of message " + num(m.messageIndex));
+      return;
+    }
+  }
+}
+
+} // namespace
+
+// The render-prefix checks (boundary-merge, template-not-prefix-preserving) of one conversation.
+void runPrefixChecks(const ConversationEncoder& enc, const RenderOptions& render, const Conversation& conv,
+                     const TokenizedConversation& full, FindingCollector& out) {
+  if (conv.plainText) return;
+  int last = -1;
+  for (size_t i = 0; i < conv.messages.size(); ++i)
+    if (conv.messages[i].role == "assistant") last = int(i);
+  if (last < 0) return;
+  const long row = conv.rowIndex;
+  RenderOptions ro = render;
+  ro.addGenerationPrompt = true;
+  if (ro.tools.is_null() && !conv.tools.is_null()) ro.tools = conv.tools;
+  if (ro.extra.is_null() && !conv.extraVariables.is_null()) ro.extra = conv.extraVariables;
+  std::vector<Message> prompt(conv.messages.begin(), conv.messages.begin() + last);
+  RenderResult rr;
+  try {
+    rr = enc.chatTemplate().render(prompt, ro);
+  } catch (const std::exception&) {
+    return; // the template refuses this prompt alone; the full render was fine
+  }
+  if (!full.text.starts_with(rr.text)) {
+    out.add("template-not-prefix-preserving", row, std::nullopt,
+            "row " + std::to_string(row) +
+                ": the prompt rendered with add_generation_prompt=True is not the start of "
+                "the full render, so a mask computed from the prompt's length points at the wrong tokens");
+    return;
+  }
+  Encoding pe = enc.tokenizer().encode(rr.text, {});
+  for (size_t i = 0; i < pe.size(); ++i) {
+    if (i >= full.tokens.size() || full.tokens[i].id != pe.ids[i]) {
+      out.add("boundary-merge", row, int64_t(i),
+              "row " + std::to_string(row) + ": the prompt's " + std::to_string(pe.size()) +
+                  " tokens are not a prefix of the full tokenization (they differ at position " + std::to_string(i) +
+                  ")");
+      return;
+    }
+  }
+}
+
+const std::vector<LintRule>& templateRules() {
+  using S = Severity;
+  static const std::vector<LintRule> rules = {
+      {.info =
+           {"special-token-injection", S::Warning, "message content contains text that tokenizes to a control token",
+            "Special-token strings such as '<|im_end|>' typed inside a message are, by default, turned into the real "
+            "control token by the tokenizer (transformers' split_special_tokens=False). The model then sees a turn end "
+            "in the middle of a message, the masks built from the template shift, and user-supplied text can forge "
+            "turns (a prompt-injection route). Fix: clean such strings from the data, or tokenize with "
+            "split_special_tokens=True so they stay ordinary text.",
+            "template + tokenizer (datasets)"},
+       .conversation = specialTokenInjection},
+      {.info =
+           {"template-no-generation-markers", S::Warning,
+            "assistant-only grading was asked but the template has no {% generation %}",
+            "TRL's assistant_only_loss=True (and apply_chat_template(return_assistant_tokens_mask=True)) finds the "
+            "reply tokens from {% generation %} ... {% endgeneration %} blocks in the chat template. Most templates "
+            "shipped with models do not have them; then the assistant mask is all zeros (nothing is graded) or TRL "
+            "raises. maskscope fell back to locating replies from the message contents. Fix: use a template with "
+            "generation markers (the built-in '*-assistant-mask' variants) or completion_only_loss on "
+            "prompt/completion data.",
+            "template + collator"},
+       .once = templateNoGenerationMarkers},
+      {.info =
+           {"boundary-merge", S::Warning, "a token straddles the prompt/reply boundary, so the mask is off by one",
+            "Reply masks are usually built by tokenizing the prompt alone and taking its length as the start of the "
+            "reply. When the tokenizer merges the last characters of the prompt with the first of the reply (for "
+            "example ' [/INST]' + ' Sure' or a header newline fused with the first word), the prompt tokens are not a "
+            "prefix of the full tokenization and the boundary lands one token early or late: a prompt token is graded "
+            "or the first reply token is not. TRL warns 'Mismatch between tokenized prompt and the start of tokenized "
+            "prompt+completion'. Fix: end the template's headers with a special token or newline that cannot merge, or "
+            "compute masks from offsets / {% generation %} spans instead of prompt lengths.",
+            "template + tokenizer"},
+       .conversation = boundaryMerge}, // and runPrefixChecks
+      {.info =
+           {"template-not-prefix-preserving", S::Warning,
+            "rendering the first k messages is not a prefix of the full render",
+            "Multi-turn masking and incremental tokenization assume that the text for the first k messages is the "
+            "start of the text for all of them. Templates that rewrite earlier turns (dropping reasoning, moving the "
+            "system prompt into the last user turn, adding a date) break this, so masks computed per turn point at the "
+            "wrong tokens. Fix: compute masks from the full render ({% generation %} spans), or use a template that "
+            "renders earlier turns the same way in every prefix.",
+            "template + tokenizer"},
+       .once = templateNotPrefixPreserving}, // and runPrefixChecks
+      {.info =
+           {"eos-mismatch", S::Warning, "the template's end-of-turn token differs from the tokenizer's EOS",
+            "The token that closes each assistant turn in the template is what the fine-tuned model learns to emit "
+            "when it is done. generate() stops on the tokenizer's / generation_config's eos_token_id. If the two "
+            "differ (a ChatML template on a tokenizer whose EOS is </s>, or Llama-3's <|eot_id|> vs <|end_of_text|>), "
+            "the model emits its end-of-turn token and generation keeps going. Fix: set tokenizer.eos_token (and "
+            "generation_config.eos_token_id) to the template's end-of-turn token, or list both in eos_token_id.",
+            "template + tokenizer"},
+       .once = eosMismatch},
+      {.info =
+           {"pad-token-missing", S::Info, "the tokenizer has no pad token; padding falls back to EOS",
+            "Many base-model tokenizers define no pad token, and the usual quick fix is tokenizer.pad_token = "
+            "tokenizer.eos_token. That is fine as long as padding is masked by attention_mask and not by id; masking "
+            "by id (DataCollatorForLanguageModeling) then also masks every real EOS (see stop-token-not-graded). Fix: "
+            "add a dedicated pad token, or make sure labels are masked by position, not by id.",
+            "tokenizer"},
+       .once = padTokenMissing},
+  };
+  return rules;
+}
+
+} // namespace maskscope

@@ -1,0 +1,43 @@
+// The facts about one batch row that the summary, the session's row titles, the linter and the
+// loss breakdown all report: which positions are padding (one rule), the role each position plays
+// in the loss, and the counts by role. Computed here once so those views can never disagree.
+#pragma once
+#include "core/data/Batch.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace maskscope {
+
+// Role of a position in the loss: padding, a reply the assistant writes, the prompt around it, or
+// unknown (no collator metadata, or a packing separator). The engine's contract reuses it.
+enum PositionRole : int64_t { RolePrompt = 0, RoleReply = 1, RolePad = 2, RoleUnknown = 3 };
+inline constexpr int kRoleCount = 4;
+const char* positionRoleName(PositionRole role); // "prompt", "reply", "pad", "unknown"
+
+// Role of a collated position: Padding -> pad; the reply flag -> reply (an assistant header is
+// template scaffolding, so prompt); a packing separator -> unknown; every other kind -> prompt.
+PositionRole roleOfMeta(const PositionMeta& meta);
+// [T] roles of row r: from the collator's metadata when the row has it, else RolePad where
+// paddingOfRow finds padding and RoleUnknown elsewhere.
+std::vector<PositionRole> rolesOfRow(const Batch& batch, int64_t row);
+
+// Counts of one row. "Graded" means the label enters the loss: labels[t] != -100 for t >= 1 (the
+// model shifts, so the logits at t-1 are scored on token t and a label at position 0 never is).
+struct RowFacts {
+  int64_t positions = 0;             // T
+  int64_t pads = 0;                  // padding positions (paddingOfRow)
+  int64_t attendedPads = 0;          // pads the model attends (attention_mask != 0, or no mask)
+  int64_t byRole[kRoleCount] = {};   // positions by role
+  int64_t graded[kRoleCount] = {};   // graded positions by role (see above)
+  int64_t special = 0;               // non-pad positions holding a special token (collator metadata)
+  bool labelAtFirstPosition = false; // labels[0] != -100: present in the batch but never scored
+  int64_t real() const { return positions - pads; }
+  int64_t gradedTotal() const { return graded[0] + graded[1] + graded[2] + graded[3]; }
+  RowFacts& operator+=(const RowFacts& o);
+};
+
+RowFacts rowFacts(const Batch& batch, int64_t row);
+RowFacts batchFacts(const Batch& batch); // the sum over every row
+
+} // namespace maskscope

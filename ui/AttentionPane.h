@@ -1,0 +1,34 @@
+// The attention view as the window shows it: a legend of the cell states, the layer/head pickers
+// and the mask/probabilities switch above the attention grid. Exports and snapshots paint the grid.
+#pragma once
+#include <QWidget>
+
+class QComboBox;
+class QSpinBox;
+
+namespace maskscope {
+
+class AttentionGridView;
+class Session;
+
+class AttentionPane : public QWidget {
+  Q_OBJECT
+public:
+  explicit AttentionPane(Session* session, QWidget* parent = nullptr);
+
+  AttentionGridView* grid() const { return grid_; }
+  QSpinBox* layerBox() const { return layerBox_; }
+  QSpinBox* headBox() const { return headBox_; }
+  // 0: the mask; 1: a model's attention probabilities (objectName "gridMode").
+  QComboBox* modeBox() const { return modeBox_; }
+
+private:
+  QWidget* buildLegend();
+
+  AttentionGridView* grid_ = nullptr;
+  QSpinBox* layerBox_ = nullptr;
+  QSpinBox* headBox_ = nullptr;
+  QComboBox* modeBox_ = nullptr;
+};
+
+} // namespace maskscope

@@ -1,0 +1,33 @@
+// The dataset browser's widgets: search box, message-count and token-length filters, the lint
+// filter and the row list. The window fills the list and applies the filters (it owns the
+// token-length worker and reads the lint findings).
+#pragma once
+#include <QWidget>
+
+class QComboBox;
+class QLineEdit;
+class QListWidget;
+class QSpinBox;
+
+namespace maskscope {
+
+class DatasetBrowser : public QWidget {
+  Q_OBJECT
+public:
+  explicit DatasetBrowser(QWidget* parent = nullptr);
+
+  QLineEdit* searchBox() const { return filter_; }
+  QSpinBox* minMessagesBox() const { return minMessages_; }
+  QSpinBox* minTokensBox() const { return minTokens_; }
+  QComboBox* findingFilterBox() const { return findingFilter_; }
+  QListWidget* list() const { return list_; }
+
+private:
+  QLineEdit* filter_ = nullptr;
+  QSpinBox* minMessages_ = nullptr;
+  QSpinBox* minTokens_ = nullptr;
+  QComboBox* findingFilter_ = nullptr;
+  QListWidget* list_ = nullptr;
+};
+
+} // namespace maskscope
