@@ -1,5 +1,6 @@
-// CLI11-based parsing of the contract's commands into the core's argument structs.
+// CLI11-based parsing of the commands (docs/cli.md) into the core's argument structs.
 #include "app/CommandLine.h"
+#include "core/collate/CollatorSpec.h"
 #include "core/commands/CollateCommand.h"
 #include "core/commands/CommandIO.h"
 #include "core/commands/LintCommand.h"
@@ -59,13 +60,16 @@ Runner declareCollate(CLI::App* cmd) {
   auto in = std::make_shared<BatchInputs>();
   auto rows = std::make_shared<std::string>();
   auto table = std::make_shared<CollateTableOptions>();
+  auto listPresets = std::make_shared<bool>(false);
   addBatchInputs(cmd, *in, *rows);
-  cmd->get_option("--tokenizer")->required();
-  cmd->get_option("--data")->required();
+  // --tokenizer and --data are checked by runCollate, so that --list-presets needs neither.
+  cmd->add_flag("--list-presets", *listPresets, "list the collator presets with their meaning");
+  cmd->footer(collatorPresetsText());
   cmd->add_flag("--table", table->enabled, "per-position table: token, id, label, attention, position id, role");
   cmd->add_option("--hide", table->hide, "with --table: hide system,whitespace,padding (comma list)");
   cmd->add_option("--table-format", table->format, "with --table: text, markdown, csv or html");
-  return [in, rows, table](CommandIO& io) {
+  return [in, rows, table, listPresets](CommandIO& io) {
+    if (*listPresets) return listCollatorPresets(io);
     if (!rows->empty()) parseRowRange(*rows, in->rowBegin, in->rowEnd);
     return runCollate(*in, io, *table);
   };

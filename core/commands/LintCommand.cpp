@@ -1,4 +1,4 @@
-// Lint command: input detection, the JSON of the contract, the terminal report (findings, a token
+// Lint command: input detection, the JSON (docs/cli.md), the terminal report (findings, a token
 // view of the first offending rows like a trainer's debug print, the summary) and --explain.
 #include "core/commands/LintCommand.h"
 #include "core/batchio/BatchLoader.h"

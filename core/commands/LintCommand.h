@@ -1,5 +1,5 @@
 // `maskscope lint INPUT`: names every masking bug of a dataset (through tokenizer, template and
-// collator) or a batch dump, as contract JSON or a terminal report with a coloured token view.
+// collator) or a batch dump, as JSON (docs/cli.md) or a terminal report with a coloured token view.
 #pragma once
 #include "core/commands/CommandIO.h"
 
@@ -12,7 +12,7 @@ struct LintArgs {
   std::string tokenizerSpec; // --tokenizer (datasets: default builtin:demo)
   std::string templateSpec;  // --template (default: the tokenizer's own)
   std::string collatorSpec;  // --collator (datasets: default "default"; dumps: states the intent)
-  std::string modelSpec;     // --model: accepted for the contract; a model folder also gives the tokenizer
+  std::string modelSpec;     // --model: a model folder gives the tokenizer
   bool generation = false;   // --generation: the input is a generation batch
   long maxFindings = -1;     // --max-findings N (default 1000; text output shows 50)
   std::string shard;         // --shard K/N: rows with index % N == K
