@@ -1,0 +1,430 @@
+// How markers are placed. Inside every for-loop over messages (a loop whose body reads
+// `<var>.content`), outputs are scanned in template order with a two-state machine: idle until an
+// output operand reads the content (a `content` attribute, item or variable, or anything printed in
+// a loop over the content), then "in reply" until an operand prints the closing token (a string
+// literal holding it, or `eos_token`). Each touched output `{{ a + b + content + '<|im_end|>\n' }}`
+// becomes `{{ '' }}{% if var['role'] == 'assistant' %}{{ a + b }}{% generation %}{{ content +
+// '<|im_end|>' }}{% endgeneration %}{{ '\n' }}{% else %}{{ original }}{% endif %}{{ '' }}`, keeping
+// the original whitespace control on the outer `{{`/`}}`. A reply that spans several outputs gets
+// several adjacent generation blocks. Branches of an if that test the role against other roles only
+// are skipped; branches that only raise are ignored; the other branches must agree on the state.
+#include "core/template/GenerationMarkers.h"
+
+#include "core/template/jinja/Lexer.h"
+#include "core/util/Error.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+
+namespace maskscope {
+
+namespace {
+
+using namespace jinja;
+
+enum class State { Idle, InReply };
+
+void forEachChild(const Node* n, const std::function<void(const Node*)>& f) {
+  auto args = [&](const Args& a) {
+    for (const auto& p : a.positional) f(p.get());
+    for (const auto& p : a.named) f(p.second.get());
+  };
+  switch (n->kind) {
+  case NodeKind::GetAttr:
+    f(static_cast<const GetAttrNode*>(n)->obj.get());
+    break;
+  case NodeKind::GetItem:
+    f(static_cast<const GetItemNode*>(n)->obj.get());
+    f(static_cast<const GetItemNode*>(n)->index.get());
+    break;
+  case NodeKind::Slice: {
+    const auto* s = static_cast<const SliceNode*>(n);
+    for (const Node* c : {s->obj.get(), s->start.get(), s->stop.get(), s->step.get()})
+      if (c) f(c);
+    break;
+  }
+  case NodeKind::Call:
+    f(static_cast<const CallNode*>(n)->callee.get());
+    args(static_cast<const CallNode*>(n)->args);
+    break;
+  case NodeKind::Filter:
+  case NodeKind::Test:
+    if (static_cast<const FilterNode*>(n)->operand) f(static_cast<const FilterNode*>(n)->operand.get());
+    args(static_cast<const FilterNode*>(n)->args);
+    break;
+  case NodeKind::Neg:
+  case NodeKind::Pos:
+  case NodeKind::Not:
+    f(static_cast<const UnaryNode*>(n)->operand.get());
+    break;
+  case NodeKind::Binary:
+    f(static_cast<const BinaryNode*>(n)->left.get());
+    f(static_cast<const BinaryNode*>(n)->right.get());
+    break;
+  case NodeKind::Compare:
+    f(static_cast<const CompareNode*>(n)->first.get());
+    for (const auto& r : static_cast<const CompareNode*>(n)->rest) f(r.second.get());
+    break;
+  case NodeKind::And:
+  case NodeKind::Or:
+    f(static_cast<const LogicNode*>(n)->left.get());
+    f(static_cast<const LogicNode*>(n)->right.get());
+    break;
+  case NodeKind::CondExpr: {
+    const auto* c = static_cast<const CondExprNode*>(n);
+    for (const Node* x : {c->test.get(), c->then.get(), c->otherwise.get()})
+      if (x) f(x);
+    break;
+  }
+  case NodeKind::ListLit:
+  case NodeKind::TupleLit:
+    for (const auto& i : static_cast<const SeqLitNode*>(n)->items) f(i.get());
+    break;
+  case NodeKind::DictLit:
+    for (const auto& [k, v] : static_cast<const DictLitNode*>(n)->items) {
+      f(k.get());
+      f(v.get());
+    }
+    break;
+  default:
+    break;
+  }
+}
+
+bool anyNode(const Node* n, const std::function<bool(const Node*)>& pred) {
+  if (!n) return false;
+  if (pred(n)) return true;
+  bool found = false;
+  forEachChild(n, [&](const Node* c) { found = found || anyNode(c, pred); });
+  return found;
+}
+
+bool isStringLiteral(const Node* n, const char* text = nullptr) {
+  if (n->kind != NodeKind::Literal) return false;
+  const Value& v = static_cast<const LiteralNode*>(n)->value;
+  return v.isString() && (!text || v.str() == text);
+}
+
+struct Operand {
+  const Node* node;
+  uint32_t begin, end; // source extent, whitespace trimmed
+};
+
+struct EmitEdit {
+  const EmitNode* emit = nullptr;
+  uint32_t open = 0, exprBegin = 0, exprEnd = 0, closeEnd = 0;
+  std::vector<Operand> ops;
+  int first = -1, last = -1; // operands [first, last] go inside the generation block
+  size_t split = 0;          // > 0: the last operand is a literal cut after this many bytes
+  std::string loopVar;
+};
+
+class Planner {
+public:
+  Planner(const Template& t, std::string closing, std::string eos)
+      : t_(t), src_(t.source()), closing_(std::move(closing)), eos_(std::move(eos)) {
+    for (const Token& k : lex(src_))
+      if (k.kind == Tok::VarEnd) varEnds_.push_back(k.pos);
+  }
+
+  std::vector<EmitEdit> plan() {
+    findLoops(t_.body());
+    if (edits_.empty())
+      throw Error("found no output of an assistant message's content inside a loop over the messages");
+    return std::move(edits_);
+  }
+
+  std::string name(int sym) const { return t_.symbols().names.at(size_t(sym)); }
+
+private:
+  bool readsContent(const Node* n) const {
+    return anyNode(n, [&](const Node* c) {
+      if (c->kind == NodeKind::GetAttr) return static_cast<const GetAttrNode*>(c)->attr == "content";
+      if (c->kind == NodeKind::GetItem)
+        return isStringLiteral(static_cast<const GetItemNode*>(c)->index.get(), "content");
+      if (c->kind == NodeKind::Name) return name(static_cast<const NameNode*>(c)->sym) == "content";
+      return false;
+    });
+  }
+
+  // Where the closing token ends inside operand n: 0 when it is not there.
+  size_t closingEnd(const Node* n) const {
+    if (isStringLiteral(n)) {
+      const std::string& s = static_cast<const LiteralNode*>(n)->value.str();
+      auto at = s.find(closing_);
+      return at == std::string::npos ? 0 : at + closing_.size();
+    }
+    if (n->kind == NodeKind::Name && !eos_.empty() && eos_ == closing_ &&
+        name(static_cast<const NameNode*>(n)->sym) == "eos_token")
+      return std::string::npos; // the whole operand
+    return 0;
+  }
+
+  void findLoops(const NodeList& body) {
+    for (const auto& n : body) {
+      if (n->kind == NodeKind::For) {
+        const auto* f = static_cast<const ForNode*>(n.get());
+        if (isMessageLoop(f)) {
+          loopVar_ = name(f->target.names[0]);
+          if (walkList(f->body, State::Idle) != State::Idle)
+            throw Error("a reply is opened but never closed by \"" + closing_ +
+                            "\" within one iteration of the message loop (is the turn built in a variable?)",
+                        t_.location(f->pos));
+        } else {
+          findLoops(f->body);
+        }
+      } else if (n->kind == NodeKind::If) {
+        for (const auto& b : static_cast<const IfNode*>(n.get())->branches) findLoops(b.second);
+      }
+    }
+  }
+
+  // A loop whose body reads `<var>.content` or `<var>['content']` anywhere (outputs, sets, tests).
+  bool isMessageLoop(const ForNode* f) const {
+    if (f->target.tuple || f->target.names.size() != 1 || !f->target.attr.empty()) return false;
+    const int var = f->target.names[0];
+    auto readsVarContent = [&](const Node* e) {
+      return anyNode(e, [&](const Node* c) {
+        const Node* obj = nullptr;
+        if (c->kind == NodeKind::GetAttr && static_cast<const GetAttrNode*>(c)->attr == "content")
+          obj = static_cast<const GetAttrNode*>(c)->obj.get();
+        if (c->kind == NodeKind::GetItem && isStringLiteral(static_cast<const GetItemNode*>(c)->index.get(), "content"))
+          obj = static_cast<const GetItemNode*>(c)->obj.get();
+        return obj && obj->kind == NodeKind::Name && static_cast<const NameNode*>(obj)->sym == var;
+      });
+    };
+    bool found = false;
+    std::function<void(const NodeList&)> scan = [&](const NodeList& list) {
+      for (const auto& s : list) {
+        if (found) return;
+        if (s->kind == NodeKind::Emit) found = readsVarContent(static_cast<const EmitNode*>(s.get())->expr.get());
+        if (s->kind == NodeKind::Set) found = readsVarContent(static_cast<const SetNode*>(s.get())->value.get());
+        if (s->kind == NodeKind::If)
+          for (const auto& b : static_cast<const IfNode*>(s.get())->branches) {
+            found = found || (b.first && readsVarContent(b.first.get()));
+            scan(b.second);
+          }
+        if (s->kind == NodeKind::For) scan(static_cast<const ForNode*>(s.get())->body);
+      }
+    };
+    scan(f->body);
+    return found;
+  }
+
+  State walkList(const NodeList& list, State s) {
+    for (const auto& n : list) {
+      if (n->kind == NodeKind::Emit)
+        s = walkEmit(static_cast<const EmitNode*>(n.get()), s);
+      else if (n->kind == NodeKind::If)
+        s = walkIf(static_cast<const IfNode*>(n.get()), s);
+      else if (n->kind == NodeKind::For)
+        s = walkFor(static_cast<const ForNode*>(n.get()), s);
+      else if (n->kind == NodeKind::Macro || n->kind == NodeKind::CallBlock || n->kind == NodeKind::FilterBlock ||
+               n->kind == NodeKind::SetBlock)
+        if (s == State::InReply)
+          throw Error("cannot place a generation block across a macro, call, filter or set block", t_.location(n->pos));
+    }
+    return s;
+  }
+
+  // Non-assistant: the test compares the role with other roles only (and never negates that).
+  bool otherRolesOnly(const Node* test) const {
+    bool roleEq = false, other = false;
+    anyNode(test, [&](const Node* c) {
+      if (isStringLiteral(c, "assistant")) other = true;
+      if (c->kind == NodeKind::Not && anyNode(static_cast<const UnaryNode*>(c)->operand.get(),
+                                              [](const Node* d) { return d->kind == NodeKind::Compare; }))
+        other = true;
+      if (c->kind == NodeKind::Compare) {
+        const auto* cmp = static_cast<const CompareNode*>(c);
+        for (const auto& r : cmp->rest) {
+          if (r.first != CmpOp::Eq) other = true;
+          const bool isRole = anyNode(cmp->first.get(), [](const Node* d) {
+            return (d->kind == NodeKind::GetAttr && static_cast<const GetAttrNode*>(d)->attr == "role") ||
+                   (d->kind == NodeKind::GetItem &&
+                    isStringLiteral(static_cast<const GetItemNode*>(d)->index.get(), "role"));
+          });
+          if (isRole && r.first == CmpOp::Eq && isStringLiteral(r.second.get())) roleEq = true;
+        }
+      }
+      return false;
+    });
+    return roleEq && !other;
+  }
+
+  static bool raisesOnly(const NodeList& body) {
+    bool raises = false;
+    for (const auto& n : body) {
+      if (n->kind == NodeKind::Output) continue;
+      if (n->kind != NodeKind::Emit) return false;
+      raises = raises || anyNode(static_cast<const EmitNode*>(n.get())->expr.get(), [](const Node* c) {
+                 return c->kind == NodeKind::Call && static_cast<const CallNode*>(c)->callee->kind == NodeKind::Name;
+               });
+    }
+    return raises;
+  }
+
+  // Branches that disagree (an if that prints the content only when there is some) merge to "in
+  // reply": the outputs after it up to the closing token are then wrapped in either case.
+  State walkIf(const IfNode* n, State in) {
+    bool hasElse = false, reply = false;
+    for (const auto& [test, body] : n->branches) {
+      if (!test) hasElse = true;
+      if (test && otherRolesOnly(test.get())) continue;
+      if (raisesOnly(body)) continue;
+      reply = reply || walkList(body, in) == State::InReply;
+    }
+    if (!hasElse) reply = reply || in == State::InReply;
+    return reply ? State::InReply : State::Idle;
+  }
+
+  State walkFor(const ForNode* n, State in) {
+    const bool contentLoop = readsContent(n->iter.get());
+    const bool saved = inContentLoop_;
+    inContentLoop_ = inContentLoop_ || contentLoop;
+    State out = walkList(n->body, in);
+    inContentLoop_ = saved;
+    if (out != in && !(contentLoop && in == State::Idle))
+      throw Error("this loop opens or closes the reply in each iteration", t_.location(n->pos));
+    return out;
+  }
+
+  State walkEmit(const EmitNode* e, State s) {
+    EmitEdit ed = describe(e);
+    for (int i = 0; i < int(ed.ops.size()); ++i) {
+      const Node* op = ed.ops[size_t(i)].node;
+      if (s == State::Idle && (inContentLoop_ || readsContent(op))) {
+        if (ed.first >= 0) throw Error("this output prints two replies; cannot split it", t_.location(e->pos));
+        ed.first = i;
+        s = State::InReply;
+      }
+      if (s != State::InReply) continue;
+      if (ed.first < 0) ed.first = i;
+      ed.last = i;
+      if (size_t end = closingEnd(op)) {
+        if (end != std::string::npos && end < static_cast<const LiteralNode*>(op)->value.str().size()) ed.split = end;
+        s = State::Idle;
+        break;
+      }
+    }
+    if (ed.first >= 0) edits_.push_back(std::move(ed));
+    return s;
+  }
+
+  EmitEdit describe(const EmitNode* e) const {
+    EmitEdit ed;
+    ed.emit = e;
+    ed.loopVar = loopVar_;
+    ed.open = e->pos;
+    ed.exprBegin = e->pos + 2;
+    if (ed.exprBegin < src_.size() && (src_[ed.exprBegin] == '-' || src_[ed.exprBegin] == '+')) ++ed.exprBegin;
+    auto it = std::upper_bound(varEnds_.begin(), varEnds_.end(), e->pos);
+    if (it == varEnds_.end()) throw Error("cannot find the end of this output", t_.location(e->pos));
+    ed.exprEnd = *it;
+    ed.closeEnd = uint32_t(src_.find("}}", ed.exprEnd) + 2);
+    // Flatten the left spine of + and ~ (a right operand that is itself a sum was parenthesized).
+    std::vector<const Node*> leaves;
+    std::vector<uint32_t> opPos;
+    const Node* cur = e->expr.get();
+    while (cur->kind == NodeKind::Binary && (static_cast<const BinaryNode*>(cur)->op == BinOp::Add ||
+                                             static_cast<const BinaryNode*>(cur)->op == BinOp::Concat)) {
+      const auto* b = static_cast<const BinaryNode*>(cur);
+      leaves.push_back(b->right.get());
+      opPos.push_back(b->pos);
+      cur = b->left.get();
+    }
+    leaves.push_back(cur);
+    std::reverse(leaves.begin(), leaves.end());
+    std::reverse(opPos.begin(), opPos.end());
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      uint32_t b = i == 0 ? ed.exprBegin : opPos[i - 1] + 1;
+      uint32_t en = i + 1 < leaves.size() ? opPos[i] : ed.exprEnd;
+      while (b < en && isspace(static_cast<unsigned char>(src_[b]))) ++b;
+      while (en > b && isspace(static_cast<unsigned char>(src_[en - 1]))) --en;
+      ed.ops.push_back({leaves[i], b, en});
+    }
+    return ed;
+  }
+
+  const Template& t_;
+  const std::string& src_;
+  std::string closing_, eos_;
+  std::vector<uint32_t> varEnds_;
+  std::vector<EmitEdit> edits_;
+  std::string loopVar_;
+  bool inContentLoop_ = false;
+};
+
+std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\\' || c == '\'') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "'";
+}
+
+// The expression of operands [a, b], with the original operators between them.
+std::string join(const std::string& src, const EmitEdit& ed, int a, int b) {
+  if (a > b) return {};
+  const auto& o = ed.ops;
+  return src.substr(o[size_t(a)].begin, o[size_t(b)].end - o[size_t(a)].begin);
+}
+
+std::string rewrite(const std::string& src, const EmitEdit& ed) {
+  const auto& o = ed.ops;
+  const int n = int(o.size());
+  std::string open = src.substr(ed.open, ed.exprBegin - ed.open);
+  std::string close = src.substr(ed.exprEnd, ed.closeEnd - ed.exprEnd);
+  std::string expr = src.substr(o.front().begin, o.back().end - o.front().begin);
+  std::string pre = join(src, ed, 0, ed.first - 1);
+  std::string mid, post;
+  if (ed.split > 0) {
+    const std::string& lit = static_cast<const LiteralNode*>(o[size_t(ed.last)].node)->value.str();
+    std::string sep = ed.last > ed.first ? src.substr(o[size_t(ed.last) - 1].end,
+                                                      o[size_t(ed.last)].begin - o[size_t(ed.last) - 1].end)
+                                         : "";
+    mid = join(src, ed, ed.first, ed.last - 1) + sep + quote(lit.substr(0, ed.split));
+    post = quote(lit.substr(ed.split));
+    if (ed.last + 1 < n) post += src.substr(o[size_t(ed.last)].end, o[size_t(n) - 1].end - o[size_t(ed.last)].end);
+  } else {
+    mid = join(src, ed, ed.first, ed.last);
+    post = join(src, ed, ed.last + 1, n - 1);
+  }
+  std::string r = open + " '' }}{% if " + ed.loopVar + "['role'] == 'assistant' %}";
+  if (!pre.empty()) r += "{{ " + pre + " }}";
+  r += "{% generation %}{{ " + mid + " }}{% endgeneration %}";
+  if (!post.empty()) r += "{{ " + post + " }}";
+  r += "{% else %}{{ " + expr + " }}{% endif %}{{ '' " + close;
+  return r;
+}
+
+} // namespace
+
+MarkedSource insertGenerationMarkers(const jinja::Template& compiled, const std::string& closingToken,
+                                     const std::string& eosToken) {
+  if (compiled.hasGeneration()) throw Error("the template already has {% generation %} markers");
+  if (closingToken.empty()) throw Error("no closing token to end the replies with");
+  Planner planner(compiled, closingToken, eosToken);
+  std::vector<EmitEdit> edits = planner.plan();
+  MarkedSource out;
+  out.source = compiled.source();
+  const std::string& src = compiled.source();
+  std::sort(edits.begin(), edits.end(), [](const EmitEdit& a, const EmitEdit& b) { return a.open > b.open; });
+  for (const EmitEdit& ed : edits) out.source.replace(ed.open, ed.closeEnd - ed.open, rewrite(src, ed));
+  std::reverse(edits.begin(), edits.end());
+  for (const EmitEdit& ed : edits) {
+    std::string mid =
+        src.substr(ed.ops[size_t(ed.first)].begin, ed.ops[size_t(ed.last)].end - ed.ops[size_t(ed.first)].begin);
+    out.wrapped.push_back("line " + std::to_string(compiled.location(ed.open).line) + ": " + mid);
+  }
+  return out;
+}
+
+} // namespace maskscope
