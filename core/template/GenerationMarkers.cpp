@@ -118,6 +118,7 @@ struct EmitEdit {
   std::vector<Operand> ops;
   int first = -1, last = -1; // operands [first, last] go inside the generation block
   size_t split = 0;          // > 0: the last operand is a literal cut after this many bytes
+  size_t headSplit = 0;      // > 0: the first operand is a literal whose first bytes stay outside
   std::string loopVar;
 };
 
@@ -144,7 +145,10 @@ private:
       if (c->kind == NodeKind::GetAttr) return static_cast<const GetAttrNode*>(c)->attr == "content";
       if (c->kind == NodeKind::GetItem)
         return isStringLiteral(static_cast<const GetItemNode*>(c)->index.get(), "content");
-      if (c->kind == NodeKind::Name) return name(static_cast<const NameNode*>(c)->sym) == "content";
+      if (c->kind == NodeKind::Name) {
+        const std::string& n = name(static_cast<const NameNode*>(c)->sym);
+        return n == "content" || n == "reasoning_content";
+      }
       return false;
     });
   }
@@ -274,7 +278,7 @@ private:
       if (!test) hasElse = true;
       if (test && otherRolesOnly(test.get())) continue;
       if (raisesOnly(body)) continue;
-      reply = reply || walkList(body, in) == State::InReply;
+      if (walkList(body, in) == State::InReply) reply = true; // every branch is walked
     }
     if (!hasElse) reply = reply || in == State::InReply;
     return reply ? State::InReply : State::Idle;
@@ -299,6 +303,14 @@ private:
         if (ed.first >= 0) throw Error("this output prints two replies; cannot split it", t_.location(e->pos));
         ed.first = i;
         s = State::InReply;
+        // A reasoning block opened by the literal just before the content belongs to the reply.
+        if (i > 0 && isStringLiteral(ed.ops[size_t(i) - 1].node)) {
+          const std::string& lit = static_cast<const LiteralNode*>(ed.ops[size_t(i) - 1].node)->value.str();
+          if (auto at = lit.find("<think>"); at != std::string::npos) {
+            ed.first = i - 1;
+            ed.headSplit = at;
+          }
+        }
       }
       if (s != State::InReply) continue;
       if (ed.first < 0) ed.first = i;
@@ -370,33 +382,41 @@ std::string quote(const std::string& s) {
   return out + "'";
 }
 
-// The expression of operands [a, b], with the original operators between them.
-std::string join(const std::string& src, const EmitEdit& ed, int a, int b) {
-  if (a > b) return {};
-  const auto& o = ed.ops;
-  return src.substr(o[size_t(a)].begin, o[size_t(b)].end - o[size_t(a)].begin);
+// Operand i's text, or the part [from, to) of its literal when it is cut.
+std::string piece(const std::string& src, const EmitEdit& ed, int i, size_t from, size_t to) {
+  const Operand& o = ed.ops[size_t(i)];
+  if (from == 0 && to == std::string::npos) return src.substr(o.begin, o.end - o.begin);
+  const std::string& lit = static_cast<const LiteralNode*>(o.node)->value.str();
+  return quote(lit.substr(from, to == std::string::npos ? std::string::npos : to - from));
+}
+
+// Appends operand text to a group, with the operator that precedes operand i in the source.
+void append(std::string& group, const std::string& src, const EmitEdit& ed, int i, const std::string& text) {
+  if (text == "''") return;
+  if (!group.empty())
+    group += src.substr(ed.ops[size_t(i) - 1].end, ed.ops[size_t(i)].begin - ed.ops[size_t(i) - 1].end);
+  group += text;
 }
 
 std::string rewrite(const std::string& src, const EmitEdit& ed) {
   const auto& o = ed.ops;
-  const int n = int(o.size());
+  std::string pre, mid, post;
+  for (int i = 0; i < int(o.size()); ++i) {
+    const size_t head = i == ed.first ? ed.headSplit : 0;
+    const size_t tail = i == ed.last && ed.split > 0 ? ed.split : std::string::npos;
+    if (i < ed.first) {
+      append(pre, src, ed, i, piece(src, ed, i, 0, std::string::npos));
+    } else if (i > ed.last) {
+      append(post, src, ed, i, piece(src, ed, i, 0, std::string::npos));
+    } else {
+      if (head > 0) append(pre, src, ed, i, piece(src, ed, i, 0, head));
+      append(mid, src, ed, i, piece(src, ed, i, head, tail));
+      if (tail != std::string::npos) append(post, src, ed, i, piece(src, ed, i, tail, std::string::npos));
+    }
+  }
   std::string open = src.substr(ed.open, ed.exprBegin - ed.open);
   std::string close = src.substr(ed.exprEnd, ed.closeEnd - ed.exprEnd);
   std::string expr = src.substr(o.front().begin, o.back().end - o.front().begin);
-  std::string pre = join(src, ed, 0, ed.first - 1);
-  std::string mid, post;
-  if (ed.split > 0) {
-    const std::string& lit = static_cast<const LiteralNode*>(o[size_t(ed.last)].node)->value.str();
-    std::string sep = ed.last > ed.first ? src.substr(o[size_t(ed.last) - 1].end,
-                                                      o[size_t(ed.last)].begin - o[size_t(ed.last) - 1].end)
-                                         : "";
-    mid = join(src, ed, ed.first, ed.last - 1) + sep + quote(lit.substr(0, ed.split));
-    post = quote(lit.substr(ed.split));
-    if (ed.last + 1 < n) post += src.substr(o[size_t(ed.last)].end, o[size_t(n) - 1].end - o[size_t(ed.last)].end);
-  } else {
-    mid = join(src, ed, ed.first, ed.last);
-    post = join(src, ed, ed.last + 1, n - 1);
-  }
   std::string r = open + " '' }}{% if " + ed.loopVar + "['role'] == 'assistant' %}";
   if (!pre.empty()) r += "{{ " + pre + " }}";
   r += "{% generation %}{{ " + mid + " }}{% endgeneration %}";

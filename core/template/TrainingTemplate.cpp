@@ -77,11 +77,13 @@ RenderResult renderProbe(const JinjaChatTemplate& t, const Probe& p, bool spans)
 }
 
 // The first special token after the first assistant reply (earliest; longest on a tie).
-// Where message k's text may end: the next message's block start (the block ends computed from
-// prefix renders stop at the content for templates that append text after the last message).
+// Where message k's text may end: the next message's content (or block) start. Block ends found by
+// prefix renders stop at the content for templates that append text after the last message.
 int64_t limitOf(const std::string& text, const std::vector<MessageSpan>& messages, size_t k) {
-  for (size_t j = k + 1; j < messages.size(); ++j)
+  for (size_t j = k + 1; j < messages.size(); ++j) {
+    if (!messages[j].content.empty()) return std::max(messages[j].block.begin, messages[j].content.begin);
     if (!messages[j].block.empty()) return messages[j].block.begin;
+  }
   return int64_t(text.size());
 }
 
@@ -140,7 +142,11 @@ std::string checkSpans(const RenderResult& orig, const RenderResult& patched, co
     size_t close = orig.text.find(closing, size_t(m.content.end));
     if (close == std::string::npos || close >= size_t(limit))
       return "message " + std::to_string(m.messageIndex) + ": no " + closing + " after the reply";
-    ByteSpan want{m.content.begin, int64_t(close + closing.size())};
+    // A reasoning block the template prints before the content is part of the reply.
+    int64_t begin = m.content.begin;
+    size_t think = orig.text.rfind("<think>", size_t(m.content.begin));
+    if (think != std::string::npos && int64_t(think) >= m.block.begin) begin = std::min(begin, int64_t(think));
+    ByteSpan want{begin, int64_t(close + closing.size())};
     if (std::none_of(spans.begin(), spans.end(),
                      [&](const ByteSpan& s) { return s.begin == want.begin && s.end == want.end; }))
       return "message " + std::to_string(m.messageIndex) + ": expected a generation span [" +
