@@ -219,6 +219,12 @@ private:
 
   State walkList(const NodeList& list, State s) {
     for (const auto& n : list) {
+      if (n->kind == NodeKind::Output && s == State::InReply &&
+          static_cast<const OutputNode*>(n.get())->text.find(closing_) != std::string::npos)
+        throw Error("the reply's closing token \"" + closing_ +
+                        "\" is plain template text here; only {{ ... }} outputs can be wrapped (write it as {{ '" +
+                        closing_ + "' }})",
+                    t_.location(n->pos));
       if (n->kind == NodeKind::Emit)
         s = walkEmit(static_cast<const EmitNode*>(n.get()), s);
       else if (n->kind == NodeKind::If)

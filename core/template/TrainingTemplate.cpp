@@ -113,6 +113,8 @@ std::string excerpt(const std::string& s, size_t at) {
   return ojson(s.substr(b, 60)).dump(-1, ' ', false, ojson::error_handler_t::replace);
 }
 
+std::string quoted(const std::string& s) { return ojson(s).dump(-1, ' ', false, ojson::error_handler_t::replace); }
+
 // Generation spans, empty ones dropped and touching ones merged.
 std::vector<ByteSpan> mergedSpans(const RenderResult& r) {
   std::vector<ByteSpan> out;
@@ -148,10 +150,14 @@ std::string checkSpans(const RenderResult& orig, const RenderResult& patched, co
     if (think != std::string::npos && int64_t(think) >= m.block.begin) begin = std::min(begin, int64_t(think));
     ByteSpan want{begin, int64_t(close + closing.size())};
     if (std::none_of(spans.begin(), spans.end(),
-                     [&](const ByteSpan& s) { return s.begin == want.begin && s.end == want.end; }))
-      return "message " + std::to_string(m.messageIndex) + ": expected a generation span [" +
-             std::to_string(want.begin) + ", " + std::to_string(want.end) +
-             ") = " + excerpt(orig.text.substr(size_t(want.begin)), 20);
+                     [&](const ByteSpan& s) { return s.begin == want.begin && s.end == want.end; })) {
+      std::string got = "none";
+      for (const ByteSpan& s : spans)
+        if (s.overlaps(want)) got = quoted(patched.text.substr(size_t(s.begin), size_t(s.size())));
+      return "message " + std::to_string(m.messageIndex) + ": expected the generation span " +
+             quoted(orig.text.substr(size_t(want.begin), size_t(want.size()))) + " at bytes [" +
+             std::to_string(want.begin) + ", " + std::to_string(want.end) + "), got " + got;
+    }
   }
   for (size_t i = 0; i < spans.size(); ++i)
     if (!used[i])
