@@ -7,7 +7,10 @@
 // '<|im_end|>' }}{% endgeneration %}{{ '\n' }}{% else %}{{ original }}{% endif %}{{ '' }}`, keeping
 // the original whitespace control on the outer `{{`/`}}`. A reply that spans several outputs gets
 // several adjacent generation blocks. Branches of an if that test the role against other roles only
-// are skipped; branches that only raise are ignored; the other branches must agree on the state.
+// are skipped; branches that only raise are ignored; branches that disagree leave the reply open.
+// A literal just before the content that opens a <think> block is cut so the reasoning block is part
+// of the reply. A turn built in a variable (`{% set X = header + content + closing %}` ... `{{ X }}`,
+// with only `set X = bos + X` in between) is split into X and maskscope_reply for the assistant.
 #include "core/template/GenerationMarkers.h"
 
 #include "core/template/jinja/Lexer.h"
@@ -122,22 +125,30 @@ struct EmitEdit {
   std::string loopVar;
 };
 
+struct TextEdit {
+  uint32_t begin = 0, end = 0; // source bytes replaced
+  std::string text;
+  std::string wrapped; // what goes inside the generation block
+};
+
 class Planner {
 public:
   Planner(const Template& t, std::string closing, std::string eos)
       : t_(t), src_(t.source()), closing_(std::move(closing)), eos_(std::move(eos)) {
     for (const Token& k : lex(src_))
-      if (k.kind == Tok::VarEnd) varEnds_.push_back(k.pos);
+      if (k.kind == Tok::VarEnd || k.kind == Tok::BlockEnd)
+        (k.kind == Tok::VarEnd ? varEnds_ : blockEnds_).push_back(k.pos);
   }
 
   std::vector<EmitEdit> plan() {
     findLoops(t_.body());
-    if (edits_.empty())
+    if (edits_.empty() && setEdits_.empty())
       throw Error("found no output of an assistant message's content inside a loop over the messages");
     return std::move(edits_);
   }
 
   std::string name(int sym) const { return t_.symbols().names.at(size_t(sym)); }
+  std::vector<TextEdit> takeSetEdits() { return std::move(setEdits_); }
 
 private:
   bool readsContent(const Node* n) const {
@@ -218,7 +229,10 @@ private:
   }
 
   State walkList(const NodeList& list, State s) {
-    for (const auto& n : list) {
+    for (size_t i = 0; i < list.size(); ++i) {
+      const NodePtr& n = list[i];
+      if (s == State::Idle && n->kind == NodeKind::Set && trySetSplit(list, i)) continue;
+      if (std::find(handled_.begin(), handled_.end(), n.get()) != handled_.end()) continue;
       if (n->kind == NodeKind::Output && s == State::InReply &&
           static_cast<const OutputNode*>(n.get())->text.find(closing_) != std::string::npos)
         throw Error("the reply's closing token \"" + closing_ +
@@ -331,6 +345,89 @@ private:
     return s;
   }
 
+  bool readsName(const Node* n, int var) const {
+    return anyNode(
+        n, [&](const Node* c) { return c->kind == NodeKind::Name && static_cast<const NameNode*>(c)->sym == var; });
+  }
+
+  // Statements between `set var = ...` and `{{ var }}` may only prepend to var (`set var = x + var`).
+  bool onlyPrepends(const Node* n, int var) const {
+    if (n->kind == NodeKind::Output) return true;
+    if (n->kind == NodeKind::If) {
+      for (const auto& [test, body] : static_cast<const IfNode*>(n)->branches) {
+        if (test && readsName(test.get(), var)) return false;
+        for (const auto& c : body)
+          if (!onlyPrepends(c.get(), var)) return false;
+      }
+      return true;
+    }
+    if (n->kind != NodeKind::Set) return false;
+    const auto* st = static_cast<const SetNode*>(n);
+    const bool target =
+        !st->target.tuple && st->target.attr.empty() && st->target.names.size() == 1 && st->target.names[0] == var;
+    if (!target) return !readsName(st->value.get(), var);
+    const Node* v = st->value.get();
+    if (v->kind != NodeKind::Binary) return false;
+    const auto* b = static_cast<const BinaryNode*>(v);
+    return (b->op == BinOp::Add || b->op == BinOp::Concat) && b->right->kind == NodeKind::Name &&
+           static_cast<const NameNode*>(b->right.get())->sym == var && !readsName(b->left.get(), var);
+  }
+
+  // A turn built in a variable: `{% set X = header + content + '<|eot_id|>' %}` ... `{{ X }}`. For the
+  // assistant, X keeps the header and maskscope_reply the rest, printed in a generation block after X.
+  bool trySetSplit(const NodeList& list, size_t at) {
+    const auto* st = static_cast<const SetNode*>(list[at].get());
+    if (st->target.tuple || !st->target.attr.empty() || st->target.names.size() != 1) return false;
+    const int var = st->target.names[0];
+    EmitEdit ed;
+    ed.exprBegin = uint32_t(src_.find('=', st->pos) + 1);
+    auto end = std::upper_bound(blockEnds_.begin(), blockEnds_.end(), st->pos);
+    if (end == blockEnds_.end() || ed.exprBegin == 0 || ed.exprBegin > *end) return false;
+    ed.exprEnd = *end;
+    flatten(ed, st->value.get());
+    int first = -1;
+    for (int i = 0; i < int(ed.ops.size()) && first < 0; ++i)
+      if (readsContent(ed.ops[size_t(i)].node)) first = i;
+    const Node* lastOp = ed.ops.back().node;
+    const size_t close = closingEnd(lastOp);
+    if (first < 0 || readsName(st->value.get(), var) ||
+        !(close == std::string::npos ||
+          (close > 0 && close == static_cast<const LiteralNode*>(lastOp)->value.str().size())))
+      return false;
+    size_t j = at + 1;
+    for (; j < list.size(); ++j) {
+      const Node* n = list[j].get();
+      if (n->kind == NodeKind::Emit && static_cast<const EmitNode*>(n)->expr->kind == NodeKind::Name &&
+          static_cast<const NameNode*>(static_cast<const EmitNode*>(n)->expr.get())->sym == var)
+        break;
+      if (!onlyPrepends(n, var)) return false;
+    }
+    if (j == list.size()) return false;
+    const std::string x = name(var);
+    const uint32_t openEnd = st->pos + 2 + ((src_[st->pos + 2] == '-' || src_[st->pos + 2] == '+') ? 1 : 0);
+    const uint32_t closeEnd = uint32_t(src_.find("%}", ed.exprEnd) + 2);
+    const std::string expr = src_.substr(ed.ops.front().begin, ed.ops.back().end - ed.ops.front().begin);
+    const std::string pre =
+        first > 0 ? src_.substr(ed.ops[0].begin, ed.ops[size_t(first) - 1].end - ed.ops[0].begin) : "''";
+    const std::string mid = src_.substr(ed.ops[size_t(first)].begin, ed.ops.back().end - ed.ops[size_t(first)].begin);
+    const std::string guard = "if " + loopVar_ + "['role'] == 'assistant' %}";
+    setEdits_.push_back({st->pos, closeEnd,
+                         src_.substr(st->pos, openEnd - st->pos) + " " + guard + "{% set " + x + " = " + pre +
+                             " %}{% set maskscope_reply = " + mid + " %}{% else %}{% set " + x + " = " + expr +
+                             " %}{% endif " + src_.substr(ed.exprEnd, closeEnd - ed.exprEnd),
+                         mid});
+    const auto* out = static_cast<const EmitNode*>(list[j].get());
+    EmitEdit oe = describe(out);
+    setEdits_.push_back({oe.open,
+                         oe.closeEnd,
+                         src_.substr(oe.open, oe.exprBegin - oe.open) + " '' }}{{ " + x + " }}{% " + guard +
+                             "{% generation %}{{ maskscope_reply }}{% endgeneration %}{% endif %}{{ '' " +
+                             src_.substr(oe.exprEnd, oe.closeEnd - oe.exprEnd),
+                         {}});
+    handled_.push_back(out);
+    return true;
+  }
+
   EmitEdit describe(const EmitNode* e) const {
     EmitEdit ed;
     ed.emit = e;
@@ -342,10 +439,16 @@ private:
     if (it == varEnds_.end()) throw Error("cannot find the end of this output", t_.location(e->pos));
     ed.exprEnd = *it;
     ed.closeEnd = uint32_t(src_.find("}}", ed.exprEnd) + 2);
+    flatten(ed, e->expr.get());
+    return ed;
+  }
+
+  // Fills ed.ops from expr, whose source is [ed.exprBegin, ed.exprEnd).
+  void flatten(EmitEdit& ed, const Node* expr) const {
     // Flatten the left spine of + and ~ (a right operand that is itself a sum was parenthesized).
     std::vector<const Node*> leaves;
     std::vector<uint32_t> opPos;
-    const Node* cur = e->expr.get();
+    const Node* cur = expr;
     while (cur->kind == NodeKind::Binary && (static_cast<const BinaryNode*>(cur)->op == BinOp::Add ||
                                              static_cast<const BinaryNode*>(cur)->op == BinOp::Concat)) {
       const auto* b = static_cast<const BinaryNode*>(cur);
@@ -363,13 +466,14 @@ private:
       while (en > b && isspace(static_cast<unsigned char>(src_[en - 1]))) --en;
       ed.ops.push_back({leaves[i], b, en});
     }
-    return ed;
   }
 
   const Template& t_;
   const std::string& src_;
   std::string closing_, eos_;
-  std::vector<uint32_t> varEnds_;
+  std::vector<uint32_t> varEnds_, blockEnds_;
+  std::vector<TextEdit> setEdits_;   // turns built in a variable (see trySetSplit)
+  std::vector<const Node*> handled_; // outputs those edits already rewrite
   std::vector<EmitEdit> edits_;
   std::string loopVar_;
   bool inContentLoop_ = false;
@@ -439,17 +543,19 @@ MarkedSource insertGenerationMarkers(const jinja::Template& compiled, const std:
   if (closingToken.empty()) throw Error("no closing token to end the replies with");
   Planner planner(compiled, closingToken, eosToken);
   std::vector<EmitEdit> edits = planner.plan();
-  MarkedSource out;
-  out.source = compiled.source();
   const std::string& src = compiled.source();
-  std::sort(edits.begin(), edits.end(), [](const EmitEdit& a, const EmitEdit& b) { return a.open > b.open; });
-  for (const EmitEdit& ed : edits) out.source.replace(ed.open, ed.closeEnd - ed.open, rewrite(src, ed));
-  std::reverse(edits.begin(), edits.end());
-  for (const EmitEdit& ed : edits) {
-    std::string mid =
-        src.substr(ed.ops[size_t(ed.first)].begin, ed.ops[size_t(ed.last)].end - ed.ops[size_t(ed.first)].begin);
-    out.wrapped.push_back("line " + std::to_string(compiled.location(ed.open).line) + ": " + mid);
-  }
+  std::vector<TextEdit> all = planner.takeSetEdits();
+  for (const EmitEdit& ed : edits)
+    all.push_back(
+        {ed.open, ed.closeEnd, rewrite(src, ed),
+         src.substr(ed.ops[size_t(ed.first)].begin, ed.ops[size_t(ed.last)].end - ed.ops[size_t(ed.first)].begin)});
+  std::sort(all.begin(), all.end(), [](const TextEdit& a, const TextEdit& b) { return a.begin > b.begin; });
+  MarkedSource out;
+  out.source = src;
+  for (const TextEdit& e : all) out.source.replace(e.begin, e.end - e.begin, e.text);
+  for (auto it = all.rbegin(); it != all.rend(); ++it)
+    if (!it->wrapped.empty())
+      out.wrapped.push_back("line " + std::to_string(compiled.location(it->begin).line) + ": " + it->wrapped);
   return out;
 }
 

@@ -138,8 +138,10 @@ void TestPatchTemplate::refuses_data() {
   QTest::addColumn<QString>("reason");
   QTest::newRow("already-marked") << "chatml-assistant-mask"
                                   << "already has {% generation %} markers";
-  QTest::newRow("turn-in-variable") << "cache:llama3"
-                                    << "never closed by \"<|eot_id|>\"";
+  QTest::newRow("closing-in-filter") << "file:closing-in-filter.jinja"
+                                     << "never closed by \"<|im_end|>\"";
+  QTest::newRow("turn-appended-to") << "file:turn-appended.jinja"
+                                    << "found no output of an assistant message's content";
   QTest::newRow("closing-as-text") << "file:raw-closing.jinja"
                                    << "is plain template text here";
   QTest::newRow("macro") << "file:macro-turn.jinja"
