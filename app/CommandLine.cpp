@@ -5,6 +5,7 @@
 #include "core/commands/CommandIO.h"
 #include "core/commands/LintCommand.h"
 #include "core/commands/LossCommand.h"
+#include "core/commands/PatchTemplateCommand.h"
 #include "core/commands/RenderCommand.h"
 #include "core/commands/TokenizeCommand.h"
 #include "ui/Snapshot.h"
@@ -163,6 +164,14 @@ Runner declareSnapshot(CLI::App* cmd) {
   };
 }
 
+Runner declarePatchTemplate(CLI::App* cmd) {
+  auto a = std::make_shared<PatchTemplateArgs>();
+  cmd->add_option("--template", a->templateSpec, "built-in name, .jinja, tokenizer_config.json or model folder");
+  cmd->add_option("--tokenizer", a->tokenizerSpec, "tokenizer spec (its special tokens and folder)");
+  cmd->add_option("--out", a->out, "the .jinja to write (only after verification)")->required();
+  return [a](CommandIO& io) { return runPatchTemplate(*a, io); };
+}
+
 // The headless commands, in the order --help lists them.
 const std::vector<CommandSpec>& commands() {
   static const std::vector<CommandSpec> table = {
@@ -172,6 +181,7 @@ const std::vector<CommandSpec>& commands() {
       {"lint", "name every masking bug of a dataset or batch dump", declareLint},
       {"loss", "the model's loss with the masks as given and fixed (LibTorch)", declareLoss},
       {"snapshot", "render one view of the app off screen to a PNG", declareSnapshot},
+      {"patch-template", "a training copy of a chat template with {% generation %} blocks", declarePatchTemplate},
   };
   return table;
 }
