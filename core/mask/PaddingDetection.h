@@ -13,5 +13,8 @@ namespace maskscope {
 // buggy collators write it) the leading and trailing runs of the pad id — when pad == eos the first
 // trailing one is the EOS that ends the text, when pad == bos the last leading one is the BOS.
 std::vector<uint8_t> detectPaddingOfRow(const Batch& batch, int64_t row, std::optional<int64_t> padId);
+// [T]: 1 = padding, as the views read it: the collator's meta when the batch has it for this row,
+// else detectPaddingOfRow with the batch's pad_token_id.
+std::vector<uint8_t> paddingOfRow(const Batch& batch, int64_t row);
 
 } // namespace maskscope
