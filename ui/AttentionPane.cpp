@@ -44,6 +44,7 @@ QWidget* legendItem(CellClass c, const QString& text, QWidget* parent, bool grey
   swatch->setFixedSize(18, 18);
   l->addWidget(swatch);
   auto* label = new QLabel(text, w);
+  label->setWordWrap(true); // the legend never sets the window's least width: long names wrap
   label->setObjectName(QStringLiteral("legend:%1").arg(QString::fromLatin1(cellClassName(c))));
   l->addWidget(label);
   return w;
@@ -58,7 +59,7 @@ AttentionPane::AttentionPane(Session* session, QWidget* parent) : QWidget(parent
   grid_ = new AttentionGridView(session, this);
   gl->addWidget(grid_, 1);
   setFocusProxy(grid_);
-  setMinimumHeight(240);
+  setMinimumHeight(200); // legend rows + the grid's least height: the centre splitter never clips the grid
 }
 
 QWidget* AttentionPane::buildLegend() {
@@ -101,6 +102,7 @@ QWidget* AttentionPane::buildLegend() {
                                "<span style='color:#808080'>&#9632;</span> special, colours = example")
                                 .arg(palette::padding().name()),
                             legend);
+  strips->setWordWrap(true);
   bugs->addWidget(strips);
   bugs->addStretch();
   return legend;
