@@ -20,9 +20,10 @@ struct GridSource : RowAnatomy {
   const std::vector<float>* probs = nullptr; // optional [T, T] attention probabilities (row-major)
   const GridSource* diff = nullptr;          // optional: cells whose state differs from it are tinted
 
-  // The cell differs from the compared grid (outside the common square every cell differs).
+  // The cell differs from the compared grid (outside the common square every cell below the
+  // diagonal differs; above it both grids are causal, so nothing does).
   bool differs(int64_t q, int64_t k) const {
-    if (!diff) return false;
+    if (!diff || k > q) return false;
     if (q >= diff->size() || k >= diff->size()) return true;
     return state(q, k) != diff->state(q, k);
   }

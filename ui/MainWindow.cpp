@@ -205,7 +205,17 @@ void MainWindow::buildCentre() {
 QWidget* MainWindow::view(const QString& name) const { return views_.value(name); }
 
 void MainWindow::updateCentreError() {
-  const QString error = std::exchange(pendingError_, QString());
+  QString error = std::exchange(pendingError_, QString());
+  if (error.isEmpty() && !session_->hasBatch() && session_->selectedRow() >= 0 && !session_->isBatchDump()) {
+    // The batch failed before this window listened (a window opened on a session): collate again
+    // to get the reason.
+    try {
+      int row = 0;
+      session_->collateWith(session_->collatorSpec(), &row);
+    } catch (const std::exception& e) {
+      error = QString::fromUtf8(e.what());
+    }
+  }
   if (session_->hasBatch() || session_->selectedRow() < 0 || error.isEmpty()) {
     centreError_->hide();
     return;
@@ -295,6 +305,7 @@ void MainWindow::connectSession() {
     pendingError_ = m; // a batch that failed to build reports here just before batchChanged
   });
   connect(session_, &Session::batchChanged, this, &MainWindow::updateCentreError);
+  updateCentreError();
   connect(session_, &Session::modelChanged, this, [this](const QString& spec) {
     if (!spec.isEmpty()) model_->load(spec);
   });

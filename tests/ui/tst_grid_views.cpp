@@ -14,6 +14,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QPainter>
+#include <QStatusBar>
 #include <QTest>
 
 using namespace maskscope;
@@ -243,6 +244,20 @@ private Q_SLOTS:
     // Back to a template that works: the message goes.
     s.setTemplate(QString());
     QTRY_COMPARE(w.centreErrorText(), QString());
+    // A window opened on a session whose row already failed shows the reason too.
+    s.setTemplate(dataFile("ui/rejecting_template.jinja"));
+    MainWindow late(&s);
+    QVERIFY(late.centreErrorText().contains(QStringLiteral("assistant turns are not supported")));
+  }
+
+  void openingAnotherFileClearsTheStatusMessage() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    QVERIFY(!s.openDataset(dataFile("dataset/no-such-file.jsonl")));
+    QTRY_VERIFY(w.statusBar()->currentMessage().contains(QStringLiteral("no-such-file")));
+    QVERIFY(s.openDataset(dataFile("dataset/messages.jsonl")));
+    QTRY_COMPARE(w.statusBar()->currentMessage(), QString());
   }
 };
 
