@@ -537,6 +537,10 @@ void AttentionGridView::paintEvent(QPaintEvent*) {
 }
 
 bool AttentionGridView::event(QEvent* e) {
+  if (e->type() == QEvent::PaletteChange || e->type() == QEvent::ApplicationPaletteChange) {
+    overview_ = QImage(); // cached images hold the previous theme's colours
+    zoomCache_.clear();
+  }
   if (e->type() == QEvent::ToolTip) {
     auto* he = static_cast<QHelpEvent*>(e);
     QPoint c = cellAt(he->pos());

@@ -178,6 +178,37 @@ private Q_SLOTS:
              qPrintable(QStringLiteral("%1 x %2").arg(zoomed.width()).arg(zoomed.height())));
   }
 
+  void probabilitiesGetAColourScale_data() {
+    QTest::addColumn<QString>("theme");
+    QTest::newRow("light") << QStringLiteral("light");
+    QTest::newRow("dark") << QStringLiteral("dark");
+  }
+  void probabilitiesGetAColourScale() {
+    QFETCH(QString, theme);
+    palette::setTheme(theme == QLatin1String("dark") ? palette::Theme::Dark : palette::Theme::Light);
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    AttentionGridView g(&s);
+    const QSize area(700, 400);
+    g.resize(area);
+    const int64_t n = g.gridSize();
+    // Uniform attention over the allowed keys: row q gives each of its q + 1 keys 1 / (q + 1).
+    std::vector<float> probs(size_t(n * n), 0.0f);
+    for (int64_t q = 0; q < n; ++q)
+      for (int64_t k = 0; k <= q; ++k) probs[size_t(q * n + k)] = 1.0f / float(q + 1);
+    g.setProbabilities(probs, QStringLiteral("uniform"));
+    QVERIFY(g.showsProbabilities());
+    QImage img(area, QImage::Format_RGB32);
+    QPainter p(&img);
+    g.render(p, img.rect());
+    p.end();
+    // The scale right of the grid holds both ends of the colour ramp; the grid is left of it.
+    const QImage scale = img.copy(QRect(area.width() - 54, 0, 54, area.height()));
+    QVERIFY(countNear(scale, probabilityColour(1.0), 4) > 5);
+    QVERIFY(countNear(scale, probabilityColour(0.0), 4) > 5);
+    QVERIFY(g.cellAt(QPoint(area.width() - 30, area.height() / 2)).x() < 0);
+  }
+
   void compareTintsDifferingCells() {
     Session s;
     QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
