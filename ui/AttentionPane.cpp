@@ -44,7 +44,6 @@ QWidget* legendItem(CellClass c, const QString& text, QWidget* parent, bool grey
   swatch->setFixedSize(18, 18);
   l->addWidget(swatch);
   auto* label = new QLabel(text, w);
-  label->setWordWrap(true); // the legend never sets the window's least width: long names wrap
   label->setObjectName(QStringLiteral("legend:%1").arg(QString::fromLatin1(cellClassName(c))));
   l->addWidget(label);
   return w;
@@ -59,11 +58,12 @@ AttentionPane::AttentionPane(Session* session, QWidget* parent) : QWidget(parent
   grid_ = new AttentionGridView(session, this);
   gl->addWidget(grid_, 1);
   setFocusProxy(grid_);
-  setMinimumHeight(200); // legend rows + the grid's least height: the centre splitter never clips the grid
+  setMinimumHeight(240);
 }
 
 QWidget* AttentionPane::buildLegend() {
-  // Two rows: what the mask does (and the model controls), then what a reader must not miss.
+  // Three rows: what the mask does (and the model controls), what a reader must not miss, and the
+  // greyed rows and the strips.
   auto* legend = new QWidget(this);
   auto* rows = new QVBoxLayout(legend);
   rows->setContentsMargins(0, 0, 0, 0);
@@ -97,14 +97,18 @@ QWidget* AttentionPane::buildLegend() {
   bugs->addWidget(legendItem(CellClass::AllowedPad, tr("allowed, but this key is padding"), legend));
   bugs->addWidget(
       legendItem(CellClass::AllowedOtherExample, tr("allowed, but this key belongs to another example"), legend));
-  bugs->addWidget(legendItem(CellClass::Allowed, tr("pad query row (output unread)"), legend, true));
+  bugs->addStretch();
+  // A third row, so no row is wider than a 1024 px window's centre (no word wrap: a legend whose
+  // height follows its width would move the docks whenever the centre's width changes).
+  auto* rows3 = new QHBoxLayout();
+  rows->addLayout(rows3);
+  rows3->addWidget(legendItem(CellClass::Allowed, tr("pad query row (output unread)"), legend, true));
   auto* strips = new QLabel(tr("strips: <span style='color:%1'>&#9632;</span> pad "
                                "<span style='color:#808080'>&#9632;</span> special, colours = example")
                                 .arg(palette::padding().name()),
                             legend);
-  strips->setWordWrap(true);
-  bugs->addWidget(strips);
-  bugs->addStretch();
+  rows3->addWidget(strips);
+  rows3->addStretch();
   return legend;
 }
 

@@ -10,8 +10,8 @@
 namespace maskscope {
 
 struct PositionFlags {
-  bool padding = false;  // a pad: the collator says so, or attention_mask is 0 (or, for all-ones
-                         // dumps, a leading/trailing run of pad_token_id)
+  bool padding = false;  // a pad (paddingOfRow): the collator says so, or attention_mask is 0 (or, for
+                         // all-ones dumps, a leading/trailing run of pad_token_id)
   bool attended = false; // attention_mask != 0: other positions may look at it
   bool graded = false;   // labels != -100: the logits one position earlier are scored on it
   bool predicts = false; // labels[t + 1] != -100: the logits at this position enter the loss
