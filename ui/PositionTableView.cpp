@@ -75,6 +75,7 @@ PositionTableView::PositionTableView(Session* session, QWidget* parent) : QWidge
   table_->setHorizontalHeaderLabels(
       {tr("row"), tr("position"), tr("token"), tr("id"), tr("label"), tr("attention"), tr("position id"), tr("role")});
   table_->verticalHeader()->hide();
+  table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8); // more rows on screen
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->horizontalHeader()->setSectionResizeMode(kToken, QHeaderView::Stretch);

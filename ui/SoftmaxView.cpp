@@ -24,6 +24,7 @@ const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 QString num(double v, int decimals = 3) {
   if (std::isinf(v)) return v < 0 ? QStringLiteral("-inf") : QStringLiteral("inf");
+  if (v == 0.0) return QStringLiteral("0"); // exactly zero (a blocked key), not a rounded small number
   return QString::number(v, 'f', decimals);
 }
 // Why a key is blocked, in a table cell.
@@ -146,8 +147,9 @@ void SoftmaxView::recompute() {
     states = {CellState::Allowed, CellState::Allowed, CellState::Future};
     query_ = 1;
     pads_.clear();
-    source = tr(
-        "Teaching example: the query is \"cat\" (position 1); \"sat\" is in its future, so the causal mask adds -inf.");
+    source = tr("Teaching example: the query is \"cat\" (position 1); \"sat\" is in its future, so the causal mask "
+                "adds %1 (float32's most negative number).")
+                 .arg(big(float32MaskValue()));
   } else if (session_->hasBatch()) {
     const Batch& b = session_->batch();
     const int r = session_->batchRow();
@@ -242,22 +244,35 @@ void SoftmaxView::render(QPainter& p, QRect area) const {
                  .arg(first_ + count_ - 1)
                  .arg(row_.scores.size())
                  .arg(row_.allowed));
-  y += lh + 4;
-  label(y, tr("key"));
-  for (int i = 0; i < count_; ++i) {
-    const int k = first_ + i;
-    cell(i, y, QStringLiteral("%1 %2").arg(k).arg(keyText(k).left(8)),
-         k == query_ ? palette().highlight().color() : text, k == query_);
+  if (padShare() > 0) { // the headline of a buggy mask: how much of this query's attention the pads take
+    p.setPen(warn);
+    p.drawText(QRect(x0, y, area.width() - 12, lh), Qt::AlignRight,
+               tr("%1 % of this query's attention goes to padding").arg(padShare() * 100.0, 0, 'f', 1));
   }
-  y += lh;
+  y += lh + 4;
+  for (const bool token : {false, true}) { // the key's position, then its token
+    label(y, token ? tr("token") : tr("key"));
+    for (int i = 0; i < count_; ++i) {
+      const int k = first_ + i;
+      cell(i, y, token ? keyText(k).left(8) : QString::number(k), k == query_ ? palette().highlight().color() : text,
+           k == query_);
+    }
+    y += lh;
+  }
   struct Line {
     QString name;
     std::function<std::pair<QString, QColor>(int)> f;
   };
   auto open = [&](int k) { return row_.states[size_t(k)] == CellState::Allowed; };
+  auto isPad = [&](int k) { return size_t(k) < pads_.size() && pads_[size_t(k)] != 0; };
   const std::vector<Line> lines = {
       {tr("score x"), [&](int k) { return std::make_pair(num(row_.scores[size_t(k)], 2), text); }},
-      {tr("blocked?"), [&](int k) { return std::make_pair(reason(row_.states[size_t(k)]), open(k) ? dim : warn); }},
+      // An open pad is the bug an all-ones mask makes: say so, in the warning colour.
+      {tr("blocked?"),
+       [&](int k) {
+         if (open(k) && isPad(k)) return std::make_pair(tr("open pad!"), warn);
+         return std::make_pair(reason(row_.states[size_t(k)]), open(k) ? dim : warn);
+       }},
       {tr("+ mask m"),
        [&](int k) {
          return open(k) ? std::make_pair(QStringLiteral("0"), dim) : std::make_pair(big(row_.maskValue), warn);
@@ -281,7 +296,7 @@ void SoftmaxView::render(QPainter& p, QRect area) const {
     y += lh;
   }
   // Bars: the weight with the mask (solid), without it (outline), blocked keys marked.
-  const int barTop = y + 8;
+  const int barTop = y + 8 + lh; // room for the scale caption
   const QString footer = sumText();
   const int footerH =
       QFontMetrics(base).boundingRect(QRect(0, 0, area.width() - 12, 4000), Qt::TextWordWrap, footer).height() + 8;
@@ -300,15 +315,24 @@ void SoftmaxView::paintBars(QPainter& p, QRect bars, int colW, int lh) const {
   QFont bold = font();
   bold.setBold(true);
   const int barTop = bars.top(), barH = bars.height();
+  // Full bar height = the largest weight shown (with or without the mask), so small weights stay visible.
+  double top = 0;
+  for (int i = 0; i < count_; ++i)
+    top = std::max({top, row_.weights[size_t(first_ + i)], row_.unmasked[size_t(first_ + i)]});
+  if (top <= 0) top = 1;
+  p.setPen(dim);
+  p.setFont(font());
+  p.drawText(QRect(bars.left(), barTop - lh, bars.width(), lh), Qt::AlignLeft | Qt::AlignBottom,
+             tr("full height = weight %1").arg(num(top, 3)));
   for (int i = 0; i < count_; ++i) {
     const int k = first_ + i;
     const QRect slot(bars.left() + i * colW + colW / 6, barTop, colW * 2 / 3 - 4, barH);
     const double w = row_.weights[size_t(k)], u = row_.unmasked[size_t(k)];
     p.setPen(QPen(dim, 1, Qt::DashLine));
     p.setBrush(Qt::NoBrush);
-    p.drawRect(QRect(slot.left(), slot.bottom() - int(u * barH), slot.width(), int(u * barH)));
+    p.drawRect(QRect(slot.left(), slot.bottom() - int(u / top * barH), slot.width(), int(u / top * barH)));
     if (row_.states[size_t(k)] == CellState::Allowed || row_.fullyMasked) {
-      p.fillRect(QRect(slot.left() + 3, slot.bottom() - int(w * barH), slot.width() - 6, int(w * barH)),
+      p.fillRect(QRect(slot.left() + 3, slot.bottom() - int(w / top * barH), slot.width() - 6, int(w / top * barH)),
                  palette::graded());
     } else {
       p.setPen(warn);

@@ -5,6 +5,7 @@
 
 #include <QDockWidget>
 #include <QMainWindow>
+#include <algorithm>
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -78,7 +79,7 @@ void TeachingPanel::goToStep(int index) {
 }
 
 // A step that raises a panel tabbed with this one would hide the step text and the Next button:
-// move this panel to the right-hand dock area, beside the panel it opened.
+// move this panel out of the tab group, beside the panel it opened.
 void TeachingPanel::keepVisibleBeside(const QString& view) {
   QDockWidget* own = nullptr;
   for (QWidget* w = parentWidget(); w && !own; w = w->parentWidget()) own = qobject_cast<QDockWidget*>(w);
@@ -86,12 +87,25 @@ void TeachingPanel::keepVisibleBeside(const QString& view) {
   const ViewSpec* spec = findView(view);
   if (!window || !spec || spec->dockName.isEmpty()) return;
   auto* target = window->findChild<QDockWidget*>(spec->dockName);
-  if (!target || target == own || !window->tabifiedDockWidgets(own).contains(target)) return;
-  window->removeDockWidget(own);
-  window->addDockWidget(Qt::RightDockWidgetArea, own);
-  own->show();
+  if (!target || target == own) return;
+  const bool moved = window->tabifiedDockWidgets(own).contains(target);
+  if (moved) { // out of the tab group, beside it in the same (bottom) area
+    const Qt::DockWidgetArea area = window->dockWidgetArea(target);
+    window->removeDockWidget(own);
+    window->addDockWidget(area, own, Qt::Horizontal);
+    own->show();
+  }
   target->show();
   target->raise();
+  // Sizes are set after the window's own queued first-show layout, which would undo them.
+  QMetaObject::invokeMethod(
+      this,
+      [window, own, target, moved] {
+        // The step text and the Back / Next buttons get about 40 % of the width, the panel the rest.
+        const int w = window->width();
+        if (moved) window->resizeDocks({target, own}, {w * 6 / 10, w * 4 / 10}, Qt::Horizontal);
+      },
+      Qt::QueuedConnection);
 }
 
 } // namespace maskscope

@@ -141,7 +141,7 @@ TeachingStep causalStep() {
                       "and a huge negative number (%1, float32's most negative) to blocked ones: their e<sup>x</sup> "
                       "underflows to 0, so they get weight exactly 0 and the others are renormalised. Scores 2.0, "
                       "1.0, 0.1 with the third key in the future give %2, %3, %4 (without the mask: %5, %6, %7).</p>")
-                .arg(QString::number(r.maskValue, 'g', 5))
+                .arg(QString::number(r.maskValue, 'g', 5).replace(QLatin1String("e+"), QLatin1String("e")))
                 .arg(r.weights[0], 0, 'f', 3)
                 .arg(r.weights[1], 0, 'f', 3)
                 .arg(r.weights[2], 0, 'f', 0)
