@@ -60,6 +60,7 @@ PositionTableView::PositionTableView(Session* session, QWidget* parent) : QWidge
   hideSystem_ = new QCheckBox(tr("Hide the system turn"), this);
   hideWhitespace_ = new QCheckBox(tr("Hide whitespace tokens"), this);
   summary_ = new QLabel(this);
+  summary_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // shrinks: exports may be narrow
   auto* copy = new QPushButton(tr("Copy"), this);
   copy->setToolTip(tr("Copy the selected rows (Ctrl+C): tab-separated text, Markdown alongside"));
   auto* exportButton = new QPushButton(tr("Export\u2026"), this);
