@@ -367,10 +367,17 @@ QString SoftmaxView::sumText() const {
              "-inf, because a row with every key blocked would then give NaN.")
               .arg(big(row_.maskValue));
   text += QLatin1Char('\n') + padText();
-  QStringList plain;
-  for (int i = 0; i < count_ && i < 6; ++i) plain << num(row_.unmasked[size_t(first_ + i)], 3);
-  return text + tr("Dashed outline: the weights with no mask (%1%2).")
-                    .arg(plain.join(QStringLiteral(", ")), count_ > 6 ? QStringLiteral(", ...") : QString());
+  // The same row without the mask, worked through (the dashed outlines).
+  QStringList exps, weights;
+  for (int i = 0; i < count_ && i < 6; ++i) {
+    exps << num(row_.unmaskedExps[size_t(first_ + i)], 3);
+    weights << num(row_.unmasked[size_t(first_ + i)], 3);
+  }
+  const QString more = count_ > 6 || int(row_.scores.size()) > count_ ? QStringLiteral(" + ...") : QString();
+  return text + tr("Without the mask (dashed outlines): %1 = %2%3 = %4, weights %5%6.")
+                    .arg(row_.unmaskedShift != 0 ? tr("sum e^(x - %1)").arg(big(row_.unmaskedShift)) : tr("sum e^x"),
+                         exps.join(QStringLiteral(" + ")), more, num(row_.unmaskedSum, 3),
+                         weights.join(QStringLiteral(", ")), more.isEmpty() ? QString() : QStringLiteral(", ..."));
 }
 
 // What share of the query's attention goes to padding positions (by core/mask's one padding rule).

@@ -11,15 +11,16 @@ namespace maskscope {
 double float32MaskValue() { return double(std::numeric_limits<float>::lowest()); }
 
 namespace {
-// Softmax without any mask, shifted by the maximum for stability.
-std::vector<double> plainSoftmax(const std::vector<double>& x) {
-  std::vector<double> out(x.size(), 0.0);
-  if (x.empty()) return out;
-  const double top = *std::max_element(x.begin(), x.end());
-  double sum = 0;
-  for (size_t k = 0; k < x.size(); ++k) sum += out[k] = std::exp(x[k] - top);
-  for (double& v : out) v /= sum;
-  return out;
+// The same arithmetic without any mask: e^x (shifted only when it would overflow), sum, weights.
+void fillUnmasked(SoftmaxRow& r) {
+  const size_t n = r.scores.size();
+  r.unmaskedExps.assign(n, 0.0);
+  r.unmasked.assign(n, 0.0);
+  if (n == 0) return;
+  const double top = *std::max_element(r.scores.begin(), r.scores.end());
+  r.unmaskedShift = top > 30 ? top : 0.0;
+  for (size_t k = 0; k < n; ++k) r.unmaskedSum += r.unmaskedExps[k] = std::exp(r.scores[k] - r.unmaskedShift);
+  for (size_t k = 0; k < n; ++k) r.unmasked[k] = r.unmaskedExps[k] / r.unmaskedSum;
 }
 } // namespace
 
@@ -49,7 +50,7 @@ SoftmaxRow computeSoftmaxRow(const std::vector<double>& scores, const std::vecto
     r.sum += r.exps[k];
   }
   for (size_t k = 0; k < n; ++k) r.weights[k] = r.sum > 0 ? r.exps[k] / r.sum : 0.0;
-  r.unmasked = plainSoftmax(r.scores);
+  fillUnmasked(r);
   return r;
 }
 

@@ -15,14 +15,17 @@ double float32MaskValue();
 
 // One query's row. Shapes: every vector has one entry per key [T].
 struct SoftmaxRow {
-  std::vector<double> scores;    // raw q.k / sqrt(d)
-  std::vector<CellState> states; // per key, why it is blocked (Allowed = not blocked)
-  std::vector<double> masked;    // score + mask, rounded to float32 as the model adds it
-  std::vector<double> exps;      // e^(masked - shift); exactly 0 for blocked keys unless the row is fully masked
-  std::vector<double> weights;   // exps / sum
-  std::vector<double> unmasked;  // what softmax would give without the mask
-  double maskValue = 0;          // the additive value of a blocked key (float32MaskValue())
-  double shift = 0;              // subtracted before exp when e^x would overflow or the row is fully masked
+  std::vector<double> scores;       // raw q.k / sqrt(d)
+  std::vector<CellState> states;    // per key, why it is blocked (Allowed = not blocked)
+  std::vector<double> masked;       // score + mask, rounded to float32 as the model adds it
+  std::vector<double> exps;         // e^(masked - shift); exactly 0 for blocked keys unless the row is fully masked
+  std::vector<double> weights;      // exps / sum
+  std::vector<double> unmasked;     // what softmax would give without the mask
+  std::vector<double> unmaskedExps; // e^(score - unmaskedShift) of every key, the mask ignored
+  double unmaskedSum = 0;
+  double unmaskedShift = 0; // as shift, for the row without the mask
+  double maskValue = 0;     // the additive value of a blocked key (float32MaskValue())
+  double shift = 0;         // subtracted before exp when e^x would overflow or the row is fully masked
   double sum = 0;
   int allowed = 0;
   bool fullyMasked = false; // every key blocked: -inf would give NaN; the finite mask value gives a uniform row

@@ -73,6 +73,9 @@ private Q_SLOTS:
     const SoftmaxRow r = computeSoftmaxRow({2.0, 1.0, 0.1}, {A, A, F});
     QVERIFY(std::abs(r.unmasked[0] - 0.659001) < kTolerance);
     QVERIFY(std::abs(r.unmasked[2] - 0.098566) < kTolerance);
+    // The unmasked row worked through: 7.389056 + 2.718282 + 1.105171 = 11.212509.
+    QVERIFY(std::abs(r.unmaskedExps[2] - 1.105171) < kTolerance);
+    QVERIFY(std::abs(r.unmaskedSum - 11.212509) < kTolerance);
   }
 
   void largeScoresAreShifted() {
