@@ -207,6 +207,27 @@ void SoftmaxView::syncEdit() {
   scoresEdit_->setText(parts.join(QStringLiteral(", ")));
 }
 
+// The first line: the query, the keys shown and, when pads are open, the share of attention they take.
+void SoftmaxView::paintHeadline(QPainter& p, QRect line) const {
+  QFont bold = font();
+  bold.setBold(true);
+  p.setFont(bold);
+  p.setPen(palette().text().color());
+  p.drawText(line, Qt::AlignLeft,
+             tr("Query %1 \"%2\": keys %3..%4 of %5 (%6 allowed)")
+                 .arg(query_)
+                 .arg(keyText(query_))
+                 .arg(first_)
+                 .arg(first_ + count_ - 1)
+                 .arg(row_.scores.size())
+                 .arg(row_.allowed));
+  if (padShare() > 0) { // the headline of a buggy mask: how much of this query's attention the pads take
+    p.setPen(palette::warningText());
+    p.drawText(line, Qt::AlignRight,
+               tr("%1 % of this query's attention goes to padding").arg(padShare() * 100.0, 0, 'f', 1));
+  }
+}
+
 void SoftmaxView::render(QPainter& p, QRect area) const {
   p.fillRect(area, palette().base());
   p.setPen(palette().text().color());
@@ -235,20 +256,7 @@ void SoftmaxView::render(QPainter& p, QRect area) const {
   };
   const QColor text = palette().text().color(), dim = palette().placeholderText().color(),
                warn = palette::warningText();
-  p.setFont(bold);
-  p.drawText(QRect(x0, y, area.width() - 12, lh), Qt::AlignLeft,
-             tr("Query %1 \"%2\": keys %3..%4 of %5 (%6 allowed)")
-                 .arg(query_)
-                 .arg(keyText(query_))
-                 .arg(first_)
-                 .arg(first_ + count_ - 1)
-                 .arg(row_.scores.size())
-                 .arg(row_.allowed));
-  if (padShare() > 0) { // the headline of a buggy mask: how much of this query's attention the pads take
-    p.setPen(warn);
-    p.drawText(QRect(x0, y, area.width() - 12, lh), Qt::AlignRight,
-               tr("%1 % of this query's attention goes to padding").arg(padShare() * 100.0, 0, 'f', 1));
-  }
+  paintHeadline(p, QRect(x0, y, area.width() - 12, lh));
   y += lh + 4;
   for (const bool token : {false, true}) { // the key's position, then its token
     label(y, token ? tr("token") : tr("key"));
@@ -360,9 +368,13 @@ QString SoftmaxView::sumText() const {
                .arg(big(row_.maskValue))
                .arg(row_.scores.size());
   else
-    text = tr("sum = %1 = %2. Each open key gets e^(x + m) / %2; a blocked key's e^(x %3) underflows to exactly 0, "
-              "so its weight is 0 and the open keys' weights add up to 1.")
-               .arg(terms.join(QStringLiteral(" + ")), num(row_.sum, 3), big(row_.maskValue));
+    text = tr("sum = %1 = %2. Each open key gets e^(x + m) / %2")
+               .arg(terms.join(QStringLiteral(" + ")), num(row_.sum, 3)) +
+           (row_.allowed < int(row_.scores.size())
+                ? tr("; a blocked key's e^(x %1) underflows to exactly 0, so its weight is 0 and the open keys' "
+                     "weights add up to 1.")
+                      .arg(big(row_.maskValue))
+                : tr("; no key is blocked."));
   text += tr("\nm = %1 is float32's most negative number (torch.finfo(float32).min), as transformers adds it; not "
              "-inf, because a row with every key blocked would then give NaN.")
               .arg(big(row_.maskValue));

@@ -46,6 +46,7 @@ private:
   void recompute();
   void syncEdit();
   void paintBars(QPainter& p, QRect bars, int colW, int lh) const; // render()'s weight bars, one column per key
+  void paintHeadline(QPainter& p, QRect line) const;
   QString sumText() const;
   QString padText() const;
   QString keyText(int k) const;
