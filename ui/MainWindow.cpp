@@ -9,6 +9,7 @@
 #include "ui/ComparePanel.h"
 #include "ui/DatasetBrowser.h"
 #include "ui/Export.h"
+#include "ui/HelpDialog.h"
 #include "ui/LintPanel.h"
 #include "ui/LossView.h"
 #include "ui/ModelRunner.h"
@@ -416,6 +417,16 @@ void MainWindow::buildMenus() {
   model->addAction(tr("Cancel the running pass"), this, [this] { model_->cancel(); });
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&Legend and shortcuts\u2026"), QKeySequence(Qt::Key_F1), this, [this] {
+    HelpDialog dialog(this, this);
+    dialog.exec();
+  });
+  auto openTeaching = [this] {
+    showView(QStringLiteral("teaching"));
+    if (teaching_->stepIndex() < 0) teaching_->goToStep(0);
+  };
+  help->addAction(tr("&Teaching mode"), this, openTeaching);
+  if (persistent_) showFirstStartHint(this, openTeaching); // the app only: not snapshots or tests
   help->addAction(tr("About maskscope"), this, [this] {
     QMessageBox::about(
         this, tr("maskscope"),
