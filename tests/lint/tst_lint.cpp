@@ -1,11 +1,15 @@
 // Lint tests: every rule fires on a planted bug and stays quiet on the near miss (hand-built
 // IntGrid batches and demo-pipeline batches), presets over builtin:demo, malformed rows, role
 // recovery from dumps, the command's JSON shape and exit codes, shards and thread determinism.
+#include "core/batchio/BatchLoader.h"
 #include "core/collate/DatasetPipeline.h"
 #include "core/commands/LintCommand.h"
 #include "core/forward/LossPlan.h"
 #include "core/lint/Lint.h"
 #include "core/lint/TemplateChecks.h"
+#include "core/mask/PackedSegments.h"
+#include "core/mask/PackingSeparators.h"
+#include "core/mask/PaddingDetection.h"
 #include "core/mask/RowFacts.h"
 #include "core/util/FileReading.h"
 
@@ -119,6 +123,8 @@ private Q_SLOTS:
   void commandJsonAndExitCodes();
   void shardsAndThreads();
   void rowFactsCounts();
+  void naivePackingBoundaries_data();
+  void naivePackingBoundaries();
   void lintAndLossCountsAgree_data();
   void lintAndLossCountsAgree();
   void benchLintBatch();
@@ -212,6 +218,24 @@ std::vector<RuleCase> ruleCases() {
   add("position-ids-not-reset quiet", "position-ids-not-reset", false, [] {
     return lintIds(
         makeBatch({{{2, 10, 3, 2, 11, 3, 0}, {X, 10, 3, X, 11, 3, X}, {1, 1, 1, 2, 2, 2, 0}, {0, 1, 2, 0, 1, 2, 3}}}));
+  });
+  // Naive packing (tools/lint-fixtures/make_packing_dumps.py, real Qwen3 ids): examples joined by
+  // <|im_end|> or by the pad <|endoftext|>, one all-ones block, positions 0..T-1.
+  add("packing-cross-attention fires (naive packing, EOS joins)", "packing-cross-attention", true,
+      [] { return lintIds(loadBatchDump(kData + "naive-packing-eos.json")); });
+  add("packing-cross-attention fires (naive packing, pad joins)", "packing-cross-attention", true,
+      [] { return lintIds(loadBatchDump(kData + "naive-packing-pad.json")); });
+  add("packing-cross-attention quiet (one conversation per row)", "packing-cross-attention", false,
+      [] { return lintIds(loadBatchDump(kData + "unpacked-chatml.json")); });
+  add("position-ids-not-reset fires (naive packing)", "position-ids-not-reset", true,
+      [] { return lintIds(loadBatchDump(kData + "naive-packing-eos.json")); });
+  add("position-ids-not-reset quiet (one conversation per row)", "position-ids-not-reset", false,
+      [] { return lintIds(loadBatchDump(kData + "unpacked-chatml.json")); });
+  add("packing-cross-attention quiet (EOS then BOS with left pads only)", "packing-cross-attention", false, [] {
+    return lintIds(makeBatch({{{3, 3, 2, 10, 11, 3}, {X, X, X, 10, 11, 3}, {0, 0, 1, 1, 1, 1}, {}}}, 3, 3, 2));
+  });
+  add("packing-cross-attention fires (EOS then BOS, no positions)", "packing-cross-attention", true, [] {
+    return lintIds(makeBatch({{{2, 10, 3, 2, 11, 3, 0}, {X, 10, 3, X, 11, 3, X}, {1, 1, 1, 1, 1, 1, 0}, {}}}));
   });
   add("left-pad-positions fires", "left-pad-positions", true, [] {
     return lintIds(makeBatch({{{0, 0, 2, 10, 3}, {X, X, X, 10, 3}, {0, 0, 1, 1, 1}, {0, 1, 2, 3, 4}}}));
@@ -635,6 +659,48 @@ void TestLint::shardsAndThreads() {
   for (const Finding& f : whole.findings) wholeFindings += f.severity != Severity::Info;
   QCOMPARE(rows, whole.summary.rows);
   QCOMPARE(findings, wholeFindings);
+}
+
+// Boundaries of naive packing come from the tokens (core/mask), a mid-row pad separator is not
+// padding, and the loss request gets a block_diagonal variant that splits the row there.
+void TestLint::naivePackingBoundaries_data() {
+  QTest::addColumn<QString>("file");
+  QTest::addColumn<int>("row");
+  QTest::addColumn<QList<int>>("starts"); // expected separatorBoundaries
+  QTest::addColumn<int>("pads");          // paddingOfRow count
+  QTest::newRow("eos-joins") << QStringLiteral("naive-packing-eos.json") << 0 << QList<int>{26, 43} << 3;
+  QTest::newRow("eos-joins-single-example-row") << QStringLiteral("naive-packing-eos.json") << 1 << QList<int>{} << 46;
+  QTest::newRow("pad-joins") << QStringLiteral("naive-packing-pad.json") << 0 << QList<int>{26, 43} << 2;
+  QTest::newRow("unpacked") << QStringLiteral("unpacked-chatml.json") << 0 << QList<int>{} << 1;
+}
+
+void TestLint::naivePackingBoundaries() {
+  QFETCH(QString, file);
+  QFETCH(int, row);
+  QFETCH(QList<int>, starts);
+  QFETCH(int, pads);
+  const Batch b = loadBatchDump(kData + file.toStdString());
+  std::vector<int64_t> expected(starts.begin(), starts.end());
+  QCOMPARE(separatorBoundaries(b, row), expected);
+  const std::vector<uint8_t> pad = paddingOfRow(b, row);
+  QCOMPARE(int(std::count(pad.begin(), pad.end(), uint8_t(1))), pads);
+  for (int64_t t : expected) QVERIFY(!pad[size_t(t - 1)]); // the separator is text, not padding
+  const std::vector<Segment> segs = segmentsOfRow(b, row);
+  QCOMPARE(segs.size(), expected.empty() ? size_t(0) : expected.size() + 1);
+  for (size_t i = 0; i < expected.size(); ++i) QCOMPARE(segs[i + 1].begin, expected[i]);
+
+  const LossRequest req = buildLossRequest(b, false);
+  bool blockDiagonal = false;
+  for (const auto& v : req.variants)
+    if (v.name == "block_diagonal") {
+      blockDiagonal = true;
+      // Segment ids in the mask: one per example; the position ids restart at each boundary.
+      for (int64_t t : expected) {
+        QCOMPARE(v.attentionMask.at(row, t), v.attentionMask.at(row, t - 1) + 1);
+        QCOMPARE(v.positionIds.at(row, t), int64_t(0));
+      }
+    }
+  QCOMPARE(blockDiagonal, file != QStringLiteral("unpacked-chatml.json"));
 }
 
 void TestLint::rowFactsCounts() {
