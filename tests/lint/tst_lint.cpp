@@ -121,6 +121,7 @@ private Q_SLOTS:
   void explanations();
   void docsInSync();
   void commandJsonAndExitCodes();
+  void padIdAndFailOn();
   void shardsAndThreads();
   void rowFactsCounts();
   void naivePackingBoundaries_data();
@@ -634,6 +635,42 @@ void TestLint::commandJsonAndExitCodes() {
   QCOMPARE(j["findings"].size(), size_t(5));
   QVERIFY(j["summary"]["findings_omitted"].get<long>() > 0);
   QVERIFY(j["summary"]["graded"]["padding"].get<long>() > 0);
+}
+
+// A max_length/all-ones dump without pad_token_id and without --tokenizer: the pads are invisible,
+// and the text report says which rules could not see them and which flag fixes it; --pad-id makes
+// pad-graded and pad-attended fire; --fail-on warning turns warnings into exit status 1.
+void TestLint::padIdAndFailOn() {
+  std::string out, err;
+  LintArgs a;
+  a.input = kData + "all-ones-no-pad-id.json";
+  QCOMPARE(runLintCapture(a, false, out, err), 0);
+  QVERIFY2(out.find("pad-graded") != std::string::npos && out.find("--pad-id") != std::string::npos, out.c_str());
+  QVERIFY2(out.find("--tokenizer") != std::string::npos, out.c_str());
+  QVERIFY2(out.find("error   pad-graded") == std::string::npos, out.c_str());
+  a.padId = 151643; // Qwen3's <|endoftext|>
+  QCOMPARE(runLintCapture(a, true, out, err), 1);
+  auto j = nlohmann::json::parse(out);
+  std::set<std::string> rules;
+  for (const auto& f : j["findings"]) rules.insert(f["rule"].get<std::string>());
+  QVERIFY2(rules.count("pad-graded") && rules.count("pad-attended"), out.c_str());
+  // --fail-on: a dump whose only problem is a warning (pad-attended; the pads are not graded).
+  a.input = kData + "pads-attended-only.json";
+  a.padId.reset();
+  QCOMPARE(runLintCapture(a, true, out, err), 0);
+  j = nlohmann::json::parse(out);
+  QCOMPARE(j["summary"]["errors"].get<long>(), 0L);
+  QVERIFY2(j["summary"]["warnings"].get<long>() > 0, out.c_str());
+  a.failOn = "warning";
+  QCOMPARE(runLintCapture(a, true, out, err), 1);
+  a.failOn = "info";
+  QCOMPARE(runLintCapture(a, true, out, err), 2);
+  // --pad-id is refused for datasets (their pad id comes from the tokenizer and collator).
+  LintArgs d;
+  d.input = "builtin:demo";
+  d.padId = 0;
+  QCOMPARE(runLintCapture(d, true, out, err), 2);
+  QVERIFY(err.find("--pad-id") != std::string::npos);
 }
 
 void TestLint::shardsAndThreads() {

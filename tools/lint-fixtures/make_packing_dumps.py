@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the naive-packing batch dumps under tests/data/lint/ with the real Qwen3 token ids.
+"""Writes the naive-packing (and pad-id) batch dumps under tests/data/lint/ with the real Qwen3 token ids.
 
 Conversations are rendered in ChatML (Qwen3's template) and tokenized by maskscope's own
 tokenizer over ~/.cache/maskscope/tokenizers/qwen3, then packed the way a hand-rolled
@@ -45,6 +45,7 @@ def dump(name, rows, pad, length, extra=None):
         "pad_token_id": pad,
     }
     obj.update(extra or {})
+    obj = {k: v for k, v in obj.items() if v is not None}
     with open(os.path.join(OUT, name), "w") as f:
         json.dump(obj, f, separators=(",", ":"))
         f.write("\n")
@@ -62,6 +63,13 @@ def main():
     dump("naive-packing-pad.json", [joined_pad], ENDOFTEXT, len(joined_pad) + 2)
     # Near miss: the same conversations one per row, right-padded (no packing).
     dump("unpacked-chatml.json", encoded, ENDOFTEXT, max(map(len, encoded)) + 1, {"eos_token_id": IM_END})
+    # The buggy max_length collator: padded to 32 with <|endoftext|>, an all-ones mask, labels =
+    # input_ids, and no pad_token_id in the dump (lint needs --pad-id or --tokenizer to see pads).
+    dump("all-ones-no-pad-id.json", encoded[1:], ENDOFTEXT, 32, {"pad_token_id": None})
+    # Only a warning: pads attended (all-ones mask) but never graded (labels -100 there).
+    row = encoded[1] + [ENDOFTEXT] * 4
+    dump("pads-attended-only.json", [row], ENDOFTEXT, len(row),
+         {"labels": [[-100] + row[1:len(encoded[1])] + [-100] * 4], "eos_token_id": IM_END})
 
 
 if __name__ == "__main__":
