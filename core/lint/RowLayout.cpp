@@ -53,9 +53,18 @@ RowLayout rowLayout(const Batch& b, int64_t r) {
       if (!segmentIds && b.positionIds.sameShape(b.inputIds))
         for (size_t i = 1; i < L.examples.size() && !resets; ++i)
           resets = b.positionIds.at(r, L.examples[i].begin) == 0;
-      L.segmentSource = segmentIds ? SegmentSource::MaskSegmentIds
-                        : resets   ? SegmentSource::PositionResets
-                                   : SegmentSource::Separators;
+      // Stated by the dump (cu_seq_lens) when they differ from what the ids, mask and positions show.
+      bool stated = false;
+      if (size_t(r) < b.segments.size() && b.segments[size_t(r)].size() >= 2) {
+        const std::vector<Segment> recovered = recoveredSegmentsOfRow(b, r);
+        stated = recovered.size() != b.segments[size_t(r)].size();
+        for (size_t i = 0; i < recovered.size() && !stated; ++i)
+          stated = recovered[i].begin != b.segments[size_t(r)][i].begin;
+      }
+      L.segmentSource = stated       ? SegmentSource::CuSeqLens
+                        : segmentIds ? SegmentSource::MaskSegmentIds
+                        : resets     ? SegmentSource::PositionResets
+                                     : SegmentSource::Separators;
       return L;
     }
     L.examples.clear();

@@ -17,8 +17,8 @@ struct ExampleRange {
 };
 
 // Where a row's example boundaries come from; Separators: naive packing, read from the tokens
-// (core/mask/PackingSeparators.h).
-enum class SegmentSource { None, Collator, MaskSegmentIds, PositionResets, Separators };
+// (core/mask/PackingSeparators.h); CuSeqLens: the dump's cu_seq_lens.
+enum class SegmentSource { None, Collator, MaskSegmentIds, PositionResets, Separators, CuSeqLens };
 
 struct RowLayout {
   std::vector<uint8_t> pad;           // [T]: 1 = padding

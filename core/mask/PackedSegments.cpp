@@ -12,6 +12,14 @@ namespace maskscope {
 
 std::vector<Segment> segmentsOfRow(const Batch& b, int64_t r) {
   if (r < 0 || r >= b.batchSize()) throw Error("row " + std::to_string(r) + " is outside the batch");
+  // Boundaries the dump states itself (cu_seq_lens of a flattened row) win over any recovery.
+  if (b.meta.empty() && size_t(r) < b.segments.size() && b.segments[size_t(r)].size() >= 2)
+    return b.segments[size_t(r)];
+  return recoveredSegmentsOfRow(b, r);
+}
+
+std::vector<Segment> recoveredSegmentsOfRow(const Batch& b, int64_t r) {
+  if (r < 0 || r >= b.batchSize()) throw Error("row " + std::to_string(r) + " is outside the batch");
   const int64_t T = b.length();
   const bool haveMask = b.attentionMask.sameShape(b.inputIds);
   const bool havePositions = b.positionIds.sameShape(b.inputIds);
@@ -42,8 +50,8 @@ std::vector<Segment> segmentsOfRow(const Batch& b, int64_t r) {
 }
 
 void deriveSegments(Batch& b) {
-  b.segments.assign(size_t(std::max<int64_t>(b.batchSize(), 0)), {});
-  for (int64_t r = 0; r < b.batchSize(); ++r) b.segments[size_t(r)] = segmentsOfRow(b, r);
+  b.segments.resize(size_t(std::max<int64_t>(b.batchSize(), 0)));
+  for (int64_t r = 0; r < b.batchSize(); ++r) b.segments[size_t(r)] = segmentsOfRow(b, r); // keeps stated ones
 }
 
 } // namespace maskscope

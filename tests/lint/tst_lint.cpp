@@ -11,6 +11,7 @@
 #include "core/mask/PackingSeparators.h"
 #include "core/mask/PaddingDetection.h"
 #include "core/mask/RowFacts.h"
+#include "core/util/Error.h"
 #include "core/util/FileReading.h"
 
 #include <QDir>
@@ -126,6 +127,7 @@ private Q_SLOTS:
   void rowFactsCounts();
   void naivePackingBoundaries_data();
   void naivePackingBoundaries();
+  void paddingFreeCuSeqLens();
   void lintAndLossCountsAgree_data();
   void lintAndLossCountsAgree();
   void benchLintBatch();
@@ -238,6 +240,11 @@ std::vector<RuleCase> ruleCases() {
   add("packing-cross-attention fires (EOS then BOS, no positions)", "packing-cross-attention", true, [] {
     return lintIds(makeBatch({{{2, 10, 3, 2, 11, 3, 0}, {X, 10, 3, X, 11, 3, X}, {1, 1, 1, 1, 1, 1, 0}, {}}}));
   });
+  // Padding-free rows with cu_seq_lens_q/k (DataCollatorWithFlattening): boundaries from the dump.
+  add("position-ids-not-reset fires (padding-free, cu_seq_lens, positions run on)", "position-ids-not-reset", true,
+      [] { return lintIds(loadBatchDump(kData + "padding-free-positions-run-on.json")); });
+  add("position-ids-not-reset quiet (padding-free, cu_seq_lens, positions restart)", "position-ids-not-reset", false,
+      [] { return lintIds(loadBatchDump(kData + "padding-free-cu-seq-lens.json")); });
   add("left-pad-positions fires", "left-pad-positions", true, [] {
     return lintIds(makeBatch({{{0, 0, 2, 10, 3}, {X, X, X, 10, 3}, {0, 0, 1, 1, 1}, {0, 1, 2, 3, 4}}}));
   });
@@ -738,6 +745,33 @@ void TestLint::naivePackingBoundaries() {
       }
     }
   QCOMPARE(blockDiagonal, file != QStringLiteral("unpacked-chatml.json"));
+}
+
+// A flattened row's cu_seq_lens_q/k become its segments (whatever the position ids say), the loss
+// request splits the row there, and offsets that go backwards are refused with the key named.
+void TestLint::paddingFreeCuSeqLens() {
+  for (const char* file : {"padding-free-cu-seq-lens.json", "padding-free-positions-run-on.json"}) {
+    const Batch b = loadBatchDump(kData + file);
+    const std::vector<Segment> segs = segmentsOfRow(b, 0);
+    QCOMPARE(segs.size(), size_t(3));
+    QCOMPARE(segs[1].begin, int64_t(25));
+    QCOMPARE(segs[2].begin, int64_t(41));
+    QCOMPARE(segs[2].end, b.length());
+    bool blockDiagonal = false;
+    for (const auto& v : buildLossRequest(b, false).variants)
+      if (v.name == "block_diagonal") {
+        blockDiagonal = true;
+        QCOMPARE(v.positionIds.at(0, 41), int64_t(0));
+        QCOMPARE(v.attentionMask.at(0, 41), int64_t(3));
+      }
+    QVERIFY2(blockDiagonal, file);
+  }
+  try {
+    loadBatchDump(kData + "cu-seq-lens-decreasing.json");
+    QFAIL("decreasing cu_seq_lens was accepted");
+  } catch (const Error& e) {
+    QVERIFY2(std::string(e.what()).find("cu_seq_lens_q") != std::string::npos, e.what());
+  }
 }
 
 void TestLint::rowFactsCounts() {

@@ -66,6 +66,25 @@ def main():
     # The buggy max_length collator: padded to 32 with <|endoftext|>, an all-ones mask, labels =
     # input_ids, and no pad_token_id in the dump (lint needs --pad-id or --tokenizer to see pads).
     dump("all-ones-no-pad-id.json", encoded[1:], ENDOFTEXT, 32, {"pad_token_id": None})
+    # Padding-free (DataCollatorWithFlattening / TRL padding_free): one row, examples concatenated,
+    # the first label of each -100, cu_seq_lens_q/k; position ids restarting, or (the bug) not.
+    flat = sum(encoded, [])
+    cu = [0]
+    for e in encoded:
+        cu.append(cu[-1] + len(e))
+    labels = sum([[-100] + e[1:] for e in encoded], [])
+    restart = sum([list(range(len(e))) for e in encoded], [])
+    for name, pos in (("padding-free-cu-seq-lens.json", restart), ("padding-free-positions-run-on.json", None)):
+        obj = {"input_ids": [flat], "labels": [labels], "position_ids": [pos or list(range(len(flat)))],
+               "cu_seq_lens_q": cu, "cu_seq_lens_k": cu, "max_length_q": max(map(len, encoded))}
+        with open(os.path.join(OUT, name), "w") as f:
+            json.dump(obj, f, separators=(",", ":"))
+            f.write("\n")
+    # Broken on purpose: cu_seq_lens that goes backwards (the reader must refuse it).
+    with open(os.path.join(OUT, "cu-seq-lens-decreasing.json"), "w") as f:
+        json.dump({"input_ids": [flat], "labels": [labels], "cu_seq_lens_q": [0, 30, 20, len(flat)]}, f,
+                  separators=(",", ":"))
+        f.write("\n")
     # Only a warning: pads attended (all-ones mask) but never graded (labels -100 there).
     row = encoded[1] + [ENDOFTEXT] * 4
     dump("pads-attended-only.json", [row], ENDOFTEXT, len(row),

@@ -45,7 +45,10 @@ void packingCrossAttention(const RowInput& in) {
   std::string msg = in.label(first) + ": " + num(pairs) + " of " + num(int64_t(L.examples.size()) - 1) +
                     " packed examples after the first can attend to the examples before them (attention_mask " +
                     "does not separate them; " + where(in) + ")";
-  if (L.segmentSource == SegmentSource::Separators)
+  if (L.segmentSource == SegmentSource::CuSeqLens)
+    msg += "; boundaries from the dump's cu_seq_lens: correct only when it reaches FlashAttention varlen "
+           "(flash_attention_2)";
+  else if (L.segmentSource == SegmentSource::Separators)
     msg += "; naive packing: examples joined by separator tokens into one attention block, positions running on";
   else if (paddingFree)
     msg += "; a padding-free row: correct only under FlashAttention varlen (flash_attention_2)";
