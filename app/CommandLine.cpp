@@ -117,6 +117,9 @@ Runner declareLint(CLI::App* cmd) {
   cmd->add_flag("--list-rules", a->listRules, "list every rule");
   cmd->add_flag("--progress", a->progress, "progress on stderr even when it is not a terminal");
   cmd->add_option("--show-rows", a->showRows, "offending rows drawn as tokens (default 3)");
+  cmd->add_option("--pad-id", a->padId, "dumps: the pad id (trailing runs of it are padding; over pad_token_id)");
+  cmd->add_option("--fail-on", a->failOn, "exit 1 on findings of this severity or above: error (default) or warning")
+      ->check(CLI::IsMember({"error", "warning"}));
   return [a](CommandIO& io) { return runLint(*a, io); };
 }
 
