@@ -43,6 +43,7 @@ ChunkResult lintChunk(const DatasetPipeline& pipeline, const DatasetLintOptions&
   std::vector<TokenizedConversation> encoded;
   encoded.reserve(chunk.rows.size());
   const CollatorSpec& spec = pipeline.collator().spec();
+  rep.summary.maxLength = spec.maxLength; // addLength() bins against it (length histogram, over_max_length)
   for (const Conversation& c : chunk.rows) {
     TokenizedConversation tc;
     try {
