@@ -130,7 +130,6 @@ private Q_SLOTS:
   void paddingFreeCuSeqLens();
   void lintAndLossCountsAgree_data();
   void lintAndLossCountsAgree();
-  void benchLintBatch();
 };
 
 namespace {
@@ -842,12 +841,6 @@ void TestLint::lintAndLossCountsAgree() {
   }
   QVERIFY(replies > 0);
   if (spec == "axolotl-packed" || spec == "trl-padding-free" || spec == "naive-packed") QVERIFY(packed);
-}
-
-void TestLint::benchLintBatch() {
-  Batch b = demoBatch("builtin:demo", "default", 8);
-  LintContext ctx;
-  QBENCHMARK { lintBatch(b, ctx); }
 }
 
 QTEST_GUILESS_MAIN(TestLint)
