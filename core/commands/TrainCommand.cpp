@@ -339,6 +339,8 @@ int runTrainAB(const TrainArgs& args, CommandIO& io) {
     io.out << j.dump() << "\n";
   else
     printHuman(j, io.out);
+  if (!io.json)
+    for (const std::string& n : rep.notes) io.err << "note: " << n << "\n";
   return 0;
 }
 

@@ -7,6 +7,8 @@ Writes tests/data/engine/adamw/golden.json: per run (token-weighted and per-micr
 training loss and pre-clip gradient norm of each step and the held-out loss before and after each.
 
   adamw_reference.py [OUT_DIR]
+  adamw_reference.py bench CONFIG.json BATCH LENGTH STEPS   seconds of STEPS training steps (one thread),
+                                                           for bench/engine/TrainBench.cpp
 """
 import json
 import os
@@ -80,7 +82,29 @@ def run(per_micro_mean):
     return out
 
 
+def bench(config_path, batch, length, steps):
+    import time
+    torch.set_num_threads(1)
+    config = json.load(open(config_path))
+    weights = {k: v.requires_grad_(True) for k, v in reference.random_model(config, 1, torch.float32).items()}
+    model = reference.Reference(config, weights)
+    params = list(weights.values())
+    opt = torch.optim.AdamW(params, lr=1e-3, foreach=False)
+    ids = torch.randint(0, config["vocab_size"], (batch, length))
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        opt.zero_grad(set_to_none=True)
+        s, n = summed_nll(model, ids, torch.ones_like(ids), ids)
+        (s / n).backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        opt.step()
+    print(json.dumps({"seconds": time.perf_counter() - t0}))
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "bench":
+        bench(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
+        return
     torch.manual_seed(0)
     torch.set_num_threads(1)
     out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "tests", "data", "engine", "adamw")
