@@ -1,9 +1,11 @@
-// CLI11-based parsing of the contract's commands into the core's argument structs.
+// CLI11-based parsing of the commands (docs/cli.md) into the core's argument structs.
 #include "app/CommandLine.h"
+#include "core/collate/CollatorSpec.h"
 #include "core/commands/CollateCommand.h"
 #include "core/commands/CommandIO.h"
 #include "core/commands/LintCommand.h"
 #include "core/commands/LossCommand.h"
+#include "core/commands/PatchTemplateCommand.h"
 #include "core/commands/RenderCommand.h"
 #include "core/commands/TokenizeCommand.h"
 #include "core/commands/TrainCommand.h"
@@ -60,13 +62,16 @@ Runner declareCollate(CLI::App* cmd) {
   auto in = std::make_shared<BatchInputs>();
   auto rows = std::make_shared<std::string>();
   auto table = std::make_shared<CollateTableOptions>();
+  auto listPresets = std::make_shared<bool>(false);
   addBatchInputs(cmd, *in, *rows);
-  cmd->get_option("--tokenizer")->required();
-  cmd->get_option("--data")->required();
+  // --tokenizer and --data are checked by runCollate, so that --list-presets needs neither.
+  cmd->add_flag("--list-presets", *listPresets, "list the collator presets with their meaning");
+  cmd->footer(collatorPresetsText());
   cmd->add_flag("--table", table->enabled, "per-position table: token, id, label, attention, position id, role");
   cmd->add_option("--hide", table->hide, "with --table: hide system,whitespace,padding (comma list)");
   cmd->add_option("--table-format", table->format, "with --table: text, markdown, csv or html");
-  return [in, rows, table](CommandIO& io) {
+  return [in, rows, table, listPresets](CommandIO& io) {
+    if (*listPresets) return listCollatorPresets(io);
     if (!rows->empty()) parseRowRange(*rows, in->rowBegin, in->rowEnd);
     return runCollate(*in, io, *table);
   };
@@ -113,6 +118,9 @@ Runner declareLint(CLI::App* cmd) {
   cmd->add_flag("--list-rules", a->listRules, "list every rule");
   cmd->add_flag("--progress", a->progress, "progress on stderr even when it is not a terminal");
   cmd->add_option("--show-rows", a->showRows, "offending rows drawn as tokens (default 3)");
+  cmd->add_option("--pad-id", a->padId, "dumps: the pad id (trailing runs of it are padding; over pad_token_id)");
+  cmd->add_option("--fail-on", a->failOn, "exit 1 on findings of this severity or above: error (default) or warning")
+      ->check(CLI::IsMember({"error", "warning"}));
   return [a](CommandIO& io) { return runLint(*a, io); };
 }
 
@@ -186,6 +194,14 @@ Runner declareSnapshot(CLI::App* cmd) {
   };
 }
 
+Runner declarePatchTemplate(CLI::App* cmd) {
+  auto a = std::make_shared<PatchTemplateArgs>();
+  cmd->add_option("--template", a->templateSpec, "built-in name, .jinja, tokenizer_config.json or model folder");
+  cmd->add_option("--tokenizer", a->tokenizerSpec, "tokenizer spec (its special tokens and folder)");
+  cmd->add_option("--out", a->out, "the .jinja to write (only after verification)")->required();
+  return [a](CommandIO& io) { return runPatchTemplate(*a, io); };
+}
+
 // The headless commands, in the order --help lists them.
 const std::vector<CommandSpec>& commands() {
   static const std::vector<CommandSpec> table = {
@@ -196,6 +212,7 @@ const std::vector<CommandSpec>& commands() {
       {"loss", "the model's loss with the masks as given and fixed (LibTorch)", declareLoss},
       {"train-ab", "train twice, buggy and correct collator, and compare (LibTorch)", declareTrainAB},
       {"snapshot", "render one view of the app off screen to a PNG", declareSnapshot},
+      {"patch-template", "a training copy of a chat template with {% generation %} blocks", declarePatchTemplate},
   };
   return table;
 }

@@ -1,6 +1,7 @@
 // config.json parsing for the supported decoder architectures (see ModelConfig.h). Defaults are
 // those of the matching transformers *Config class where a checkpoint may omit the key.
 #include "engine/ModelConfig.h"
+#include "core/util/JsonParse.h"
 
 #include <nlohmann/json.hpp>
 
@@ -174,12 +175,7 @@ const std::vector<std::string>& supportedModelTypes() {
 }
 
 ModelConfig parseModelConfig(const std::string& text, const std::string& source) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const std::exception& e) {
-    throw std::runtime_error(source + ": not valid JSON: " + e.what());
-  }
+  const nlohmann::json j = parseJsonOrThrow(text, {source}); // depth-capped, like every input
   if (!j.is_object()) throw std::runtime_error(source + ": not a JSON object");
   ModelConfig c;
   c.modelType = stringField(j, "model_type");

@@ -1,24 +1,20 @@
 // Reading a batch written by torch.save(dict) (.pt, the zip format) into plain integer grids.
 #include "core/forward/ForwardEngine.h"
+#include "core/util/FileReading.h"
 
 #include <torch/serialize.h>
 #include <torch/torch.h>
 
-#include <fstream>
 #include <sstream>
-#include <sys/stat.h>
 
 namespace maskscope::engine {
 
 std::map<std::string, TensorGrid> readTorchBatch(const std::string& path) {
   constexpr int64_t kCap = int64_t(1) << 30; // 1 GiB file, 256M values
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) throw std::runtime_error(path + ": not found");
-  if (st.st_size > kCap) throw std::runtime_error(path + ": larger than 1 GiB");
-  std::vector<char> bytes(size_t(st.st_size));
+  std::vector<char> bytes;
   {
-    std::ifstream in(path, std::ios::binary);
-    if (!in.read(bytes.data(), std::streamsize(bytes.size()))) throw std::runtime_error(path + ": cannot read");
+    const std::string text = readFileCapped(path, kCap); // "file not found", "over the limit", ...
+    bytes.assign(text.begin(), text.end());
   }
   c10::IValue value;
   try {

@@ -3,6 +3,8 @@
 // and the mask comparison with role shares, gradient norms and logit changes. Row chunks keep
 // memory bounded; CUDA out-of-memory halves the chunk, then falls back to the CPU.
 #include "core/forward/ForwardEngine.h"
+#include "core/util/FileReading.h"
+#include "core/util/JsonParse.h"
 #include "engine/Trainer.h"
 #include "engine/TransformerModel.h"
 
@@ -10,10 +12,7 @@
 #include <torch/cuda.h>
 
 #include <cmath>
-#include <fstream>
 #include <limits>
-#include <sstream>
-#include <sys/stat.h>
 
 namespace maskscope::engine {
 
@@ -22,22 +21,6 @@ std::map<std::string, TensorGrid> readTorchBatch(const std::string& path); // To
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-std::string readSmallFile(const std::string& path, size_t cap) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) throw std::runtime_error(path + ": not found");
-  if (size_t(st.st_size) > cap) throw std::runtime_error(path + ": larger than " + std::to_string(cap >> 20) + " MiB");
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  if (!in.good() && !in.eof()) throw std::runtime_error(path + ": cannot read");
-  return s.str();
-}
-
-bool fileExists(const std::string& p) {
-  struct stat st {};
-  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
 
 void checkCancel(const RunControl& c) {
   if (c.cancel && c.cancel->load()) throw std::runtime_error("cancelled");
@@ -49,12 +32,7 @@ void report(const RunControl& c, double f, const std::string& text) {
 
 // Shard file names from model.safetensors.index.json (names only: no folders, no "..").
 std::vector<std::string> shardNames(const std::string& indexText, const std::string& source) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(indexText);
-  } catch (const std::exception& e) {
-    throw std::runtime_error(source + ": not valid JSON: " + e.what());
-  }
+  const nlohmann::json j = parseJsonOrThrow(indexText, {source});
   if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
     throw std::runtime_error(source + " (weight_map): missing");
   std::vector<std::string> names;
@@ -485,12 +463,12 @@ TransformerModel loadTransformerModel(const ModelSource& source, at::Device devi
     model = TransformerModel::fromSafetensors(config, files, device, /*copyWeights=*/true);
   } else {
     const std::string dir = source.folder.empty() ? source.spec : source.folder;
-    ModelConfig config = parseModelConfig(readSmallFile(dir + "/config.json", 16 << 20), dir + "/config.json");
+    ModelConfig config = parseModelConfig(readFileCapped(dir + "/config.json", 16 << 20), dir + "/config.json");
     std::vector<std::string> names{"model.safetensors"};
     if (!fileExists(dir + "/model.safetensors")) {
       const std::string idx = dir + "/model.safetensors.index.json";
       if (!fileExists(idx)) throw std::runtime_error(dir + ": no model.safetensors or model.safetensors.index.json");
-      names = shardNames(readSmallFile(idx, 64 << 20), idx);
+      names = shardNames(readFileCapped(idx, 64 << 20), idx);
     }
     std::vector<SafetensorsFile> files;
     for (size_t i = 0; i < names.size(); ++i) {

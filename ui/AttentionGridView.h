@@ -1,8 +1,10 @@
 // The attention grid of one batch row: queries down, keys across; each cell allowed or blocked,
 // the reason shown by colour and, zoomed in, by a glyph (✓ allowed, · future, P padding,
-// × other example). Wheel zooms around the cursor, drag pans, double-click fits. Rendered from the
-// row's segment ids (GridRenderer), only the visible part, never one item per cell; the
-// whole-grid image is cached per batch, zoomed images per zoom level and view.
+// × other example, ! allowed pad key, ≠ allowed key of another example; the last two striped).
+// Strips along the top and left show each position's kind; packed examples are outlined. The grid
+// fills its area (fitted, cells may be oblong); zooming in tends to square cells (the area's aspect).
+// Wheel zooms around the cursor, drag pans, double-click fits; arrows move the focus cell.
+// Rendered from the row's anatomy (GridRenderer), only the visible part, never one item per cell.
 #pragma once
 #include "ui/GridRenderer.h"
 
@@ -28,7 +30,13 @@ public:
 
   int64_t gridSize() const { return source_.size(); }
   CellState cellState(int query, int key) const { return source_.state(query, key); }
-  const GridSource& gridSource() const { return source_; } // segment ids of the shown row
+  CellClass cellClass(int query, int key) const { return source_.classify(query, key); }
+  const GridSource& gridSource() const { return source_; } // the shown row's anatomy
+  // Compare mode: tint the cells whose state differs from `other` (nullptr: no overlay).
+  void setDiffSource(const GridSource* other);
+  int64_t exampleCount() const; // packed examples revealed in the row (1 when unpacked)
+  const std::vector<int64_t>& exampleStarts() const { return segmentStarts_; }
+  QPoint focusCell() const { return focusCell_; } // x = key, y = query
   void setHighlightedQuery(int query);
   int highlightedQuery() const { return highlightedQuery_; }
   // The visible region in cells (x = keys, y = queries); the whole grid when fitted.
@@ -36,7 +44,8 @@ public:
   void setViewRect(QRectF cells);
   void zoomBy(double factor, QPointF aroundCell);
   void fitAll();
-  double cellPixels() const; // on-screen size of one cell
+  double cellPixels() const; // on-screen size of one cell (the smaller side when oblong)
+  QSizeF cellSize() const;   // on-screen width and height of one cell
   // The cell under a widget point, or (-1, -1) (x = key, y = query).
   QPoint cellAt(QPoint widgetPos) const;
   QString describeCell(int query, int key) const;
@@ -57,23 +66,32 @@ protected:
   void mouseReleaseEvent(QMouseEvent* event) override;
   void mouseDoubleClickEvent(QMouseEvent* event) override;
   void keyPressEvent(QKeyEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
 private:
   void rebuild();
   const Batch* batch() const;
   int row() const;
   QRect plotRect(QRect area) const;
+  QRect plotRectWith(QRect area, bool rowLabels, bool columnLabels) const;
+  bool moveFocus(int dk, int dq);
   // Where render() draws: the plot rectangle, the cell size in pixels and the whole cells in view.
   struct Frame {
     QRect plot;
-    double cell = 0;
+    double cellW = 0, cellH = 0;
     int cx0 = 0, cy0 = 0, cx1 = 0, cy1 = 0; // keys [cx0, cx1), queries [cy0, cy1)
     double x(double key) const;
     double y(double query) const;
     double viewLeft = 0, viewTop = 0;
   };
-  void paintCells(QPainter& p, const Frame& f) const; // cells, borders, glyphs, segments, selection
-  void paintAxes(QPainter& p, const Frame& f) const;  // token labels zoomed in, position ticks otherwise
+  void paintCells(QPainter& p, const Frame& f) const;    // cells, borders, glyphs, segments, selection
+  void paintAxes(QPainter& p, const Frame& f) const;     // token labels zoomed in, position ticks otherwise
+  void paintHatching(QPainter& p, const Frame& f) const; // stripes on scaled-up allowed-but-wrong cells
+  void paintGlyphs(QPainter& p, const Frame& f) const;
+  void paintStrips(QPainter& p, const Frame& f) const;   // each key's / query's kind
+  void paintOverlays(QPainter& p, const Frame& f) const; // boundaries, selection, focus cell
+  void paintScale(QPainter& p, const Frame& f) const;    // probability colour scale
+  void paintCaption(QPainter& p, QRect area) const;
   QImage imageFor(QRect visibleCells, QSize plotPixels) const;
 
   Session* session_;
@@ -84,6 +102,8 @@ private:
   QString probsLabel_;
   QRectF view_;
   int highlightedQuery_ = -1;
+  QPoint focusCell_{-1, -1};
+  const GridSource* diffSource_ = nullptr;
   QPoint dragStart_;
   QRectF dragView_;
   bool dragging_ = false;

@@ -6,6 +6,8 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPainter>
+#include <QPixmap>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -13,19 +15,37 @@ namespace maskscope {
 
 namespace {
 
-QWidget* legendItem(CellState state, const QString& text, QWidget* parent) {
-  const QColor colour = palette::cellColour(state);
+// A swatch painted as the grid paints the class (colour, stripes, glyph) and its name.
+QWidget* legendItem(CellClass c, const QString& text, QWidget* parent, bool greyed = false) {
+  QColor colour = palette::cellClassColour(c);
+  QColor stripe = palette::cellClassStripe(c);
+  if (greyed) {
+    colour = palette::greyedForPadQuery(colour);
+    if (stripe.isValid()) stripe = palette::greyedForPadQuery(stripe);
+  }
+  QPixmap pm(18, 18);
+  pm.fill(colour);
+  QPainter p(&pm);
+  if (stripe.isValid()) p.fillRect(pm.rect(), QBrush(stripe, Qt::BDiagPattern));
+  p.setPen(QColor(0x66, 0x66, 0x66));
+  p.drawRect(pm.rect().adjusted(0, 0, -1, -1));
+  QFont f = p.font();
+  f.setBold(true);
+  f.setPixelSize(12);
+  p.setFont(f);
+  p.setPen(c == CellClass::Allowed || colour.lightness() < 128 ? QColor(0xf0, 0xf0, 0xf0) : QColor(0x22, 0x22, 0x22));
+  p.drawText(pm.rect(), Qt::AlignCenter, QString(palette::cellClassGlyph(c)));
+  p.end();
   auto* w = new QWidget(parent);
   auto* l = new QHBoxLayout(w);
   l->setContentsMargins(0, 0, 8, 0);
-  auto* swatch = new QLabel(QString(palette::cellGlyph(state)), w);
-  swatch->setAlignment(Qt::AlignCenter);
+  auto* swatch = new QLabel(w);
+  swatch->setPixmap(pm);
   swatch->setFixedSize(18, 18);
-  swatch->setStyleSheet(
-      QStringLiteral("background:%1;border:1px solid #666;color:%2;font-weight:bold;")
-          .arg(colour.name(), colour.lightness() < 128 ? QStringLiteral("#fff") : QStringLiteral("#222")));
   l->addWidget(swatch);
-  l->addWidget(new QLabel(text, w));
+  auto* label = new QLabel(text, w);
+  label->setObjectName(QStringLiteral("legend:%1").arg(QString::fromLatin1(cellClassName(c))));
+  l->addWidget(label);
   return w;
 }
 
@@ -42,14 +62,19 @@ AttentionPane::AttentionPane(Session* session, QWidget* parent) : QWidget(parent
 }
 
 QWidget* AttentionPane::buildLegend() {
+  // Three rows: what the mask does (and the model controls), what a reader must not miss, and the
+  // greyed rows and the strips.
   auto* legend = new QWidget(this);
-  auto* ll = new QHBoxLayout(legend);
-  ll->setContentsMargins(0, 0, 0, 0);
+  auto* rows = new QVBoxLayout(legend);
+  rows->setContentsMargins(0, 0, 0, 0);
+  rows->setSpacing(2);
+  auto* ll = new QHBoxLayout();
+  rows->addLayout(ll);
   ll->addWidget(new QLabel(tr("<b>Attention</b>:"), legend));
-  ll->addWidget(legendItem(CellState::Allowed, tr("allowed"), legend));
-  ll->addWidget(legendItem(CellState::Future, tr("future (causal)"), legend));
-  ll->addWidget(legendItem(CellState::Padding, tr("padding"), legend));
-  ll->addWidget(legendItem(CellState::OtherExample, tr("other example"), legend));
+  ll->addWidget(legendItem(CellClass::Allowed, tr("allowed"), legend));
+  ll->addWidget(legendItem(CellClass::Future, tr("future (causal)"), legend));
+  ll->addWidget(legendItem(CellClass::Padding, tr("padding"), legend));
+  ll->addWidget(legendItem(CellClass::OtherExample, tr("other example"), legend));
   ll->addStretch();
   ll->addWidget(new QLabel(tr("layer"), legend));
   layerBox_ = new QSpinBox(legend);
@@ -67,6 +92,23 @@ QWidget* AttentionPane::buildLegend() {
   modeBox_->setMinimumContentsLength(12);
   modeBox_->setToolTip(tr("Load a model (Model menu) to see real attention probabilities"));
   ll->addWidget(modeBox_);
+  auto* bugs = new QHBoxLayout();
+  rows->addLayout(bugs);
+  bugs->addWidget(legendItem(CellClass::AllowedPad, tr("allowed, but this key is padding"), legend));
+  bugs->addWidget(
+      legendItem(CellClass::AllowedOtherExample, tr("allowed, but this key belongs to another example"), legend));
+  bugs->addStretch();
+  // A third row, so no row is wider than a 1024 px window's centre (no word wrap: a legend whose
+  // height follows its width would move the docks whenever the centre's width changes).
+  auto* rows3 = new QHBoxLayout();
+  rows->addLayout(rows3);
+  rows3->addWidget(legendItem(CellClass::Allowed, tr("pad query row (output unread)"), legend, true));
+  auto* strips = new QLabel(tr("strips: <span style='color:%1'>&#9632;</span> pad "
+                               "<span style='color:#808080'>&#9632;</span> special, colours = example")
+                                .arg(palette::padding().name()),
+                            legend);
+  rows3->addWidget(strips);
+  rows3->addStretch();
   return legend;
 }
 

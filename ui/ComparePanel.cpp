@@ -138,6 +138,9 @@ void ComparePanel::recompute() {
   stripB_->setCompareBatch(&a_, rowA_);
   gridA_->setBatchOverride(&a_, rowA_);
   gridB_->setBatchOverride(&b_, rowB_);
+  // The diff overlay: each grid tints the cells whose state differs from the other's.
+  gridA_->setDiffSource(&gridB_->gridSource());
+  gridB_->setDiffSource(&gridA_->gridSource());
   summaryA_->setText(sideSummary(a_, rowA_));
   summaryB_->setText(sideSummary(b_, rowB_));
   // Cells that differ, over the common square: O(T^2) time (O(T) memory, from segment ids), so long
@@ -148,6 +151,7 @@ void ComparePanel::recompute() {
     differingCells_ = -1;
     auto pair = std::make_shared<std::pair<GridSource, GridSource>>(gridA_->gridSource(), gridB_->gridSource());
     pair->first.probs = pair->second.probs = nullptr; // the worker reads segment ids only
+    pair->first.diff = pair->second.diff = nullptr;
     std::shared_ptr<const std::pair<GridSource, GridSource>> sources = pair;
     auto* watcher = new QFutureWatcher<int64_t>(this);
     connect(watcher, &QFutureWatcher<int64_t>::finished, this, [this, watcher, gen] {
@@ -164,8 +168,9 @@ void ComparePanel::recompute() {
 }
 
 QString ComparePanel::summaryText() const {
-  const QString cells = differingCells_ < 0 ? tr("counting the attention cells that differ\u2026")
-                                            : tr("%1 attention cells differ").arg(differingCells_);
+  const QString cells = differingCells_ < 0
+                            ? tr("counting the attention cells that differ\u2026")
+                            : tr("%1 attention cells differ (tinted yellow in both grids)").arg(differingCells_);
   return tr("%1 positions differ in label, attention or position id (outlined, \u2260); %2%3.")
       .arg(differingPositions())
       .arg(cells)

@@ -17,12 +17,16 @@ int samples(int64_t begin, int64_t end, int64_t out[4]) {
   return n;
 }
 
-QRgb probColour(float p, const QColor& allowed, const QColor& base) {
-  // sqrt stretches the small probabilities most rows hold, so structure shows.
-  const double a = std::sqrt(std::clamp(double(p), 0.0, 1.0));
-  return qRgb(int(base.red() + (allowed.red() - base.red()) * a),
-              int(base.green() + (allowed.green() - base.green()) * a),
-              int(base.blue() + (allowed.blue() - base.blue()) * a));
+// One cell's colour: its class (probabilities for allowed cells), greyed on pad query rows, tinted
+// where the compared grid differs. stripe: the output pixel lies on a stripe of the pattern.
+QRgb cellRgb(const GridSource& src, int64_t q, int64_t k, bool stripe, const QRgb* classes, const QRgb* stripes) {
+  const CellClass c = src.classify(q, k);
+  QRgb rgb = classes[int(c)];
+  if (src.probs && c == CellClass::Allowed) rgb = probabilityColour((*src.probs)[size_t(q * src.size() + k)]).rgb();
+  if (stripe && qAlpha(stripes[int(c)]) != 0) rgb = stripes[int(c)];
+  if (src.padQuery(q)) rgb = palette::greyedForPadQuery(QColor(rgb)).rgb();
+  if (src.differs(q, k)) rgb = palette::mix(QColor(rgb), palette::diffColour(), 0.65).rgb();
+  return rgb;
 }
 
 } // namespace
@@ -32,11 +36,16 @@ QImage renderGridRegion(const GridSource& src, QRect cells, QSize out) {
   cells = cells.intersected(QRect(0, 0, int(n), int(n)));
   if (cells.isEmpty() || out.isEmpty()) return {};
   QImage img(out, QImage::Format_RGB32);
-  QRgb colours[4];
-  for (int s = 0; s < 4; ++s) colours[s] = palette::cellColour(CellState(s)).rgb();
-  const QColor allowed = palette::cellColour(CellState::Allowed);
-  const QColor white(0xff, 0xff, 0xff);
-  const bool withProbs = src.probs && int64_t(src.probs->size()) == n * n;
+  QRgb classes[kCellClassCount], stripes[kCellClassCount];
+  for (int c = 0; c < kCellClassCount; ++c) {
+    classes[c] = palette::cellClassColour(CellClass(c)).rgb();
+    const QColor st = palette::cellClassStripe(CellClass(c));
+    stripes[c] = st.isValid() ? st.rgb() : qRgba(0, 0, 0, 0);
+  }
+  GridSource checked = src;
+  if (checked.probs && int64_t(checked.probs->size()) != n * n) checked.probs = nullptr;
+  // Stripes only where an output pixel is a screen pixel (the caller hatches scaled-up cells).
+  const bool pixelStripes = out.width() < cells.width() || out.height() < cells.height();
 
   // Sample positions per output column (keys) and row (queries).
   std::vector<int64_t> colS(size_t(out.width()) * 4), rowS(size_t(out.height()) * 4);
@@ -59,12 +68,10 @@ QImage renderGridRegion(const GridSource& src, QRect cells, QSize out) {
       const int64_t* ks = &colS[size_t(x) * 4];
       const int nk = colN[size_t(x)];
       int r = 0, g = 0, b = 0;
+      const bool stripe = pixelStripes && (x + y) % 6 < 2;
       for (int i = 0; i < nq; ++i)
         for (int j = 0; j < nk; ++j) {
-          const CellState s = src.state(qs[i], ks[j]);
-          QRgb c = colours[int(s)];
-          if (withProbs && s == CellState::Allowed)
-            c = probColour((*src.probs)[size_t(qs[i] * n + ks[j])], allowed, white);
+          const QRgb c = cellRgb(checked, qs[i], ks[j], stripe, classes, stripes);
           r += qRed(c);
           g += qGreen(c);
           b += qBlue(c);
@@ -74,6 +81,11 @@ QImage renderGridRegion(const GridSource& src, QRect cells, QSize out) {
     }
   }
   return img;
+}
+
+QColor probabilityColour(double p) {
+  // sqrt stretches the small probabilities most rows hold, so structure shows.
+  return palette::mix(palette::probabilityLow(), palette::probabilityHigh(), std::sqrt(std::clamp(p, 0.0, 1.0)));
 }
 
 } // namespace maskscope

@@ -1,9 +1,11 @@
-// Renders a region of a [T, T] attention grid into an image, straight from the row's segment ids
-// (the grid is a function of them: AttentionGrid.h), so no T x T buffer is needed at 8k tokens.
+// Renders a region of a [T, T] attention grid into an image, straight from the row's per-position
+// facts (the grid is a function of them: CellClass.h), so no T x T buffer is needed at 8k tokens.
 // Each output pixel averages up to 4 x 4 sampled cells, so a zoomed-out view keeps the mix of
 // reasons instead of aliasing; zoomed in, one pixel per cell is rendered and scaled by the caller.
+// Cells that are allowed but should not be (a pad key, another example's key) are striped when an
+// output pixel is a screen pixel; the caller hatches them when it scales cells up.
 #pragma once
-#include "core/mask/AttentionGrid.h"
+#include "core/mask/CellClass.h"
 
 #include <QImage>
 #include <QRect>
@@ -12,21 +14,24 @@
 
 namespace maskscope {
 
-struct GridSource {
-  std::vector<int64_t> segments;             // segmentIdsForRow: 0 = padding, 1.. = example
+// One row as the renderer reads it: the row's anatomy (mask segments, padding, examples) plus
+// optional probabilities and a grid to diff against.
+struct GridSource : RowAnatomy {
   const std::vector<float>* probs = nullptr; // optional [T, T] attention probabilities (row-major)
-  int64_t size() const { return int64_t(segments.size()); }
-  CellState state(int64_t q, int64_t k) const {
-    if (k > q) return CellState::Future;
-    const int64_t sk = segments[size_t(k)];
-    if (sk == 0) return CellState::Padding;
-    const int64_t sq = segments[size_t(q)];
-    if (sq != 0 && sq != sk) return CellState::OtherExample;
-    return CellState::Allowed;
+  const GridSource* diff = nullptr;          // optional: cells whose state differs from it are tinted
+
+  // The cell differs from the compared grid (outside the common square every cell below the
+  // diagonal differs; above it both grids are causal, so nothing does).
+  bool differs(int64_t q, int64_t k) const {
+    if (!diff || k > q) return false;
+    if (q >= diff->size() || k >= diff->size()) return true;
+    return state(q, k) != diff->state(q, k);
   }
 };
 
 // cells: the region in cell units (x = keys, y = queries), clipped to the grid. out: pixels.
 QImage renderGridRegion(const GridSource& source, QRect cells, QSize out);
+// The colour of one probability on the theme's scale (0 = the theme's base, 1 = allowed blue).
+QColor probabilityColour(double p);
 
 } // namespace maskscope

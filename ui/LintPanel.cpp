@@ -46,7 +46,15 @@ LintPanel::LintPanel(Session* session, QWidget* parent) : QWidget(parent), sessi
   connect(watcher_, &QFutureWatcher<LintReport>::finished, this, [this] {
     progress_->setVisible(false);
     datasetButton_->setEnabled(true);
+    if (datasetRunKey_ != settingsKey()) {
+      // Made for a file or settings no longer shown: drop it, lint what is shown now.
+      staleNoteRow_ = session_->selectedRow();
+      staleNote_ = tr("The dataset run was for the previous file or collator and was dropped. ");
+      lintCurrentBatchAsync();
+      return;
+    }
     try {
+      reportKey_ = datasetRunKey_;
       showReport(watcher_->result(), true);
     } catch (const std::exception& e) {
       summary_->setText(tr("Lint failed: %1").arg(QString::fromUtf8(e.what())));
@@ -61,17 +69,58 @@ LintPanel::LintPanel(Session* session, QWidget* parent) : QWidget(parent), sessi
   debounce_->setInterval(150);
   connect(debounce_, &QTimer::timeout, this, &LintPanel::lintCurrentBatchAsync);
   connect(session_, &Session::batchChanged, this, &LintPanel::onBatchChanged);
+  connect(session_, &Session::datasetChanged, this, &LintPanel::onSettingsChanged);
+  connect(session_, &Session::pipelineChanged, this, &LintPanel::onSettingsChanged);
   lintCurrentBatch();
+}
+
+QString LintPanel::settingsKey() const {
+  return QStringList{session_->datasetSpec(), session_->tokenizerSpec(), session_->templateSpec(),
+                     session_->collatorSpec(), QString::number(session_->batchSize())}
+      .join(QChar(0x1f));
+}
+
+bool LintPanel::isStale() const { return reportKey_ != settingsKey() || lintPending(); }
+
+QString LintPanel::staleNote() const { return session_->selectedRow() == staleNoteRow_ ? staleNote_ : QString(); }
+
+QString LintPanel::summaryText() const { return summary_->text(); }
+
+void LintPanel::onSettingsChanged() {
+  if (!datasetRows_ || reportKey_ == settingsKey()) return;
+  // The whole-dataset findings describe another file or collator: drop them, lint the batch shown.
+  staleNoteRow_ = session_->selectedRow();
+  staleNote_ = tr("Dataset findings dropped: the file or collator changed (lint the whole dataset again). ");
+  datasetRows_ = false;
+  if (isVisible())
+    lintCurrentBatchAsync();
+  else {
+    dirty_ = true;
+    summary_->setText(staleNote() + tr("Out of date: re-lints when shown."));
+  }
+}
+
+void LintPanel::settleSummary() {
+  if (lintPending() || watcher_->isRunning()) return;
+  const bool current = reportKey_ == settingsKey() && reportRow_ == session_->selectedRow();
+  summary_->setText(staleNote_ + (current || datasetRows_ ? QString() : tr("Out of date (another batch is shown). ")) +
+                    tr("%1: %2 errors, %3 warnings, %4 infos")
+                        .arg(datasetRows_ ? tr("dataset") : tr("this batch"))
+                        .arg(report_.summary.errors)
+                        .arg(report_.summary.warnings)
+                        .arg(report_.summary.infos));
 }
 
 bool LintPanel::lintPending() const { return pending_ > 0 || debounce_->isActive(); }
 
 void LintPanel::onBatchChanged() {
+  if (datasetRows_ && reportKey_ != settingsKey()) onSettingsChanged(); // a file opened: batchChanged may come first
   if (datasetRows_ || jumping_) return;
   ++generation_; // whatever is in flight is for another batch now
   if (!isVisible()) {
     dirty_ = true;
     debounce_->stop();
+    summary_->setText(staleNote() + tr("Out of date: re-lints when shown."));
     return;
   }
   debounce_->start();
@@ -107,6 +156,7 @@ void LintPanel::lintCurrentBatch() {
   debounce_->stop();
   dirty_ = false;
   reportRow_ = session_->selectedRow();
+  reportKey_ = settingsKey();
   reportSourceRows_ = session_->hasBatch() ? session_->batch().sourceRows : std::vector<long>();
   if (!session_->hasBatch() || !session_->pipeline()) {
     showReport(LintReport(), false);
@@ -126,6 +176,7 @@ void LintPanel::lintCurrentBatchAsync() {
   const quint64 gen = ++generation_;
   if (!session_->hasBatch() || !session_->pipeline()) {
     reportRow_ = session_->selectedRow();
+    reportKey_ = settingsKey();
     reportSourceRows_.clear();
     showReport(LintReport(), false);
     return;
@@ -136,14 +187,19 @@ void LintPanel::lintCurrentBatchAsync() {
   };
   auto job = std::make_shared<const Job>(Job{session_->batch(), lintContextFor(*session_)});
   const int row = session_->selectedRow();
+  const QString key = settingsKey();
   // One watcher per run: a stale run finishes into its own watcher and is dropped by generation.
   auto* watcher = new QFutureWatcher<LintReport>(this);
   ++pending_;
-  connect(watcher, &QFutureWatcher<LintReport>::finished, this, [this, watcher, gen, row, job] {
+  connect(watcher, &QFutureWatcher<LintReport>::finished, this, [this, watcher, gen, row, job, key] {
     --pending_;
     watcher->deleteLater();
-    if (gen != generation_ || datasetRows_) return; // a newer batch, a jump or a dataset run
+    if (gen != generation_ || datasetRows_) { // a newer batch, a jump or a dataset run
+      settleSummary();                        // never left saying "Linting this batch ..."
+      return;
+    }
     reportRow_ = row;
+    reportKey_ = key;
     reportSourceRows_ = job->batch.sourceRows;
     try {
       showReport(watcher->result(), false);
@@ -152,7 +208,7 @@ void LintPanel::lintCurrentBatchAsync() {
       summary_->setText(tr("Lint failed: %1").arg(QString::fromUtf8(e.what())));
     }
   });
-  summary_->setText(tr("Linting this batch \u2026"));
+  summary_->setText(staleNote() + tr("Linting this batch \u2026"));
   watcher->setFuture(QtConcurrent::run([job] { return lintBatch(job->batch, job->ctx); }));
 }
 
@@ -168,6 +224,8 @@ void LintPanel::lintDataset() {
   opt.microBatchSize = session_->batchSize();
   opt.threads = 1; // keep a core for the UI
   const std::string spec = session_->datasetSpec().toStdString();
+  datasetRunKey_ = settingsKey();
+  staleNote_.clear();
   progress_->setVisible(true);
   datasetButton_->setEnabled(false);
   summary_->setText(tr("Linting %1 ...").arg(session_->datasetSpec()));
@@ -194,11 +252,11 @@ void LintPanel::showReport(LintReport report, bool datasetRows) {
         list_);
     if (f.severity == Severity::Error) item->setForeground(palette::warningText());
   }
-  summary_->setText(tr("%1: %2 errors, %3 warnings, %4 infos")
-                        .arg(datasetRows ? tr("dataset") : tr("this batch"))
-                        .arg(report_.summary.errors)
-                        .arg(report_.summary.warnings)
-                        .arg(report_.summary.infos));
+  summary_->setText(staleNote() + tr("%1: %2 errors, %3 warnings, %4 infos")
+                                      .arg(datasetRows ? tr("dataset") : tr("this batch"))
+                                      .arg(report_.summary.errors)
+                                      .arg(report_.summary.warnings)
+                                      .arg(report_.summary.infos));
   explanation_->setPlainText(report_.findings.empty() ? tr("No findings.")
                                                       : tr("Select a finding to see its rule explained."));
   Q_EMIT reportChanged();

@@ -2,6 +2,9 @@
 // in workers so the UI never waits; row changes re-lint debounced (150 ms) and only while the panel
 // is on screen, and a generation counter drops results of batches no longer selected. Selecting a
 // finding jumps to its row and position and shows the rule's explanation beside the list.
+// Never stale: findings remember the file and settings they were made for; when those change, the
+// whole-dataset findings are dropped (marked in the summary) and the current batch is re-linted, and
+// a dataset run still in flight is dropped when it finishes.
 #pragma once
 #include "core/lint/LintReport.h"
 
@@ -37,6 +40,10 @@ public:
   // Dataset rows with at least one finding of rule ("" = any), from the last run.
   QList<int> rowsWithFindings(const QString& rule = {}) const;
   void render(QPainter& p, QRect area) const;
+  QString summaryText() const;
+  // The shown findings were made for another file or other settings (until the re-lint lands).
+  bool isStale() const;
+  bool showsDatasetFindings() const { return datasetRows_; }
 
 Q_SIGNALS:
   void reportChanged();
@@ -47,6 +54,10 @@ protected:
 private:
   void showReport(LintReport report, bool datasetRows);
   void onBatchChanged();
+  void onSettingsChanged(); // another file, tokenizer, template, collator or batch size
+  QString settingsKey() const;
+  QString staleNote() const;
+  void settleSummary(); // nothing in flight any more: the summary names what is shown
 
   Session* session_;
   QListWidget* list_ = nullptr;
@@ -64,6 +75,10 @@ private:
   bool dirty_ = false;     // the batch changed while the panel was hidden
   int reportRow_ = -1;
   std::vector<long> reportSourceRows_; // sourceRows of the batch the shown findings came from
+  QString reportKey_;                  // settingsKey() the shown findings were made for
+  QString datasetRunKey_;              // settingsKey() of the dataset run in flight
+  QString staleNote_;                  // why findings were dropped, shown before the summary ...
+  int staleNoteRow_ = -2;              // ... while the row selected then is still selected
 };
 
 } // namespace maskscope

@@ -24,7 +24,7 @@ class LossView : public QWidget {
 public:
   explicit LossView(Session* session, QWidget* parent = nullptr);
 
-  // Per-token NLL from the model for the session's batch ([B][T], the contract's convention:
+  // Per-token NLL from the model for the session's batch ([B][T], docs/cli.md's convention:
   // [b][t] = NLL of token t+1); empty = example losses.
   void setModelNll(std::vector<std::vector<double>> nll, const QString& label);
   void setExampleLosses(double prompt, double reply, double pad);

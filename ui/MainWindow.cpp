@@ -9,6 +9,7 @@
 #include "ui/ComparePanel.h"
 #include "ui/DatasetBrowser.h"
 #include "ui/Export.h"
+#include "ui/HelpDialog.h"
 #include "ui/LintPanel.h"
 #include "ui/LossView.h"
 #include "ui/ModelRunner.h"
@@ -45,6 +46,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <cmath>
 #include <memory>
+#include <utility>
 
 namespace maskscope {
 
@@ -182,6 +184,16 @@ void MainWindow::buildCentre() {
   summary_->setWordWrap(true);
   summary_->setTextFormat(Qt::RichText);
   cl->addWidget(summary_);
+  // A row that cannot be shown (a template error, a collator error) says so here, where the eye is,
+  // not only in the status bar; hidden while the row shows.
+  centreError_ = new QLabel(centre);
+  centreError_->setObjectName(QStringLiteral("centreError"));
+  centreError_->setWordWrap(true);
+  centreError_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  centreError_->setStyleSheet(
+      QStringLiteral("QLabel{border:2px solid %1;padding:8px;font-size:14px;}").arg(palette::warningText().name()));
+  centreError_->hide();
+  cl->addWidget(centreError_);
   auto* split = new QSplitter(Qt::Vertical, centre);
   for (const ViewSpec& v : viewRegistry())
     if (v.area == Qt::NoDockWidgetArea) {
@@ -193,6 +205,32 @@ void MainWindow::buildCentre() {
 }
 
 QWidget* MainWindow::view(const QString& name) const { return views_.value(name); }
+
+void MainWindow::updateCentreError() {
+  QString error = std::exchange(pendingError_, QString());
+  if (error.isEmpty() && !session_->hasBatch() && session_->selectedRow() >= 0 && !session_->isBatchDump()) {
+    // The batch failed before this window listened (a window opened on a session): collate again
+    // to get the reason.
+    try {
+      int row = 0;
+      session_->collateWith(session_->collatorSpec(), &row);
+    } catch (const std::exception& e) {
+      error = QString::fromUtf8(e.what());
+    }
+  }
+  if (session_->hasBatch() || session_->selectedRow() < 0 || error.isEmpty()) {
+    centreError_->hide();
+    return;
+  }
+  centreError_->setText(tr("<b>Row %1 cannot be shown.</b><br>%2")
+                            .arg(session_->selectedRow())
+                            .arg(error.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"))));
+  centreError_->setStyleSheet(
+      QStringLiteral("QLabel{border:2px solid %1;padding:8px;font-size:14px;}").arg(palette::warningText().name()));
+  centreError_->show();
+}
+
+QString MainWindow::centreErrorText() const { return !centreError_->isHidden() ? centreError_->text() : QString(); }
 
 QDockWidget* MainWindow::dock(const QString& name) const {
   const ViewSpec* spec = findView(name);
@@ -245,6 +283,7 @@ void MainWindow::resetLayout() {
 
 void MainWindow::connectSession() {
   connect(session_, &Session::datasetChanged, this, [this] {
+    statusBar()->clearMessage(); // a message about the previous file is stale now
     cancelTokenLengths();
     tokenLengths_.clear();
     fillConversationList();
@@ -263,7 +302,12 @@ void MainWindow::connectSession() {
       model_->run(session_->batch(), attentionPane_->layerBox()->value(), attentionPane_->headBox()->value());
   });
   connect(session_, &Session::pipelineChanged, this, &MainWindow::syncPipelineControls);
-  connect(session_, &Session::errorOccurred, this, [this](const QString& m) { statusBar()->showMessage(m, 15000); });
+  connect(session_, &Session::errorOccurred, this, [this](const QString& m) {
+    statusBar()->showMessage(m, 15000);
+    pendingError_ = m; // a batch that failed to build reports here just before batchChanged
+  });
+  connect(session_, &Session::batchChanged, this, &MainWindow::updateCentreError);
+  updateCentreError();
   connect(session_, &Session::modelChanged, this, [this](const QString& spec) {
     if (!spec.isEmpty()) model_->load(spec);
   });
@@ -373,6 +417,16 @@ void MainWindow::buildMenus() {
   model->addAction(tr("Cancel the running pass"), this, [this] { model_->cancel(); });
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&Legend and shortcuts\u2026"), QKeySequence(Qt::Key_F1), this, [this] {
+    HelpDialog dialog(this, this);
+    dialog.exec();
+  });
+  auto openTeaching = [this] {
+    showView(QStringLiteral("teaching"));
+    if (teaching_->stepIndex() < 0) teaching_->goToStep(0);
+  };
+  help->addAction(tr("&Teaching mode"), this, openTeaching);
+  if (persistent_) showFirstStartHint(this, openTeaching); // the app only: not snapshots or tests
   help->addAction(tr("About maskscope"), this, [this] {
     QMessageBox::about(
         this, tr("maskscope"),

@@ -46,6 +46,8 @@ public:
   QComboBox* templateBox() const { return templateBox_; }
   TokenStripView* tokenStrip() const { return strip_; }
   AttentionGridView* attentionGrid() const { return grid_; }
+  // The error shown in the centre when the selected row cannot be shown ("" while it shows).
+  QString centreErrorText() const;
   SoftmaxView* softmaxView() const { return softmax_; }
   LossView* lossView() const { return loss_; }
   LintPanel* lintPanel() const { return lint_; }
@@ -95,6 +97,7 @@ private:
   void startTokenLengths();
   void cancelTokenLengths();
   void updateSummary();
+  void updateCentreError();
   void syncPipelineControls();
   void addRecent(const QString& path);
   void rebuildRecentMenu();
@@ -114,6 +117,8 @@ private:
   QLabel* tokenizerLabel_ = nullptr;
   QSpinBox* batchSize_ = nullptr;
   QLabel* summary_ = nullptr;
+  QLabel* centreError_ = nullptr;
+  QString pendingError_; // the session's last error, until the next batchChanged
   QLabel* modelLabel_ = nullptr;
   TokenStripView* strip_ = nullptr;
   AttentionPane* attentionPane_ = nullptr;

@@ -97,18 +97,57 @@ QColor padding() { return QColor(0xff, 0x7f, 0x0e); }
 QColor gradedPad() { return dark() ? QColor(0xff, 0x6b, 0x6b) : QColor(0xc0, 0x1f, 0x20); }
 QColor warningText() { return gradedPad(); }
 
-QColor cellColour(CellState s) {
-  switch (s) {
-  case CellState::Allowed:
+QColor cellColour(CellState s) { return cellClassColour(CellClass(uint8_t(s))); }
+
+QColor cellClassColour(CellClass c) {
+  switch (c) {
+  case CellClass::Allowed:
     return QColor(0x21, 0x66, 0xac); // deep blue
-  case CellState::Future:
-    return dark() ? QColor(0x3a, 0x3d, 0x42) : QColor(0xf0, 0xf0, 0xf0);
-  case CellState::Padding:
-    return QColor(0xf4, 0xa5, 0x82); // orange
-  case CellState::OtherExample:
-    return QColor(0xb2, 0xab, 0xd2); // violet
+  case CellClass::Future:
+    return dark() ? QColor(0x2b, 0x2d, 0x31) : QColor(0xf0, 0xf0, 0xf0); // close to the base: empty
+  case CellClass::Padding:
+    return dark() ? QColor(0x8a, 0x5a, 0x42) : QColor(0xf4, 0xa5, 0x82); // muted orange
+  case CellClass::OtherExample:
+    return dark() ? QColor(0x5c, 0x56, 0x80) : QColor(0xb2, 0xab, 0xd2); // muted violet
+  case CellClass::AllowedPad:
+    return dark() ? QColor(0xf0, 0x6a, 0x10) : QColor(0xd9, 0x48, 0x01); // saturated orange: a bug
+  case CellClass::AllowedOtherExample:
+    return dark() ? QColor(0xd0, 0x4c, 0xd8) : QColor(0x8e, 0x01, 0x52); // magenta: a bug
   }
   return Qt::black;
+}
+
+QColor cellClassStripe(CellClass c) {
+  switch (c) {
+  case CellClass::AllowedPad:
+    return QColor(0xff, 0xe0, 0x8a); // light yellow stripes over the orange
+  case CellClass::AllowedOtherExample:
+    return QColor(0xf6, 0xc8, 0xec); // light pink stripes over the magenta
+  default:
+    return QColor();
+  }
+}
+
+QChar cellClassGlyph(CellClass c) {
+  switch (c) {
+  case CellClass::AllowedPad:
+    return QLatin1Char('!');
+  case CellClass::AllowedOtherExample:
+    return QChar(0x2260); // ≠: another example
+  default:
+    return cellGlyph(CellState(uint8_t(c)));
+  }
+}
+
+QColor padQueryGrey() { return dark() ? QColor(0x44, 0x46, 0x4a) : QColor(0xc8, 0xc8, 0xc8); }
+QColor greyedForPadQuery(const QColor& c) { return mix(c, padQueryGrey(), 0.4); }
+QColor diffColour() { return QColor(0xff, 0xd4, 0x00); }
+QColor probabilityLow() { return dark() ? QColor(0x1b, 0x1d, 0x21) : QColor(0xff, 0xff, 0xff); }
+QColor probabilityHigh() { return dark() ? QColor(0x6c, 0xb4, 0xff) : QColor(0x21, 0x66, 0xac); }
+
+QColor mix(const QColor& a, const QColor& b, double t) {
+  return QColor(int(a.red() + (b.red() - a.red()) * t), int(a.green() + (b.green() - a.green()) * t),
+                int(a.blue() + (b.blue() - a.blue()) * t));
 }
 
 QChar cellGlyph(CellState s) {

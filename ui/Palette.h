@@ -3,7 +3,7 @@
 // Two themes (light, dark); text colours are picked to pass WCAG 4.5:1 on the theme's base.
 #pragma once
 #include "core/data/Batch.h"
-#include "core/mask/AttentionGrid.h"
+#include "core/mask/CellClass.h"
 
 #include <QColor>
 #include <QPalette>
@@ -25,5 +25,16 @@ QColor warningText(); // red text that passes contrast
 QColor cellColour(CellState s);
 // Glyph drawn in a grid cell when zoomed in, so the reason reads without colour.
 QChar cellGlyph(CellState s);
+// The grid's classes: the mask's four states plus the allowed cells that are bugs (a pad key,
+// another example's key), which are saturated and striped (stripe colour; invalid = no stripes).
+QColor cellClassColour(CellClass c);
+QColor cellClassStripe(CellClass c);
+QChar cellClassGlyph(CellClass c);
+QColor padQueryGrey();                     // pad query rows (outputs nobody reads) are mixed towards this ...
+QColor greyedForPadQuery(const QColor& c); // ... 40 %, so their class still reads
+QColor diffColour();                       // compare: cells that differ between the two collators
+QColor probabilityLow();                   // probability 0 on the colour scale (the theme's base)
+QColor probabilityHigh();                  // probability 1 on the colour scale
+QColor mix(const QColor& a, const QColor& b, double t); // (1 - t) a + t b
 
 } // namespace maskscope::palette

@@ -1,5 +1,6 @@
 // Softmax arithmetic and its drawing.
 #include "ui/SoftmaxView.h"
+#include "core/mask/PaddingDetection.h"
 #include "core/util/Utf8.h"
 #include "ui/Palette.h"
 #include "ui/Session.h"
@@ -23,58 +24,26 @@ const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 QString num(double v, int decimals = 3) {
   if (std::isinf(v)) return v < 0 ? QStringLiteral("-inf") : QStringLiteral("inf");
+  if (v == 0.0) return QStringLiteral("0"); // exactly zero (a blocked key), not a rounded small number
   return QString::number(v, 'f', decimals);
 }
+// Why a key is blocked, in a table cell.
 QString reason(CellState s) {
   switch (s) {
   case CellState::Allowed:
-    return QStringLiteral("0");
+    return QStringLiteral("open");
   case CellState::Future:
-    return QStringLiteral("-inf future");
+    return QStringLiteral("future");
   case CellState::Padding:
-    return QStringLiteral("-inf pad");
+    return QStringLiteral("pad");
   case CellState::OtherExample:
-    return QStringLiteral("-inf other ex.");
+    return QStringLiteral("other ex.");
   }
   return {};
 }
+// A huge number the way a teacher writes it: -3.4028e38.
+QString big(double v) { return QString::number(v, 'g', 5).replace(QLatin1String("e+"), QLatin1String("e")); }
 } // namespace
-
-SoftmaxRow computeSoftmaxRow(const std::vector<double>& scores, const std::vector<CellState>& states) {
-  SoftmaxRow r;
-  const size_t n = std::min(scores.size(), states.size());
-  r.scores.assign(scores.begin(), scores.begin() + long(n));
-  r.states.assign(states.begin(), states.begin() + long(n));
-  r.exps.assign(n, 0.0);
-  r.weights.assign(n, 0.0);
-  r.unmasked.assign(n, 0.0);
-  double maxAll = -std::numeric_limits<double>::infinity(), maxAllowed = maxAll;
-  for (size_t k = 0; k < n; ++k) {
-    maxAll = std::max(maxAll, r.scores[k]);
-    if (r.states[k] == CellState::Allowed) {
-      maxAllowed = std::max(maxAllowed, r.scores[k]);
-      ++r.allowed;
-    }
-  }
-  // Show e^x itself for readable numbers; shift by the max only when e^x would overflow.
-  r.shift = maxAllowed > 30 ? maxAllowed : 0.0;
-  for (size_t k = 0; k < n; ++k)
-    if (r.states[k] == CellState::Allowed) {
-      r.exps[k] = std::exp(r.scores[k] - r.shift);
-      r.sum += r.exps[k];
-    }
-  r.fullyMasked = r.allowed == 0 && n > 0;
-  if (r.fullyMasked) {
-    // transformers fills with finfo(dtype).min, not -inf: every key ties, the row becomes uniform.
-    for (size_t k = 0; k < n; ++k) r.weights[k] = 1.0 / double(n);
-  } else {
-    for (size_t k = 0; k < n; ++k) r.weights[k] = r.exps[k] / r.sum; // blocked: 0 / sum = exactly 0
-  }
-  double usum = 0;
-  for (size_t k = 0; k < n; ++k) usum += std::exp(r.scores[k] - maxAll);
-  for (size_t k = 0; k < n; ++k) r.unmasked[k] = n ? std::exp(r.scores[k] - maxAll) / usum : 0;
-  return r;
-}
 
 class SoftmaxChart : public QWidget {
 public:
@@ -177,8 +146,10 @@ void SoftmaxView::recompute() {
     scores_ = {2.0, 1.0, 0.1};
     states = {CellState::Allowed, CellState::Allowed, CellState::Future};
     query_ = 1;
-    source = tr(
-        "Teaching example: the query is \"cat\" (position 1); \"sat\" is in its future, so the causal mask adds -inf.");
+    pads_.clear();
+    source = tr("Teaching example: the query is \"cat\" (position 1); \"sat\" is in its future, so the causal mask "
+                "adds %1 (float32's most negative number).")
+                 .arg(big(float32MaskValue()));
   } else if (session_->hasBatch()) {
     const Batch& b = session_->batch();
     const int r = session_->batchRow();
@@ -188,8 +159,10 @@ void SoftmaxView::recompute() {
     query_ = q;
     try {
       states = attentionRow(b, r, q);
+      pads_ = detectPaddingOfRow(b, r, b.padTokenId);
     } catch (const std::exception&) {
       states.assign(size_t(T), CellState::Allowed);
+      pads_.clear();
     }
     scores_.assign(size_t(T), 0.0);
     const bool model = int64_t(modelScores_.size()) == int64_t(T) * T;
@@ -207,6 +180,7 @@ void SoftmaxView::recompute() {
                    : tr("Example scores (no model loaded: load one to see real scores). Edit them above.");
   } else {
     scores_.clear();
+    pads_.clear();
     source = tr("No batch.");
   }
   if (edits_.size() == scores_.size())
@@ -233,6 +207,27 @@ void SoftmaxView::syncEdit() {
   scoresEdit_->setText(parts.join(QStringLiteral(", ")));
 }
 
+// The first line: the query, the keys shown and, when pads are open, the share of attention they take.
+void SoftmaxView::paintHeadline(QPainter& p, QRect line) const {
+  QFont bold = font();
+  bold.setBold(true);
+  p.setFont(bold);
+  p.setPen(palette().text().color());
+  p.drawText(line, Qt::AlignLeft,
+             tr("Query %1 \"%2\": keys %3..%4 of %5 (%6 allowed)")
+                 .arg(query_)
+                 .arg(keyText(query_))
+                 .arg(first_)
+                 .arg(first_ + count_ - 1)
+                 .arg(row_.scores.size())
+                 .arg(row_.allowed));
+  if (padShare() > 0) { // the headline of a buggy mask: how much of this query's attention the pads take
+    p.setPen(palette::warningText());
+    p.drawText(line, Qt::AlignRight,
+               tr("%1 % of this query's attention goes to padding").arg(padShare() * 100.0, 0, 'f', 1));
+  }
+}
+
 void SoftmaxView::render(QPainter& p, QRect area) const {
   p.fillRect(area, palette().base());
   p.setPen(palette().text().color());
@@ -244,7 +239,8 @@ void SoftmaxView::render(QPainter& p, QRect area) const {
   QFont bold = base;
   bold.setBold(true);
   const int lh = QFontMetrics(base).height() + 4;
-  const int labelW = std::max(150, QFontMetrics(bold).horizontalAdvance(tr("e^(x - %1)").arg(num(row_.shift, 1))) + 20);
+  const int labelW =
+      std::max(150, QFontMetrics(bold).horizontalAdvance(tr("e^(x + m - %1)").arg(big(row_.shift))) + 20);
   const int colW = std::max(60, (area.width() - labelW - 10) / std::max(1, count_));
   int y = area.top() + 6;
   const int x0 = area.left() + 6;
@@ -260,64 +256,65 @@ void SoftmaxView::render(QPainter& p, QRect area) const {
   };
   const QColor text = palette().text().color(), dim = palette().placeholderText().color(),
                warn = palette::warningText();
-  p.setFont(bold);
-  p.drawText(QRect(x0, y, area.width() - 12, lh), Qt::AlignLeft,
-             tr("Query %1 \"%2\": keys %3..%4 of %5 (%6 allowed)")
-                 .arg(query_)
-                 .arg(keyText(query_))
-                 .arg(first_)
-                 .arg(first_ + count_ - 1)
-                 .arg(row_.scores.size())
-                 .arg(row_.allowed));
+  paintHeadline(p, QRect(x0, y, area.width() - 12, lh));
   y += lh + 4;
-  label(y, tr("key"));
-  for (int i = 0; i < count_; ++i) {
-    const int k = first_ + i;
-    cell(i, y, QStringLiteral("%1 %2").arg(k).arg(keyText(k).left(8)),
-         k == query_ ? palette().highlight().color() : text, k == query_);
+  for (const bool token : {false, true}) { // the key's position, then its token
+    label(y, token ? tr("token") : tr("key"));
+    for (int i = 0; i < count_; ++i) {
+      const int k = first_ + i;
+      cell(i, y, token ? keyText(k).left(8) : QString::number(k), k == query_ ? palette().highlight().color() : text,
+           k == query_);
+    }
+    y += lh;
   }
-  y += lh;
   struct Line {
     QString name;
     std::function<std::pair<QString, QColor>(int)> f;
   };
+  auto open = [&](int k) { return row_.states[size_t(k)] == CellState::Allowed; };
+  auto isPad = [&](int k) { return size_t(k) < pads_.size() && pads_[size_t(k)] != 0; };
   const std::vector<Line> lines = {
       {tr("score x"), [&](int k) { return std::make_pair(num(row_.scores[size_t(k)], 2), text); }},
-      {tr("+ mask"),
+      // An open pad is the bug an all-ones mask makes: say so, in the warning colour.
+      {tr("blocked?"),
        [&](int k) {
-         return std::make_pair(reason(row_.states[size_t(k)]),
-                               row_.states[size_t(k)] == CellState::Allowed ? dim : warn);
+         if (open(k) && isPad(k)) return std::make_pair(tr("open pad!"), warn);
+         return std::make_pair(reason(row_.states[size_t(k)]), open(k) ? dim : warn);
        }},
-      {tr("= x + mask"),
+      {tr("+ mask m"),
        [&](int k) {
-         return row_.states[size_t(k)] == CellState::Allowed ? std::make_pair(num(row_.scores[size_t(k)], 2), text)
-                                                             : std::make_pair(QStringLiteral("-inf"), warn);
+         return open(k) ? std::make_pair(QStringLiteral("0"), dim) : std::make_pair(big(row_.maskValue), warn);
        }},
-      {row_.shift != 0 ? tr("e^(x - %1)").arg(num(row_.shift, 1)) : tr("e^x"),
+      {tr("= x + m"),
        [&](int k) {
-         return row_.states[size_t(k)] == CellState::Allowed ? std::make_pair(num(row_.exps[size_t(k)], 3), text)
-                                                             : std::make_pair(QStringLiteral("e^-inf = 0"), warn);
+         return open(k) ? std::make_pair(num(row_.masked[size_t(k)], 2), text)
+                        : std::make_pair(big(row_.masked[size_t(k)]), warn);
        }},
-      {tr("weight = e^x / sum"), [&](int k) { return std::make_pair(num(row_.weights[size_t(k)], 3), text); }},
+      // The value e^(x + m) actually takes: 0 for a blocked key (it underflows), 1 each when all are blocked.
+      {row_.shift != 0 ? tr("e^(x + m - %1)").arg(big(row_.shift)) : tr("e^(x + m)"),
+       [&](int k) { return std::make_pair(num(row_.exps[size_t(k)], 3), open(k) ? text : warn); }},
+      {tr("weight = e^.. / sum"), [&](int k) { return std::make_pair(num(row_.weights[size_t(k)], 3), text); }},
   };
   for (const Line& l : lines) {
     label(y, l.name);
     for (int i = 0; i < count_; ++i) {
       auto [s, c] = l.f(first_ + i);
-      cell(i, y, s, c, l.name.startsWith(QLatin1String("weight")));
+      cell(i, y, s, c, &l == &lines.back());
     }
     y += lh;
   }
   // Bars: the weight with the mask (solid), without it (outline), blocked keys marked.
-  const int barTop = y + 8;
-  const int footerH = 3 * lh + 8;
+  const int barTop = y + 8 + lh; // room for the scale caption
+  const QString footer = sumText();
+  const int footerH =
+      QFontMetrics(base).boundingRect(QRect(0, 0, area.width() - 12, 4000), Qt::TextWordWrap, footer).height() + 8;
   const int barH = std::max(40, area.bottom() - barTop - footerH - lh);
   label(barTop + barH / 2 - lh / 2, tr("weights"));
   paintBars(p, QRect(x0 + labelW, barTop, colW * std::max(1, count_), barH), colW, lh);
   y = barTop + barH + 6;
   p.setFont(base);
   p.setPen(text);
-  p.drawText(QRect(x0, y, area.width() - 12, footerH), Qt::TextWordWrap, sumText());
+  p.drawText(QRect(x0, y, area.width() - 12, footerH), Qt::TextWordWrap, footer);
 }
 
 void SoftmaxView::paintBars(QPainter& p, QRect bars, int colW, int lh) const {
@@ -326,15 +323,24 @@ void SoftmaxView::paintBars(QPainter& p, QRect bars, int colW, int lh) const {
   QFont bold = font();
   bold.setBold(true);
   const int barTop = bars.top(), barH = bars.height();
+  // Full bar height = the largest weight shown (with or without the mask), so small weights stay visible.
+  double top = 0;
+  for (int i = 0; i < count_; ++i)
+    top = std::max({top, row_.weights[size_t(first_ + i)], row_.unmasked[size_t(first_ + i)]});
+  if (top <= 0) top = 1;
+  p.setPen(dim);
+  p.setFont(font());
+  p.drawText(QRect(bars.left(), barTop - lh, bars.width(), lh), Qt::AlignLeft | Qt::AlignBottom,
+             tr("full height = weight %1").arg(num(top, 3)));
   for (int i = 0; i < count_; ++i) {
     const int k = first_ + i;
     const QRect slot(bars.left() + i * colW + colW / 6, barTop, colW * 2 / 3 - 4, barH);
     const double w = row_.weights[size_t(k)], u = row_.unmasked[size_t(k)];
     p.setPen(QPen(dim, 1, Qt::DashLine));
     p.setBrush(Qt::NoBrush);
-    p.drawRect(QRect(slot.left(), slot.bottom() - int(u * barH), slot.width(), int(u * barH)));
+    p.drawRect(QRect(slot.left(), slot.bottom() - int(u / top * barH), slot.width(), int(u / top * barH)));
     if (row_.states[size_t(k)] == CellState::Allowed || row_.fullyMasked) {
-      p.fillRect(QRect(slot.left() + 3, slot.bottom() - int(w * barH), slot.width() - 6, int(w * barH)),
+      p.fillRect(QRect(slot.left() + 3, slot.bottom() - int(w / top * barH), slot.width() - 6, int(w / top * barH)),
                  palette::graded());
     } else {
       p.setPen(warn);
@@ -347,26 +353,63 @@ void SoftmaxView::paintBars(QPainter& p, QRect bars, int colW, int lh) const {
   }
 }
 
-// The footer: the sum of the allowed exponentials, and what happens when every key is blocked.
+// The footer: the sum of the exponentials, the mask value used and why it is not -inf, and the
+// share of attention that goes to padding.
 QString SoftmaxView::sumText() const {
-  QString sumText;
   QStringList terms;
   for (int i = 0; i < count_; ++i)
     if (row_.states[size_t(first_ + i)] == CellState::Allowed) terms << num(row_.exps[size_t(first_ + i)], 3);
   if (row_.allowed > int(terms.size())) terms << tr("(%1 more keys)").arg(row_.allowed - int(terms.size()));
+  QString text;
   if (row_.fullyMasked)
-    sumText = tr("Every key is blocked: with a true -inf the sum is 0 and 0/0 = NaN. transformers adds "
-                 "finfo(dtype).min instead, "
-                 "so all keys tie and the row becomes uniform (1/%1 each) - harmless only because the loss ignores "
-                 "this position.")
-                  .arg(row_.scores.size());
+    text = tr("Every key is blocked: each x + m is %1, so after subtracting the maximum each e^.. is 1 and the row "
+              "is uniform (1/%2 each). With -inf instead the sum would be 0 and 0/0 = NaN. Harmless only because "
+              "the loss ignores this position.")
+               .arg(big(row_.maskValue))
+               .arg(row_.scores.size());
   else
-    sumText = tr("sum = %1 = %2.   Each allowed key gets e^x / %2; blocked keys get e^-inf / %2 = 0 exactly, and the "
-                 "survivors' weights add up to 1.")
-                  .arg(terms.join(QStringLiteral(" + ")))
-                  .arg(num(row_.sum, 3));
-  return sumText + tr("\nDashed outline: the weights softmax would give with no mask (%1).")
-                       .arg(teaching_ ? tr("0.659, 0.242, 0.099") : tr("for comparison"));
+    text = tr("sum = %1 = %2. Each open key gets e^(x + m) / %2")
+               .arg(terms.join(QStringLiteral(" + ")), num(row_.sum, 3)) +
+           (row_.allowed < int(row_.scores.size())
+                ? tr("; a blocked key's e^(x %1) underflows to exactly 0, so its weight is 0 and the open keys' "
+                     "weights add up to 1.")
+                      .arg(big(row_.maskValue))
+                : tr("; no key is blocked."));
+  text += tr("\nm = %1 is float32's most negative number (torch.finfo(float32).min), as transformers adds it; not "
+             "-inf, because a row with every key blocked would then give NaN.")
+              .arg(big(row_.maskValue));
+  text += QLatin1Char('\n') + padText();
+  // The same row without the mask, worked through (the dashed outlines).
+  QStringList exps, weights;
+  for (int i = 0; i < count_ && i < 6; ++i) {
+    exps << num(row_.unmaskedExps[size_t(first_ + i)], 3);
+    weights << num(row_.unmasked[size_t(first_ + i)], 3);
+  }
+  const QString more = count_ > 6 || int(row_.scores.size()) > count_ ? QStringLiteral(" + ...") : QString();
+  return text + tr("Without the mask (dashed outlines): %1 = %2%3 = %4, weights %5%6.")
+                    .arg(row_.unmaskedShift != 0 ? tr("sum e^(x - %1)").arg(big(row_.unmaskedShift)) : tr("sum e^x"),
+                         exps.join(QStringLiteral(" + ")), more, num(row_.unmaskedSum, 3),
+                         weights.join(QStringLiteral(", ")), more.isEmpty() ? QString() : QStringLiteral(", ..."));
 }
+
+// What share of the query's attention goes to padding positions (by core/mask's one padding rule).
+QString SoftmaxView::padText() const {
+  int openPads = 0, pads = 0;
+  for (size_t k = 0; k < pads_.size() && k < row_.states.size(); ++k)
+    if (pads_[k]) {
+      ++pads;
+      openPads += row_.states[k] == CellState::Allowed ? 1 : 0;
+    }
+  if (pads == 0) return {};
+  if (openPads == 0)
+    return tr("The row's %1 pad keys are blocked: 0 % of this query's attention goes to padding. ").arg(pads);
+  return tr("This query attends %1 of the row's %2 pad keys (the attention mask leaves them open): %3 % of its "
+            "attention goes to padding. ")
+      .arg(openPads)
+      .arg(pads)
+      .arg(padShare() * 100.0, 0, 'f', 1);
+}
+
+double SoftmaxView::padShare() const { return attentionShare(row_, pads_); }
 
 } // namespace maskscope

@@ -1,9 +1,9 @@
 // The softmax view: for one query position, the raw scores of the keys, the same row after adding
-// the mask (0 or -inf, with why), e^x, the sum and the division, and the resulting weights as bars:
-// blocked keys exactly 0, survivors renormalised. Scores come from the model when one is loaded,
-// otherwise from editable example scores; the textbook example (2.0, 1.0, 0.1) is one click away.
+// the mask (0, or float32's most negative number for a blocked key, with why), e^x, the sum and the division, and the
+// resulting weights as bars: blocked keys exactly 0, survivors renormalised. Scores come from the model when one is
+// loaded, otherwise from editable example scores; the textbook example (2.0, 1.0, 0.1) is one click away.
 #pragma once
-#include "core/mask/AttentionGrid.h"
+#include "core/mask/SoftmaxArithmetic.h"
 
 #include <QString>
 #include <QWidget>
@@ -17,20 +17,6 @@ class QSpinBox;
 namespace maskscope {
 
 class Session;
-
-// The arithmetic of one masked softmax row (pure; tested directly).
-struct SoftmaxRow {
-  std::vector<double> scores;    // raw q.k / sqrt(d)
-  std::vector<CellState> states; // per key
-  std::vector<double> exps;      // e^(score - shift) for allowed keys, 0 for blocked
-  std::vector<double> weights;   // exps / sum; blocked exactly 0
-  std::vector<double> unmasked;  // what softmax would give without the mask
-  double shift = 0;              // subtracted before exp when scores are large (shown)
-  double sum = 0;
-  int allowed = 0;
-  bool fullyMasked = false; // every key blocked: -inf gives NaN; transformers' finfo.min gives uniform
-};
-SoftmaxRow computeSoftmaxRow(const std::vector<double>& scores, const std::vector<CellState>& states);
 
 class SoftmaxChart;
 
@@ -52,12 +38,17 @@ public:
   void setShownScores(const std::vector<double>& scores);
   void render(QPainter& p, QRect area) const;
   QWidget* chart() const;
+  // Share of the query's attention on padding keys (0 when pads are blocked or the row has none).
+  double padShare() const;
+  const std::vector<uint8_t>& paddingKeys() const { return pads_; }
 
 private:
   void recompute();
   void syncEdit();
   void paintBars(QPainter& p, QRect bars, int colW, int lh) const; // render()'s weight bars, one column per key
+  void paintHeadline(QPainter& p, QRect line) const;
   QString sumText() const;
+  QString padText() const;
   QString keyText(int k) const;
 
   Session* session_;
@@ -72,6 +63,7 @@ private:
   std::vector<double> edits_;      // user overrides by key (NaN = none)
   std::vector<float> modelScores_; // [T, T]
   QString modelLabel_;
+  std::vector<uint8_t> pads_; // [T] 1 = padding key (detectPaddingOfRow); empty in the example
   SoftmaxRow row_;
 };
 

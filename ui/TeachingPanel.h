@@ -1,11 +1,15 @@
 // Teaching mode: a guided walk-through of masking, one step at a time, each step driving the real
-// views on the demo data (collator, row, position, which view is in front), in large type.
+// views on the demo data (collator, row, position, which view is in front), in large type. When a
+// step brings a panel forward that shares this panel's dock tabs, this panel moves beside it.
 #pragma once
+#include "ui/TeachingSteps.h"
+
 #include <QString>
 #include <QWidget>
 #include <functional>
 #include <vector>
 
+class QDockWidget;
 class QLabel;
 class QPushButton;
 class QTextBrowser;
@@ -13,15 +17,6 @@ class QTextBrowser;
 namespace maskscope {
 
 class Session;
-
-struct TeachingStep {
-  QString title;
-  QString text;                          // HTML
-  QString collator;                      // applied on entry
-  QString view;                          // "tokens", "attention", "softmax", "loss", "compare"
-  std::function<int(Session&)> position; // position to select, -1 = none
-  bool softmaxExample = false;
-};
 
 class TeachingPanel : public QWidget {
   Q_OBJECT
@@ -35,15 +30,20 @@ public:
   int stepCount() const { return int(steps_.size()); }
   void goToStep(int index);
   QString currentTitle() const;
+  // The current step's text as shown (HTML), computed from the data on screen.
+  QString currentText() const;
+  QPushButton* nextButton() const { return next_; }
 
 Q_SIGNALS:
   void presenterToggled(bool on);
 
 private:
+  void keepVisibleBeside(const QString& view);
   Session* session_;
   std::function<void(const QString&, bool)> showView_;
   std::vector<TeachingStep> steps_;
   int index_ = -1;
+  QString html_; // the current step's text as computed
   QLabel* title_ = nullptr;
   QTextBrowser* text_ = nullptr;
   QLabel* counter_ = nullptr;

@@ -9,6 +9,7 @@
 #include "ui/LossView.h"
 #include "ui/MainWindow.h"
 #include "ui/ModelRunner.h"
+#include "ui/PositionTableView.h"
 #include "ui/Session.h"
 #include "ui/SoftmaxView.h"
 #include "ui/TeachingPanel.h"
@@ -136,6 +137,19 @@ ViewSpec loss() {
           }};
 }
 
+ViewSpec positionTable() {
+  return {QStringLiteral("table"),
+          tr("Position table"),
+          QStringLiteral("positionTableDock"),
+          Qt::BottomDockWidgetArea,
+          {900, 420},
+          OffscreenRender::Grab,
+          [](const ViewHost& h) { return new PositionTableView(h.session); },
+          [](QWidget* w) { return w; },
+          {},
+          {}};
+}
+
 ViewSpec compare() {
   return {QStringLiteral("compare"),
           tr("Compare"),
@@ -176,8 +190,8 @@ ViewSpec teaching() {
 } // namespace
 
 const std::vector<ViewSpec>& viewRegistry() {
-  static const std::vector<ViewSpec> views = {tokens(),  attention(), dataset(), lint(),
-                                              softmax(), loss(),      compare(), teaching()};
+  static const std::vector<ViewSpec> views = {tokens(), attention(),     dataset(), lint(),    softmax(),
+                                              loss(),   positionTable(), compare(), teaching()};
   return views;
 }
 

@@ -20,8 +20,8 @@ namespace {
 GridSource packedSource(int64_t n) {
   // Two packed examples and a padded tail: every cell state occurs.
   GridSource s;
-  s.segments.resize(size_t(n));
-  for (int64_t t = 0; t < n; ++t) s.segments[size_t(t)] = t < n / 2 ? 1 : t < n * 7 / 8 ? 2 : 0;
+  s.maskSegments.resize(size_t(n));
+  for (int64_t t = 0; t < n; ++t) s.maskSegments[size_t(t)] = t < n / 2 ? 1 : t < n * 7 / 8 ? 2 : 0;
   return s;
 }
 

@@ -78,6 +78,52 @@ nlohmann::ordered_json batchToJson(const Batch& b) {
   return j;
 }
 
+namespace {
+
+// cu_seq_lens (cu_seq_lens_q/k as TRL padding_free and DataCollatorWithFlattening pass them to
+// FlashAttention varlen): [0, end1, end2, ..., T] of the one flattened row. Read into
+// Batch::segments, checked: one row, starts at 0, strictly increasing, ends within the row.
+std::vector<int64_t> cuSeqLensOf(const nlohmann::json& v, const std::string& file, const char* key) {
+  const nlohmann::json& flat = v.is_array() && v.size() == 1 && v[0].is_array() ? v[0] : v;
+  if (!flat.is_array() || flat.size() > (size_t(1) << 24))
+    throw Error("expected a list of offsets", {file, -1, -1, -1, key});
+  std::vector<int64_t> out;
+  for (const auto& x : flat) {
+    if (!x.is_number_integer()) throw Error("expected integer offsets", {file, -1, -1, -1, key});
+    out.push_back(x.get<int64_t>());
+  }
+  return out;
+}
+
+void readCuSeqLens(const nlohmann::json& o, const std::string& file, Batch& b) {
+  std::optional<std::vector<int64_t>> cu;
+  const char* from = nullptr;
+  for (const char* key : {"cu_seq_lens_q", "cu_seq_lens_k", "cu_seq_lens", "cu_seqlens"}) {
+    if (!o.contains(key) || o[key].is_null()) continue;
+    std::vector<int64_t> v = cuSeqLensOf(o[key], file, key);
+    if (cu && v != *cu) throw Error(std::string("differs from ") + from, {file, -1, -1, -1, key});
+    if (!cu) from = key;
+    cu = std::move(v);
+  }
+  if (!cu) return;
+  const int64_t T = b.inputIds.cols;
+  if (b.inputIds.rows != 1)
+    throw Error("describes one flattened row, but the batch has " + std::to_string(b.inputIds.rows) + " rows",
+                {file, -1, -1, -1, from});
+  if (cu->size() < 2 || cu->front() != 0 || cu->back() > T)
+    throw Error("must run from 0 to at most the row length " + std::to_string(T), {file, -1, -1, -1, from});
+  std::vector<Segment> segs;
+  for (size_t i = 1; i < cu->size(); ++i) {
+    if ((*cu)[i] <= (*cu)[i - 1])
+      throw Error("offsets must increase (" + std::to_string((*cu)[i - 1]) + " then " + std::to_string((*cu)[i]) + ")",
+                  {file, -1, -1, -1, from});
+    segs.push_back({(*cu)[i - 1], (*cu)[i], -1});
+  }
+  b.segments.assign(1, segs.size() >= 2 ? segs : std::vector<Segment>{});
+}
+
+} // namespace
+
 Batch batchFromJson(const nlohmann::json& o, const std::string& file, bool strictShapes) {
   if (!o.is_object()) throw Error("a batch dump must be a JSON object", {file});
   for (const char* key : {"input_ids", "labels"})
@@ -102,6 +148,7 @@ Batch batchFromJson(const nlohmann::json& o, const std::string& file, bool stric
   b.bosTokenId = optionalScalar(o, "bos_token_id", file);
   b.origin = file;
   for (int64_t r = 0; r < b.inputIds.rows; ++r) b.sourceRows.push_back(-1);
+  readCuSeqLens(o, file, b);
   return b;
 }
 
@@ -117,8 +164,8 @@ Batch readJsonBatch(const std::string& path, bool strictShapes) {
     while (std::getline(in, line)) {
       ++lineNo;
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      auto row = nlohmann::json::parse(line, nullptr, false);
-      if (row.is_discarded() || !row.is_object()) throw Error("not a JSON object", {path, lineNo});
+      auto row = parseJsonOrThrow(line, {path, lineNo});
+      if (!row.is_object()) throw Error("not a JSON object", {path, lineNo});
       for (auto it = row.begin(); it != row.end(); ++it) {
         if (it.value().is_array())
           stacked[it.key()].push_back(it.value());
@@ -129,11 +176,7 @@ Batch readJsonBatch(const std::string& path, bool strictShapes) {
     for (auto it = scalars.begin(); it != scalars.end(); ++it) stacked[it.key()] = it.value();
     return batchFromJson(stacked, path, strictShapes);
   }
-  std::string parseError;
-  long byte = -1;
-  auto j = parseJsonOrExplain(text, &parseError, &byte);
-  if (j.is_discarded()) throw Error("invalid JSON: " + parseError, {path, -1, -1, byte});
-  return batchFromJson(j, path, strictShapes);
+  return batchFromJson(parseJsonOrThrow(text, {path}), path, strictShapes);
 }
 
 } // namespace maskscope

@@ -1,4 +1,4 @@
-// Batches as JSON: the contract's collate output, and JSON/JSONL batch dumps a user's own
+// Batches as JSON: the collate command's output (docs/cli.md), and JSON/JSONL batch dumps a user's own
 // collator wrote (lists of lists under input_ids, attention_mask, labels, position_ids).
 #pragma once
 #include "core/data/Batch.h"
@@ -9,7 +9,7 @@
 namespace maskscope {
 
 // {"input_ids": [[..]], "attention_mask": [[..]], "labels": [[..]], "position_ids": [[..]]}, keys
-// in that (the contract's) order; position_ids is null when the batch has none.
+// in that order (docs/cli.md, `collate`); position_ids is null when the batch has none.
 nlohmann::ordered_json batchToJson(const Batch& batch);
 // Reads a batch dump object; throws Error naming the file and field on bad types or, when
 // strictShapes, on fields whose shapes differ. A 1-D list is one row. attention_mask may be

@@ -9,6 +9,7 @@
 //                   restarting at 0 per example for reset/block_diagonal/padding_free packing
 //                   (pads 0, as TRL and axolotl pad position_ids), continuing for naive packing.
 #include "core/collate/Collator.h"
+#include "core/tokenizer/DefaultPad.h"
 #include "core/util/Error.h"
 
 #include <algorithm>
@@ -32,13 +33,7 @@ Collator::Collator(CollatorSpec spec, const Tokenizer& tokenizer, const SpecialT
   if (sp.bos) bosId_ = *sp.bos;
   const std::string& p = spec_.padToken;
   if (p.empty()) {
-    if (sp.pad)
-      padId_ = *sp.pad;
-    else if (sp.eos) {
-      padId_ = *sp.eos;
-      padFellBackToEos_ = true;
-    } else
-      padId_ = 0;
+    padId_ = defaultPad(sp).id.value_or(0); // no pad and no EOS: id 0, reported by pad-token-missing
   } else if (p == "eos" || p == "eos_token") {
     if (!sp.eos) throw Error("collator pad_token=eos, but the tokenizer has no EOS token");
     padId_ = *sp.eos;
@@ -75,6 +70,62 @@ Collator::Collator(CollatorSpec spec, const Tokenizer& tokenizer, const SpecialT
 
 bool Collator::copiesIds() const {
   return spec_.labels == LabelMode::All || spec_.labels == LabelMode::PadMasked || spec_.labels == LabelMode::MaskPadId;
+}
+
+// add_bos: what the tokenizer's post-processor adds on top of the template's own BOS.
+void Collator::addPostProcessorTokens(CollatedExample& ex) const {
+  if (spec_.addBos && (!addedPrefix_.empty() || !addedSuffix_.empty())) {
+    auto added = [] {
+      PositionMeta m;
+      m.kind = PositionKind::Template;
+      m.special = true;
+      m.scaffolding = true;
+      return m;
+    };
+    const uint8_t g = spec_.labels == LabelMode::All || spec_.labels == LabelMode::PadMasked;
+    for (auto it = addedPrefix_.rbegin(); it != addedPrefix_.rend(); ++it) {
+      ex.ids.insert(ex.ids.begin(), *it);
+      ex.meta.insert(ex.meta.begin(), added());
+      ex.graded.insert(ex.graded.begin(), uint8_t(g || (spec_.labels == LabelMode::MaskPadId && *it != padId_)));
+    }
+    for (int64_t id : addedSuffix_) {
+      ex.ids.push_back(id);
+      ex.meta.push_back(added());
+      ex.graded.push_back(uint8_t(g || (spec_.labels == LabelMode::MaskPadId && id != padId_)));
+    }
+  }
+}
+
+// Truncation (TRL truncation_mode keep_start / keep_end; tokenizer truncation_side right / left).
+void Collator::truncate(CollatedExample& ex) const {
+  const size_t maxLen = size_t(spec_.maxLength);
+  if (spec_.truncation != Truncation::None && ex.ids.size() > maxLen) {
+    ex.truncated = true;
+    const size_t from = spec_.truncation == Truncation::KeepStart ? 0 : ex.ids.size() - maxLen;
+    const size_t to = from + maxLen;
+    // A reply run that extends past the kept end lost its end (its closing token, when it has one).
+    std::vector<uint8_t> cutRun(ex.ids.size(), 0);
+    for (size_t i = 0; i < ex.ids.size();) {
+      if (!ex.meta[i].reply) {
+        ++i;
+        continue;
+      }
+      size_t j = i;
+      while (j < ex.ids.size() && ex.meta[j].reply) ++j;
+      if (j > to) {
+        ++ex.repliesCut;
+        std::fill(cutRun.begin() + long(i), cutRun.begin() + long(j), 1);
+      }
+      i = j;
+    }
+    auto cut = [&](auto& v) { v = std::vector(v.begin() + long(from), v.begin() + long(to)); };
+    cut(ex.ids);
+    cut(ex.graded);
+    cut(ex.meta);
+    cut(cutRun);
+    for (size_t i = 0; i < ex.meta.size(); ++i)
+      if (cutRun[i]) ex.meta[i].replyTruncated = true;
+  }
 }
 
 CollatedExample Collator::prepare(const TokenizedConversation& row) const {
@@ -155,56 +206,8 @@ CollatedExample Collator::prepare(const TokenizedConversation& row) const {
       for (size_t j = i; j < n && ex.meta[j].messageIndex == ex.meta[i].messageIndex; ++j) ex.graded[j] = 0;
     }
   }
-  // add_bos: what the tokenizer's post-processor adds on top of the template's own BOS.
-  if (spec_.addBos && (!addedPrefix_.empty() || !addedSuffix_.empty())) {
-    auto added = [] {
-      PositionMeta m;
-      m.kind = PositionKind::Template;
-      m.special = true;
-      m.scaffolding = true;
-      return m;
-    };
-    const uint8_t g = spec_.labels == LabelMode::All || spec_.labels == LabelMode::PadMasked;
-    for (auto it = addedPrefix_.rbegin(); it != addedPrefix_.rend(); ++it) {
-      ex.ids.insert(ex.ids.begin(), *it);
-      ex.meta.insert(ex.meta.begin(), added());
-      ex.graded.insert(ex.graded.begin(), uint8_t(g || (spec_.labels == LabelMode::MaskPadId && *it != padId_)));
-    }
-    for (int64_t id : addedSuffix_) {
-      ex.ids.push_back(id);
-      ex.meta.push_back(added());
-      ex.graded.push_back(uint8_t(g || (spec_.labels == LabelMode::MaskPadId && id != padId_)));
-    }
-  }
-  // Truncation (TRL truncation_mode keep_start / keep_end; tokenizer truncation_side right / left).
-  const size_t maxLen = size_t(spec_.maxLength);
-  if (spec_.truncation != Truncation::None && ex.ids.size() > maxLen) {
-    ex.truncated = true;
-    const size_t from = spec_.truncation == Truncation::KeepStart ? 0 : ex.ids.size() - maxLen;
-    const size_t to = from + maxLen;
-    // A reply run that extends past the kept end lost its end (its closing token, when it has one).
-    std::vector<uint8_t> cutRun(ex.ids.size(), 0);
-    for (size_t i = 0; i < ex.ids.size();) {
-      if (!ex.meta[i].reply) {
-        ++i;
-        continue;
-      }
-      size_t j = i;
-      while (j < ex.ids.size() && ex.meta[j].reply) ++j;
-      if (j > to) {
-        ++ex.repliesCut;
-        std::fill(cutRun.begin() + long(i), cutRun.begin() + long(j), 1);
-      }
-      i = j;
-    }
-    auto cut = [&](auto& v) { v = std::vector(v.begin() + long(from), v.begin() + long(to)); };
-    cut(ex.ids);
-    cut(ex.graded);
-    cut(ex.meta);
-    cut(cutRun);
-    for (size_t i = 0; i < ex.meta.size(); ++i)
-      if (cutRun[i]) ex.meta[i].replyTruncated = true;
-  }
+  addPostProcessorTokens(ex);
+  truncate(ex);
   return ex;
 }
 

@@ -38,22 +38,19 @@ public:
   const CollatorSpec& spec() const { return spec_; }
   int64_t padId() const { return padId_; }
   std::optional<int64_t> eosId() const { return eosId_; }
-  std::optional<int64_t> bosId() const { return bosId_; }
-  // True when no pad token was given or known and the EOS pads (TRL: pad_token or eos_token).
-  bool padFellBackToEos() const { return padFellBackToEos_; }
-  // What the tokenizer's post-processor puts around a text (add_special_tokens=True): add_bos
-  // inserts these, e.g. [BOS] before and nothing after for Llama-style tokenizers.
-  const std::vector<int64_t>& addedPrefix() const { return addedPrefix_; }
-  const std::vector<int64_t>& addedSuffix() const { return addedSuffix_; }
 
 private:
   Batch assemble(const std::vector<std::vector<const CollatedExample*>>& rows) const;
   bool copiesIds() const; // labels all / pad_masked / mask_pad_id: every real id is its own label
+  // prepare's last two steps: the post-processor's BOS/EOS around the row, then max_length.
+  void addPostProcessorTokens(CollatedExample& ex) const;
+  void truncate(CollatedExample& ex) const;
 
   CollatorSpec spec_;
   int64_t padId_ = 0;
   std::optional<int64_t> eosId_, bosId_;
-  bool padFellBackToEos_ = false;
+  // What the tokenizer's post-processor puts around a text (add_special_tokens=True): add_bos
+  // inserts these, e.g. [BOS] before and nothing after for Llama-style tokenizers.
   std::vector<int64_t> addedPrefix_, addedSuffix_;
 };
 

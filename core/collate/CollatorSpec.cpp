@@ -2,7 +2,9 @@
 #include "core/collate/CollatorSpec.h"
 #include "core/util/Error.h"
 #include "core/util/FileReading.h"
+#include "core/util/JsonParse.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace maskscope {
@@ -11,64 +13,77 @@ const std::vector<CollatorPreset>& collatorPresets() {
   // Each preset names the library call it reproduces; the settings are what that call does on a
   // chat dataset rendered through the template (see tests/collate for the hand-worked arrays).
   static const std::vector<CollatorPreset> presets = {
-      {"default",
+      {"default", "correct SFT: right padding to the longest row, pads -100 and unattended, replies graded",
+
        "the correct SFT set-up: right padding to the longest row, pads -100 and unattended, "
        "assistant replies and their closing token graded",
        "", false},
-      {"hf-lm",
+      {"hf-lm", "DataCollatorForLanguageModeling: labels = input_ids, -100 wherever input_ids == pad id",
+
        "transformers DataCollatorForLanguageModeling(tokenizer, mlm=False): tokenizer.pad to the "
        "longest row (attention 0 on pads), labels = input_ids.clone() with "
        "labels[labels == pad_token_id] = -100",
        "labels=mask_pad_id", false},
-      {"hf-seq2seq-style",
+      {"hf-seq2seq-style", "DataCollatorForSeq2Seq on copied labels: every real token graded, pads -100",
+
        "transformers DataCollatorForSeq2Seq on rows whose labels are a copy of input_ids: "
        "labels padded with label_pad_token_id=-100, every real token graded",
        "labels=pad_masked", false},
-      {"hf-flattening",
+      {"hf-flattening", "DataCollatorWithFlattening: one row, positions restart per example, no attention_mask",
+
        "transformers DataCollatorWithFlattening: the batch concatenated into one row, "
        "position_ids restart per example, labels = input_ids with the first of each example "
        "-100 (separator_id); it writes no attention_mask (maskscope shows ones)",
        "packing=padding_free,labels=pad_masked", false},
-      {"trl-completion-only",
+      {"trl-completion-only", "TRL completion_only_loss: only the completion after the prompt graded",
+
        "TRL SFTTrainer completion_only_loss=True (DataCollatorForLanguageModeling with "
        "completion_mask) on prompt/completion rows: right padding, pads -100, everything "
        "after the prompt (with its generation prompt) graded; on messages rows maskscope "
        "takes the final assistant message as the completion",
        "labels=completion_only", false},
-      {"trl-assistant-only",
+      {"trl-assistant-only", "TRL assistant_only_loss: only assistant replies ({% generation %} spans) graded",
+
        "TRL SFTTrainer assistant_only_loss=True: labels -100 where assistant_masks == 0, "
        "the mask built from the template's {% generation %} spans (maskscope falls back to "
        "each reply's content and closing token when the template has none)",
        "labels=assistant_only", false},
-      {"trl-padding-free",
+      {"trl-padding-free", "TRL padding_free: one row, positions restart per example, replies graded",
+
        "TRL SFTTrainer padding_free=True with assistant_only_loss=True: one row, "
        "position_ids restart per example, labels[position_ids == 0] = -100, no attention_mask",
        "packing=padding_free,labels=assistant_only", false},
-      {"axolotl-packed",
+      {"axolotl-packed", "axolotl sample_packing: packed rows, segment-id attention_mask, positions reset",
+
        "axolotl sample_packing with pad_to_sequence_len (V2BatchSamplerDataCollatorForSeq2Seq): "
        "examples packed per row, attention_mask holds segment ids 1, 2, 3, ... (0 pad), "
        "position ids reset per example, prompts -100 (train_on_inputs: false)",
        "packing=block_diagonal,pad_to=max_length,max_length=512,labels=assistant_only", false},
-      {"naive-packed",
+      {"naive-packed", "packed rows with positions reset but a 0/1 mask: examples attend to each other",
+
        "examples concatenated into rows with an EOS after each (old TRL ConstantLengthDataset "
        "style), positions restarted, but a plain 0/1 attention mask, so eager/SDPA attend "
        "across examples",
        "packing=reset_positions,packing_separator=true,pad_to=max_length,max_length=512,labels=assistant_only", true},
-      {"buggy-max-length-all-ones",
+      {"buggy-max-length-all-ones", "padding to max_length, attention all ones, labels = input_ids: pads graded",
+
        "the classic bug report: padding='max_length', truncation=True, attention_mask all "
        "ones, labels = input_ids (pads graded and attended)",
        "pad_to=max_length,max_length=256,truncation=keep_start,attention=all_ones,labels=all", true},
-      {"buggy-pad-is-eos",
+      {"buggy-pad-is-eos", "pad_token = eos_token: masking pads masks every EOS, the model never learns to stop",
+
        "tokenizer.pad_token = tokenizer.eos_token with DataCollatorForLanguageModeling: "
        "masking pad ids also masks every EOS, so the model never learns to stop",
        "pad_token=eos,labels=mask_pad_id", true},
-      {"buggy-last-turn-only", "a collator that grades only the final assistant turn of multi-turn chats",
-       "labels=last_turn", true},
-      {"buggy-no-position-reset",
+      {"buggy-last-turn-only", "only the final assistant turn of a multi-turn chat graded",
+       "a collator that grades only the final assistant turn of multi-turn chats", "labels=last_turn", true},
+      {"buggy-no-position-reset", "packing without position reset or block mask: examples run on and attend across",
+
        "packing without position ids: the model counts 0..T-1 across the row, so "
        "the second example starts where the first ended (and attends to it)",
        "packing=naive,pad_to=max_length,max_length=512,labels=assistant_only", true},
-      {"buggy-left-pad-positions",
+      {"buggy-left-pad-positions", "left padding with position ids 0..T-1 that count the pads",
+
        "left padding with position ids 0..T-1 that count the pads (no "
        "position_ids passed in training)",
        "padding_side=left,position_ids=arange", true},
@@ -223,8 +238,8 @@ static CollatorSpec parseCollatorSpecAt(const std::string& spec, int depth) {
   if (spec.empty()) return presetSpec(collatorPresets().front());
   if (spec.ends_with(".json") || fileExists(spec)) {
     std::string text = readFileCapped(spec, int64_t(1) << 20);
-    auto j = nlohmann::json::parse(text, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) throw Error("collator file is not a JSON object", {spec});
+    auto j = parseJsonOrThrow(text, {spec});
+    if (!j.is_object()) throw Error("collator file is not a JSON object", {spec});
     CollatorSpec s;
     if (j.contains("preset")) {
       if (!j["preset"].is_string()) throw Error("\"preset\" is not a string", {spec, -1, -1, -1, "preset"});
@@ -266,6 +281,28 @@ static CollatorSpec parseCollatorSpecAt(const std::string& spec, int depth) {
 }
 
 CollatorSpec parseCollatorSpec(const std::string& spec) { return parseCollatorSpecAt(spec, 0); }
+
+std::string collatorPresetsText() {
+  std::string out = "Collator presets (--collator NAME or NAME,key=value,...; \"bug\" = reproduces a bug):\n";
+  for (const CollatorPreset& p : collatorPresets()) {
+    std::string line = "  " + p.name;
+    line.resize(std::max<size_t>(line.size() + 1, 29), ' ');
+    out += line + (p.buggy ? "bug  " : "     ") + p.summary + "\n";
+  }
+  return out;
+}
+
+nlohmann::json collatorPresetsJson() {
+  nlohmann::json list = nlohmann::json::array();
+  for (const CollatorPreset& p : collatorPresets())
+    list.push_back({{"name", p.name},
+                    {"summary", p.summary},
+                    {"buggy", p.buggy},
+                    {"settings", p.settings},
+                    {"mirrors", p.mirrors},
+                    {"spec", presetSpec(p).toJson()}});
+  return list;
+}
 
 const char* toString(PaddingSide v) { return v == PaddingSide::Left ? "left" : "right"; }
 const char* toString(Truncation v) {

@@ -39,12 +39,17 @@ struct CollatorSpec {
 
 struct CollatorPreset {
   std::string name;
-  std::string mirrors;  // which library setting it reproduces
+  std::string summary;  // one line (under 100 characters): what the preset does
+  std::string mirrors;  // which library setting it reproduces, in full
   std::string settings; // key=value,... applied on top of the defaults
   bool buggy = false;
 };
 
 const std::vector<CollatorPreset>& collatorPresets();
+// The presets as `collate --list-presets` and `collate --help` print them: one line each, name and
+// summary, buggy ones marked. JSON: [{"name", "summary", "buggy", "settings", "mirrors", "spec"}].
+std::string collatorPresetsText();
+nlohmann::json collatorPresetsJson();
 
 // SPEC: "preset", "preset,key=value,...", "key=value,...", or a path to a JSON file.
 // Throws Error naming the key or file on anything unknown.

@@ -29,9 +29,12 @@ Batch buildBatch(const BatchInputs& in, std::vector<RowError>* rowErrors,
     rows.push_back(pipeline.encode(c));
   }
   if (rowErrors) *rowErrors = reader.errors();
-  if (rows.empty())
-    throw Error("no rows selected (the dataset has " + std::to_string(reader.rowsRead()) + " readable rows)",
+  if (rows.empty()) {
+    // Name why rows were skipped: with no rows the command stops here, before listing them.
+    const std::string why = reader.errors().empty() ? "" : "; " + reader.errors().front().toString();
+    throw Error("no rows selected (the dataset has " + std::to_string(reader.rowsRead()) + " readable rows" + why + ")",
                 {in.dataSpec});
+  }
   return pipeline.collate(rows);
 }
 

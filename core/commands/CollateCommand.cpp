@@ -1,4 +1,4 @@
-// Collate command: JSON per contract, or a readable table per row.
+// Collate command: the batch as JSON (docs/cli.md), or a readable table per row; the preset list.
 #include "core/commands/CollateCommand.h"
 #include "core/batchio/BatchJson.h"
 #include "core/collate/CollatorSpec.h"
@@ -30,6 +30,14 @@ void parseRowRange(const std::string& text, long& begin, long& end) {
   if (end >= 0 && end <= begin) throw Error("--rows: \"" + text + "\" selects no rows");
 }
 
+int listCollatorPresets(CommandIO& io) {
+  if (io.json)
+    io.out << collatorPresetsJson().dump() << "\n";
+  else
+    io.out << collatorPresetsText();
+  return 0;
+}
+
 namespace {
 
 int printTables(const Batch& b, const Tokenizer* tokenizer, const CollateTableOptions& options, CommandIO& io) {
@@ -53,6 +61,8 @@ int printTables(const Batch& b, const Tokenizer* tokenizer, const CollateTableOp
 } // namespace
 
 int runCollate(const BatchInputs& inputs, CommandIO& io, const CollateTableOptions& table) {
+  if (inputs.tokenizerSpec.empty()) throw Error("collate needs --tokenizer (or --list-presets)");
+  if (inputs.dataSpec.empty()) throw Error("collate needs --data (or --list-presets)");
   std::vector<RowError> skipped;
   std::shared_ptr<const Tokenizer> tokenizer;
   Batch b = buildBatch(inputs, &skipped, &tokenizer);

@@ -1,4 +1,4 @@
-// Lint command: input detection, the JSON of the contract, the terminal report (findings, a token
+// Lint command: input detection, the JSON (docs/cli.md), the terminal report (findings, a token
 // view of the first offending rows like a trainer's debug print, the summary) and --explain.
 #include "core/commands/LintCommand.h"
 #include "core/batchio/BatchLoader.h"
@@ -198,6 +198,12 @@ void adoptTemplateVariables(LintContext& ctx, const Tokenizer& tok) {
 void lintDumpInput(const LintArgs& a, const std::string& tokenizerSpec, CommandIO& io, LintedInput& in) {
   in.dump = true;
   in.dumpBatch = loadBatchDump(a.input);
+  if (a.padId) {
+    if (in.dumpBatch.padTokenId && *in.dumpBatch.padTokenId != *a.padId)
+      io.err << "maskscope: note: --pad-id " << *a.padId << " replaces the dump's pad_token_id "
+             << *in.dumpBatch.padTokenId << "\n";
+    in.dumpBatch.padTokenId = *a.padId;
+  }
   LintContext ctx;
   ctx.generation = a.generation;
   ctx.maxFindings = a.maxFindings >= 0 ? a.maxFindings : 1000;
@@ -307,6 +313,11 @@ int runLint(const LintArgs& a, CommandIO& io) {
   std::string tokenizerSpec = a.tokenizerSpec;
   if (tokenizerSpec.empty() && !a.modelSpec.empty() && isDirectory(a.modelSpec)) tokenizerSpec = a.modelSpec;
 
+  if (a.failOn != "error" && a.failOn != "warning")
+    throw Error("--fail-on must be 'error' or 'warning', not '" + a.failOn + "'");
+  if (a.padId && !isDump(a.input))
+    throw Error("--pad-id applies to batch dumps; a dataset's pad id comes from its tokenizer and collator");
+
   LintedInput in;
   if (isDump(a.input))
     lintDumpInput(a, tokenizerSpec, io, in);
@@ -329,7 +340,8 @@ int runLint(const LintArgs& a, CommandIO& io) {
     io.err << "maskscope: error: " << a.input << ": no readable rows (" << report.summary.rowsSkipped << " skipped)\n";
     return 2;
   }
-  return report.summary.errors > 0 ? 1 : 0;
+  const long failing = report.summary.errors + (a.failOn == "warning" ? report.summary.warnings : 0);
+  return failing > 0 ? 1 : 0;
 }
 
 } // namespace maskscope

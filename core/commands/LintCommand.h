@@ -1,27 +1,31 @@
 // `maskscope lint INPUT`: names every masking bug of a dataset (through tokenizer, template and
-// collator) or a batch dump, as contract JSON or a terminal report with a coloured token view.
+// collator) or a batch dump, as JSON (docs/cli.md) or a terminal report with a coloured token view.
 #pragma once
 #include "core/commands/CommandIO.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace maskscope {
 
 struct LintArgs {
-  std::string input;         // dataset file, builtin:demo, or batch dump (.json/.jsonl/.safetensors/.pt)
-  std::string tokenizerSpec; // --tokenizer (datasets: default builtin:demo)
-  std::string templateSpec;  // --template (default: the tokenizer's own)
-  std::string collatorSpec;  // --collator (datasets: default "default"; dumps: states the intent)
-  std::string modelSpec;     // --model: accepted for the contract; a model folder also gives the tokenizer
-  bool generation = false;   // --generation: the input is a generation batch
-  long maxFindings = -1;     // --max-findings N (default 1000; text output shows 50)
-  std::string shard;         // --shard K/N: rows with index % N == K
-  int microBatch = 8;        // --micro-batch N
-  int threads = 0;           // --threads N (0: all cores)
-  std::string explain;       // --explain RULE ("all": every rule); INPUT not needed
-  bool listRules = false;    // --list-rules
-  bool progress = false;     // --progress: progress on stderr even when it is not a terminal
-  int showRows = 3;          // --show-rows N: offending rows drawn as tokens in the text report
+  std::string input;            // dataset file, builtin:demo, or batch dump (.json/.jsonl/.safetensors/.pt)
+  std::string tokenizerSpec;    // --tokenizer (datasets: default builtin:demo)
+  std::string templateSpec;     // --template (default: the tokenizer's own)
+  std::string collatorSpec;     // --collator (datasets: default "default"; dumps: states the intent)
+  std::string modelSpec;        // --model: a model folder gives the tokenizer
+  bool generation = false;      // --generation: the input is a generation batch
+  long maxFindings = -1;        // --max-findings N (default 1000; text output shows 50)
+  std::string shard;            // --shard K/N: rows with index % N == K
+  int microBatch = 8;           // --micro-batch N
+  int threads = 0;              // --threads N (0: all cores)
+  std::string explain;          // --explain RULE ("all": every rule); INPUT not needed
+  bool listRules = false;       // --list-rules
+  bool progress = false;        // --progress: progress on stderr even when it is not a terminal
+  int showRows = 3;             // --show-rows N: offending rows drawn as tokens in the text report
+  std::optional<int64_t> padId; // --pad-id N (dumps): the pad id, over the dump's pad_token_id
+  std::string failOn = "error"; // --fail-on error|warning: the least severity that makes the exit status 1
 };
 
 int runLint(const LintArgs& args, CommandIO& io);

@@ -1,5 +1,5 @@
 // `maskscope loss`: runs the model over the batch with the masks as given and fixed, and reports how
-// much of the loss, the graded positions and the gradient come from padding (contract: `loss`).
+// much of the loss, the graded positions and the gradient come from padding (docs/cli.md: `loss`).
 #pragma once
 #include "core/commands/BatchInputs.h"
 #include "core/commands/CommandIO.h"
@@ -22,7 +22,7 @@ struct LossArgs {
 // attention); 1 when fixing them changes the loss or the real tokens' logits; 2 unusable input.
 int runLoss(const LossArgs& args, CommandIO& io);
 
-// The contract's JSON for a report (also what the app shows).
+// The JSON of a report (docs/cli.md) (also what the app shows).
 nlohmann::json lossReportJson(const LossReport& report, const ModelInfo& info);
 // True when the report shows the masks changing the result (exit status 1).
 bool lossReportFindsProblems(const LossReport& report);

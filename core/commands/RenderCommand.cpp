@@ -8,6 +8,7 @@
 #include "core/template/JinjaChatTemplate.h"
 #include "core/util/Error.h"
 #include "core/util/FileReading.h"
+#include "core/util/JsonParse.h"
 
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -26,14 +27,7 @@ struct MessagesInput {
 
 MessagesInput readMessagesFile(const std::string& path) {
   std::string text = readFileCapped(path, int64_t(256) << 20);
-  ojson j;
-  try {
-    j = ojson::parse(text);
-  } catch (const ojson::parse_error& e) {
-    SourceLocation loc{path};
-    loc.byteOffset = long(e.byte);
-    throw Error(std::string("not valid JSON: ") + e.what(), loc);
-  }
+  ojson j = parseOrderedJsonOrThrow(text, {path});
   MessagesInput in;
   if (j.is_array()) {
     in.messages = std::move(j);

@@ -3,6 +3,7 @@
 #include "core/tokenizer/Tokenizer.h"
 #include "core/util/Error.h"
 #include "core/util/FileReading.h"
+#include "core/util/JsonParse.h"
 #include "core/util/JsonString.h"
 #include "core/util/Utf8.h"
 
@@ -85,8 +86,15 @@ int runTokenize(const TokenizeArgs& a, CommandIO& io) {
     ++lineNo;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    auto j = nlohmann::json::parse(line, nullptr, false);
+    std::string parseError;
+    auto j = parseJsonOrExplain(line, &parseError);
     std::string text;
+    if (j.is_discarded()) {
+      io.err << a.jsonlFile << ":" << lineNo << ": invalid JSON: " << parseError << "\n";
+      if (io.json) io.out << "null\n";
+      ++failures;
+      continue;
+    }
     if (j.is_string())
       text = j.get<std::string>();
     else if (j.is_object() && j.contains("text") && j["text"].is_string())

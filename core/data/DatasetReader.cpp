@@ -220,8 +220,10 @@ Conversation readDatasetRow(const std::string& spec, long row) {
   Conversation c;
   while (reader.next(c))
     if (c.rowIndex == row) return c;
+  // Say why rows were unreadable, or the user only learns that row 0 "does not exist".
+  const std::string why = reader.errors().empty() ? "" : " (first skipped: " + reader.errors().front().toString() + ")";
   throw Error("the dataset has only " + std::to_string(reader.rowsRead()) + " readable rows; row " +
-                  std::to_string(row) + " does not exist",
+                  std::to_string(row) + " does not exist" + why,
               {spec});
 }
 

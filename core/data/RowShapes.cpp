@@ -1,4 +1,4 @@
-// The four dataset row shapes of the contract, mapped to one Conversation:
+// The four dataset row shapes (docs/cli.md, Datasets), mapped to one Conversation:
 // messages (no_robots), prompt/completion (TRL: strings or message lists), ShareGPT, Alpaca.
 #include "core/data/DatasetReader.h"
 #include "core/util/Error.h"

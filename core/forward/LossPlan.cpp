@@ -1,6 +1,7 @@
 // Role, segment and fixed-mask derivation for the loss comparison, and the loss breakdown
 // arithmetic of one row (see LossPlan.h).
 #include "core/forward/LossPlan.h"
+#include "core/mask/PackedSegments.h"
 #include "core/mask/RowFacts.h"
 #include "core/util/Error.h"
 
@@ -56,9 +57,14 @@ IntGrid packedSegments(const Batch& batch, const IntGrid& roles) {
   IntGrid seg(B, T, 0);
   const bool maskSegments = maskHoldsSegments(batch);
   for (int64_t r = 0; r < B; ++r) {
+    // The collator's segments, else core/mask's recovery from a dump (position-id restarts, or
+    // separators followed by a conversation start: naive packing).
+    const std::vector<Segment> recovered =
+        maskSegments || batch.segments.size() == size_t(B) ? std::vector<Segment>{} : segmentsOfRow(batch, r);
     const std::vector<Segment>* given = batch.segments.size() == size_t(B) && batch.segments[size_t(r)].size() > 1
                                             ? &batch.segments[size_t(r)]
-                                            : nullptr;
+                                        : recovered.size() > 1 ? &recovered
+                                                               : nullptr;
     int64_t current = 0;
     int64_t previousMask = 0;
     for (int64_t c = 0; c < T; ++c) {

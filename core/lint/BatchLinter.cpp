@@ -71,8 +71,10 @@ LintReport lintBatch(const Batch& input, const LintContext& ctx) {
                                   "reply-truncated", "special-token-injection",
                                   "boundary-merge",  "template-no-generation-markers",
                                   "eos-mismatch"};
-    std::string why = ctx.tokenizer && ctx.chatTemplate ? "the template's role headers were not found"
-                                                        : "no --template and --tokenizer to recover roles";
+    std::string why = ctx.tokenizer && ctx.chatTemplate
+                          ? "the template's role headers were not found; check --template"
+                          : "pass --tokenizer (the one that made the dump, and --template if it has none) to recover "
+                            "roles";
     std::string list;
     for (const auto& r : report.summary.rulesNotRun) list += (list.empty() ? "" : ", ") + r;
     out.add("rules-not-run", std::nullopt, std::nullopt,
@@ -80,7 +82,13 @@ LintReport lintBatch(const Batch& input, const LintContext& ctx) {
                 (b.eosTokenId ? "; stop-token-not-graded ran on EOS ids only" : "; stop-token-not-graded did not run"));
     if (!b.eosTokenId) report.summary.rulesNotRun.push_back("stop-token-not-graded");
   }
-  if (!ctx.tokenizer && !b.padTokenId) report.summary.rulesNotRun.push_back("pad-graded (all-ones masks: no pad id)");
+  if (!ctx.tokenizer && !b.padTokenId) {
+    report.summary.rulesNotRun.push_back("pad-graded (all-ones masks: no pad id)");
+    out.add("rules-not-run", std::nullopt, std::nullopt,
+            "no pad id (no pad_token_id in the dump, no --tokenizer): padding is found only where attention_mask is "
+            "0, so pad-graded and pad-attended cannot see the pads of an all-ones mask; pass --pad-id N or "
+            "--tokenizer");
+  }
   long fullRows = 0;
   runBatchRules(b, o, out, report.summary, &fullRows);
   addFullSequenceInfo(out, fullRows);

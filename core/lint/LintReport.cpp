@@ -1,4 +1,4 @@
-// Summary arithmetic and the JSON shape of a lint report (contract fields first, extras after).
+// Summary arithmetic and the JSON shape of a lint report (the fields docs/cli.md documents for `lint`).
 #include "core/lint/LintReport.h"
 
 #include <algorithm>

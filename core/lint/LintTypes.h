@@ -25,7 +25,7 @@ struct Finding {
 };
 
 struct RuleInfo {
-  std::string_view name;        // stable kebab-case name (contract)
+  std::string_view name;        // stable kebab-case name (docs/lint-rules.md)
   Severity severity;            // default severity; a finding may be softened where the text says so
   std::string_view title;       // one line
   std::string_view explanation; // a paragraph for a student: what the mask gates, what goes wrong, the fix

@@ -5,6 +5,15 @@
 
 namespace maskscope {
 
+std::string RowLayout::boundaries() const {
+  std::string s;
+  for (size_t i = 1; i < examples.size(); ++i) {
+    if (i == 9 && examples.size() > 10) return s + ", ... (" + std::to_string(examples.size() - 1) + " in all)";
+    s += (s.empty() ? (examples.size() > 2 ? "positions " : "position ") : ", ") + std::to_string(examples[i].begin);
+  }
+  return s;
+}
+
 RowLayout rowLayout(const Batch& b, int64_t r) {
   const int64_t T = b.length();
   RowLayout L;
@@ -40,7 +49,22 @@ RowLayout rowLayout(const Batch& b, int64_t r) {
       if (begin < end) L.examples.push_back({begin, end, -1});
     }
     if (L.examples.size() >= 2) {
-      L.segmentSource = segmentIds ? SegmentSource::MaskSegmentIds : SegmentSource::PositionResets;
+      bool resets = false;
+      if (!segmentIds && b.positionIds.sameShape(b.inputIds))
+        for (size_t i = 1; i < L.examples.size() && !resets; ++i)
+          resets = b.positionIds.at(r, L.examples[i].begin) == 0;
+      // Stated by the dump (cu_seq_lens) when they differ from what the ids, mask and positions show.
+      bool stated = false;
+      if (size_t(r) < b.segments.size() && b.segments[size_t(r)].size() >= 2) {
+        const std::vector<Segment> recovered = recoveredSegmentsOfRow(b, r);
+        stated = recovered.size() != b.segments[size_t(r)].size();
+        for (size_t i = 0; i < recovered.size() && !stated; ++i)
+          stated = recovered[i].begin != b.segments[size_t(r)][i].begin;
+      }
+      L.segmentSource = stated       ? SegmentSource::CuSeqLens
+                        : segmentIds ? SegmentSource::MaskSegmentIds
+                        : resets     ? SegmentSource::PositionResets
+                                     : SegmentSource::Separators;
       return L;
     }
     L.examples.clear();

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace maskscope {
@@ -15,7 +16,9 @@ struct ExampleRange {
   long sourceRow = -1;        // dataset row when known
 };
 
-enum class SegmentSource { None, Collator, MaskSegmentIds, PositionResets };
+// Where a row's example boundaries come from; Separators: naive packing, read from the tokens
+// (core/mask/PackingSeparators.h); CuSeqLens: the dump's cu_seq_lens.
+enum class SegmentSource { None, Collator, MaskSegmentIds, PositionResets, Separators, CuSeqLens };
 
 struct RowLayout {
   std::vector<uint8_t> pad;           // [T]: 1 = padding
@@ -26,6 +29,7 @@ struct RowLayout {
   bool leftPadded() const { return firstReal > 0; }
   bool rightPadded() const { return endReal >= 0 && endReal < int64_t(pad.size()); }
   bool packed() const { return examples.size() >= 2; }
+  std::string boundaries() const; // "positions 12, 40" where examples 2.. start
 };
 
 // Requires the batch's grids to have matching shapes (check shape-mismatch first). Padding is

@@ -1,12 +1,24 @@
 // Segment recovery. Segment ids win over position ids: a mask holding values above 1 says exactly
 // where each example is; otherwise a position id of 0 after the row's first real position starts
-// a new example (the rule transformers uses to build FlashAttention's cu_seqlens).
+// a new example (the rule transformers uses to build FlashAttention's cu_seqlens), and so does a
+// separator followed by a conversation start (naive packing, core/mask/PackingSeparators.h).
 #include "core/mask/PackedSegments.h"
+#include "core/mask/PackingSeparators.h"
 #include "core/util/Error.h"
+
+#include <algorithm>
 
 namespace maskscope {
 
 std::vector<Segment> segmentsOfRow(const Batch& b, int64_t r) {
+  if (r < 0 || r >= b.batchSize()) throw Error("row " + std::to_string(r) + " is outside the batch");
+  // Boundaries the dump states itself (cu_seq_lens of a flattened row) win over any recovery.
+  if (b.meta.empty() && size_t(r) < b.segments.size() && b.segments[size_t(r)].size() >= 2)
+    return b.segments[size_t(r)];
+  return recoveredSegmentsOfRow(b, r);
+}
+
+std::vector<Segment> recoveredSegmentsOfRow(const Batch& b, int64_t r) {
   if (r < 0 || r >= b.batchSize()) throw Error("row " + std::to_string(r) + " is outside the batch");
   const int64_t T = b.length();
   const bool haveMask = b.attentionMask.sameShape(b.inputIds);
@@ -14,6 +26,7 @@ std::vector<Segment> segmentsOfRow(const Batch& b, int64_t r) {
   auto mask = [&](int64_t t) { return haveMask ? b.attentionMask.at(r, t) : int64_t(1); };
   bool segmentIds = false;
   for (int64_t t = 0; t < T && !segmentIds; ++t) segmentIds = mask(t) > 1;
+  const std::vector<int64_t> separated = segmentIds ? std::vector<int64_t>{} : separatorBoundaries(b, r);
 
   std::vector<Segment> out;
   for (int64_t t = 0; t < T; ++t) {
@@ -24,7 +37,8 @@ std::vector<Segment> segmentsOfRow(const Batch& b, int64_t r) {
       if (segmentIds)
         starts = m != mask(t - 1);
       else
-        starts = havePositions && b.positionIds.at(r, t) == 0;
+        starts =
+            (havePositions && b.positionIds.at(r, t) == 0) || std::binary_search(separated.begin(), separated.end(), t);
     }
     if (starts)
       out.push_back({t, t + 1, -1});
@@ -36,8 +50,8 @@ std::vector<Segment> segmentsOfRow(const Batch& b, int64_t r) {
 }
 
 void deriveSegments(Batch& b) {
-  b.segments.assign(size_t(std::max<int64_t>(b.batchSize(), 0)), {});
-  for (int64_t r = 0; r < b.batchSize(); ++r) b.segments[size_t(r)] = segmentsOfRow(b, r);
+  b.segments.resize(size_t(std::max<int64_t>(b.batchSize(), 0)));
+  for (int64_t r = 0; r < b.batchSize(); ++r) b.segments[size_t(r)] = segmentsOfRow(b, r); // keeps stated ones
 }
 
 } // namespace maskscope

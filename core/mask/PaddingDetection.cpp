@@ -26,10 +26,10 @@ std::vector<uint8_t> detectPaddingOfRow(const Batch& b, int64_t r, std::optional
 }
 
 std::vector<uint8_t> paddingOfRow(const Batch& b, int64_t r) {
-  const int64_t T = b.length();
-  if (size_t(r) < b.meta.size() && int64_t(b.meta[size_t(r)].size()) == T) {
-    std::vector<uint8_t> pad(size_t(T), 0);
-    for (int64_t t = 0; t < T; ++t) pad[size_t(t)] = b.meta[size_t(r)][size_t(t)].kind == PositionKind::Padding;
+  const size_t T = size_t(b.length());
+  if (r >= 0 && size_t(r) < b.meta.size() && b.meta[size_t(r)].size() == T) {
+    std::vector<uint8_t> pad(T, 0);
+    for (size_t t = 0; t < T; ++t) pad[t] = b.meta[size_t(r)][t].kind == PositionKind::Padding;
     return pad;
   }
   return detectPaddingOfRow(b, r, b.padTokenId);

@@ -13,7 +13,6 @@ namespace maskscope {
 // buggy collators write it) the leading and trailing runs of the pad id — when pad == eos the first
 // trailing one is the EOS that ends the text, when pad == bos the last leading one is the BOS.
 std::vector<uint8_t> detectPaddingOfRow(const Batch& batch, int64_t row, std::optional<int64_t> padId);
-
 // The one padding rule every view, the linter and the loss use: the collator's metadata when the
 // row has it (PositionKind::Padding), else detectPaddingOfRow with the batch's pad_token_id.
 std::vector<uint8_t> paddingOfRow(const Batch& batch, int64_t row);

@@ -108,6 +108,115 @@ jinja::RenderOutput JinjaChatTemplate::renderOnce(const jinja::Variables& base, 
   return template_->render(vars, settings);
 }
 
+struct JinjaChatTemplate::SpanInputs {
+  const jinja::Variables& base;
+  const std::vector<Value>& messages;
+  const std::vector<std::string>& roles;
+  const std::vector<std::string>& contents;
+  const RenderOptions& options;
+  const std::string& text; // the full render
+  int64_t bosEnd;          // bytes of a leading BOS token in text, else 0
+};
+
+// Fast path: boundaries from the loop iterations recorded during the render, confirmed by one
+// prefix render.
+std::optional<std::vector<MessageSpan>>
+JinjaChatTemplate::spansFromLoop(const SpanInputs& in, const std::vector<std::pair<int64_t, int64_t>>& loop) const {
+  const auto& it = loop;
+  const int64_t n = int64_t(in.messages.size());
+  const std::string& text = in.text;
+  bool ok = int64_t(it.size()) == n;
+  size_t first = 0;
+  if (ok && it[0].first < 0) first = 1; // a leading message pulled out before the loop
+  for (size_t k = first; ok && k < size_t(n); ++k)
+    ok = it[k].first >= 0 && (k == first || it[k].first >= it[k - 1].second);
+  if (ok && first == 1 && n < 2) ok = false;
+  std::vector<MessageSpan> spans;
+  int users = 0, turn = 0;
+  for (size_t k = 0; ok && k < size_t(n); ++k) {
+    int64_t b = k < first ? in.bosEnd : it[k].first;
+    int64_t e =
+        k + 1 < size_t(n) ? it[k + 1].first : (in.options.addGenerationPrompt ? it[k].second : int64_t(text.size()));
+    if (e < b) {
+      ok = false;
+      break;
+    }
+    MessageSpan span;
+    span.messageIndex = int(k);
+    span.role = in.roles[k];
+    span.turn = turnOf(in.roles, k, users, turn);
+    span.block = ByteSpan{b, e};
+    if (!locateContent(text, in.contents[k], b, e, span.content)) {
+      if (!in.contents[k].empty()) {
+        ok = false;
+        break;
+      } // content outside its block: not this shape
+      span.content = ByteSpan{b, b};
+    }
+    spans.push_back(std::move(span));
+  }
+  if (ok && n >= 2) {
+    // confirm one boundary with a prefix render
+    size_t k = size_t(n) / 2 - 1;
+    try {
+      std::vector<Value> prefix(in.messages.begin(), in.messages.begin() + long(k) + 1);
+      jinja::RenderOutput p = renderOnce(in.base, std::move(prefix), false, in.options);
+      ok = startsWith(text, p.text) && int64_t(p.text.size()) == spans[k].block.end;
+    } catch (const Error&) {
+      ok = false;
+    }
+  }
+  if (!ok) return std::nullopt;
+  return spans;
+}
+
+std::vector<MessageSpan> JinjaChatTemplate::spansFromPrefixes(const SpanInputs& in) const {
+  // General path: one render per prefix. Start of the first block: what an empty conversation renders, else the BOS
+  // token.
+  const int64_t n = int64_t(in.messages.size());
+  const std::string& text = in.text;
+  int64_t start = 0;
+  try {
+    jinja::RenderOutput empty = renderOnce(in.base, {}, false, in.options);
+    if (startsWith(text, empty.text)) start = int64_t(empty.text.size());
+  } catch (const Error&) {
+    start = in.bosEnd;
+  }
+
+  std::vector<MessageSpan> spans;
+  int turn = 0, users = 0;
+  int64_t prevEnd = start;
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t end = -1;
+    if (k == n - 1 && !in.options.addGenerationPrompt) {
+      end = int64_t(text.size());
+    } else {
+      try {
+        std::vector<Value> prefix(in.messages.begin(), in.messages.begin() + k + 1);
+        jinja::RenderOutput p = renderOnce(in.base, std::move(prefix), false, in.options);
+        if (startsWith(text, p.text) && int64_t(p.text.size()) >= prevEnd) end = int64_t(p.text.size());
+      } catch (const Error&) {
+      }
+    }
+    ByteSpan content;
+    bool found = locateContent(text, in.contents[size_t(k)], prevEnd, end, content);
+    if (end < 0) end = found ? content.end : prevEnd; // fallback: block ends with its content
+    if (in.roles[size_t(k)] == "user") {
+      ++users;
+      if (users > 1) ++turn;
+    }
+    MessageSpan span;
+    span.messageIndex = int(k);
+    span.role = in.roles[size_t(k)];
+    span.turn = turn;
+    span.block = ByteSpan{prevEnd, end};
+    span.content = found ? content : ByteSpan{prevEnd, prevEnd};
+    spans.push_back(std::move(span));
+    prevEnd = end;
+  }
+  return spans;
+}
+
 RenderResult JinjaChatTemplate::renderValues(const std::vector<Value>& messages, const std::vector<std::string>& roles,
                                              const std::vector<std::string>& contents, const RenderOptions& options,
                                              const Value& tools, const Value& extra) const {
@@ -136,105 +245,15 @@ RenderResult JinjaChatTemplate::renderValues(const std::vector<Value>& messages,
   }
   if (!options.computeMessageSpans || messages.empty()) return result;
 
-  const std::string& text = result.text;
-  const int64_t n = int64_t(messages.size());
-  auto bosEnd = [&]() -> int64_t {
-    auto bos = merged.find("bos_token");
-    if (bos != merged.end() && !bos->second.empty() && startsWith(text, bos->second))
-      return int64_t(bos->second.size());
-    return 0;
-  };
-
-  // Fast path: boundaries from the loop iterations recorded during the render.
-  {
-    const auto& it = full.trackedSpans;
-    bool ok = int64_t(it.size()) == n;
-    size_t first = 0;
-    if (ok && it[0].first < 0) first = 1; // a leading message pulled out before the loop
-    for (size_t k = first; ok && k < size_t(n); ++k)
-      ok = it[k].first >= 0 && (k == first || it[k].first >= it[k - 1].second);
-    if (ok && first == 1 && n < 2) ok = false;
-    std::vector<MessageSpan> spans;
-    int users = 0, turn = 0;
-    for (size_t k = 0; ok && k < size_t(n); ++k) {
-      int64_t b = k < first ? bosEnd() : it[k].first;
-      int64_t e =
-          k + 1 < size_t(n) ? it[k + 1].first : (options.addGenerationPrompt ? it[k].second : int64_t(text.size()));
-      if (e < b) {
-        ok = false;
-        break;
-      }
-      MessageSpan span;
-      span.messageIndex = int(k);
-      span.role = roles[k];
-      span.turn = turnOf(roles, k, users, turn);
-      span.block = ByteSpan{b, e};
-      if (!locateContent(text, contents[k], b, e, span.content)) {
-        if (!contents[k].empty()) {
-          ok = false;
-          break;
-        } // content outside its block: not this shape
-        span.content = ByteSpan{b, b};
-      }
-      spans.push_back(std::move(span));
-    }
-    if (ok && n >= 2) {
-      // confirm one boundary with a prefix render
-      size_t k = size_t(n) / 2 - 1;
-      try {
-        std::vector<Value> prefix(messages.begin(), messages.begin() + long(k) + 1);
-        jinja::RenderOutput p = renderOnce(base, std::move(prefix), false, options);
-        ok = startsWith(text, p.text) && int64_t(p.text.size()) == spans[k].block.end;
-      } catch (const Error&) {
-        ok = false;
-      }
-    }
-    if (ok) {
-      result.messages = std::move(spans);
-      return result;
-    }
-  }
-
-  // General path: one render per prefix. Start of the first block: what an empty conversation renders, else the BOS
-  // token.
-  int64_t start = 0;
-  try {
-    jinja::RenderOutput empty = renderOnce(base, {}, false, options);
-    if (startsWith(text, empty.text)) start = int64_t(empty.text.size());
-  } catch (const Error&) {
-    start = bosEnd();
-  }
-
-  int turn = 0, users = 0;
-  int64_t prevEnd = start;
-  for (int64_t k = 0; k < n; ++k) {
-    int64_t end = -1;
-    if (k == n - 1 && !options.addGenerationPrompt) {
-      end = int64_t(text.size());
-    } else {
-      try {
-        std::vector<Value> prefix(messages.begin(), messages.begin() + k + 1);
-        jinja::RenderOutput p = renderOnce(base, std::move(prefix), false, options);
-        if (startsWith(text, p.text) && int64_t(p.text.size()) >= prevEnd) end = int64_t(p.text.size());
-      } catch (const Error&) {
-      }
-    }
-    ByteSpan content;
-    bool found = locateContent(text, contents[size_t(k)], prevEnd, end, content);
-    if (end < 0) end = found ? content.end : prevEnd; // fallback: block ends with its content
-    if (roles[size_t(k)] == "user") {
-      ++users;
-      if (users > 1) ++turn;
-    }
-    MessageSpan span;
-    span.messageIndex = int(k);
-    span.role = roles[size_t(k)];
-    span.turn = turn;
-    span.block = ByteSpan{prevEnd, end};
-    span.content = found ? content : ByteSpan{prevEnd, prevEnd};
-    result.messages.push_back(std::move(span));
-    prevEnd = end;
-  }
+  auto bos = merged.find("bos_token");
+  const int64_t bosEnd = bos != merged.end() && !bos->second.empty() && startsWith(result.text, bos->second)
+                             ? int64_t(bos->second.size())
+                             : 0;
+  const SpanInputs in{base, messages, roles, contents, options, result.text, bosEnd};
+  if (auto spans = spansFromLoop(in, full.trackedSpans))
+    result.messages = std::move(*spans);
+  else
+    result.messages = spansFromPrefixes(in);
   return result;
 }
 

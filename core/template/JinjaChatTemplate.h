@@ -23,6 +23,7 @@
 #include "core/template/jinja/Template.h"
 
 #include <nlohmann/json.hpp>
+#include <optional>
 
 namespace maskscope {
 
@@ -50,6 +51,12 @@ private:
   jinja::RenderOutput renderOnce(const jinja::Variables& base, std::vector<jinja::Value> messages,
                                  bool addGenerationPrompt, const RenderOptions& options,
                                  const std::vector<const void*>* tracked = nullptr) const;
+  // Message boundaries two ways: from the for-loop iterations recorded during the full render
+  // (nothing when the template's shape does not fit), else from one render per prefix.
+  struct SpanInputs;
+  std::optional<std::vector<MessageSpan>> spansFromLoop(const SpanInputs& in,
+                                                        const std::vector<std::pair<int64_t, int64_t>>& loop) const;
+  std::vector<MessageSpan> spansFromPrefixes(const SpanInputs& in) const;
 
   std::string name_;
   std::string source_;

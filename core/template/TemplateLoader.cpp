@@ -6,6 +6,7 @@
 #include "core/template/JinjaChatTemplate.h"
 #include "core/util/Error.h"
 #include "core/util/FileReading.h"
+#include "core/util/JsonParse.h"
 
 #include <nlohmann/json.hpp>
 
@@ -50,14 +51,7 @@ struct ConfigInfo {
 
 ConfigInfo readTokenizerConfig(const std::string& path) {
   std::string text = readFileCapped(path, kConfigCap);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    SourceLocation loc{path};
-    loc.byteOffset = long(e.byte);
-    throw Error(std::string("not valid JSON: ") + e.what(), loc);
-  }
+  nlohmann::json j = parseJsonOrThrow(text, {path});
   if (!j.is_object()) throw Error("tokenizer_config.json must hold a JSON object", SourceLocation{path});
   ConfigInfo info;
   for (const char* key : {"bos_token", "eos_token", "pad_token", "unk_token"}) {

@@ -2,6 +2,7 @@
 // read from tokenizer_config.json (add_bos_token / add_eos_token, as LlamaTokenizer does).
 #include "core/tokenizer/SentencePieceTokenizer.h"
 #include "core/util/Error.h"
+#include "core/util/JsonParse.h"
 
 #include <nlohmann/json.hpp>
 #include <sentencepiece_processor.h>
@@ -38,8 +39,8 @@ SentencePieceTokenizer::SentencePieceTokenizer(std::string_view serializedModel,
   if (specialIds_.unk) specialIds_.unkText = sp_->IdToPiece(*specialIds_.unk);
 
   if (!configJson.empty()) {
-    auto cfg = nlohmann::json::parse(configJson, nullptr, false);
-    if (cfg.is_discarded() || !cfg.is_object()) throw Error("tokenizer_config.json is not a JSON object", {source_});
+    auto cfg = parseJsonOrThrow(std::string(configJson), {source_ + " (tokenizer_config.json)"});
+    if (!cfg.is_object()) throw Error("tokenizer_config.json is not a JSON object", {source_});
     if (cfg.contains("add_bos_token") && cfg["add_bos_token"].is_boolean()) addBos_ = cfg["add_bos_token"].get<bool>();
     if (cfg.contains("add_eos_token") && cfg["add_eos_token"].is_boolean()) addEos_ = cfg["add_eos_token"].get<bool>();
     auto adopt = [&](const char* key, std::optional<int32_t>& id, std::string& text) {

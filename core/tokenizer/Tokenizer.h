@@ -54,7 +54,5 @@ public:
 // Resolves a --tokenizer SPEC: builtin:demo, a tokenizer.model, a tokenizer.json, or a model
 // folder holding either (tokenizer.json preferred, as transformers' fast tokenizer). Throws Error.
 std::shared_ptr<Tokenizer> loadTokenizer(const std::string& spec);
-// The folder a spec lives in (for finding tokenizer_config.json), empty for builtin specs.
-std::string tokenizerFolder(const std::string& spec);
 
 } // namespace maskscope

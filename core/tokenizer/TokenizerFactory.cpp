@@ -44,6 +44,4 @@ std::shared_ptr<Tokenizer> loadTokenizer(const std::string& spec) {
   return loadSentencePieceFile(spec);
 }
 
-std::string tokenizerFolder(const std::string& spec) { return specFolder(spec); }
-
 } // namespace maskscope

@@ -9,11 +9,13 @@ namespace maskscope {
 
 std::string readFileCapped(const std::string& path, int64_t cap) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw Error("no such file", {path});
+  if (!std::filesystem::is_regular_file(path, ec)) throw Error("file not found", {path});
   auto size = static_cast<int64_t>(std::filesystem::file_size(path, ec));
   if (ec) throw Error("cannot read file size: " + ec.message(), {path});
   if (size > cap)
-    throw Error("file is " + std::to_string(size) + " bytes, over the limit of " + std::to_string(cap), {path});
+    throw Error("file is " + std::to_string(size) + " bytes, over the limit of " + std::to_string(cap) + " bytes (" +
+                    std::to_string(cap >> 20) + " MiB) for this input",
+                {path});
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot open file", {path});
   std::string data(static_cast<size_t>(size), '\0');

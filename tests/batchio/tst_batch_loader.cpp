@@ -49,7 +49,6 @@ private Q_SLOTS:
   void jsonErrors_data();
   void jsonErrors();
   void torchPt();
-  void benchmarkSafetensors();
 };
 
 void TestBatchLoader::safetensorsGood() {
@@ -161,33 +160,27 @@ void TestBatchLoader::jsonRoundTrip() {
 }
 
 void TestBatchLoader::jsonErrors_data() {
-  QTest::addColumn<QString>("text");
+  // Broken JSON dumps (tests/data/batchio/bad_*.json) and what the error must say.
+  QTest::addColumn<QString>("file");
   QTest::addColumn<QString>("mentions");
-  QTest::newRow("not-json") << QStringLiteral("{\"input_ids\": [[1, 2]") << QStringLiteral("invalid JSON");
-  QTest::newRow("missing-labels") << QStringLiteral(R"({"input_ids": [[1, 2]]})")
-                                  << QStringLiteral("missing \"labels\"");
-  QTest::newRow("ragged") << QStringLiteral(R"({"input_ids": [[1, 2], [3]], "labels": [[1, 2], [3]]})")
-                          << QStringLiteral("ragged");
-  QTest::newRow("not-integer") << QStringLiteral(R"({"input_ids": [[1, "a"]], "labels": [[1, 2]]})")
-                               << QStringLiteral("not an integer");
-  QTest::newRow("shape") << QStringLiteral(R"({"input_ids": [[1, 2]], "labels": [[1, 2, 3]]})")
-                         << QStringLiteral("labels has shape [1, 3]");
-  QTest::newRow("negative-mask") << QStringLiteral(
-                                        R"({"input_ids": [[1, 2]], "labels": [[1, 2]], "attention_mask": [[1, -1]]})")
-                                 << QStringLiteral("negative");
+  QTest::newRow("not-json") << QStringLiteral("bad_not_json.json") << QStringLiteral("invalid JSON");
+  QTest::newRow("missing-labels") << QStringLiteral("bad_missing_labels.json") << QStringLiteral("missing \"labels\"");
+  QTest::newRow("ragged") << QStringLiteral("bad_ragged.json") << QStringLiteral("ragged");
+  QTest::newRow("not-integer") << QStringLiteral("bad_not_integer.json") << QStringLiteral("not an integer");
+  QTest::newRow("shape") << QStringLiteral("bad_shape.json") << QStringLiteral("labels has shape [1, 3]");
+  QTest::newRow("negative-mask") << QStringLiteral("bad_negative_mask.json") << QStringLiteral("negative");
 }
 
 void TestBatchLoader::jsonErrors() {
-  QFETCH(QString, text);
+  QFETCH(QString, file);
   QFETCH(QString, mentions);
-  QTemporaryDir dir;
-  const std::string path = dir.filePath(QStringLiteral("dump.json")).toStdString();
-  std::ofstream(path) << text.toStdString();
+  const std::string path = fixture(qPrintable(file));
   try {
     loadBatchDump(path);
     QFAIL("no error");
   } catch (const Error& e) {
     QVERIFY2(QString::fromStdString(e.what()).contains(mentions), e.what());
+    QVERIFY2(QString::fromStdString(e.what()).contains(file), e.what()); // the message names the file
   }
 }
 
@@ -213,10 +206,6 @@ void TestBatchLoader::torchPt() {
   Batch b = loadBatchDump(fixture("right_padded.pt"));
   checkRightPadded(b);
   QCOMPARE(b.padTokenId.value_or(-1), int64_t(0));
-}
-
-void TestBatchLoader::benchmarkSafetensors() {
-  QBENCHMARK { loadBatchDump(fixture("right_padded.safetensors")); }
 }
 
 QTEST_GUILESS_MAIN(TestBatchLoader)

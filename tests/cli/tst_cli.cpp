@@ -1,7 +1,6 @@
-// The command line as scripts use it: contract-shaped JSON on stdout and nothing else there,
+// The command line as scripts use it: JSON as docs/cli.md documents it on stdout and nothing else there,
 // exit status 0/1/2, errors on stderr naming the file.
 #include <QProcess>
-#include <QTemporaryDir>
 #include <QTest>
 #include <nlohmann/json.hpp>
 
@@ -37,12 +36,8 @@ private Q_SLOTS:
   }
 
   void tokenizeJsonlKeepsOrder() {
-    QTemporaryDir dir;
-    QString path = dir.filePath(QStringLiteral("in.jsonl"));
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("\"first text\"\n{\"text\": \"second\"}\n\"\"\n");
-    f.close();
+    // A JSON string, an object with "text", and an empty string.
+    const QString path = QStringLiteral(MASKSCOPE_TEST_DATA_DIR "/cli/three_texts.jsonl");
     Run r = runMaskscope({QStringLiteral("tokenize"), QStringLiteral("--tokenizer"), QStringLiteral("builtin:demo"),
                           QStringLiteral("--jsonl"), path, QStringLiteral("--json")});
     QCOMPARE(r.status, 0);
@@ -124,6 +119,38 @@ private Q_SLOTS:
     QCOMPARE(r.status, 2);
     QVERIFY2(r.out.isEmpty(), r.out.constData()); // nothing but JSON ever goes to stdout
     QVERIFY2(QString::fromUtf8(r.err).contains(stderrFragment), r.err.constData());
+  }
+
+  // `collate --help` and `collate --list-presets` list every preset that --list-presets --json names,
+  // each on one line with its meaning; every listed name is one --collator accepts.
+  void collatePresetsListed_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("summary");
+    Run r = runMaskscope({QStringLiteral("collate"), QStringLiteral("--list-presets"), QStringLiteral("--json")});
+    QCOMPARE(r.status, 0);
+    auto list = nlohmann::json::parse(r.out.toStdString());
+    QVERIFY(list.size() >= 10);
+    for (const auto& p : list)
+      QTest::newRow(p["name"].get<std::string>().c_str()) << QString::fromStdString(p["name"].get<std::string>())
+                                                          << QString::fromStdString(p["summary"].get<std::string>());
+  }
+  void collatePresetsListed() {
+    QFETCH(QString, name);
+    QFETCH(QString, summary);
+    for (const QString& flag : {QStringLiteral("--help"), QStringLiteral("--list-presets")}) {
+      Run r = runMaskscope({QStringLiteral("collate"), flag});
+      QCOMPARE(r.status, 0);
+      bool found = false;
+      for (const QByteArray& line : r.out.split('\n')) {
+        const QString l = QString::fromUtf8(line);
+        found = found || (l.startsWith(QStringLiteral("  ") + name + QLatin1Char(' ')) && l.endsWith(summary));
+      }
+      QVERIFY2(found, qPrintable(flag + QStringLiteral(" lacks the line of ") + name));
+    }
+    Run r = runMaskscope({QStringLiteral("collate"), QStringLiteral("--tokenizer"), QStringLiteral("builtin:demo"),
+                          QStringLiteral("--data"), QStringLiteral("builtin:demo"), QStringLiteral("--rows"),
+                          QStringLiteral("0:2"), QStringLiteral("--collator"), name, QStringLiteral("--json")});
+    QCOMPARE(r.status, 0);
   }
 
   void version() {

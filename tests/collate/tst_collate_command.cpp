@@ -1,5 +1,6 @@
-// `maskscope collate --json`: the contract's keys in the contract's order, [B, T] lists of ints,
-// for every preset; unusable input gives exit 2 with a message naming it.
+// `maskscope collate --json`: the documented keys (docs/cli.md) in their order, [B, T] lists of ints,
+// for every preset; unusable input gives exit 2 with a message naming it; `--list-presets` lists
+// every preset with its one-line meaning, and its JSON settings build the preset's collator.
 #include "core/collate/CollatorSpec.h"
 #include "core/commands/CollateCommand.h"
 
@@ -13,19 +14,21 @@ class TestCollateCommand : public QObject {
   Q_OBJECT
 
 private Q_SLOTS:
-  void contractJson_data();
-  void contractJson();
+  void documentedJson_data();
+  void documentedJson();
+  void presetListing_data();
+  void presetListing();
   void badInput_data();
   void badInput();
   void rowRanges();
 };
 
-void TestCollateCommand::contractJson_data() {
+void TestCollateCommand::documentedJson_data() {
   QTest::addColumn<QString>("collator");
   for (const CollatorPreset& p : collatorPresets()) QTest::newRow(p.name.c_str()) << QString::fromStdString(p.name);
 }
 
-void TestCollateCommand::contractJson() {
+void TestCollateCommand::documentedJson() {
   QFETCH(QString, collator);
   BatchInputs in;
   in.dataSpec = "builtin:demo";
@@ -37,7 +40,7 @@ void TestCollateCommand::contractJson() {
   CommandIO io{out, err, true};
   QCOMPARE(runCommand(io, [&] { return runCollate(in, io); }), 0);
   const std::string text = out.str();
-  // Keys in contract order, nothing else on stdout.
+  // Keys in the documented order, nothing else on stdout.
   const size_t a = text.find("\"input_ids\""), b = text.find("\"attention_mask\""), c = text.find("\"labels\""),
                d = text.find("\"position_ids\"");
   QVERIFY(a == 1 && a < b && b < c && c < d);
@@ -55,20 +58,73 @@ void TestCollateCommand::contractJson() {
   }
 }
 
+void TestCollateCommand::presetListing_data() {
+  QTest::addColumn<int>("index");
+  for (size_t i = 0; i < collatorPresets().size(); ++i) QTest::newRow(collatorPresets()[i].name.c_str()) << int(i);
+}
+
+void TestCollateCommand::presetListing() {
+  QFETCH(int, index);
+  const CollatorPreset& p = collatorPresets()[size_t(index)];
+  // One line, short enough for a terminal next to the name.
+  QVERIFY2(!p.summary.empty() && p.summary.size() < 100, p.summary.c_str());
+  QVERIFY(p.summary.find('\n') == std::string::npos);
+  QVERIFY(p.summary != p.mirrors);
+
+  std::ostringstream text, json, err;
+  CommandIO textIo{text, err, false}, jsonIo{json, err, true};
+  QCOMPARE(listCollatorPresets(textIo), 0);
+  QCOMPARE(listCollatorPresets(jsonIo), 0);
+  QVERIFY(err.str().empty());
+  // Text: the preset's own line holds its name, the bug mark when it reproduces a bug, and its meaning.
+  std::string line;
+  std::istringstream lines(text.str());
+  bool found = false;
+  while (std::getline(lines, line)) {
+    if (!line.starts_with("  " + p.name + " ")) continue;
+    found = true;
+    QVERIFY2(line.ends_with(p.summary), line.c_str());
+    QCOMPARE(line.find(" bug ") != std::string::npos, p.buggy);
+  }
+  QVERIFY2(found, text.str().c_str());
+
+  // JSON: the entry's settings, applied to `default` as inline key=value, give the preset's collator.
+  auto list = nlohmann::json::parse(json.str());
+  QCOMPARE(list.size(), collatorPresets().size());
+  const auto& e = list[size_t(index)];
+  QCOMPARE(e["name"].get<std::string>(), p.name);
+  QCOMPARE(e["summary"].get<std::string>(), p.summary);
+  QCOMPARE(e["buggy"].get<bool>(), p.buggy);
+  nlohmann::json fromSettings =
+      parseCollatorSpec(e["settings"].get<std::string>().empty() ? "default" : e["settings"].get<std::string>())
+          .toJson();
+  nlohmann::json fromName = parseCollatorSpec(p.name).toJson();
+  QCOMPARE(e["spec"].dump(), fromName.dump());
+  fromSettings["name"] = p.name;
+  QCOMPARE(fromSettings.dump(), fromName.dump());
+}
+
 void TestCollateCommand::badInput_data() {
   QTest::addColumn<QString>("collator");
+  QTest::addColumn<QString>("tokenizer");
   QTest::addColumn<QString>("data");
   QTest::addColumn<QString>("mentions");
-  QTest::newRow("unknown-preset") << QStringLiteral("nope") << QStringLiteral("builtin:demo") << QStringLiteral("nope");
-  QTest::newRow("missing-data") << QStringLiteral("default") << QStringLiteral("/nonexistent/data.jsonl")
+  const QString demo = QStringLiteral("builtin:demo");
+  QTest::newRow("unknown-preset") << QStringLiteral("nope") << demo << demo << QStringLiteral("nope");
+  QTest::newRow("missing-data") << QStringLiteral("default") << demo << QStringLiteral("/nonexistent/data.jsonl")
                                 << QStringLiteral("/nonexistent/data.jsonl");
+  QTest::newRow("no-tokenizer-option") << QStringLiteral("default") << QString() << demo
+                                       << QStringLiteral("--tokenizer");
+  QTest::newRow("no-data-option") << QStringLiteral("default") << demo << QString() << QStringLiteral("--data");
 }
 
 void TestCollateCommand::badInput() {
   QFETCH(QString, collator);
+  QFETCH(QString, tokenizer);
   QFETCH(QString, data);
   QFETCH(QString, mentions);
   BatchInputs in;
+  in.tokenizerSpec = tokenizer.toStdString();
   in.dataSpec = data.toStdString();
   in.collatorSpec = collator.toStdString();
   std::ostringstream out, err;

@@ -11,11 +11,9 @@
 #include "core/data/DatasetReader.h"
 #include "core/util/Error.h"
 
-#include <QTemporaryDir>
 #include <QtTest>
 
 #include <algorithm>
-#include <fstream>
 
 using namespace maskscope;
 
@@ -280,9 +278,7 @@ void TestCollator::presets() {
 }
 
 void TestCollator::collatorJsonFile() {
-  QTemporaryDir dir;
-  const std::string path = dir.filePath(QStringLiteral("collator.json")).toStdString();
-  std::ofstream(path) << R"({"preset": "hf-lm", "padding_side": "left", "pad_to": "multiple_of:7"})";
+  const std::string path = MASKSCOPE_TEST_DATA_DIR "/collate/left_multiple_of_7.json";
   DatasetPipeline p = pipelineFor(path);
   Batch b = p.collateConversations(conversations(QStringLiteral("XY")));
   // 13 rounds up to 14: two pads on the left of X, one on the left of Y.

@@ -1,12 +1,17 @@
 // Lint tests: every rule fires on a planted bug and stays quiet on the near miss (hand-built
 // IntGrid batches and demo-pipeline batches), presets over builtin:demo, malformed rows, role
 // recovery from dumps, the command's JSON shape and exit codes, shards and thread determinism.
+#include "core/batchio/BatchLoader.h"
 #include "core/collate/DatasetPipeline.h"
 #include "core/commands/LintCommand.h"
 #include "core/forward/LossPlan.h"
 #include "core/lint/Lint.h"
 #include "core/lint/TemplateChecks.h"
+#include "core/mask/PackedSegments.h"
+#include "core/mask/PackingSeparators.h"
+#include "core/mask/PaddingDetection.h"
 #include "core/mask/RowFacts.h"
+#include "core/util/Error.h"
 #include "core/util/FileReading.h"
 
 #include <QDir>
@@ -117,8 +122,12 @@ private Q_SLOTS:
   void explanations();
   void docsInSync();
   void commandJsonAndExitCodes();
+  void padIdAndFailOn();
   void shardsAndThreads();
   void rowFactsCounts();
+  void naivePackingBoundaries_data();
+  void naivePackingBoundaries();
+  void paddingFreeCuSeqLens();
   void lintAndLossCountsAgree_data();
   void lintAndLossCountsAgree();
   void benchLintBatch();
@@ -213,6 +222,29 @@ std::vector<RuleCase> ruleCases() {
     return lintIds(
         makeBatch({{{2, 10, 3, 2, 11, 3, 0}, {X, 10, 3, X, 11, 3, X}, {1, 1, 1, 2, 2, 2, 0}, {0, 1, 2, 0, 1, 2, 3}}}));
   });
+  // Naive packing (tools/lint-fixtures/make_packing_dumps.py, real Qwen3 ids): examples joined by
+  // <|im_end|> or by the pad <|endoftext|>, one all-ones block, positions 0..T-1.
+  add("packing-cross-attention fires (naive packing, EOS joins)", "packing-cross-attention", true,
+      [] { return lintIds(loadBatchDump(kData + "naive-packing-eos.json")); });
+  add("packing-cross-attention fires (naive packing, pad joins)", "packing-cross-attention", true,
+      [] { return lintIds(loadBatchDump(kData + "naive-packing-pad.json")); });
+  add("packing-cross-attention quiet (one conversation per row)", "packing-cross-attention", false,
+      [] { return lintIds(loadBatchDump(kData + "unpacked-chatml.json")); });
+  add("position-ids-not-reset fires (naive packing)", "position-ids-not-reset", true,
+      [] { return lintIds(loadBatchDump(kData + "naive-packing-eos.json")); });
+  add("position-ids-not-reset quiet (one conversation per row)", "position-ids-not-reset", false,
+      [] { return lintIds(loadBatchDump(kData + "unpacked-chatml.json")); });
+  add("packing-cross-attention quiet (EOS then BOS with left pads only)", "packing-cross-attention", false, [] {
+    return lintIds(makeBatch({{{3, 3, 2, 10, 11, 3}, {X, X, X, 10, 11, 3}, {0, 0, 1, 1, 1, 1}, {}}}, 3, 3, 2));
+  });
+  add("packing-cross-attention fires (EOS then BOS, no positions)", "packing-cross-attention", true, [] {
+    return lintIds(makeBatch({{{2, 10, 3, 2, 11, 3, 0}, {X, 10, 3, X, 11, 3, X}, {1, 1, 1, 1, 1, 1, 0}, {}}}));
+  });
+  // Padding-free rows with cu_seq_lens_q/k (DataCollatorWithFlattening): boundaries from the dump.
+  add("position-ids-not-reset fires (padding-free, cu_seq_lens, positions run on)", "position-ids-not-reset", true,
+      [] { return lintIds(loadBatchDump(kData + "padding-free-positions-run-on.json")); });
+  add("position-ids-not-reset quiet (padding-free, cu_seq_lens, positions restart)", "position-ids-not-reset", false,
+      [] { return lintIds(loadBatchDump(kData + "padding-free-cu-seq-lens.json")); });
   add("left-pad-positions fires", "left-pad-positions", true, [] {
     return lintIds(makeBatch({{{0, 0, 2, 10, 3}, {X, X, X, 10, 3}, {0, 0, 1, 1, 1}, {0, 1, 2, 3, 4}}}));
   });
@@ -612,6 +644,42 @@ void TestLint::commandJsonAndExitCodes() {
   QVERIFY(j["summary"]["graded"]["padding"].get<long>() > 0);
 }
 
+// A max_length/all-ones dump without pad_token_id and without --tokenizer: the pads are invisible,
+// and the text report says which rules could not see them and which flag fixes it; --pad-id makes
+// pad-graded and pad-attended fire; --fail-on warning turns warnings into exit status 1.
+void TestLint::padIdAndFailOn() {
+  std::string out, err;
+  LintArgs a;
+  a.input = kData + "all-ones-no-pad-id.json";
+  QCOMPARE(runLintCapture(a, false, out, err), 0);
+  QVERIFY2(out.find("pad-graded") != std::string::npos && out.find("--pad-id") != std::string::npos, out.c_str());
+  QVERIFY2(out.find("--tokenizer") != std::string::npos, out.c_str());
+  QVERIFY2(out.find("error   pad-graded") == std::string::npos, out.c_str());
+  a.padId = 151643; // Qwen3's <|endoftext|>
+  QCOMPARE(runLintCapture(a, true, out, err), 1);
+  auto j = nlohmann::json::parse(out);
+  std::set<std::string> rules;
+  for (const auto& f : j["findings"]) rules.insert(f["rule"].get<std::string>());
+  QVERIFY2(rules.count("pad-graded") && rules.count("pad-attended"), out.c_str());
+  // --fail-on: a dump whose only problem is a warning (pad-attended; the pads are not graded).
+  a.input = kData + "pads-attended-only.json";
+  a.padId.reset();
+  QCOMPARE(runLintCapture(a, true, out, err), 0);
+  j = nlohmann::json::parse(out);
+  QCOMPARE(j["summary"]["errors"].get<long>(), 0L);
+  QVERIFY2(j["summary"]["warnings"].get<long>() > 0, out.c_str());
+  a.failOn = "warning";
+  QCOMPARE(runLintCapture(a, true, out, err), 1);
+  a.failOn = "info";
+  QCOMPARE(runLintCapture(a, true, out, err), 2);
+  // --pad-id is refused for datasets (their pad id comes from the tokenizer and collator).
+  LintArgs d;
+  d.input = "builtin:demo";
+  d.padId = 0;
+  QCOMPARE(runLintCapture(d, true, out, err), 2);
+  QVERIFY(err.find("--pad-id") != std::string::npos);
+}
+
 void TestLint::shardsAndThreads() {
   DatasetLintOptions o;
   o.pipeline.collatorSpec = "buggy-max-length-all-ones";
@@ -635,6 +703,75 @@ void TestLint::shardsAndThreads() {
   for (const Finding& f : whole.findings) wholeFindings += f.severity != Severity::Info;
   QCOMPARE(rows, whole.summary.rows);
   QCOMPARE(findings, wholeFindings);
+}
+
+// Boundaries of naive packing come from the tokens (core/mask), a mid-row pad separator is not
+// padding, and the loss request gets a block_diagonal variant that splits the row there.
+void TestLint::naivePackingBoundaries_data() {
+  QTest::addColumn<QString>("file");
+  QTest::addColumn<int>("row");
+  QTest::addColumn<QList<int>>("starts"); // expected separatorBoundaries
+  QTest::addColumn<int>("pads");          // paddingOfRow count
+  QTest::newRow("eos-joins") << QStringLiteral("naive-packing-eos.json") << 0 << QList<int>{26, 43} << 3;
+  QTest::newRow("eos-joins-single-example-row") << QStringLiteral("naive-packing-eos.json") << 1 << QList<int>{} << 46;
+  QTest::newRow("pad-joins") << QStringLiteral("naive-packing-pad.json") << 0 << QList<int>{26, 43} << 2;
+  QTest::newRow("unpacked") << QStringLiteral("unpacked-chatml.json") << 0 << QList<int>{} << 1;
+}
+
+void TestLint::naivePackingBoundaries() {
+  QFETCH(QString, file);
+  QFETCH(int, row);
+  QFETCH(QList<int>, starts);
+  QFETCH(int, pads);
+  const Batch b = loadBatchDump(kData + file.toStdString());
+  std::vector<int64_t> expected(starts.begin(), starts.end());
+  QCOMPARE(separatorBoundaries(b, row), expected);
+  const std::vector<uint8_t> pad = paddingOfRow(b, row);
+  QCOMPARE(int(std::count(pad.begin(), pad.end(), uint8_t(1))), pads);
+  for (int64_t t : expected) QVERIFY(!pad[size_t(t - 1)]); // the separator is text, not padding
+  const std::vector<Segment> segs = segmentsOfRow(b, row);
+  QCOMPARE(segs.size(), expected.empty() ? size_t(0) : expected.size() + 1);
+  for (size_t i = 0; i < expected.size(); ++i) QCOMPARE(segs[i + 1].begin, expected[i]);
+
+  const LossRequest req = buildLossRequest(b, false);
+  bool blockDiagonal = false;
+  for (const auto& v : req.variants)
+    if (v.name == "block_diagonal") {
+      blockDiagonal = true;
+      // Segment ids in the mask: one per example; the position ids restart at each boundary.
+      for (int64_t t : expected) {
+        QCOMPARE(v.attentionMask.at(row, t), v.attentionMask.at(row, t - 1) + 1);
+        QCOMPARE(v.positionIds.at(row, t), int64_t(0));
+      }
+    }
+  QCOMPARE(blockDiagonal, file != QStringLiteral("unpacked-chatml.json"));
+}
+
+// A flattened row's cu_seq_lens_q/k become its segments (whatever the position ids say), the loss
+// request splits the row there, and offsets that go backwards are refused with the key named.
+void TestLint::paddingFreeCuSeqLens() {
+  for (const char* file : {"padding-free-cu-seq-lens.json", "padding-free-positions-run-on.json"}) {
+    const Batch b = loadBatchDump(kData + file);
+    const std::vector<Segment> segs = segmentsOfRow(b, 0);
+    QCOMPARE(segs.size(), size_t(3));
+    QCOMPARE(segs[1].begin, int64_t(25));
+    QCOMPARE(segs[2].begin, int64_t(41));
+    QCOMPARE(segs[2].end, b.length());
+    bool blockDiagonal = false;
+    for (const auto& v : buildLossRequest(b, false).variants)
+      if (v.name == "block_diagonal") {
+        blockDiagonal = true;
+        QCOMPARE(v.positionIds.at(0, 41), int64_t(0));
+        QCOMPARE(v.attentionMask.at(0, 41), int64_t(3));
+      }
+    QVERIFY2(blockDiagonal, file);
+  }
+  try {
+    loadBatchDump(kData + "cu-seq-lens-decreasing.json");
+    QFAIL("decreasing cu_seq_lens was accepted");
+  } catch (const Error& e) {
+    QVERIFY2(std::string(e.what()).find("cu_seq_lens_q") != std::string::npos, e.what());
+  }
 }
 
 void TestLint::rowFactsCounts() {

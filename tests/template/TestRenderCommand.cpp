@@ -2,21 +2,16 @@
 // extra variables from the messages file, --var, --now, and raise_exception as exit status 2.
 #include "core/commands/RenderCommand.h"
 
-#include <QTemporaryDir>
 #include <QTest>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 using namespace maskscope;
 
 namespace {
-std::string write(const QTemporaryDir& d, const char* name, const std::string& text) {
-  std::string p = d.path().toStdString() + "/" + name;
-  std::ofstream(p, std::ios::binary) << text;
-  return p;
-}
+// Messages files, the template and the dataset live in tests/data/templates/render/.
+std::string fixture(const char* name) { return std::string(MASKSCOPE_TEST_DATA_DIR) + "/templates/render/" + name; }
 struct Run {
   int status;
   std::string out, err;
@@ -61,10 +56,9 @@ void TestRenderCommand::jsonOutput() {
   QFETCH(bool, generationPrompt);
   QFETCH(QString, expectedText);
   QFETCH(QString, expectedSpans);
-  QTemporaryDir d;
   RenderArgs a;
   a.templateSpec = templateSpec.toStdString();
-  a.messagesFile = write(d, "m.json", R"([{"role": "user", "content": "hé"}, {"role": "assistant", "content": "ok"}])");
+  a.messagesFile = fixture("user_assistant.json");
   a.addGenerationPrompt = generationPrompt;
   Run r = render(a, true);
   QCOMPARE(r.status, 0);
@@ -74,15 +68,10 @@ void TestRenderCommand::jsonOutput() {
 }
 
 void TestRenderCommand::textOutputAndErrors() {
-  QTemporaryDir d;
   // object form: tools (key order kept) and an extra variable; --var and --now
-  std::string tmpl = write(d, "t.jinja",
-                           "{{ bos_token }}{{ strftime_now('%d %b %Y') }}|{{ tools[0]|tojson }}|{{ flavour }}|"
-                           "{% for m in messages %}{{ m.content }}{% endfor %}");
   RenderArgs a;
-  a.templateSpec = tmpl;
-  a.messagesFile = write(d, "m.json", R"({"messages": [{"role": "user", "content": "x"}],
-    "tools": [{"zeta": 1, "alpha": {"b": 2, "a": 1}}], "flavour": "mint"})");
+  a.templateSpec = fixture("tools_and_variable.jinja");
+  a.messagesFile = fixture("tools_and_variable.json");
   a.vars = {{"bos_token", "<B>"}};
   a.now = "2024-07-26";
   Run r = render(a, false);
@@ -91,23 +80,20 @@ void TestRenderCommand::textOutputAndErrors() {
            QStringLiteral("<B>26 Jul 2024|{\"zeta\": 1, \"alpha\": {\"b\": 2, \"a\": 1}}|mint|x"));
   // raise_exception: exit 2 with the template's message
   a.templateSpec = "gemma";
-  a.messagesFile = write(d, "s.json", R"([{"role": "system", "content": "s"}, {"role": "user", "content": "u"}])");
+  a.messagesFile = fixture("system_user.json");
   r = render(a, true);
   QCOMPARE(r.status, 2);
   QVERIFY2(r.err.find("System role not supported") != std::string::npos, r.err.c_str());
   QVERIFY(r.out.empty());
   // bad input: not JSON, names the file
-  a.messagesFile = write(d, "bad.json", "{nope");
+  a.messagesFile = fixture("bad.json");
   r = render(a, true);
   QCOMPARE(r.status, 2);
   QVERIFY(r.err.find("bad.json") != std::string::npos);
   // a dataset row
   a.messagesFile.clear();
   a.templateSpec = "chatml";
-  a.dataFile = write(
-      d, "data.jsonl",
-      "{\"messages\": [{\"role\": \"user\", \"content\": \"r0\"}]}\n"
-      "{\"messages\": [{\"role\": \"user\", \"content\": \"r1\"}, {\"role\": \"assistant\", \"content\": \"a1\"}]}\n");
+  a.dataFile = fixture("two_rows.jsonl");
   a.row = 1;
   r = render(a, false);
   QCOMPARE(r.status, 0);

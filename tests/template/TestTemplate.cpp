@@ -1,6 +1,6 @@
 // Tests for maskscope's Jinja engine: byte-for-byte goldens from Python jinja2 (real published chat
-// templates x conversations, and one snippet per construct), limits, error locations, message spans,
-// the template loader, and a render benchmark.
+// templates x conversations, and one snippet per construct), limits, error locations, message spans and
+// the template loader (its render benchmark is bench/template).
 #include "core/resources/BuiltinResources.h"
 #include "core/template/ChatTemplate.h"
 #include "core/template/JinjaChatTemplate.h"
@@ -66,7 +66,6 @@ private Q_SLOTS:
   void messageSpans();
   void loader();
   void builtinLibrary();
-  void benchmarkLlama3();
 };
 
 void TestTemplate::goldens_data() {
@@ -357,11 +356,8 @@ void TestTemplate::loader() {
                  .text),
            QStringLiteral("1"));
   // errors name the file and field
-  writeFile(d + QStringLiteral("/bad/tokenizer_config.json"), "");
-  QDir().mkpath(d + QStringLiteral("/bad"));
-  writeFile(d + QStringLiteral("/bad/tokenizer_config.json"), "{\"eos_token\": \"x\"}");
   try {
-    loadChatTemplate(QString(d + QStringLiteral("/bad")).toStdString());
+    loadChatTemplate(MASKSCOPE_TEST_DATA_DIR "/templates/no_chat_template"); // tokenizer_config.json without one
     QFAIL("expected no chat_template error");
   } catch (const Error& e) {
     QCOMPARE(q(e.where().field), QStringLiteral("chat_template"));
@@ -394,22 +390,6 @@ void TestTemplate::builtinLibrary() {
     // every built-in names its public source
     QVERIFY(t->source().find("Source: ") != std::string::npos);
   }
-}
-
-void TestTemplate::benchmarkLlama3() {
-  auto t = loadChatTemplate("llama3");
-  std::vector<Message> msgs{{"system", "You are a helpful assistant.", nullptr}};
-  for (int i = 0; i < 20; ++i) {
-    msgs.push_back(
-        {"user", "Question number " + std::to_string(i) + ": what is the capital of France, and why?", nullptr});
-    msgs.push_back(
-        {"assistant", "Answer " + std::to_string(i) + ": Paris. It has been the capital for a long time.", nullptr});
-  }
-  RenderOptions opt;
-  opt.computeMessageSpans = false;
-  RenderResult r;
-  QBENCHMARK { r = t->render(msgs, opt); }
-  QVERIFY(r.text.size() > 2000);
 }
 
 QTEST_GUILESS_MAIN(TestTemplate)

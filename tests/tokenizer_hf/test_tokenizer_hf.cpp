@@ -61,21 +61,12 @@ std::string writeTemp(const QTemporaryDir& dir, const std::string& name, const s
   return path;
 }
 
-// A small byte-level BPE ("hello world" style) used by several synthetic tests.
-json tinyBpe() {
-  return json::parse(R"({
-    "version": "1.0",
-    "added_tokens": [],
-    "normalizer": null,
-    "pre_tokenizer": null,
-    "post_processor": null,
-    "decoder": null,
-    "model": {"type": "BPE", "dropout": null, "unk_token": "<unk>", "fuse_unk": true,
-              "byte_fallback": false,
-              "vocab": {"<unk>": 0, "a": 1, "b": 2, "c": 3, "ab": 4, "abc": 5, " ": 6, "1": 7, "2": 8, "12": 9, "A": 10},
-              "merges": ["a b", ["ab", "c"], "1 2"]}
-  })");
+std::string syntheticFile(const std::string& name) {
+  return std::string(MASKSCOPE_TEST_DATA_DIR) + "/tokenizer_hf/synthetic/" + name;
 }
+
+// A small BPE ("hello world" style) used by several synthetic tests.
+json tinyBpe() { return readJson(syntheticFile("tiny_bpe.json")); }
 
 std::string missingMessage(const std::string& model) {
   return "tokenizer folder " + modelDir(model) + " is missing: run tools/fetch-tokenizers.sh" +
@@ -94,8 +85,10 @@ std::string missingMessage(const std::string& model) {
     }                                                                                                                  \
   } while (0)
 
-// The test bodies; the QObject below only forwards to them (moc cannot parse some bodies).
-struct Bodies {
+class TestTokenizerHf : public QObject {
+  Q_OBJECT
+
+private Q_SLOTS:
   void goldens_data() {
     QTest::addColumn<QString>("model");
     QTest::addColumn<int>("index");
@@ -281,132 +274,31 @@ struct Bodies {
     QCOMPARE(pos, int64_t(text.size()));
   }
 
+  // Each case of synthetic/cases.json: a patch merged into tiny_bpe.json, a text, and the ids and
+  // byte offsets @huggingface/tokenizers gives.
   void synthetic_data() {
-    QTest::addColumn<QString>("patch"); // JSON merged into tinyBpe()
-    QTest::addColumn<QString>("text");
-    QTest::addColumn<QString>("expectIds");
-    QTest::addColumn<QString>("expectOffsets");
-    QTest::newRow("merges-lowest-rank-first") << "{}"
-                                              << "abc"
-                                              << "[5]"
-                                              << "[[0,3]]";
-    QTest::newRow("unk-fused") << "{}"
-                               << "xyab"
-                               << "[0,4]"
-                               << "[[0,2],[2,4]]";
-    QTest::newRow("unk-not-fused") << R"({"model":{"fuse_unk":false}})"
-                                   << "xyab"
-                                   << "[0,0,4]"
-                                   << "[[0,1],[1,2],[2,4]]";
-    QTest::newRow("lowercase") << R"({"normalizer":{"type":"Lowercase"}})"
-                               << "AB"
-                               << "[4]"
-                               << "[[0,2]]";
-    QTest::newRow("strip") << R"({"normalizer":{"type":"Strip","strip_left":true,"strip_right":true}})"
-                           << "  ab "
-                           << "[4]"
-                           << "[[2,4]]";
-    QTest::newRow("whitespace") << R"({"pre_tokenizer":{"type":"Whitespace"}})"
-                                << "ab  c"
-                                << "[4,3]"
-                                << "[[0,2],[4,5]]";
-    QTest::newRow("whitespace-split") << R"({"pre_tokenizer":{"type":"WhitespaceSplit"}})"
-                                      << "ab c"
-                                      << "[4,3]"
-                                      << "[[0,2],[3,4]]";
-    QTest::newRow("digits-individual") << R"({"pre_tokenizer":{"type":"Digits","individual_digits":true}})"
-                                       << "12"
-                                       << "[7,8]"
-                                       << "[[0,1],[1,2]]";
-    QTest::newRow("digits-contiguous") << R"({"pre_tokenizer":{"type":"Digits","individual_digits":false}})"
-                                       << "12"
-                                       << "[9]"
-                                       << "[[0,2]]";
-    QTest::newRow("split-removed")
-        << R"({"pre_tokenizer":{"type":"Split","pattern":{"String":"b"},"behavior":"Removed","invert":false}})"
-        << "abc"
-        << "[1,3]"
-        << "[[0,1],[2,3]]";
-    QTest::newRow("split-merged-next")
-        << R"({"pre_tokenizer":{"type":"Split","pattern":{"Regex":"c"},"behavior":"MergedWithNext","invert":false}})"
-        << "abcab"
-        << "[4,3,4]"
-        << "[[0,2],[2,3],[3,5]]";
-    QTest::newRow("split-merged-previous")
-        << R"({"pre_tokenizer":{"type":"Split","pattern":{"String":"a"},"behavior":"MergedWithPrevious","invert":false}})"
-        << "aab"
-        << "[1,1,2]"
-        << "[[0,1],[1,2],[2,3]]";
-    QTest::newRow("replace-regex") << R"({"normalizer":{"type":"Replace","pattern":{"Regex":"x+"},"content":"c"}})"
-                                   << "abxxx"
-                                   << "[5]"
-                                   << "[[0,5]]";
-    QTest::newRow("added-lstrip-rstrip")
-        << R"({"added_tokens":[{"id":11,"content":"<m>","single_word":false,"lstrip":true,"rstrip":true,"normalized":false,"special":true}]})"
-        << "a  <m>  b"
-        << "[1,11,2]"
-        << "[[0,1],[1,8],[8,9]]";
-    QTest::newRow("added-single-word")
-        << R"({"added_tokens":[{"id":11,"content":"ab","single_word":true,"lstrip":false,"rstrip":false,"normalized":false,"special":false}]})"
-        << "abc ab"
-        << "[5,6,11]"
-        << "[[0,3],[3,4],[4,6]]";
-    QTest::newRow("added-normalized")
-        << R"({"normalizer":{"type":"Lowercase"},"added_tokens":[{"id":11,"content":"c","single_word":false,"lstrip":false,"rstrip":false,"normalized":true,"special":false}]})"
-        << "abC"
-        << "[4,11]"
-        << "[[0,2],[2,3]]";
-    QTest::newRow("ignore-merges")
-        << R"({"model":{"ignore_merges":true,"vocab":{"<unk>":0,"a":1,"b":2,"c":3,"ab":4,"abc":5," ":6,"1":7,"2":8,"12":9,"A":10,"bc":12},"merges":["b c","a b"]}})"
-        << "abc"
-        << "[5]"
-        << "[[0,3]]";
-    QTest::newRow("no-ignore-merges")
-        << R"({"model":{"vocab":{"<unk>":0,"a":1,"b":2,"c":3,"ab":4,"abc":5," ":6,"1":7,"2":8,"12":9,"A":10,"bc":12},"merges":["b c","a b"]}})"
-        << "abc"
-        << "[1,12]"
-        << "[[0,1],[1,3]]";
-    QTest::newRow("metaspace")
-        << R"({"pre_tokenizer":{"type":"Metaspace","replacement":"a","prepend_scheme":"always","split":true}})"
-        << "b c"
-        << "[4,1,3]"
-        << "[[0,1],[1,2],[2,3]]";
-    QTest::newRow("bytelevel-prefix")
-        << R"({"pre_tokenizer":{"type":"ByteLevel","add_prefix_space":true,"use_regex":true},"model":{"vocab":{"<unk>":0,"a":1,"b":2,"Ġ":3,"Ġa":4},"merges":["Ġ a"]}})"
-        << "a b"
-        << "[4,3,2]"
-        << "[[0,1],[1,2],[2,3]]";
-    QTest::newRow("subword-prefix")
-        << R"({"pre_tokenizer":{"type":"WhitespaceSplit"},"model":{"continuing_subword_prefix":"##","vocab":{"<unk>":0,"a":1,"##b":2,"##c":3,"ab":4},"merges":["a ##b"]}})"
-        << "abc"
-        << "[4,3]"
-        << "[[0,2],[2,3]]";
-    QTest::newRow("template")
-        << R"({"post_processor":{"type":"TemplateProcessing","single":[{"SpecialToken":{"id":"A","type_id":0}},{"Sequence":{"id":"A","type_id":0}}],"special_tokens":{"A":{"id":"A","ids":[10],"tokens":["A"]}}}})"
-        << "c"
-        << "[3]"
-        << "[[0,1]]";
+    QTest::addColumn<int>("index");
+    const json cases = readJson(syntheticFile("cases.json"));
+    for (size_t i = 0; i < cases.size(); ++i) QTest::newRow(cases[i]["name"].get<std::string>().c_str()) << int(i);
   }
   void synthetic() {
-    QFETCH(QString, patch);
-    QFETCH(QString, text);
-    QFETCH(QString, expectIds);
-    QFETCH(QString, expectOffsets);
+    QFETCH(int, index);
+    static const json cases = readJson(syntheticFile("cases.json"));
+    const json& c = cases[size_t(index)];
     json j = tinyBpe();
-    j.merge_patch(json::parse(patch.toStdString()));
+    j.merge_patch(c["patch"]);
     QTemporaryDir dir;
     auto tok = loadHuggingFaceTokenizer(writeTemp(dir, "tokenizer.json", j.dump()));
-    Encoding enc = tok->encode(text.toStdString());
-    QCOMPARE(q(json(enc.ids).dump()), expectIds);
+    Encoding enc = tok->encode(c["text"].get<std::string>());
+    QCOMPARE(q(json(enc.ids).dump()), q(c["ids"].dump()));
     json offs = json::array();
     for (const ByteSpan& o : enc.offsets) offs.push_back({o.begin, o.end});
-    QCOMPARE(q(offs.dump()), expectOffsets);
+    QCOMPARE(q(offs.dump()), q(c["offsets"].dump()));
   }
 
   void templateAddsSpecial() {
     json j = tinyBpe();
-    j["post_processor"] = json::parse(
-        R"({"type":"TemplateProcessing","single":[{"SpecialToken":{"id":"A","type_id":0}},{"Sequence":{"id":"A","type_id":0}},{"SpecialToken":{"id":"B","type_id":0}}],"special_tokens":{"A":{"id":"A","ids":[10],"tokens":["A"]},"B":{"id":"B","ids":[6],"tokens":[" "]}}})");
+    j["post_processor"] = readJson(syntheticFile("template_a_sequence_b.json"));
     QTemporaryDir dir;
     auto tok = loadHuggingFaceTokenizer(writeTemp(dir, "tokenizer.json", j.dump()));
     EncodeOptions opt;
@@ -421,13 +313,10 @@ struct Bodies {
   void configAddsEos() {
     // transformers' Llama fast tokenizer rebuilds its template from add_bos_token/add_eos_token.
     json j = tinyBpe();
-    j["added_tokens"] = json::parse(R"([{"id":11,"content":"<s>","special":true,"normalized":false},
-                                        {"id":12,"content":"</s>","special":true,"normalized":false}])");
+    j["added_tokens"] = readJson(syntheticFile("llama_added_tokens.json"));
     QTemporaryDir dir;
     std::string path = writeTemp(dir, "tokenizer.json", j.dump());
-    writeTemp(dir, "tokenizer_config.json",
-              R"({"tokenizer_class":"LlamaTokenizer","add_bos_token":true,"add_eos_token":true,
-                  "bos_token":{"content":"<s>","__type":"AddedToken"},"eos_token":"</s>","pad_token":null})");
+    writeTemp(dir, "tokenizer_config.json", readJson(syntheticFile("llama_tokenizer_config.json")).dump());
     auto tok = loadHuggingFaceTokenizer(path);
     EncodeOptions opt;
     opt.addSpecialTokens = true;
@@ -450,39 +339,13 @@ struct Bodies {
                            << "invalid JSON";
     QTest::newRow("not-object") << "[1,2]"
                                 << "object";
-    auto patched = [](const char* p) {
+    // Each entry of synthetic/hostile_patches.json: a patch that breaks tiny_bpe.json, and what the
+    // error message must say.
+    for (const json& h : readJson(syntheticFile("hostile_patches.json"))) {
       json j = tinyBpe();
-      j.merge_patch(json::parse(p));
-      return q(j.dump());
-    };
-    QTest::newRow("unknown-normalizer") << patched(R"({"normalizer":{"type":"Wobble"}})")
-                                        << "unsupported normalizer: Wobble";
-    QTest::newRow("unknown-pretokenizer")
-        << patched(R"({"pre_tokenizer":{"type":"Wobble"}})") << "unsupported pre-tokenizer: Wobble";
-    QTest::newRow("unknown-decoder") << patched(R"({"decoder":{"type":"Wobble"}})") << "unsupported decoder: Wobble";
-    QTest::newRow("unknown-postprocessor")
-        << patched(R"({"post_processor":{"type":"Wobble"}})") << "unsupported post-processor: Wobble";
-    QTest::newRow("unigram") << patched(R"({"model":{"type":"Unigram"}})") << "unsupported model: Unigram";
-    QTest::newRow("merge-part-missing") << patched(R"({"model":{"merges":["a z"]}})")
-                                        << "merge part \"z\" is not in the vocabulary";
-    QTest::newRow("merge-result-missing")
-        << patched(R"({"model":{"merges":["b a"]}})") << "merge result \"ba\" is not in the vocabulary";
-    QTest::newRow("merge-malformed") << patched(R"({"model":{"merges":["a b c"]}})") << "not two tokens";
-    QTest::newRow("id-negative") << patched(R"({"model":{"vocab":{"a":-1}}})") << "out of range";
-    QTest::newRow("id-huge") << patched(R"({"model":{"vocab":{"a":2000000000}}})") << "out of range";
-    QTest::newRow("id-sparse") << patched(R"({"model":{"vocab":{"a":9000000}}})") << "out of range";
-    QTest::newRow("vocab-not-object") << patched(R"({"model":{"vocab":[1]}})") << "expected an object";
-    QTest::newRow("bad-regex")
-        << patched(R"({"pre_tokenizer":{"type":"Split","pattern":{"Regex":"(("},"behavior":"Isolated"}})") << "regex";
-    QTest::newRow("bad-behavior")
-        << patched(R"({"pre_tokenizer":{"type":"Split","pattern":{"String":"x"},"behavior":"Sideways"}})")
-        << "unsupported split behavior";
-    QTest::newRow("added-id-type") << patched(R"({"added_tokens":[{"id":"x","content":"<m>"}]})")
-                                   << "expected an integer";
-    QTest::newRow("template-unknown-token")
-        << patched(
-               R"({"post_processor":{"type":"TemplateProcessing","single":[{"SpecialToken":{"id":"<zz>","type_id":0}}],"special_tokens":{}}})")
-        << "<zz>";
+      j.merge_patch(h["patch"]);
+      QTest::newRow(h["name"].get<std::string>().c_str()) << q(j.dump()) << q(h["message"].get<std::string>());
+    }
   }
   void hostile() {
     QFETCH(QString, content);
@@ -500,7 +363,10 @@ struct Bodies {
 
   void hostileLocation() {
     QTemporaryDir dir;
-    std::string path = writeTemp(dir, "tokenizer.json", "{\n  \"model\": {\n    \"vocab\": {,}\n}");
+    std::ifstream in(syntheticFile("bad_location.json"), std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf(); // an error on line 3
+    std::string path = writeTemp(dir, "tokenizer.json", text.str());
     try {
       loadHuggingFaceTokenizer(path);
       QFAIL("loading should have failed");
@@ -533,31 +399,6 @@ struct Bodies {
     qInfo("Qwen3 tokenizer.json loaded in %lld ms", t.elapsed());
     QVERIFY(tok->vocabSize() > 150000);
   }
-};
-
-class TestTokenizerHf : public QObject {
-  Q_OBJECT
-
-private Q_SLOTS:
-  void goldens_data() { Bodies().goldens_data(); }
-  void goldens() { Bodies().goldens(); }
-  void specialTokens_data() { Bodies().specialTokens_data(); }
-  void specialTokens() { Bodies().specialTokens(); }
-  void displayAndDecode_data() { Bodies().displayAndDecode_data(); }
-  void displayAndDecode() { Bodies().displayAndDecode(); }
-  void byteFallbackDisplay() { Bodies().byteFallbackDisplay(); }
-  void concurrentEncode() { Bodies().concurrentEncode(); }
-  void offsetsTileText() { Bodies().offsetsTileText(); }
-  void synthetic_data() { Bodies().synthetic_data(); }
-  void synthetic() { Bodies().synthetic(); }
-  void templateAddsSpecial() { Bodies().templateAddsSpecial(); }
-  void configAddsEos() { Bodies().configAddsEos(); }
-  void hostile_data() { Bodies().hostile_data(); }
-  void hostile() { Bodies().hostile(); }
-  void hostileLocation() { Bodies().hostileLocation(); }
-  void fileSizeCap() { Bodies().fileSizeCap(); }
-  void invalidUtf8Text() { Bodies().invalidUtf8Text(); }
-  void loadTime() { Bodies().loadTime(); }
 };
 
 QTEST_GUILESS_MAIN(TestTokenizerHf)

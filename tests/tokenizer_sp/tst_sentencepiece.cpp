@@ -110,12 +110,6 @@ private Q_SLOTS:
     f.close();
     QVERIFY_THROWS_EXCEPTION(Error, loadTokenizer(f.fileName().toStdString()));
   }
-
-  void benchEncode() {
-    std::string text;
-    for (int i = 0; i < 200; ++i) text += "The attention mask hides padding from every real token. ";
-    QBENCHMARK { (void)tok->encode(text); }
-  }
 };
 
 QTEST_GUILESS_MAIN(TestSentencePiece)

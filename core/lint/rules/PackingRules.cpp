@@ -16,6 +16,17 @@ bool seesEarlierExamples(const RowLayout& L, const std::vector<int64_t>& eager, 
   return false;
 }
 
+// Where the examples start, in the terms the finding's row uses: positions of the dump's row, or
+// the dataset rows packed together (a collated row's positions mean nothing to the dataset).
+std::string where(const RowInput& in) {
+  if (!in.o.datasetPositions) return "examples start at " + in.L.boundaries();
+  std::string rows;
+  for (const ExampleRange& e : in.L.examples)
+    if (e.sourceRow >= 0) rows += (rows.empty() ? "" : ", ") + num(e.sourceRow);
+  return rows.empty() ? "examples start at " + in.L.boundaries() + " of the packed row"
+                      : "packed together: dataset rows " + rows;
+}
+
 void packingCrossAttention(const RowInput& in) {
   const RowLayout& L = in.L;
   if (!L.packed()) return;
@@ -33,8 +44,13 @@ void packingCrossAttention(const RowInput& in) {
   const bool paddingFree = in.B == 1 && L.padCount == 0 && varlenSeparates;
   std::string msg = in.label(first) + ": " + num(pairs) + " of " + num(int64_t(L.examples.size()) - 1) +
                     " packed examples after the first can attend to the examples before them (attention_mask " +
-                    "does not separate them; first at batch row " + num(in.r) + " position " + num(first) + ")";
-  if (paddingFree)
+                    "does not separate them; " + where(in) + ")";
+  if (L.segmentSource == SegmentSource::CuSeqLens)
+    msg += "; boundaries from the dump's cu_seq_lens: correct only when it reaches FlashAttention varlen "
+           "(flash_attention_2)";
+  else if (L.segmentSource == SegmentSource::Separators)
+    msg += "; naive packing: examples joined by separator tokens into one attention block, positions running on";
+  else if (paddingFree)
     msg += "; a padding-free row: correct only under FlashAttention varlen (flash_attention_2)";
   else if (varlenSeparates)
     msg += "; position ids restart, so only FlashAttention varlen would keep them apart";

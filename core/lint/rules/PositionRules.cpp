@@ -15,12 +15,12 @@ void positionIdsNotReset(const RowInput& in) {
     ++notReset;
     if (first < 0) first = t;
   }
-  if (notReset > 0)
-    in.emit("position-ids-not-reset", first,
-            in.label(first) + ": " + num(notReset) + " packed example(s) do not restart position ids at 0 (" +
-                (in.havePos ? "position " + num(in.b.positionIds.at(in.r, first)) + " at batch position " + num(first)
-                            : std::string("position_ids not given, so the model counts across the row")) +
-                ")");
+  if (notReset == 0) return;
+  std::string msg = in.label(first) + ": " + num(notReset) + " packed example(s) do not restart position ids at 0 (" +
+                    (in.havePos ? "position id " + num(in.b.positionIds.at(in.r, first)) + " where an example starts"
+                                : std::string("position_ids not given, so the model counts across the row"));
+  if (!in.o.datasetPositions) msg += "; examples start at " + in.L.boundaries();
+  in.emit("position-ids-not-reset", first, msg + ")");
 }
 
 void leftPadPositions(const RowInput& in) {

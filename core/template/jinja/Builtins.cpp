@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <unordered_map>
 
 namespace maskscope::jinja {
 
@@ -300,214 +301,268 @@ bool matchAffix(const std::string& s, const Value& affix, bool prefix) {
 
 int64_t byteToCodePoint(const std::string& s, size_t byte) { return py::length(std::string_view(s).substr(0, byte)); }
 
+// str.isdigit() and friends: true when s is non-empty and every code point satisfies pred.
+template <class Pred> bool allCodePoints(const std::string& s, Pred pred) {
+  if (s.empty()) return false;
+  size_t p = 0;
+  while (p < s.size())
+    if (!pred(utf8::decode(s, p))) return false;
+  return true;
+}
+
+// A name -> function map from table entries whose `names` list a function and its aliases,
+// space-separated.
+template <class Fn, class Entry, size_t N> std::unordered_map<std::string, Fn> byName(const Entry (&entries)[N]) {
+  std::unordered_map<std::string, Fn> m;
+  for (const Entry& e : entries) {
+    std::string_view names = e.names;
+    while (!names.empty()) {
+      const size_t space = names.find(' ');
+      m.emplace(std::string(names.substr(0, space)), e.fn);
+      names = space == std::string_view::npos ? std::string_view() : names.substr(space + 1);
+    }
+  }
+  return m;
+}
+
+// Python's str methods as the sandbox allows them, by name (aliases space-separated). Each sets r
+// and returns true.
+using StringMethodFn = bool (*)(Interpreter& in, const std::string& s, const std::string& name, CallArgs& a, Value& r);
+struct StringMethodEntry {
+  const char* names;
+  StringMethodFn fn;
+};
+const StringMethodEntry kStringMethods[] = {
+    {"strip lstrip rstrip",
+     [](Interpreter&, const std::string& s, const std::string& name, CallArgs& a, Value& r) -> bool {
+       const Value* c = arg(a, 0, "chars");
+       std::string chars;
+       const std::string* cp = nullptr;
+       if (c && !c->isNone()) {
+         chars = c->toStr();
+         cp = &chars;
+       }
+       r = Value::string(std::string(py::strip(s, cp, name != "rstrip", name != "lstrip")));
+       return true;
+     }},
+    {"split rsplit",
+     [](Interpreter&, const std::string& s, const std::string& name, CallArgs& a, Value& r) -> bool {
+       const Value* sep = arg(a, 0, "sep");
+       int64_t maxsplit = argInt(a, 1, "maxsplit", -1);
+       if (!sep || sep->isNone()) {
+         if (name == "rsplit" && maxsplit >= 0) {
+           // rare: rsplit on whitespace with a limit; split fully then rejoin the head
+           auto all = splitWhitespace(s, -1);
+           if (int64_t(all.size()) > maxsplit + 1) {
+             size_t keep = all.size() - size_t(maxsplit);
+             std::string head;
+             // the head keeps its original inner whitespace: find the start of the first kept tail word
+             size_t pos = s.size();
+             for (size_t i = all.size(); i-- > keep;) pos = s.rfind(all[i], pos - 1);
+             head = std::string(py::strip(std::string_view(s).substr(0, pos), nullptr, true, true));
+             std::vector<std::string> parts{head};
+             parts.insert(parts.end(), all.begin() + long(keep), all.end());
+             r = strList(std::move(parts));
+             return true;
+           }
+           r = strList(std::move(all));
+           return true;
+         }
+         r = strList(splitWhitespace(s, maxsplit));
+       } else {
+         r = strList(name == "split" ? splitSep(s, sep->toStr(), maxsplit) : rsplitSep(s, sep->toStr(), maxsplit));
+       }
+       return true;
+     }},
+    {"splitlines",
+     [](Interpreter&, const std::string& s, const std::string&, CallArgs& a, Value& r) {
+       std::vector<std::string> parts;
+       bool keep = argBool(a, 0, "keepends", false);
+       size_t b = 0;
+       for (size_t i = 0; i < s.size(); ++i) {
+         if (s[i] == '\n' || s[i] == '\r') {
+           size_t e = i;
+           if (s[i] == '\r' && i + 1 < s.size() && s[i + 1] == '\n') ++i;
+           parts.push_back(s.substr(b, (keep ? i + 1 : e) - b));
+           b = i + 1;
+         }
+       }
+       if (b < s.size()) parts.push_back(s.substr(b));
+       r = strList(std::move(parts));
+       return true;
+     }},
+    {"startswith endswith",
+     [](Interpreter&, const std::string& s, const std::string& name, CallArgs& a, Value& r) {
+       const Value* x = arg(a, 0, "prefix");
+       if (!x) typeError(name + "() takes at least 1 argument (0 given)");
+       size_t b, e;
+       codePointRange(s, a, 1, b, e);
+       r = Value::boolean(matchAffix(s.substr(b, e - b), *x, name == "startswith"));
+       return true;
+     }},
+    {"replace",
+     [](Interpreter& in, const std::string& s, const std::string&, CallArgs& a, Value& r) {
+       if (a.positional.size() < 2) typeError("replace() takes at least 2 arguments");
+       r = Value::string(
+           replaceAll(in, s, a.positional[0].toStr(), a.positional[1].toStr(), argInt(a, 2, "count", -1)));
+       return true;
+     }},
+    {"upper",
+     [](Interpreter&, const std::string& s, const std::string&, CallArgs&, Value& r) {
+       r = Value::string(py::upper(s));
+       return true;
+     }},
+    {"lower",
+     [](Interpreter&, const std::string& s, const std::string&, CallArgs&, Value& r) {
+       r = Value::string(py::lower(s));
+       return true;
+     }},
+    {"title",
+     [](Interpreter&, const std::string& s, const std::string&, CallArgs&, Value& r) {
+       r = Value::string(py::pyTitle(s));
+       return true;
+     }},
+    {"capitalize",
+     [](Interpreter&, const std::string& s, const std::string&, CallArgs&, Value& r) {
+       r = Value::string(py::capitalize(s));
+       return true;
+     }},
+    {"find rfind index rindex count",
+     [](Interpreter&, const std::string& s, const std::string& name, CallArgs& a, Value& r) {
+       const Value* x = arg(a, 0, "sub");
+       if (!x || !x->isString()) typeError("must be str, not " + (x ? x->typeName() : std::string("nothing")));
+       size_t b, e;
+       codePointRange(s, a, 1, b, e);
+       std::string hay = s.substr(b, e - b);
+       const std::string& sub = x->str();
+       if (name == "count") {
+         int64_t c = 0;
+         if (sub.empty())
+           c = py::length(hay) + 1;
+         else
+           for (size_t p = hay.find(sub); p != std::string::npos; p = hay.find(sub, p + sub.size())) ++c;
+         r = Value::integer(c);
+         return true;
+       }
+       size_t k = (name == "find" || name == "index") ? hay.find(sub) : hay.rfind(sub);
+       if (k == std::string::npos) {
+         if (name == "index" || name == "rindex") throw JinjaError("ValueError", "substring not found");
+         r = Value::integer(-1);
+       } else {
+         r = Value::integer(byteToCodePoint(s, b + k));
+       }
+       return true;
+     }},
+    {"join",
+     [](Interpreter& in, const std::string& s, const std::string&, CallArgs& a, Value& r) {
+       const Value* x = arg(a, 0, "iterable");
+       if (!x) typeError("join() takes exactly one argument (0 given)");
+       std::string out;
+       bool first = true;
+       for (const auto& v : iterate(*x)) {
+         if (!v.isString()) typeError("sequence item: expected str instance, " + v.typeName() + " found");
+         if (!first) out += s;
+         first = false;
+         out += v.str();
+         in.checkStringSize(out.size());
+       }
+       r = Value::string(std::move(out));
+       return true;
+     }},
+    {"isdigit isnumeric isdecimal",
+     [](Interpreter&, const std::string& s, const std::string&, CallArgs&, Value& r) {
+       r = Value::boolean(allCodePoints(s, [](char32_t c) { return c >= '0' && c <= '9'; }));
+       return true;
+     }},
+    {"isspace",
+     [](Interpreter&, const std::string& s, const std::string&, CallArgs&, Value& r) {
+       r = Value::boolean(allCodePoints(s, [](char32_t c) { return py::isSpace(c); }));
+       return true;
+     }},
+    {"isalpha",
+     [](Interpreter&, const std::string& s, const std::string&, CallArgs&, Value& r) {
+       r = Value::boolean(allCodePoints(s, [](char32_t c) { return (c < 0x80 && std::isalpha(int(c))) || c >= 0xC0; }));
+       return true;
+     }},
+    {"isalnum",
+     [](Interpreter&, const std::string& s, const std::string&, CallArgs&, Value& r) {
+       r = Value::boolean(allCodePoints(s, [](char32_t c) { return (c < 0x80 && std::isalnum(int(c))) || c >= 0xC0; }));
+       return true;
+     }},
+    {"islower",
+     [](Interpreter&, const std::string& s, const std::string&, CallArgs&, Value& r) {
+       r = Value::boolean(py::lower(s) == s && py::upper(s) != s);
+       return true;
+     }},
+    {"isupper",
+     [](Interpreter&, const std::string& s, const std::string&, CallArgs&, Value& r) {
+       r = Value::boolean(py::upper(s) == s && py::lower(s) != s);
+       return true;
+     }},
+    {"zfill",
+     [](Interpreter&, const std::string& s, const std::string&, CallArgs& a, Value& r) {
+       int64_t w = argInt(a, 0, "width", 0);
+       int64_t len = py::length(s);
+       std::string out = s;
+       if (w > len) {
+         size_t at = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+         out.insert(at, size_t(w - len), '0');
+       }
+       r = Value::string(std::move(out));
+       return true;
+     }},
+    {"format",
+     [](Interpreter&, const std::string& s, const std::string&, CallArgs& a, Value& r) {
+       // str.format with {} / {0} / {name} fields (the sandbox allows it); no format specs.
+       std::string out;
+       size_t auto_i = 0;
+       for (size_t i = 0; i < s.size(); ++i) {
+         char c = s[i];
+         if (c == '{' && i + 1 < s.size() && s[i + 1] == '{') {
+           out.push_back('{');
+           ++i;
+           continue;
+         }
+         if (c == '}' && i + 1 < s.size() && s[i + 1] == '}') {
+           out.push_back('}');
+           ++i;
+           continue;
+         }
+         if (c != '{') {
+           out.push_back(c);
+           continue;
+         }
+         size_t e = s.find('}', i);
+         if (e == std::string::npos) throw JinjaError("ValueError", "Single '{' encountered in format string");
+         std::string field = s.substr(i + 1, e - i - 1);
+         const Value* v = nullptr;
+         if (field.empty())
+           v = auto_i < a.positional.size() ? &a.positional[auto_i++] : nullptr;
+         else if (std::all_of(field.begin(), field.end(), ::isdigit)) {
+           size_t k = std::stoul(field);
+           v = k < a.positional.size() ? &a.positional[k] : nullptr;
+         } else {
+           for (const auto& nv : a.named)
+             if (nv.first == field) v = &nv.second;
+         }
+         if (!v) throw JinjaError("IndexError", "Replacement index out of range for positional args tuple");
+         v->appendStr(out);
+         i = e;
+       }
+       r = Value::string(std::move(out));
+       return true;
+     }},
+};
+
+const std::unordered_map<std::string, StringMethodFn>& stringMethods() {
+  static const auto table = byName<StringMethodFn>(kStringMethods);
+  return table;
+}
+
 bool stringMethod(Interpreter& in, const std::string& s, const std::string& name, CallArgs& a, Value& r) {
-  if (name == "strip" || name == "lstrip" || name == "rstrip") {
-    const Value* c = arg(a, 0, "chars");
-    std::string chars;
-    const std::string* cp = nullptr;
-    if (c && !c->isNone()) {
-      chars = c->toStr();
-      cp = &chars;
-    }
-    r = Value::string(std::string(py::strip(s, cp, name != "rstrip", name != "lstrip")));
-    return true;
-  }
-  if (name == "split" || name == "rsplit") {
-    const Value* sep = arg(a, 0, "sep");
-    int64_t maxsplit = argInt(a, 1, "maxsplit", -1);
-    if (!sep || sep->isNone()) {
-      if (name == "rsplit" && maxsplit >= 0) {
-        // rare: rsplit on whitespace with a limit; split fully then rejoin the head
-        auto all = splitWhitespace(s, -1);
-        if (int64_t(all.size()) > maxsplit + 1) {
-          size_t keep = all.size() - size_t(maxsplit);
-          std::string head;
-          // the head keeps its original inner whitespace: find the start of the first kept tail word
-          size_t pos = s.size();
-          for (size_t i = all.size(); i-- > keep;) pos = s.rfind(all[i], pos - 1);
-          head = std::string(py::strip(std::string_view(s).substr(0, pos), nullptr, true, true));
-          std::vector<std::string> parts{head};
-          parts.insert(parts.end(), all.begin() + long(keep), all.end());
-          r = strList(std::move(parts));
-          return true;
-        }
-        r = strList(std::move(all));
-        return true;
-      }
-      r = strList(splitWhitespace(s, maxsplit));
-    } else {
-      r = strList(name == "split" ? splitSep(s, sep->toStr(), maxsplit) : rsplitSep(s, sep->toStr(), maxsplit));
-    }
-    return true;
-  }
-  if (name == "splitlines") {
-    std::vector<std::string> parts;
-    bool keep = argBool(a, 0, "keepends", false);
-    size_t b = 0;
-    for (size_t i = 0; i < s.size(); ++i) {
-      if (s[i] == '\n' || s[i] == '\r') {
-        size_t e = i;
-        if (s[i] == '\r' && i + 1 < s.size() && s[i + 1] == '\n') ++i;
-        parts.push_back(s.substr(b, (keep ? i + 1 : e) - b));
-        b = i + 1;
-      }
-    }
-    if (b < s.size()) parts.push_back(s.substr(b));
-    r = strList(std::move(parts));
-    return true;
-  }
-  if (name == "startswith" || name == "endswith") {
-    const Value* x = arg(a, 0, "prefix");
-    if (!x) typeError(name + "() takes at least 1 argument (0 given)");
-    size_t b, e;
-    codePointRange(s, a, 1, b, e);
-    r = Value::boolean(matchAffix(s.substr(b, e - b), *x, name == "startswith"));
-    return true;
-  }
-  if (name == "replace") {
-    if (a.positional.size() < 2) typeError("replace() takes at least 2 arguments");
-    r = Value::string(replaceAll(in, s, a.positional[0].toStr(), a.positional[1].toStr(), argInt(a, 2, "count", -1)));
-    return true;
-  }
-  if (name == "upper") {
-    r = Value::string(py::upper(s));
-    return true;
-  }
-  if (name == "lower") {
-    r = Value::string(py::lower(s));
-    return true;
-  }
-  if (name == "title") {
-    r = Value::string(py::pyTitle(s));
-    return true;
-  }
-  if (name == "capitalize") {
-    r = Value::string(py::capitalize(s));
-    return true;
-  }
-  if (name == "find" || name == "rfind" || name == "index" || name == "rindex" || name == "count") {
-    const Value* x = arg(a, 0, "sub");
-    if (!x || !x->isString()) typeError("must be str, not " + (x ? x->typeName() : std::string("nothing")));
-    size_t b, e;
-    codePointRange(s, a, 1, b, e);
-    std::string hay = s.substr(b, e - b);
-    const std::string& sub = x->str();
-    if (name == "count") {
-      int64_t c = 0;
-      if (sub.empty())
-        c = py::length(hay) + 1;
-      else
-        for (size_t p = hay.find(sub); p != std::string::npos; p = hay.find(sub, p + sub.size())) ++c;
-      r = Value::integer(c);
-      return true;
-    }
-    size_t k = (name == "find" || name == "index") ? hay.find(sub) : hay.rfind(sub);
-    if (k == std::string::npos) {
-      if (name == "index" || name == "rindex") throw JinjaError("ValueError", "substring not found");
-      r = Value::integer(-1);
-    } else {
-      r = Value::integer(byteToCodePoint(s, b + k));
-    }
-    return true;
-  }
-  if (name == "join") {
-    const Value* x = arg(a, 0, "iterable");
-    if (!x) typeError("join() takes exactly one argument (0 given)");
-    std::string out;
-    bool first = true;
-    for (const auto& v : iterate(*x)) {
-      if (!v.isString()) typeError("sequence item: expected str instance, " + v.typeName() + " found");
-      if (!first) out += s;
-      first = false;
-      out += v.str();
-      in.checkStringSize(out.size());
-    }
-    r = Value::string(std::move(out));
-    return true;
-  }
-  auto allOf = [&](auto pred) {
-    if (s.empty()) return false;
-    size_t p = 0;
-    while (p < s.size())
-      if (!pred(utf8::decode(s, p))) return false;
-    return true;
-  };
-  if (name == "isdigit" || name == "isnumeric" || name == "isdecimal") {
-    r = Value::boolean(allOf([](char32_t c) { return c >= '0' && c <= '9'; }));
-    return true;
-  }
-  if (name == "isspace") {
-    r = Value::boolean(allOf([](char32_t c) { return py::isSpace(c); }));
-    return true;
-  }
-  if (name == "isalpha") {
-    r = Value::boolean(allOf([](char32_t c) { return (c < 0x80 && std::isalpha(int(c))) || c >= 0xC0; }));
-    return true;
-  }
-  if (name == "isalnum") {
-    r = Value::boolean(allOf([](char32_t c) { return (c < 0x80 && std::isalnum(int(c))) || c >= 0xC0; }));
-    return true;
-  }
-  if (name == "islower") {
-    r = Value::boolean(py::lower(s) == s && py::upper(s) != s);
-    return true;
-  }
-  if (name == "isupper") {
-    r = Value::boolean(py::upper(s) == s && py::lower(s) != s);
-    return true;
-  }
-  if (name == "zfill") {
-    int64_t w = argInt(a, 0, "width", 0);
-    int64_t len = py::length(s);
-    std::string out = s;
-    if (w > len) {
-      size_t at = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
-      out.insert(at, size_t(w - len), '0');
-    }
-    r = Value::string(std::move(out));
-    return true;
-  }
-  if (name == "format") {
-    // str.format with {} / {0} / {name} fields (the sandbox allows it); no format specs.
-    std::string out;
-    size_t auto_i = 0;
-    for (size_t i = 0; i < s.size(); ++i) {
-      char c = s[i];
-      if (c == '{' && i + 1 < s.size() && s[i + 1] == '{') {
-        out.push_back('{');
-        ++i;
-        continue;
-      }
-      if (c == '}' && i + 1 < s.size() && s[i + 1] == '}') {
-        out.push_back('}');
-        ++i;
-        continue;
-      }
-      if (c != '{') {
-        out.push_back(c);
-        continue;
-      }
-      size_t e = s.find('}', i);
-      if (e == std::string::npos) throw JinjaError("ValueError", "Single '{' encountered in format string");
-      std::string field = s.substr(i + 1, e - i - 1);
-      const Value* v = nullptr;
-      if (field.empty())
-        v = auto_i < a.positional.size() ? &a.positional[auto_i++] : nullptr;
-      else if (std::all_of(field.begin(), field.end(), ::isdigit)) {
-        size_t k = std::stoul(field);
-        v = k < a.positional.size() ? &a.positional[k] : nullptr;
-      } else {
-        for (const auto& nv : a.named)
-          if (nv.first == field) v = &nv.second;
-      }
-      if (!v) throw JinjaError("IndexError", "Replacement index out of range for positional args tuple");
-      v->appendStr(out);
-      i = e;
-    }
-    r = Value::string(std::move(out));
-    return true;
-  }
-  return false;
+  auto it = stringMethods().find(name);
+  if (it == stringMethods().end()) return false;
+  return it->second(in, s, name, a, r);
 }
 
 const char* const kListMutators[] = {"append", "extend", "insert", "pop", "remove", "reverse", "sort", "clear"};
@@ -535,16 +590,7 @@ Value itemsOf(const Value& d) {
   return Value::list(std::move(out));
 }
 
-bool isStringMethod(const std::string& n) {
-  static const char* const names[] = {"strip",      "lstrip",   "rstrip",    "split",     "rsplit",  "splitlines",
-                                      "startswith", "endswith", "replace",   "upper",     "lower",   "title",
-                                      "capitalize", "find",     "rfind",     "index",     "rindex",  "count",
-                                      "join",       "isdigit",  "isnumeric", "isdecimal", "isspace", "isalpha",
-                                      "isalnum",    "islower",  "isupper",   "zfill",     "format"};
-  for (const char* s : names)
-    if (n == s) return true;
-  return false;
-}
+bool isStringMethod(const std::string& n) { return stringMethods().count(n) > 0; }
 
 // ------------------------------------------------------------------ filters helpers
 
@@ -850,262 +896,339 @@ bool callMethod(Interpreter& in, const Value& obj, const std::string& name, Call
 
 // ------------------------------------------------------------------ filters
 
+namespace {
+
+// Jinja2's builtin filters (as the transformers sandbox exposes them), by name: each entry names
+// a filter and its aliases, space-separated.
+using FilterFn = Value (*)(Interpreter& in, const std::string& n, const Value& v, CallArgs& a);
+struct FilterEntry {
+  const char* names;
+  FilterFn fn;
+};
+const FilterEntry kFilters[] = {
+    {"trim",
+     [](Interpreter&, const std::string&, const Value& v, CallArgs& a) -> Value {
+       std::string s = v.toStr();
+       const Value* c = arg(a, 0, "chars");
+       std::string chars;
+       const std::string* cp = nullptr;
+       if (c && !c->isNone()) {
+         chars = c->toStr();
+         cp = &chars;
+       }
+       return Value::string(std::string(py::strip(s, cp, true, true)));
+     }},
+    {"tojson",
+     [](Interpreter& in, const std::string&, const Value& v, CallArgs& a) -> Value {
+       int indent = -1;
+       if (const Value* iv = a.get(99, "indent"); iv && !iv->isNone()) {
+         if (iv->type() == Type::Int)
+           indent = int(std::clamp<int64_t>(iv->asInt(), 0, 64));
+         else if (iv->isString())
+           indent = int(std::min<size_t>(iv->str().size(), 64));
+       }
+       std::string out;
+       try {
+         if (argBool(a, 99, "sort_keys", false) && v.isDict()) {
+           auto d = std::make_shared<DictObj>(v.dictObj());
+           std::sort(d->entries.begin(), d->entries.end(), [](auto& x, auto& y) { return x.first < y.first; });
+           Value::dict(d).appendJson(out, indent, 0);
+         } else {
+           v.appendJson(out, indent, 0);
+         }
+       } catch (const JinjaError&) {
+         throw;
+       } catch (const std::exception& e) {
+         if (v.isUndefined()) throwUndefined(v);
+         typeError(e.what());
+       }
+       in.checkStringSize(out.size());
+       return Value::string(std::move(out));
+     }},
+    {"length count",
+     [](Interpreter&, const std::string&, const Value& v, CallArgs&) -> Value { return Value::integer(pyLength(v)); }},
+    {"string",
+     [](Interpreter&, const std::string&, const Value& v, CallArgs&) -> Value { return Value::string(v.toStr()); }},
+    {"safe forceescape_off", [](Interpreter&, const std::string&, const Value& v, CallArgs&) -> Value { return v; }},
+    {"e escape forceescape",
+     [](Interpreter&, const std::string&, const Value& v, CallArgs&) -> Value {
+       return Value::string(py::htmlEscape(v.toStr()));
+     }},
+    {"upper",
+     [](Interpreter&, const std::string&, const Value& v, CallArgs&) -> Value {
+       return Value::string(py::upper(v.toStr()));
+     }},
+    {"lower",
+     [](Interpreter&, const std::string&, const Value& v, CallArgs&) -> Value {
+       return Value::string(py::lower(v.toStr()));
+     }},
+    {"capitalize",
+     [](Interpreter&, const std::string&, const Value& v, CallArgs&) -> Value {
+       return Value::string(py::capitalize(v.toStr()));
+     }},
+    {"title",
+     [](Interpreter&, const std::string&, const Value& v, CallArgs&) -> Value {
+       return Value::string(py::jinjaTitle(v.toStr()));
+     }},
+    {"replace",
+     [](Interpreter& in, const std::string&, const Value& v, CallArgs& a) -> Value {
+       if (a.positional.size() < 2) typeError("replace filter needs old and new");
+       return Value::string(
+           replaceAll(in, v.toStr(), a.positional[0].toStr(), a.positional[1].toStr(), argInt(a, 2, "count", -1)));
+     }},
+    {"default d",
+     [](Interpreter&, const std::string&, const Value& v, CallArgs& a) -> Value {
+       const Value* dv = arg(a, 0, "default_value");
+       bool boolean = argBool(a, 1, "boolean", false);
+       if (v.isUndefined() || (boolean && !v.truthy())) return dv ? *dv : Value::string(std::string());
+       return v;
+     }},
+    {"items",
+     [](Interpreter&, const std::string&, const Value& v, CallArgs&) -> Value {
+       if (v.isUndefined()) return Value::list(std::vector<Value>{});
+       if (v.type() != Type::Dict) typeError("Can only get item pairs from a mapping.");
+       return itemsOf(v);
+     }},
+    {"list",
+     [](Interpreter&, const std::string&, const Value& v, CallArgs&) -> Value { return Value::list(iterate(v)); }},
+    {"join",
+     [](Interpreter& in, const std::string&, const Value& v, CallArgs& a) -> Value {
+       std::string sep = argStr(a, 0, "d");
+       const Value* attr = arg(a, 1, "attribute");
+       std::string out;
+       bool first = true;
+       for (const auto& item : iterate(v)) {
+         if (!first) out += sep;
+         first = false;
+         (attr ? attrPath(in, item, attr->toStr()) : item).appendStr(out);
+         in.checkStringSize(out.size());
+       }
+       return Value::string(std::move(out));
+     }},
+    {"first",
+     [](Interpreter&, const std::string&, const Value& v, CallArgs&) -> Value {
+       if (v.isList())
+         return v.listObj().items.empty() ? Value::undefined("No first item, sequence was empty.")
+                                          : v.listObj().items.front();
+       auto items = iterate(v);
+       return items.empty() ? Value::undefined("No first item, sequence was empty.") : items.front();
+     }},
+    {"last",
+     [](Interpreter&, const std::string&, const Value& v, CallArgs&) -> Value {
+       if (v.isList())
+         return v.listObj().items.empty() ? Value::undefined("No last item, sequence was empty.")
+                                          : v.listObj().items.back();
+       auto items = iterate(v);
+       return items.empty() ? Value::undefined("No last item, sequence was empty.") : items.back();
+     }},
+    {"reverse",
+     [](Interpreter&, const std::string&, const Value& v, CallArgs&) -> Value {
+       if (v.isString()) {
+         auto off = py::codePointOffsets(v.str());
+         std::string r;
+         for (size_t i = off.size() - 1; i-- > 0;) r.append(v.str(), off[i], off[i + 1] - off[i]);
+         return Value::string(std::move(r));
+       }
+       auto items = iterate(v);
+       std::reverse(items.begin(), items.end());
+       return Value::list(std::move(items));
+     }},
+    {"sort",
+     [](Interpreter& in, const std::string&, const Value& v, CallArgs& a) -> Value {
+       bool reverse = argBool(a, 0, "reverse", false);
+       bool cs = argBool(a, 1, "case_sensitive", false);
+       const Value* attr = arg(a, 2, "attribute");
+       auto items = iterate(v);
+       std::vector<std::pair<Value, Value>> keyed;
+       for (auto& it : items) keyed.emplace_back(attr ? attrPath(in, it, attr->toStr()) : it, it);
+       std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& x, const auto& y) {
+         return reverse ? lessForSort(y.first, x.first, cs) : lessForSort(x.first, y.first, cs);
+       });
+       std::vector<Value> out;
+       for (auto& k : keyed) out.push_back(k.second);
+       return Value::list(std::move(out));
+     }},
+    {"dictsort",
+     [](Interpreter&, const std::string&, const Value& v, CallArgs& a) -> Value {
+       if (v.type() != Type::Dict) typeError("dictsort needs a mapping");
+       bool cs = argBool(a, 0, "case_sensitive", false);
+       std::string by = argStr(a, 1, "by", "key");
+       bool reverse = argBool(a, 2, "reverse", false);
+       Value items = itemsOf(v);
+       std::vector<Value> out = items.listObj().items;
+       size_t idx = by == "value" ? 1 : 0;
+       std::stable_sort(out.begin(), out.end(), [&](const Value& x, const Value& y) {
+         const Value& kx = x.listObj().items[idx];
+         const Value& ky = y.listObj().items[idx];
+         return reverse ? lessForSort(ky, kx, cs) : lessForSort(kx, ky, cs);
+       });
+       return Value::list(std::move(out));
+     }},
+    {"unique",
+     [](Interpreter& in, const std::string&, const Value& v, CallArgs& a) -> Value {
+       bool cs = argBool(a, 0, "case_sensitive", false);
+       const Value* attr = arg(a, 1, "attribute");
+       std::vector<Value> out, seen;
+       for (const auto& item : iterate(v)) {
+         Value key = attr ? attrPath(in, item, attr->toStr()) : item;
+         if (!cs && key.isString()) key = Value::string(py::lower(key.str()));
+         bool dup = false;
+         for (const auto& s : seen)
+           if (pyEquals(s, key)) {
+             dup = true;
+             break;
+           }
+         if (dup) continue;
+         seen.push_back(key);
+         out.push_back(item);
+       }
+       return Value::list(std::move(out));
+     }},
+    {"min max",
+     [](Interpreter& in, const std::string& n, const Value& v, CallArgs& a) -> Value {
+       bool cs = argBool(a, 0, "case_sensitive", false);
+       const Value* attr = arg(a, 1, "attribute");
+       auto items = iterate(v);
+       if (items.empty()) return Value::undefined("No aggregated item, sequence was empty.");
+       size_t best = 0;
+       for (size_t i = 1; i < items.size(); ++i) {
+         Value ki = attr ? attrPath(in, items[i], attr->toStr()) : items[i];
+         Value kb = attr ? attrPath(in, items[best], attr->toStr()) : items[best];
+         if (n == "min" ? lessForSort(ki, kb, cs) : lessForSort(kb, ki, cs)) best = i;
+       }
+       return items[best];
+     }},
+    {"sum",
+     [](Interpreter& in, const std::string&, const Value& v, CallArgs& a) -> Value {
+       const Value* attr = arg(a, 0, "attribute");
+       Value total = a.get(1, "start") ? *a.get(1, "start") : Value::integer(0);
+       for (const auto& item : iterate(v))
+         total = pyBinary(in, BinOp::Add, total, attr ? attrPath(in, item, attr->toStr()) : item);
+       return total;
+     }},
+    {"abs",
+     [](Interpreter&, const std::string&, const Value& v, CallArgs&) -> Value {
+       if (v.type() == Type::Float) return Value::real(std::fabs(v.asFloat()));
+       if (v.isNumber()) return Value::integer(v.asInt() < 0 ? -v.asInt() : v.asInt());
+       typeError("bad operand type for abs(): '" + v.typeName() + "'");
+     }},
+    {"int",
+     [](Interpreter&, const std::string&, const Value& v, CallArgs& a) -> Value {
+       Value def = a.get(0, "default") ? *a.get(0, "default") : Value::integer(0);
+       return toInt(v, def, argInt(a, 1, "base", 10));
+     }},
+    {"float",
+     [](Interpreter&, const std::string&, const Value& v, CallArgs& a) -> Value {
+       Value def = a.get(0, "default") ? *a.get(0, "default") : Value::real(0.0);
+       return toFloat(v, def);
+     }},
+    {"round",
+     [](Interpreter&, const std::string&, const Value& v, CallArgs& a) -> Value {
+       return doRound(v, argInt(a, 0, "precision", 0), argStr(a, 1, "method", "common"));
+     }},
+    {"map",
+     [](Interpreter& in, const std::string&, const Value& v, CallArgs& a) -> Value {
+       std::vector<Value> out;
+       if (const Value* attr = a.get(99, "attribute")) {
+         const Value* def = a.get(99, "default");
+         for (const auto& item : iterate(v)) {
+           Value x = attrPath(in, item, attr->toStr());
+           out.push_back(x.isUndefined() && def ? *def : x);
+         }
+         return Value::list(std::move(out));
+       }
+       if (a.positional.empty()) typeError("map requires a filter argument");
+       std::string filter = a.positional[0].toStr();
+       CallArgs rest;
+       rest.positional.assign(a.positional.begin() + 1, a.positional.end());
+       rest.named = a.named;
+       for (const auto& item : iterate(v)) {
+         in.countIterations(1);
+         CallArgs copy = rest;
+         out.push_back(in.applyFilter(filter, item, copy));
+       }
+       return Value::list(std::move(out));
+     }},
+    {"select",
+     [](Interpreter& in, const std::string&, const Value& v, CallArgs& a) -> Value {
+       return selectOrReject(in, v, a, true, false);
+     }},
+    {"reject",
+     [](Interpreter& in, const std::string&, const Value& v, CallArgs& a) -> Value {
+       return selectOrReject(in, v, a, false, false);
+     }},
+    {"selectattr",
+     [](Interpreter& in, const std::string&, const Value& v, CallArgs& a) -> Value {
+       return selectOrReject(in, v, a, true, true);
+     }},
+    {"rejectattr",
+     [](Interpreter& in, const std::string&, const Value& v, CallArgs& a) -> Value {
+       return selectOrReject(in, v, a, false, true);
+     }},
+    {"indent",
+     [](Interpreter& in, const std::string&, const Value& v, CallArgs& a) -> Value {
+       const Value* w = arg(a, 0, "width");
+       std::string pad = !w              ? std::string(4, ' ')
+                         : w->isString() ? w->str()
+                                         : std::string(size_t(std::clamp<int64_t>(w->asInt(), 0, 256)), ' ');
+       std::string s = v.toStr();
+       std::string out = indentText(s, pad, argBool(a, 1, "first", false), argBool(a, 2, "blank", false));
+       in.checkStringSize(out.size());
+       return Value::string(std::move(out));
+     }},
+    {"format",
+     [](Interpreter& in, const std::string&, const Value& v, CallArgs& a) -> Value {
+       std::vector<Value> items = a.positional;
+       auto t = std::make_shared<ListObj>();
+       t->tuple = true;
+       t->items = std::move(items);
+       return pyBinary(in, BinOp::Mod, Value::string(v.toStr()), Value::list(std::move(t)));
+     }},
+    {"attr",
+     [](Interpreter& in, const std::string&, const Value& v, CallArgs& a) -> Value {
+       return in.getAttr(v, argStr(a, 0, "n"));
+     }},
+    {"batch",
+     [](Interpreter&, const std::string&, const Value& v, CallArgs& a) -> Value {
+       int64_t size = std::max<int64_t>(1, argInt(a, 0, "linecount", 1));
+       std::vector<Value> out, cur;
+       for (const auto& item : iterate(v)) {
+         cur.push_back(item);
+         if (int64_t(cur.size()) == size) {
+           out.push_back(Value::list(std::move(cur)));
+           cur.clear();
+         }
+       }
+       if (!cur.empty()) {
+         if (const Value* fill = arg(a, 1, "fill_with"))
+           while (int64_t(cur.size()) < size) cur.push_back(*fill);
+         out.push_back(Value::list(std::move(cur)));
+       }
+       return Value::list(std::move(out));
+     }},
+    {"wordcount",
+     [](Interpreter&, const std::string&, const Value& v, CallArgs&) -> Value {
+       return Value::integer(int64_t(splitWhitespace(v.toStr(), -1).size()));
+     }},
+    {"center",
+     [](Interpreter&, const std::string&, const Value& v, CallArgs& a) -> Value {
+       int64_t w = argInt(a, 0, "width", 80);
+       std::string s = v.toStr();
+       int64_t len = py::length(s);
+       if (w <= len) return Value::string(s);
+       int64_t total = std::min<int64_t>(w - len, 1 << 20);
+       int64_t left = total / 2 + (total & w & 1);
+       return Value::string(std::string(size_t(left), ' ') + s + std::string(size_t(total - left), ' '));
+     }},
+};
+
+} // namespace
+
 Value filterValue(Interpreter& in, const std::string& name, const Value& v, CallArgs& a) {
-  const std::string& n = name;
-  if (n == "trim") {
-    std::string s = v.toStr();
-    const Value* c = arg(a, 0, "chars");
-    std::string chars;
-    const std::string* cp = nullptr;
-    if (c && !c->isNone()) {
-      chars = c->toStr();
-      cp = &chars;
-    }
-    return Value::string(std::string(py::strip(s, cp, true, true)));
-  }
-  if (n == "tojson") {
-    int indent = -1;
-    if (const Value* iv = a.get(99, "indent"); iv && !iv->isNone()) {
-      if (iv->type() == Type::Int)
-        indent = int(std::clamp<int64_t>(iv->asInt(), 0, 64));
-      else if (iv->isString())
-        indent = int(std::min<size_t>(iv->str().size(), 64));
-    }
-    std::string out;
-    try {
-      if (argBool(a, 99, "sort_keys", false) && v.isDict()) {
-        auto d = std::make_shared<DictObj>(v.dictObj());
-        std::sort(d->entries.begin(), d->entries.end(), [](auto& x, auto& y) { return x.first < y.first; });
-        Value::dict(d).appendJson(out, indent, 0);
-      } else {
-        v.appendJson(out, indent, 0);
-      }
-    } catch (const JinjaError&) {
-      throw;
-    } catch (const std::exception& e) {
-      if (v.isUndefined()) throwUndefined(v);
-      typeError(e.what());
-    }
-    in.checkStringSize(out.size());
-    return Value::string(std::move(out));
-  }
-  if (n == "length" || n == "count") return Value::integer(pyLength(v));
-  if (n == "string") return Value::string(v.toStr());
-  if (n == "safe" || n == "forceescape_off") return v;
-  if (n == "e" || n == "escape" || n == "forceescape") return Value::string(py::htmlEscape(v.toStr()));
-  if (n == "upper") return Value::string(py::upper(v.toStr()));
-  if (n == "lower") return Value::string(py::lower(v.toStr()));
-  if (n == "capitalize") return Value::string(py::capitalize(v.toStr()));
-  if (n == "title") return Value::string(py::jinjaTitle(v.toStr()));
-  if (n == "replace") {
-    if (a.positional.size() < 2) typeError("replace filter needs old and new");
-    return Value::string(
-        replaceAll(in, v.toStr(), a.positional[0].toStr(), a.positional[1].toStr(), argInt(a, 2, "count", -1)));
-  }
-  if (n == "default" || n == "d") {
-    const Value* dv = arg(a, 0, "default_value");
-    bool boolean = argBool(a, 1, "boolean", false);
-    if (v.isUndefined() || (boolean && !v.truthy())) return dv ? *dv : Value::string(std::string());
-    return v;
-  }
-  if (n == "items") {
-    if (v.isUndefined()) return Value::list(std::vector<Value>{});
-    if (v.type() != Type::Dict) typeError("Can only get item pairs from a mapping.");
-    return itemsOf(v);
-  }
-  if (n == "list") return Value::list(iterate(v));
-  if (n == "join") {
-    std::string sep = argStr(a, 0, "d");
-    const Value* attr = arg(a, 1, "attribute");
-    std::string out;
-    bool first = true;
-    for (const auto& item : iterate(v)) {
-      if (!first) out += sep;
-      first = false;
-      (attr ? attrPath(in, item, attr->toStr()) : item).appendStr(out);
-      in.checkStringSize(out.size());
-    }
-    return Value::string(std::move(out));
-  }
-  if (n == "first") {
-    if (v.isList())
-      return v.listObj().items.empty() ? Value::undefined("No first item, sequence was empty.")
-                                       : v.listObj().items.front();
-    auto items = iterate(v);
-    return items.empty() ? Value::undefined("No first item, sequence was empty.") : items.front();
-  }
-  if (n == "last") {
-    if (v.isList())
-      return v.listObj().items.empty() ? Value::undefined("No last item, sequence was empty.")
-                                       : v.listObj().items.back();
-    auto items = iterate(v);
-    return items.empty() ? Value::undefined("No last item, sequence was empty.") : items.back();
-  }
-  if (n == "reverse") {
-    if (v.isString()) {
-      auto off = py::codePointOffsets(v.str());
-      std::string r;
-      for (size_t i = off.size() - 1; i-- > 0;) r.append(v.str(), off[i], off[i + 1] - off[i]);
-      return Value::string(std::move(r));
-    }
-    auto items = iterate(v);
-    std::reverse(items.begin(), items.end());
-    return Value::list(std::move(items));
-  }
-  if (n == "sort") {
-    bool reverse = argBool(a, 0, "reverse", false);
-    bool cs = argBool(a, 1, "case_sensitive", false);
-    const Value* attr = arg(a, 2, "attribute");
-    auto items = iterate(v);
-    std::vector<std::pair<Value, Value>> keyed;
-    for (auto& it : items) keyed.emplace_back(attr ? attrPath(in, it, attr->toStr()) : it, it);
-    std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& x, const auto& y) {
-      return reverse ? lessForSort(y.first, x.first, cs) : lessForSort(x.first, y.first, cs);
-    });
-    std::vector<Value> out;
-    for (auto& k : keyed) out.push_back(k.second);
-    return Value::list(std::move(out));
-  }
-  if (n == "dictsort") {
-    if (v.type() != Type::Dict) typeError("dictsort needs a mapping");
-    bool cs = argBool(a, 0, "case_sensitive", false);
-    std::string by = argStr(a, 1, "by", "key");
-    bool reverse = argBool(a, 2, "reverse", false);
-    Value items = itemsOf(v);
-    std::vector<Value> out = items.listObj().items;
-    size_t idx = by == "value" ? 1 : 0;
-    std::stable_sort(out.begin(), out.end(), [&](const Value& x, const Value& y) {
-      const Value& kx = x.listObj().items[idx];
-      const Value& ky = y.listObj().items[idx];
-      return reverse ? lessForSort(ky, kx, cs) : lessForSort(kx, ky, cs);
-    });
-    return Value::list(std::move(out));
-  }
-  if (n == "unique") {
-    bool cs = argBool(a, 0, "case_sensitive", false);
-    const Value* attr = arg(a, 1, "attribute");
-    std::vector<Value> out, seen;
-    for (const auto& item : iterate(v)) {
-      Value key = attr ? attrPath(in, item, attr->toStr()) : item;
-      if (!cs && key.isString()) key = Value::string(py::lower(key.str()));
-      bool dup = false;
-      for (const auto& s : seen)
-        if (pyEquals(s, key)) {
-          dup = true;
-          break;
-        }
-      if (dup) continue;
-      seen.push_back(key);
-      out.push_back(item);
-    }
-    return Value::list(std::move(out));
-  }
-  if (n == "min" || n == "max") {
-    bool cs = argBool(a, 0, "case_sensitive", false);
-    const Value* attr = arg(a, 1, "attribute");
-    auto items = iterate(v);
-    if (items.empty()) return Value::undefined("No aggregated item, sequence was empty.");
-    size_t best = 0;
-    for (size_t i = 1; i < items.size(); ++i) {
-      Value ki = attr ? attrPath(in, items[i], attr->toStr()) : items[i];
-      Value kb = attr ? attrPath(in, items[best], attr->toStr()) : items[best];
-      if (n == "min" ? lessForSort(ki, kb, cs) : lessForSort(kb, ki, cs)) best = i;
-    }
-    return items[best];
-  }
-  if (n == "sum") {
-    const Value* attr = arg(a, 0, "attribute");
-    Value total = a.get(1, "start") ? *a.get(1, "start") : Value::integer(0);
-    for (const auto& item : iterate(v))
-      total = pyBinary(in, BinOp::Add, total, attr ? attrPath(in, item, attr->toStr()) : item);
-    return total;
-  }
-  if (n == "abs") {
-    if (v.type() == Type::Float) return Value::real(std::fabs(v.asFloat()));
-    if (v.isNumber()) return Value::integer(v.asInt() < 0 ? -v.asInt() : v.asInt());
-    typeError("bad operand type for abs(): '" + v.typeName() + "'");
-  }
-  if (n == "int") {
-    Value def = a.get(0, "default") ? *a.get(0, "default") : Value::integer(0);
-    return toInt(v, def, argInt(a, 1, "base", 10));
-  }
-  if (n == "float") {
-    Value def = a.get(0, "default") ? *a.get(0, "default") : Value::real(0.0);
-    return toFloat(v, def);
-  }
-  if (n == "round") return doRound(v, argInt(a, 0, "precision", 0), argStr(a, 1, "method", "common"));
-  if (n == "map") {
-    std::vector<Value> out;
-    if (const Value* attr = a.get(99, "attribute")) {
-      const Value* def = a.get(99, "default");
-      for (const auto& item : iterate(v)) {
-        Value x = attrPath(in, item, attr->toStr());
-        out.push_back(x.isUndefined() && def ? *def : x);
-      }
-      return Value::list(std::move(out));
-    }
-    if (a.positional.empty()) typeError("map requires a filter argument");
-    std::string filter = a.positional[0].toStr();
-    CallArgs rest;
-    rest.positional.assign(a.positional.begin() + 1, a.positional.end());
-    rest.named = a.named;
-    for (const auto& item : iterate(v)) {
-      in.countIterations(1);
-      CallArgs copy = rest;
-      out.push_back(in.applyFilter(filter, item, copy));
-    }
-    return Value::list(std::move(out));
-  }
-  if (n == "select") return selectOrReject(in, v, a, true, false);
-  if (n == "reject") return selectOrReject(in, v, a, false, false);
-  if (n == "selectattr") return selectOrReject(in, v, a, true, true);
-  if (n == "rejectattr") return selectOrReject(in, v, a, false, true);
-  if (n == "indent") {
-    const Value* w = arg(a, 0, "width");
-    std::string pad = !w              ? std::string(4, ' ')
-                      : w->isString() ? w->str()
-                                      : std::string(size_t(std::clamp<int64_t>(w->asInt(), 0, 256)), ' ');
-    std::string s = v.toStr();
-    std::string out = indentText(s, pad, argBool(a, 1, "first", false), argBool(a, 2, "blank", false));
-    in.checkStringSize(out.size());
-    return Value::string(std::move(out));
-  }
-  if (n == "format") {
-    std::vector<Value> items = a.positional;
-    auto t = std::make_shared<ListObj>();
-    t->tuple = true;
-    t->items = std::move(items);
-    return pyBinary(in, BinOp::Mod, Value::string(v.toStr()), Value::list(std::move(t)));
-  }
-  if (n == "attr") return in.getAttr(v, argStr(a, 0, "name"));
-  if (n == "batch") {
-    int64_t size = std::max<int64_t>(1, argInt(a, 0, "linecount", 1));
-    std::vector<Value> out, cur;
-    for (const auto& item : iterate(v)) {
-      cur.push_back(item);
-      if (int64_t(cur.size()) == size) {
-        out.push_back(Value::list(std::move(cur)));
-        cur.clear();
-      }
-    }
-    if (!cur.empty()) {
-      if (const Value* fill = arg(a, 1, "fill_with"))
-        while (int64_t(cur.size()) < size) cur.push_back(*fill);
-      out.push_back(Value::list(std::move(cur)));
-    }
-    return Value::list(std::move(out));
-  }
-  if (n == "wordcount") return Value::integer(int64_t(splitWhitespace(v.toStr(), -1).size()));
-  if (n == "center") {
-    int64_t w = argInt(a, 0, "width", 80);
-    std::string s = v.toStr();
-    int64_t len = py::length(s);
-    if (w <= len) return Value::string(s);
-    int64_t total = std::min<int64_t>(w - len, 1 << 20);
-    int64_t left = total / 2 + (total & w & 1);
-    return Value::string(std::string(size_t(left), ' ') + s + std::string(size_t(total - left), ' '));
-  }
-  throw JinjaError("TemplateAssertionError", "No filter named '" + name + "'.");
+  static const auto table = byName<FilterFn>(kFilters);
+  auto it = table.find(name);
+  if (it == table.end()) throw JinjaError("TemplateAssertionError", "No filter named '" + name + "'.");
+  return it->second(in, name, v, a);
 }
 
 // ------------------------------------------------------------------ tests

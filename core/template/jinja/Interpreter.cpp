@@ -541,6 +541,96 @@ void sliceIndices(int64_t len, const Value& start, const Value& stop, const Valu
 
 } // namespace
 
+// obj[start:stop:step] on a list, tuple or string (strings slice by code point, as Python does).
+Value Interpreter::evalSlice(const SliceNode* s, Frame& f) {
+  Value obj = eval(s->obj.get(), f);
+  Value start = s->start ? eval(s->start.get(), f) : Value::none();
+  Value stop = s->stop ? eval(s->stop.get(), f) : Value::none();
+  Value step = s->step ? eval(s->step.get(), f) : Value::none();
+  pos_ = s->pos;
+  if (obj.isUndefined()) throwUndefined(obj);
+  int64_t b, e, st;
+  if (obj.isList()) {
+    const auto& items = obj.listObj().items;
+    sliceIndices(int64_t(items.size()), start, stop, step, b, e, st);
+    auto l = std::make_shared<ListObj>();
+    l->tuple = obj.listObj().tuple;
+    for (int64_t i = b; st > 0 ? i < e : i > e; i += st) l->items.push_back(items[size_t(i)]);
+    return Value::list(std::move(l));
+  }
+  if (obj.isString()) {
+    const std::string& str = obj.str();
+    std::string r;
+    if (py::isAscii(str)) {
+      sliceIndices(int64_t(str.size()), start, stop, step, b, e, st);
+      if (st == 1) return Value::string(b < e ? str.substr(size_t(b), size_t(e - b)) : std::string());
+      for (int64_t i = b; st > 0 ? i < e : i > e; i += st) r.push_back(str[size_t(i)]);
+      return Value::string(std::move(r));
+    }
+    auto off = py::codePointOffsets(str);
+    sliceIndices(int64_t(off.size()) - 1, start, stop, step, b, e, st);
+    for (int64_t i = b; st > 0 ? i < e : i > e; i += st)
+      r.append(str, off[size_t(i)], off[size_t(i) + 1] - off[size_t(i)]);
+    return Value::string(std::move(r));
+  }
+  throw JinjaError("TypeError", "'" + obj.typeName() + "' object is not subscriptable");
+}
+
+// a < b <= c ...: Python's chained comparison, stopping at the first false link.
+Value Interpreter::evalCompare(const CompareNode* c, Frame& f) {
+  Value left = eval(c->first.get(), f);
+  for (const auto& [op, expr] : c->rest) {
+    Value right = eval(expr.get(), f);
+    pos_ = c->pos;
+    bool ok;
+    switch (op) {
+    case CmpOp::Eq:
+      ok = pyEquals(left, right);
+      break;
+    case CmpOp::Ne:
+      ok = !pyEquals(left, right);
+      break;
+    case CmpOp::Lt:
+      ok = pyCompare(left, right, "<") < 0;
+      break;
+    case CmpOp::Le:
+      ok = pyCompare(left, right, "<=") <= 0;
+      break;
+    case CmpOp::Gt:
+      ok = pyCompare(left, right, ">") > 0;
+      break;
+    case CmpOp::Ge:
+      ok = pyCompare(left, right, ">=") >= 0;
+      break;
+    case CmpOp::In:
+      ok = pyContains(right, left);
+      break;
+    case CmpOp::NotIn:
+      ok = !pyContains(right, left);
+      break;
+    default:
+      ok = false;
+    }
+    if (!ok) return Value::boolean(false);
+    left = std::move(right);
+  }
+  return Value::boolean(true);
+}
+
+// Unary minus and plus.
+Value Interpreter::evalSign(const UnaryNode* u, Frame& f) {
+  Value v = eval(u->operand.get(), f);
+  pos_ = u->pos;
+  if (v.isUndefined()) throwUndefined(v);
+  if (!v.isNumber())
+    throw JinjaError("TypeError", std::string("bad operand type for unary ") + (u->kind == NodeKind::Neg ? "-" : "+") +
+                                      ": '" + v.typeName() + "'");
+  if (u->kind == NodeKind::Pos) return v.type() == Type::Bool ? Value::integer(v.asInt()) : v;
+  if (v.type() == Type::Float) return Value::real(-v.asFloat());
+  if (v.asInt() == std::numeric_limits<int64_t>::min()) throw JinjaError("LimitError", "integer overflow");
+  return Value::integer(-v.asInt());
+}
+
 Value Interpreter::eval(const Node* n, Frame& f) {
   switch (n->kind) {
   case NodeKind::Literal:
@@ -560,40 +650,8 @@ Value Interpreter::eval(const Node* n, Frame& f) {
     pos_ = n->pos;
     return getItem(obj, key);
   }
-  case NodeKind::Slice: {
-    const auto* s = static_cast<const SliceNode*>(n);
-    Value obj = eval(s->obj.get(), f);
-    Value start = s->start ? eval(s->start.get(), f) : Value::none();
-    Value stop = s->stop ? eval(s->stop.get(), f) : Value::none();
-    Value step = s->step ? eval(s->step.get(), f) : Value::none();
-    pos_ = n->pos;
-    if (obj.isUndefined()) throwUndefined(obj);
-    int64_t b, e, st;
-    if (obj.isList()) {
-      const auto& items = obj.listObj().items;
-      sliceIndices(int64_t(items.size()), start, stop, step, b, e, st);
-      auto l = std::make_shared<ListObj>();
-      l->tuple = obj.listObj().tuple;
-      for (int64_t i = b; st > 0 ? i < e : i > e; i += st) l->items.push_back(items[size_t(i)]);
-      return Value::list(std::move(l));
-    }
-    if (obj.isString()) {
-      const std::string& str = obj.str();
-      std::string r;
-      if (py::isAscii(str)) {
-        sliceIndices(int64_t(str.size()), start, stop, step, b, e, st);
-        if (st == 1) return Value::string(b < e ? str.substr(size_t(b), size_t(e - b)) : std::string());
-        for (int64_t i = b; st > 0 ? i < e : i > e; i += st) r.push_back(str[size_t(i)]);
-        return Value::string(std::move(r));
-      }
-      auto off = py::codePointOffsets(str);
-      sliceIndices(int64_t(off.size()) - 1, start, stop, step, b, e, st);
-      for (int64_t i = b; st > 0 ? i < e : i > e; i += st)
-        r.append(str, off[size_t(i)], off[size_t(i) + 1] - off[size_t(i)]);
-      return Value::string(std::move(r));
-    }
-    throw JinjaError("TypeError", "'" + obj.typeName() + "' object is not subscriptable");
-  }
+  case NodeKind::Slice:
+    return evalSlice(static_cast<const SliceNode*>(n), f);
   case NodeKind::Call:
     return evalCall(static_cast<const CallNode*>(n), f);
   case NodeKind::Filter: {
@@ -614,18 +672,8 @@ Value Interpreter::eval(const Node* n, Frame& f) {
     return Value::boolean(fl->negated ? !r : r);
   }
   case NodeKind::Neg:
-  case NodeKind::Pos: {
-    Value v = eval(static_cast<const UnaryNode*>(n)->operand.get(), f);
-    pos_ = n->pos;
-    if (v.isUndefined()) throwUndefined(v);
-    if (!v.isNumber())
-      throw JinjaError("TypeError", std::string("bad operand type for unary ") +
-                                        (n->kind == NodeKind::Neg ? "-" : "+") + ": '" + v.typeName() + "'");
-    if (n->kind == NodeKind::Pos) return v.type() == Type::Bool ? Value::integer(v.asInt()) : v;
-    if (v.type() == Type::Float) return Value::real(-v.asFloat());
-    if (v.asInt() == std::numeric_limits<int64_t>::min()) throw JinjaError("LimitError", "integer overflow");
-    return Value::integer(-v.asInt());
-  }
+  case NodeKind::Pos:
+    return evalSign(static_cast<const UnaryNode*>(n), f);
   case NodeKind::Not:
     return Value::boolean(!eval(static_cast<const UnaryNode*>(n)->operand.get(), f).truthy());
   case NodeKind::Binary: {
@@ -635,46 +683,8 @@ Value Interpreter::eval(const Node* n, Frame& f) {
     pos_ = n->pos;
     return pyBinary(*this, b->op, l, r);
   }
-  case NodeKind::Compare: {
-    const auto* c = static_cast<const CompareNode*>(n);
-    Value left = eval(c->first.get(), f);
-    for (const auto& [op, expr] : c->rest) {
-      Value right = eval(expr.get(), f);
-      pos_ = n->pos;
-      bool ok;
-      switch (op) {
-      case CmpOp::Eq:
-        ok = pyEquals(left, right);
-        break;
-      case CmpOp::Ne:
-        ok = !pyEquals(left, right);
-        break;
-      case CmpOp::Lt:
-        ok = pyCompare(left, right, "<") < 0;
-        break;
-      case CmpOp::Le:
-        ok = pyCompare(left, right, "<=") <= 0;
-        break;
-      case CmpOp::Gt:
-        ok = pyCompare(left, right, ">") > 0;
-        break;
-      case CmpOp::Ge:
-        ok = pyCompare(left, right, ">=") >= 0;
-        break;
-      case CmpOp::In:
-        ok = pyContains(right, left);
-        break;
-      case CmpOp::NotIn:
-        ok = !pyContains(right, left);
-        break;
-      default:
-        ok = false;
-      }
-      if (!ok) return Value::boolean(false);
-      left = std::move(right);
-    }
-    return Value::boolean(true);
-  }
+  case NodeKind::Compare:
+    return evalCompare(static_cast<const CompareNode*>(n), f);
   case NodeKind::And: {
     const auto* l = static_cast<const LogicNode*>(n);
     Value a = eval(l->left.get(), f);

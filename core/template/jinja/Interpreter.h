@@ -81,6 +81,9 @@ private:
   void bindTarget(const Target& t, const Value& v, Frame& f);
   Value eval(const Node* n, Frame& f);
   Value evalCall(const CallNode* n, Frame& f);
+  Value evalSlice(const SliceNode* s, Frame& f);
+  Value evalCompare(const CompareNode* c, Frame& f);
+  Value evalSign(const UnaryNode* u, Frame& f);
   void evalArgs(const Args& a, Frame& f, CallArgs& out);
   Value lookup(int sym, Frame& f);
   long findTracked(const Value& item);

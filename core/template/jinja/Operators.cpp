@@ -241,6 +241,40 @@ int64_t pyLength(const Value& v) {
   }
 }
 
+// a + b: int (overflow-checked), float, str (in place when a is an unshared temporary), and
+// list + list / tuple + tuple.
+static Value pyAdd(Interpreter& in, const Value& a, const Value& b) {
+  const bool ints = isIntLike(a) && isIntLike(b);
+  const bool nums = a.isNumber() && b.isNumber();
+  if (ints) {
+    int64_t r = 0;
+    bool o = __builtin_add_overflow(a.asInt(), b.asInt(), &r);
+    return Value::integer(checked(o, r));
+  }
+  if (nums) return Value::real(a.asFloat() + b.asFloat());
+  if (a.isString() && b.isString()) {
+    in.checkStringSize(a.str().size() + b.str().size());
+    if (a.object().use_count() == 1 && !a.object()->frozen) {
+      // a is a temporary nobody else sees (the left side of a + b + c chain): append in place
+      static_cast<StringObj*>(a.object().get())->value += b.str();
+      return a;
+    }
+    std::string s;
+    s.reserve(a.str().size() + b.str().size());
+    s += a.str();
+    s += b.str();
+    return Value::string(std::move(s));
+  }
+  if (a.isList() && b.isList() && a.listObj().tuple == b.listObj().tuple) {
+    auto l = std::make_shared<ListObj>();
+    l->tuple = a.listObj().tuple;
+    l->items = a.listObj().items;
+    l->items.insert(l->items.end(), b.listObj().items.begin(), b.listObj().items.end());
+    return Value::list(std::move(l));
+  }
+  unsupported(BinOp::Add, a, b);
+}
+
 Value pyBinary(Interpreter& in, BinOp op, const Value& a, const Value& b) {
   if (op == BinOp::Concat) {
     std::string s;
@@ -255,33 +289,7 @@ Value pyBinary(Interpreter& in, BinOp op, const Value& a, const Value& b) {
   const bool nums = a.isNumber() && b.isNumber();
   switch (op) {
   case BinOp::Add:
-    if (ints) {
-      int64_t r = 0;
-      bool o = __builtin_add_overflow(a.asInt(), b.asInt(), &r);
-      return Value::integer(checked(o, r));
-    }
-    if (nums) return Value::real(a.asFloat() + b.asFloat());
-    if (a.isString() && b.isString()) {
-      in.checkStringSize(a.str().size() + b.str().size());
-      if (a.object().use_count() == 1 && !a.object()->frozen) {
-        // a is a temporary nobody else sees (the left side of a + b + c chain): append in place
-        static_cast<StringObj*>(a.object().get())->value += b.str();
-        return a;
-      }
-      std::string s;
-      s.reserve(a.str().size() + b.str().size());
-      s += a.str();
-      s += b.str();
-      return Value::string(std::move(s));
-    }
-    if (a.isList() && b.isList() && a.listObj().tuple == b.listObj().tuple) {
-      auto l = std::make_shared<ListObj>();
-      l->tuple = a.listObj().tuple;
-      l->items = a.listObj().items;
-      l->items.insert(l->items.end(), b.listObj().items.begin(), b.listObj().items.end());
-      return Value::list(std::move(l));
-    }
-    break;
+    return pyAdd(in, a, b);
   case BinOp::Sub:
     if (ints) {
       int64_t r = 0;

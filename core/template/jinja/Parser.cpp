@@ -28,6 +28,20 @@ private:
     ~DepthGuard() { --p_.depth_; }
     Parser& p_;
   };
+  // A left-associative chain (x|f|g, x.a.b, a + b + c, f()()) is parsed by a loop but builds a tree
+  // as deep as the chain is long, which evaluation and destruction walk recursively: every link
+  // counts as one level of nesting.
+  struct ChainGuard {
+    explicit ChainGuard(Parser& p) : p_(p) {}
+    void link() {
+      ++links_;
+      if (++p_.depth_ > kMaxParseDepth)
+        p_.fail("template nested too deeply (more than " + std::to_string(kMaxParseDepth) + " levels)");
+    }
+    ~ChainGuard() { p_.depth_ -= links_; }
+    Parser& p_;
+    int links_ = 0;
+  };
 
   [[noreturn]] void fail(const std::string& msg) const { throw ParseError{msg, cur().pos}; }
   [[noreturn]] void failAt(const std::string& msg, uint32_t pos) const { throw ParseError{msg, pos}; }
@@ -344,7 +358,9 @@ private:
     DepthGuard g(*this);
     uint32_t pos = cur().pos;
     NodePtr expr = parseOr();
+    ChainGuard chain(*this);
     while (isName("if")) {
+      chain.link();
       next();
       auto c = std::make_unique<CondExprNode>(pos);
       c->then = std::move(expr);
@@ -357,7 +373,9 @@ private:
 
   NodePtr parseOr() {
     NodePtr left = parseAnd();
+    ChainGuard chain(*this);
     while (isName("or")) {
+      chain.link();
       uint32_t pos = next().pos;
       auto n = std::make_unique<LogicNode>(NodeKind::Or, pos);
       n->left = std::move(left);
@@ -369,7 +387,9 @@ private:
 
   NodePtr parseAnd() {
     NodePtr left = parseNot();
+    ChainGuard chain(*this);
     while (isName("and")) {
+      chain.link();
       uint32_t pos = next().pos;
       auto n = std::make_unique<LogicNode>(NodeKind::And, pos);
       n->left = std::move(left);
@@ -436,7 +456,9 @@ private:
 
   NodePtr parseMath1() {
     NodePtr left = parseConcat();
+    ChainGuard chain(*this);
     while (isOp("+") || isOp("-")) {
+      chain.link();
       const Token& t = next();
       BinOp op = t.text == "+" ? BinOp::Add : BinOp::Sub;
       left = binary(op, t.pos, std::move(left), parseConcat());
@@ -446,7 +468,9 @@ private:
 
   NodePtr parseConcat() {
     NodePtr left = parseMath2();
+    ChainGuard chain(*this);
     while (isOp("~")) {
+      chain.link();
       uint32_t pos = next().pos;
       left = binary(BinOp::Concat, pos, std::move(left), parseMath2());
     }
@@ -455,7 +479,9 @@ private:
 
   NodePtr parseMath2() {
     NodePtr left = parsePow();
+    ChainGuard chain(*this);
     while (isOp("*") || isOp("/") || isOp("//") || isOp("%")) {
+      chain.link();
       const Token& t = next();
       BinOp op = t.text == "*"    ? BinOp::Mul
                  : t.text == "/"  ? BinOp::Div
@@ -468,7 +494,9 @@ private:
 
   NodePtr parsePow() {
     NodePtr left = parseUnary(true);
+    ChainGuard chain(*this);
     while (isOp("**")) {
+      chain.link();
       uint32_t pos = next().pos;
       left = binary(BinOp::Pow, pos, std::move(left), parseUnary(true));
     }
@@ -572,7 +600,9 @@ private:
   }
 
   NodePtr parsePostfix(NodePtr node) {
+    ChainGuard chain(*this);
     while (true) {
+      chain.link();
       const Token& t = cur();
       if (t.kind != Tok::Op) break;
       if (t.text == ".") {
@@ -642,7 +672,9 @@ private:
   }
 
   NodePtr parseFilterExpr(NodePtr node) {
+    ChainGuard chain(*this);
     while (true) {
+      chain.link();
       if (isOp("|")) {
         uint32_t pos = next().pos;
         node = parseFilterCall(std::move(node), pos);

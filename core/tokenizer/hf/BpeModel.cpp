@@ -51,7 +51,104 @@ struct HeapItem {
   bool operator>(const HeapItem& o) const { return rank != o.rank ? rank > o.rank : pos > o.pos; }
 };
 
+// Applies merges lowest rank first (a heap of adjacent pairs; stale entries skipped), as the Rust
+// implementation does. Merged-away symbols keep len 0. findMerge(a, b): the Merge of ids a, b or null.
+template <class FindMerge> void applyMerges(std::vector<Symbol>& symbols, const FindMerge& findMerge) {
+  std::vector<HeapItem> heap;
+  heap.reserve(symbols.size());
+  auto greater = [](const HeapItem& x, const HeapItem& y) { return x > y; };
+  for (size_t i = 0; i + 1 < symbols.size(); ++i)
+    if (const auto* m = findMerge(symbols[i].id, symbols[i + 1].id)) heap.push_back({m->rank, int32_t(i), m->newId});
+  std::make_heap(heap.begin(), heap.end(), greater);
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), greater);
+    HeapItem top = heap.back();
+    heap.pop_back();
+    Symbol& cur = symbols[size_t(top.pos)];
+    if (cur.len == 0 || cur.next < 0) continue;
+    const int32_t nextPos = cur.next;
+    const Symbol right = symbols[size_t(nextPos)];
+    const auto* m = findMerge(cur.id, right.id);
+    if (!m || m->newId != top.newId) continue; // stale entry
+    cur.id = top.newId;
+    cur.len += right.len;
+    cur.next = right.next;
+    symbols[size_t(nextPos)].len = 0; // merged into cur
+    if (right.next >= 0) symbols[size_t(right.next)].prev = top.pos;
+    if (cur.prev >= 0)
+      if (const auto* pm = findMerge(symbols[size_t(cur.prev)].id, cur.id))
+        heap.push_back({pm->rank, cur.prev, pm->newId}), std::push_heap(heap.begin(), heap.end(), greater);
+    if (cur.next >= 0)
+      if (const auto* nm = findMerge(cur.id, symbols[size_t(cur.next)].id))
+        heap.push_back({nm->rank, top.pos, nm->newId}), std::push_heap(heap.begin(), heap.end(), greater);
+  }
+}
+
+// model.vocab / model.merges from the DOM, in the form the SAX reader collects them.
+RawModel rawModelFromDom(const Json& model, const JsonPath& at) {
+  RawModel out;
+  const Json& vocab = member(model, "vocab", at);
+  if (!vocab.is_object()) (at / "vocab").fail("expected an object of token -> id");
+  const Json& merges = member(model, "merges", at);
+  if (!merges.is_array()) (at / "merges").fail("expected a list of merges");
+  for (auto it = vocab.begin(); it != vocab.end(); ++it)
+    out.vocab.emplace_back(
+        it.key(), it.value().is_number_integer() &&
+                          !(it.value().is_number_unsigned() && it.value().get<uint64_t>() > uint64_t(INT64_MAX))
+                      ? it.value().get<int64_t>()
+                      : -1);
+  for (const Json& m : merges) {
+    RawMerge r;
+    if (m.is_string()) {
+      r.a = m.get<std::string>();
+      r.isLine = true;
+    } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
+      r.a = m[0].get<std::string>();
+      r.b = m[1].get<std::string>();
+    } else
+      r.invalid = true;
+    out.merges.push_back(std::move(r));
+  }
+  return out;
+}
+
 } // namespace
+
+// The merge table: each pair's rank and result, every part and result checked against the vocabulary.
+void BpeModel::loadMerges(const RawModel& raw, const JsonPath& mat) {
+  if (raw.merges.size() > kMaxMerges) mat.fail("too many merges (" + std::to_string(raw.merges.size()) + ")");
+  size_t cap = 16;
+  while (cap < raw.merges.size() * 2) cap <<= 1;
+  mergeTable_.assign(cap, MergeSlot{});
+  mergeMask_ = cap - 1;
+  std::string_view a, b;
+  std::string merged;
+  for (size_t i = 0; i < raw.merges.size(); ++i) {
+    const RawMerge& m = raw.merges[i];
+    if (m.invalid) mat[i].fail("a merge must be \"a b\" or [\"a\", \"b\"]");
+    if (m.isLine) {
+      const std::string& line = m.a;
+      size_t sp = line.find(' ');
+      if (sp == std::string::npos || line.find(' ', sp + 1) != std::string::npos)
+        mat[i].fail("merge \"" + line + "\" is not two tokens separated by one space");
+      a = std::string_view(line).substr(0, sp);
+      b = std::string_view(line).substr(sp + 1);
+    } else {
+      a = m.a;
+      b = m.b;
+    }
+    const int32_t* ia = vocab_.find(a);
+    const int32_t* ib = vocab_.find(b);
+    if (!ia) mat[i].fail("merge part \"" + std::string(a) + "\" is not in the vocabulary");
+    if (!ib) mat[i].fail("merge part \"" + std::string(b) + "\" is not in the vocabulary");
+    merged.assign(a);
+    merged += !prefix_.empty() && b.starts_with(prefix_) ? b.substr(prefix_.size()) : b;
+    const int32_t* im = vocab_.find(merged);
+    if (!im) mat[i].fail("merge result \"" + merged + "\" is not in the vocabulary");
+    uint64_t key = (uint64_t(uint32_t(*ia)) << 32) | uint32_t(*ib);
+    putMerge(key, Merge{int32_t(i), *im}); // a repeated pair keeps its last rank, as Rust's map
+  }
+}
 
 BpeModel::BpeModel(const Json& model, const JsonPath& at, RawModel* raw) : instance_(nextInstance++) {
   if (const Json* t = optMember(model, "type")) {
@@ -71,28 +168,7 @@ BpeModel::BpeModel(const Json& model, const JsonPath& at, RawModel* raw) : insta
 
   RawModel fromDom;
   if (!raw || !raw->haveVocab || !raw->haveMerges) { // DOM input: bring it to the raw form
-    const Json& vocab = member(model, "vocab", at);
-    if (!vocab.is_object()) (at / "vocab").fail("expected an object of token -> id");
-    const Json& merges = member(model, "merges", at);
-    if (!merges.is_array()) (at / "merges").fail("expected a list of merges");
-    for (auto it = vocab.begin(); it != vocab.end(); ++it)
-      fromDom.vocab.emplace_back(
-          it.key(), it.value().is_number_integer() &&
-                            !(it.value().is_number_unsigned() && it.value().get<uint64_t>() > uint64_t(INT64_MAX))
-                        ? it.value().get<int64_t>()
-                        : -1);
-    for (const Json& m : merges) {
-      RawMerge r;
-      if (m.is_string()) {
-        r.a = m.get<std::string>();
-        r.isLine = true;
-      } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
-        r.a = m[0].get<std::string>();
-        r.b = m[1].get<std::string>();
-      } else
-        r.invalid = true;
-      fromDom.merges.push_back(std::move(r));
-    }
+    fromDom = rawModelFromDom(model, at);
     raw = &fromDom;
   } else {
     if (!member(model, "vocab", at).is_object()) (at / "vocab").fail("expected an object of token -> id");
@@ -117,40 +193,7 @@ BpeModel::BpeModel(const Json& model, const JsonPath& at, RawModel* raw) : insta
   vocabR_.resize(size_t(maxId + 1));
   vocab_.forEach([&](std::string_view tok, int32_t id) { vocabR_[size_t(id)] = std::string(tok); });
 
-  const JsonPath mat = at / "merges";
-  if (raw->merges.size() > kMaxMerges) mat.fail("too many merges (" + std::to_string(raw->merges.size()) + ")");
-  size_t cap = 16;
-  while (cap < raw->merges.size() * 2) cap <<= 1;
-  mergeTable_.assign(cap, MergeSlot{});
-  mergeMask_ = cap - 1;
-  std::string_view a, b;
-  std::string merged;
-  for (size_t i = 0; i < raw->merges.size(); ++i) {
-    const RawMerge& m = raw->merges[i];
-    if (m.invalid) mat[i].fail("a merge must be \"a b\" or [\"a\", \"b\"]");
-    if (m.isLine) {
-      const std::string& line = m.a;
-      size_t sp = line.find(' ');
-      if (sp == std::string::npos || line.find(' ', sp + 1) != std::string::npos)
-        mat[i].fail("merge \"" + line + "\" is not two tokens separated by one space");
-      a = std::string_view(line).substr(0, sp);
-      b = std::string_view(line).substr(sp + 1);
-    } else {
-      a = m.a;
-      b = m.b;
-    }
-    const int32_t* ia = vocab_.find(a);
-    const int32_t* ib = vocab_.find(b);
-    if (!ia) mat[i].fail("merge part \"" + std::string(a) + "\" is not in the vocabulary");
-    if (!ib) mat[i].fail("merge part \"" + std::string(b) + "\" is not in the vocabulary");
-    merged.assign(a);
-    merged += !prefix_.empty() && b.starts_with(prefix_) ? b.substr(prefix_.size()) : b;
-    const int32_t* im = vocab_.find(merged);
-    if (!im) mat[i].fail("merge result \"" + merged + "\" is not in the vocabulary");
-    uint64_t key = (uint64_t(uint32_t(*ia)) << 32) | uint32_t(*ib);
-    putMerge(key, Merge{int32_t(i), *im}); // a repeated pair keeps its last rank, as Rust's map
-  }
-
+  loadMerges(*raw, at / "merges");
   findSafeSplits();
   if (!unkToken_.empty()) {
     if (const int32_t* id = vocab_.find(unkToken_)) unkId_ = *id;
@@ -363,34 +406,7 @@ void BpeModel::mergeWord(std::string_view word, bool byteLevel, std::vector<Word
   if (symbols.empty()) return;
   symbols.back().next = -1;
 
-  std::vector<HeapItem> heap;
-  heap.reserve(symbols.size());
-  auto greater = [](const HeapItem& x, const HeapItem& y) { return x > y; };
-  for (size_t i = 0; i + 1 < symbols.size(); ++i)
-    if (const Merge* m = findMerge(symbols[i].id, symbols[i + 1].id)) heap.push_back({m->rank, int32_t(i), m->newId});
-  std::make_heap(heap.begin(), heap.end(), greater);
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), greater);
-    HeapItem top = heap.back();
-    heap.pop_back();
-    Symbol& cur = symbols[size_t(top.pos)];
-    if (cur.len == 0 || cur.next < 0) continue;
-    const int32_t nextPos = cur.next;
-    const Symbol right = symbols[size_t(nextPos)];
-    const Merge* m = findMerge(cur.id, right.id);
-    if (!m || m->newId != top.newId) continue; // stale entry
-    cur.id = top.newId;
-    cur.len += right.len;
-    cur.next = right.next;
-    symbols[size_t(nextPos)].len = 0; // merged into cur
-    if (right.next >= 0) symbols[size_t(right.next)].prev = top.pos;
-    if (cur.prev >= 0)
-      if (const Merge* pm = findMerge(symbols[size_t(cur.prev)].id, cur.id))
-        heap.push_back({pm->rank, cur.prev, pm->newId}), std::push_heap(heap.begin(), heap.end(), greater);
-    if (cur.next >= 0)
-      if (const Merge* nm = findMerge(cur.id, symbols[size_t(cur.next)].id))
-        heap.push_back({nm->rank, top.pos, nm->newId}), std::push_heap(heap.begin(), heap.end(), greater);
-  }
+  applyMerges(symbols, [this](int32_t a, int32_t b) { return findMerge(a, b); });
   int32_t pos = 0;
   for (const Symbol& sym : symbols) {
     if (sym.len == 0) continue;

@@ -35,7 +35,6 @@ public:
   std::optional<int32_t> tokenToId(std::string_view token) const;
   const std::string* idToToken(int32_t id) const; // nullptr when unknown
   int32_t size() const { return int32_t(vocabR_.size()); }
-  std::optional<int32_t> unkId() const { return unkId_; }
   const std::string& unkToken() const { return unkToken_; }
 
 private:
@@ -46,6 +45,7 @@ private:
   void tokenizeWord(std::string_view word, bool byteLevel, std::vector<WordToken>& out) const;
   void mergeWord(std::string_view word, bool byteLevel, std::vector<WordToken>& out) const;
   void findSafeSplits();
+  void loadMerges(const RawModel& raw, const JsonPath& at);
   const Merge* findMerge(int32_t a, int32_t b) const;
 
   FlatStringMap<int32_t> vocab_;

@@ -33,7 +33,6 @@ public:
   const std::string& text() const { return text_; }
   size_t size() const { return text_.size(); }
   bool empty() const { return text_.empty(); }
-  bool isIdentity() const { return runs_.empty(); }
 
   // Original byte range of normalized bytes [b, e); an empty range maps to a point.
   ByteSpan original(size_t b, size_t e) const;

@@ -1,6 +1,7 @@
 // The SAX handler behind readTokenizerJson: forwards events to nlohmann's DOM builder except inside
 // model.vocab and model.merges, whose values it collects itself.
 #include "core/tokenizer/hf/TokenizerJsonReader.h"
+#include "core/util/JsonParse.h"
 
 namespace maskscope::hf {
 namespace {
@@ -19,9 +20,7 @@ namespace {
       lineStart = i + 1;
     }
   where.column = long(byte - lineStart + 1);
-  std::string msg = what;
-  if (auto p = msg.find("parse error"); p != std::string::npos) msg = msg.substr(p);
-  throw Error("invalid JSON: " + msg, where);
+  throw Error("invalid JSON: " + shortJsonParseMessage(what), where);
 }
 
 using Dom = nlohmann::detail::json_sax_dom_parser<Json>;
@@ -111,7 +110,7 @@ private:
 
   // Real tokenizer.json files nest a handful of levels; the component parsers (Sequence of Sequence
   // of ...) recurse once per level, so a hostile file nesting thousands deep must stop here.
-  static constexpr int kMaxDepth = 128;
+  static constexpr int kMaxDepth = kMaxJsonDepth;
   bool enter() {
     if (depth_ < kMaxDepth) return true;
     errorText = "JSON nested more than " + std::to_string(kMaxDepth) + " levels deep";
@@ -189,6 +188,10 @@ private:
 TokenizerJson readTokenizerJson(const std::string& text, const std::string& path) {
   TokenizerJson out;
   Handler h(out.json, out.model);
+  // The same depth rule as every other JSON input, checked before the SAX pass builds anything.
+  if (auto deep = findJsonTooDeep(text))
+    syntaxError(text, path, size_t(deep->byteOffset) + 1,
+                "JSON nests deeper than the limit of " + std::to_string(deep->limit) + " levels");
   bool ok = false;
   try {
     ok = Json::sax_parse(text, &h);
@@ -199,12 +202,6 @@ TokenizerJson readTokenizerJson(const std::string& text, const std::string& path
   return out;
 }
 
-Json parseJsonText(const std::string& text, const std::string& path) {
-  try {
-    return Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    syntaxError(text, path, e.byte, e.what());
-  }
-}
+Json parseJsonText(const std::string& text, const std::string& path) { return parseJsonOrThrow(text, {path}); }
 
 } // namespace maskscope::hf

@@ -1,0 +1,42 @@
+// What each attention cell means to a reader, beyond what the model applies (CellState): an allowed
+// cell whose key is padding, or whose key belongs to another packed example, is the bug made
+// visible. Padding comes from the one rule of PaddingDetection (collator meta, else the mask/pad-id
+// rule); examples from the collator's segments, else segment ids / position-id resets.
+#pragma once
+#include "core/data/Batch.h"
+#include "core/mask/AttentionGrid.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace maskscope {
+
+enum class CellClass : uint8_t {
+  Allowed = 0,             // the query sees a real key of its own example
+  Future = 1,              // blocked: causal
+  Padding = 2,             // blocked: the key is padding
+  OtherExample = 3,        // blocked: the key belongs to another packed example
+  AllowedPad = 4,          // allowed, but the key is padding (e.g. an all-ones mask)
+  AllowedOtherExample = 5, // allowed, but the key belongs to another example (packing that leaks)
+};
+constexpr int kCellClassCount = 6;
+const char* cellClassName(CellClass c);
+
+// Per-position facts of one row that the cell classes need. All vectors are [T].
+struct RowAnatomy {
+  std::vector<int64_t> maskSegments; // segmentIdsForRow: what the model applies (0 = key padding)
+  std::vector<uint8_t> padding;      // 1 = padding (paddingOfRow); empty = no pads known
+  std::vector<int64_t> example;      // 0 = none (padding), 1.. = the packed example; empty = one example
+  std::vector<uint8_t> special;      // 1 = template/separator token (collator meta only); may be empty
+  bool examplesKnown = false;        // more than one example was revealed (segments, ids or resets)
+  int64_t size() const { return int64_t(maskSegments.size()); }
+  CellState state(int64_t q, int64_t k) const;
+  CellClass classify(int64_t q, int64_t k) const;
+  bool padQuery(int64_t q) const { return !padding.empty() && padding[size_t(q)] != 0; }
+  // First position of every example after the first (where a boundary is drawn).
+  std::vector<int64_t> exampleStarts() const;
+};
+
+RowAnatomy rowAnatomy(const Batch& batch, int64_t row, MaskSemantics semantics = MaskSemantics::Eager);
+
+} // namespace maskscope

@@ -1,0 +1,200 @@
+// docs/cli.md is the command-line reference: every `$ maskscope ...` example in it runs here with the
+// built binary, in a scratch folder holding the page's example files, and must exit as the page says,
+// print parseable JSON with --json, and match the JSON fields the page shows. Every option a
+// command's table documents must be one that command's --help lists (so the binary accepts it).
+#include "DocPage.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+struct Run {
+  int status = -1;
+  QByteArray out, err;
+};
+
+Run runMaskscope(const std::vector<std::string>& args, const QString& workDir) {
+  QStringList qargs;
+  for (const auto& a : args) qargs << QString::fromStdString(a);
+  QProcess p;
+  p.setWorkingDirectory(workDir);
+  p.start(QStringLiteral(MASKSCOPE_BINARY), qargs);
+  Run r;
+  if (!p.waitForFinished(300000)) return r;
+  r.status = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
+  r.out = p.readAllStandardOutput();
+  r.err = p.readAllStandardError();
+  return r;
+}
+
+const docpage::DocPage& page() {
+  static const docpage::DocPage parsed = [] {
+    std::ifstream in(MASKSCOPE_SOURCE_DIR "/docs/cli.md", std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return docpage::parseDocPage(text.str());
+  }();
+  return parsed;
+}
+
+std::string joined(const std::vector<std::string>& args) {
+  std::string s = "maskscope";
+  for (const auto& a : args) s += " " + a;
+  return s;
+}
+
+std::vector<std::string> nonEmptyLines(const QByteArray& bytes) {
+  std::vector<std::string> lines;
+  std::istringstream in(bytes.toStdString());
+  for (std::string l; std::getline(in, l);)
+    if (!l.empty()) lines.push_back(l);
+  return lines;
+}
+
+// With --json: every stdout line is JSON; where the page shows JSON lines, line k matches shown k.
+void checkJsonOutput(const docpage::DocExample& ex, const Run& r) {
+  const std::vector<std::string> lines = nonEmptyLines(r.out);
+  std::vector<nlohmann::json> parsed;
+  for (const auto& l : lines) {
+    auto j = nlohmann::json::parse(l, nullptr, false);
+    QVERIFY2(!j.is_discarded(), ("stdout is not JSON: " + l.substr(0, 300)).c_str());
+    parsed.push_back(std::move(j));
+  }
+  if (r.status != 2) QVERIFY2(!parsed.empty(), "--json printed nothing");
+  QVERIFY2(ex.shownOutput.size() <= parsed.size(), "the page shows more JSON lines than the binary prints");
+  for (size_t k = 0; k < ex.shownOutput.size(); ++k) {
+    auto shown = nlohmann::json::parse(ex.shownOutput[k], nullptr, false);
+    QVERIFY2(!shown.is_discarded(), ("the page shows output that is not JSON: " + ex.shownOutput[k]).c_str());
+    std::string why;
+    QVERIFY2(docpage::jsonShownMatches(shown, parsed[k], why), why.c_str());
+  }
+}
+
+} // namespace
+
+class TestDocExamples : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void pageHasExamples();
+  void example_data();
+  void example();
+  void documentedOptionIsAccepted_data();
+  void documentedOptionIsAccepted();
+  void jsonShownMatchesIsStrict_data();
+  void jsonShownMatchesIsStrict();
+  void shellWords_data();
+  void shellWords();
+};
+
+void TestDocExamples::pageHasExamples() {
+  // Every command has at least one runnable example, and the example files exist.
+  for (const char* command : {"tokenize", "render", "collate", "lint", "loss", "snapshot"}) {
+    const bool found = std::any_of(page().examples.begin(), page().examples.end(),
+                                   [&](const auto& e) { return !e.args.empty() && e.args[0] == command; });
+    QVERIFY2(found, command);
+  }
+  QVERIFY(page().files.size() >= 4);
+  QVERIFY(page().options.size() >= 40);
+}
+
+void TestDocExamples::example_data() {
+  QTest::addColumn<int>("index");
+  for (size_t i = 0; i < page().examples.size(); ++i)
+    QTest::newRow(("cli.md:" + std::to_string(page().examples[i].line)).c_str()) << int(i);
+}
+
+void TestDocExamples::example() {
+  QFETCH(int, index);
+  const docpage::DocExample& ex = page().examples[size_t(index)];
+  QTemporaryDir dir;
+  QVERIFY(dir.isValid());
+  for (const auto& f : page().files) {
+    QFile out(dir.filePath(QString::fromStdString(f.name)));
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(f.text.data(), qint64(f.text.size()));
+  }
+  const Run r = runMaskscope(ex.args, dir.path());
+  const std::string context = joined(ex.args) + "\nstderr: " + r.err.left(2000).toStdString();
+  QVERIFY2(r.status == ex.status,
+           ("exit status " + std::to_string(r.status) + ", the page says " + std::to_string(ex.status) + "\n" + context)
+               .c_str());
+  if (std::find(ex.args.begin(), ex.args.end(), "--json") != ex.args.end()) {
+    checkJsonOutput(ex, r);
+    return;
+  }
+  // Text output: each line the page shows is a line of what the binary prints.
+  const std::string all = "\n" + r.out.toStdString() + "\n" + r.err.toStdString();
+  for (const auto& shown : ex.shownOutput)
+    QVERIFY2(all.find("\n" + shown + "\n") != std::string::npos, ("not printed: " + shown + "\n" + context).c_str());
+}
+
+void TestDocExamples::documentedOptionIsAccepted_data() {
+  QTest::addColumn<QString>("command");
+  QTest::addColumn<QString>("option");
+  for (const auto& o : page().options)
+    QTest::newRow(("cli.md:" + std::to_string(o.line) + " " + o.command + " " + o.option).c_str())
+        << QString::fromStdString(o.command) << QString::fromStdString(o.option);
+}
+
+void TestDocExamples::documentedOptionIsAccepted() {
+  QFETCH(QString, command);
+  QFETCH(QString, option);
+  const Run r = runMaskscope({command.toStdString(), "--help"}, QDir::tempPath());
+  QCOMPARE(r.status, 0);
+  // CLI11 lists each option at the start of a help line, followed by a space or a comma.
+  const QString help = QString::fromUtf8(r.out);
+  const bool listed = help.contains(QStringLiteral("  ") + option + QLatin1Char(' ')) ||
+                      help.contains(QStringLiteral("  ") + option + QLatin1Char('\n')) ||
+                      help.contains(QStringLiteral("  ") + option + QLatin1Char(','));
+  QVERIFY2(listed, qPrintable(command + QStringLiteral(" --help does not list ") + option));
+}
+
+void TestDocExamples::jsonShownMatchesIsStrict_data() {
+  QTest::addColumn<QString>("shown");
+  QTest::addColumn<QString>("actual");
+  QTest::addColumn<bool>("matches");
+  QTest::newRow("subset-of-keys") << QStringLiteral("{\"a\":1}") << QStringLiteral("{\"a\":1,\"b\":2}") << true;
+  QTest::newRow("missing-key") << QStringLiteral("{\"c\":1}") << QStringLiteral("{\"a\":1}") << false;
+  QTest::newRow("other-value") << QStringLiteral("{\"a\":1}") << QStringLiteral("{\"a\":2}") << false;
+  QTest::newRow("list-length") << QStringLiteral("[1,2]") << QStringLiteral("[1,2,3]") << false;
+  QTest::newRow("null-vs-list") << QStringLiteral("{\"s\":null}") << QStringLiteral("{\"s\":[[1,2]]}") << false;
+  QTest::newRow("float-tolerance") << QStringLiteral("[0.1]") << QStringLiteral("[0.10000000000001]") << true;
+}
+
+void TestDocExamples::jsonShownMatchesIsStrict() {
+  QFETCH(QString, shown);
+  QFETCH(QString, actual);
+  QFETCH(bool, matches);
+  std::string why;
+  QCOMPARE(docpage::jsonShownMatches(nlohmann::json::parse(shown.toStdString()),
+                                     nlohmann::json::parse(actual.toStdString()), why),
+           matches);
+}
+
+void TestDocExamples::shellWords_data() {
+  QTest::addColumn<QString>("line");
+  QTest::addColumn<QString>("words"); // joined with '|'
+  QTest::newRow("plain") << QStringLiteral("lint a.json  --json") << QStringLiteral("lint|a.json|--json");
+  QTest::newRow("double-quotes") << QStringLiteral("--text \"a b\\\"c\"") << QStringLiteral("--text|a b\"c");
+  QTest::newRow("single-quotes") << QStringLiteral("--text 'x \"y\"'") << QStringLiteral("--text|x \"y\"");
+  QTest::newRow("empty-word") << QStringLiteral("--text \"\"") << QStringLiteral("--text|");
+}
+
+void TestDocExamples::shellWords() {
+  QFETCH(QString, line);
+  QFETCH(QString, words);
+  QStringList got;
+  for (const auto& w : docpage::splitShellWords(line.toStdString())) got << QString::fromStdString(w);
+  QCOMPARE(got.join(QLatin1Char('|')), words);
+}
+
+QTEST_GUILESS_MAIN(TestDocExamples)
+#include "tst_doc_examples.moc"

@@ -1,0 +1,296 @@
+// The attention grid shows the bug: pads an all-ones mask lets through and packed examples that see
+// each other get their own cell classes (model, tooltip, legend, pixels); boundaries of packed
+// examples; the grid fills its area; compare tints differing cells; the lint panel is never stale
+// after a collator change or another file; a row's template error is shown in the centre.
+#include "core/lint/Lint.h"
+#include "ui/AttentionGridView.h"
+#include "ui/AttentionPane.h"
+#include "ui/ComparePanel.h"
+#include "ui/LintPanel.h"
+#include "ui/MainWindow.h"
+#include "ui/Palette.h"
+#include "ui/Session.h"
+
+#include <QLabel>
+#include <QListWidget>
+#include <QPainter>
+#include <QStatusBar>
+#include <QTest>
+
+using namespace maskscope;
+
+namespace {
+
+struct ClassCount {
+  int64_t counts[kCellClassCount] = {};
+  int64_t padKeysAllowedAsReal = 0; // allowed cells on a pad key still drawn as plain "allowed"
+};
+
+ClassCount countClasses(const AttentionGridView& g) {
+  ClassCount c;
+  const GridSource& s = g.gridSource();
+  for (int q = 0; q < int(g.gridSize()); ++q)
+    for (int k = 0; k <= q; ++k) {
+      const CellClass cls = g.cellClass(q, k);
+      ++c.counts[int(cls)];
+      c.padKeysAllowedAsReal += s.padding[size_t(k)] && cls == CellClass::Allowed;
+    }
+  return c;
+}
+
+// A cell of the given class, as (key, query); (-1, -1) when none.
+QPoint findCell(const AttentionGridView& g, CellClass wanted) {
+  for (int q = 0; q < int(g.gridSize()); ++q)
+    for (int k = 0; k <= q; ++k)
+      if (g.cellClass(q, k) == wanted) return {k, q};
+  return {-1, -1};
+}
+
+int countNear(const QImage& img, const QColor& colour, int tolerance = 8) {
+  int n = 0;
+  for (int y = 0; y < img.height(); ++y)
+    for (int x = 0; x < img.width(); ++x) {
+      const QRgb c = img.pixel(x, y);
+      n += std::abs(qRed(c) - colour.red()) <= tolerance && std::abs(qGreen(c) - colour.green()) <= tolerance &&
+           std::abs(qBlue(c) - colour.blue()) <= tolerance;
+    }
+  return n;
+}
+
+QString dataFile(const char* relative) {
+  return QStringLiteral(MASKSCOPE_TEST_DATA_DIR "/") + QString::fromLatin1(relative);
+}
+
+std::vector<std::string> findingKeys(const LintReport& r) {
+  std::vector<std::string> out;
+  for (const Finding& f : r.findings) out.push_back(f.rule + ":" + f.message);
+  return out;
+}
+
+} // namespace
+
+class TestGridViews : public QObject {
+  Q_OBJECT
+
+private Q_SLOTS:
+  void cleanup() { palette::setTheme(palette::Theme::Light); }
+
+  void cellClassesShowTheBug_data() {
+    QTest::addColumn<QString>("collator");
+    QTest::addColumn<int>("batchRows");
+    QTest::addColumn<bool>("padsAttended");
+    QTest::addColumn<bool>("examplesLeak");
+    QTest::addColumn<bool>("boundaries");
+    QTest::addColumn<QString>("tooltip"); // the phrase a bug cell's tooltip must hold ("" = none)
+    QTest::newRow("default: pads blocked, nothing leaks")
+        << QStringLiteral("default") << 2 << false << false << false << QString();
+    QTest::newRow("buggy all-ones: pad keys attended get their own class")
+        << QStringLiteral("buggy-max-length-all-ones") << 2 << true << false << false
+        << QStringLiteral("allowed, but this key is padding");
+    QTest::newRow("naive-packed: examples see each other")
+        << QStringLiteral("naive-packed") << 4 << false << true << true
+        << QStringLiteral("allowed, but this key belongs to another example");
+    QTest::newRow("buggy-no-position-reset: the collator's segments reveal the leak")
+        << QStringLiteral("buggy-no-position-reset") << 4 << false << true << true
+        << QStringLiteral("allowed, but this key belongs to another example");
+    QTest::newRow("axolotl-packed: block diagonal, boundaries drawn, no leak")
+        << QStringLiteral("axolotl-packed") << 4 << false << false << true << QString();
+  }
+  void cellClassesShowTheBug() {
+    QFETCH(QString, collator);
+    QFETCH(int, batchRows);
+    QFETCH(bool, padsAttended);
+    QFETCH(bool, examplesLeak);
+    QFETCH(bool, boundaries);
+    QFETCH(QString, tooltip);
+    Session s;
+    QVERIFY(s.setPipeline(QStringLiteral("builtin:demo"), QString(), collator));
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    s.setBatchSize(batchRows);
+    AttentionPane pane(&s);
+    pane.resize(900, 700);
+    AttentionGridView& g = *pane.grid();
+    QVERIFY(g.gridSize() > 0);
+    const ClassCount c = countClasses(g);
+    QCOMPARE(c.counts[int(CellClass::AllowedPad)] > 0, padsAttended);
+    QCOMPARE(c.counts[int(CellClass::AllowedOtherExample)] > 0, examplesLeak);
+    QCOMPARE(c.padKeysAllowedAsReal, int64_t(0)); // a pad column never looks like a real token
+    QCOMPARE(g.exampleCount() > 1, boundaries);
+    QCOMPARE(!g.exampleStarts().empty(), boundaries);
+    if (!tooltip.isEmpty()) {
+      const QPoint cell = findCell(g, padsAttended ? CellClass::AllowedPad : CellClass::AllowedOtherExample);
+      QVERIFY(cell.x() >= 0);
+      QVERIFY2(g.describeCell(cell.y(), cell.x()).contains(tooltip), qPrintable(g.describeCell(cell.y(), cell.x())));
+      // The legend names the class with the same words.
+      bool named = false;
+      for (const QLabel* l : pane.findChildren<QLabel*>()) named = named || l->text() == tooltip;
+      QVERIFY(named);
+      // And the pixels show the class colour (striped, so part of the cells).
+      QImage img(900, 600, QImage::Format_RGB32);
+      QPainter p(&img);
+      g.render(p, img.rect());
+      p.end();
+      const CellClass cls = padsAttended ? CellClass::AllowedPad : CellClass::AllowedOtherExample;
+      // Pads attended sit on pad query rows (greyed); leaks on real rows.
+      const QColor shown =
+          padsAttended ? palette::greyedForPadQuery(palette::cellClassColour(cls)) : palette::cellClassColour(cls);
+      QVERIFY(countNear(img, shown) > 50);
+    }
+  }
+
+  void padQueryRowsAreGreyed() {
+    Session s;
+    QVERIFY(s.setPipeline(QStringLiteral("builtin:demo"), QString(), QStringLiteral("buggy-max-length-all-ones")));
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    AttentionGridView g(&s);
+    const GridSource& src = g.gridSource();
+    int padQuery = -1;
+    for (int q = 0; q < int(g.gridSize()) && padQuery < 0; ++q)
+      if (src.padQuery(q)) padQuery = q;
+    QVERIFY(padQuery > 0);
+    QVERIFY(g.describeCell(padQuery, 0).contains(QStringLiteral("this query is padding")));
+    QVERIFY(!g.describeCell(0, 0).contains(QStringLiteral("this query is padding")));
+  }
+
+  void gridFillsItsArea_data() {
+    QTest::addColumn<QSize>("area");
+    QTest::newRow("wide 850x250") << QSize(850, 250);
+    QTest::newRow("tall 300x700") << QSize(300, 700);
+  }
+  void gridFillsItsArea() {
+    QFETCH(QSize, area);
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    AttentionGridView g(&s);
+    g.resize(area);
+    const int n = int(g.gridSize());
+    // Fitted: the last cells sit at the area's far corner (up to its 6 px margin).
+    const QSizeF cell = g.cellSize();
+    const QPoint corner = g.cellAt(QPoint(area.width() - 8, area.height() - 8));
+    QVERIFY2(corner.x() >= n - 2 - 2 / cell.width() && corner.y() >= n - 2 - 2 / cell.height(),
+             qPrintable(QStringLiteral("%1,%2 of %3").arg(corner.x()).arg(corner.y()).arg(n)));
+    QVERIFY(cell.width() * n > area.width() * 0.7);
+    QVERIFY(cell.height() * n > area.height() * 0.6);
+    // Zoomed in, the view takes the area's aspect: square cells.
+    g.setViewRect(QRectF(0, 0, 6, 6));
+    const QSizeF zoomed = g.cellSize();
+    QVERIFY2(std::abs(zoomed.width() - zoomed.height()) < 0.5,
+             qPrintable(QStringLiteral("%1 x %2").arg(zoomed.width()).arg(zoomed.height())));
+  }
+
+  void probabilitiesGetAColourScale_data() {
+    QTest::addColumn<QString>("theme");
+    QTest::newRow("light") << QStringLiteral("light");
+    QTest::newRow("dark") << QStringLiteral("dark");
+  }
+  void probabilitiesGetAColourScale() {
+    QFETCH(QString, theme);
+    palette::setTheme(theme == QLatin1String("dark") ? palette::Theme::Dark : palette::Theme::Light);
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    AttentionGridView g(&s);
+    const QSize area(700, 400);
+    g.resize(area);
+    const int64_t n = g.gridSize();
+    // Uniform attention over the allowed keys: row q gives each of its q + 1 keys 1 / (q + 1).
+    std::vector<float> probs(size_t(n * n), 0.0f);
+    for (int64_t q = 0; q < n; ++q)
+      for (int64_t k = 0; k <= q; ++k) probs[size_t(q * n + k)] = 1.0f / float(q + 1);
+    g.setProbabilities(probs, QStringLiteral("uniform"));
+    QVERIFY(g.showsProbabilities());
+    QImage img(area, QImage::Format_RGB32);
+    QPainter p(&img);
+    g.render(p, img.rect());
+    p.end();
+    // The scale right of the grid holds both ends of the colour ramp; the grid is left of it.
+    const QImage scale = img.copy(QRect(area.width() - 54, 0, 54, area.height()));
+    QVERIFY(countNear(scale, probabilityColour(1.0), 4) > 5);
+    QVERIFY(countNear(scale, probabilityColour(0.0), 4) > 5);
+    QVERIFY(g.cellAt(QPoint(area.width() - 30, area.height() / 2)).x() < 0);
+  }
+
+  void compareTintsDifferingCells() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    s.selectRow(1);
+    ComparePanel c(&s);
+    c.setCollators(QStringLiteral("default"), QStringLiteral("buggy-max-length-all-ones"));
+    QVERIFY(c.differingCells() > 0);
+    const GridSource& a = c.gridA()->gridSource();
+    int64_t differing = 0;
+    const int64_t n = std::min(a.size(), c.gridB()->gridSize());
+    for (int64_t q = 0; q < n; ++q)
+      for (int64_t k = 0; k <= q; ++k) differing += a.differs(q, k);
+    QCOMPARE(differing, c.differingCells());
+    QVERIFY(c.gridA()->describeCell(int(n - 1), int(n - 1)).contains(QStringLiteral("differs")) ||
+            c.gridA()->describeCell(int(n - 1), 0).contains(QStringLiteral("differs")));
+  }
+
+  void lintPanelIsNeverStale_data() {
+    QTest::addColumn<QString>("change");
+    QTest::addColumn<bool>("whileRunning"); // the change comes while the dataset run is in flight
+    QTest::newRow("collator changed after the dataset run") << QStringLiteral("collator") << false;
+    QTest::newRow("another file opened after the dataset run") << QStringLiteral("file") << false;
+    QTest::newRow("collator changed during the dataset run") << QStringLiteral("collator") << true;
+  }
+  void lintPanelIsNeverStale() {
+    QFETCH(QString, change);
+    QFETCH(bool, whileRunning);
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    LintPanel panel(&s);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.lintDataset();
+    if (!whileRunning) {
+      QTRY_VERIFY(panel.showsDatasetFindings());
+      QVERIFY(!panel.isStale());
+    }
+    if (change == QLatin1String("collator"))
+      s.setCollator(QStringLiteral("buggy-max-length-all-ones"));
+    else
+      QVERIFY(s.openDataset(dataFile("dataset/messages.jsonl")));
+    // Re-linted: the batch's findings under the new settings, the summary says why the dataset's
+    // findings went, and nothing is left "Linting ...".
+    QTRY_VERIFY(!panel.showsDatasetFindings() && !panel.lintPending() &&
+                panel.summaryText().contains(QStringLiteral("dropped")));
+    QVERIFY(!panel.isStale());
+    QVERIFY2(!panel.summaryText().contains(QStringLiteral("Linting")), qPrintable(panel.summaryText()));
+    const std::vector<std::string> shown = findingKeys(panel.report());
+    panel.lintCurrentBatch();
+    QCOMPARE(shown, findingKeys(panel.report()));
+    if (change == QLatin1String("collator")) QVERIFY(!shown.empty()); // the buggy collator's findings
+  }
+
+  void templateErrorIsShownInTheCentre() {
+    Session s;
+    QVERIFY(s.openDataset(dataFile("dataset/messages.jsonl")));
+    MainWindow w(&s);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QCOMPARE(w.centreErrorText(), QString());
+    s.setTemplate(dataFile("ui/rejecting_template.jinja"));
+    QTRY_VERIFY(w.centreErrorText().contains(QStringLiteral("assistant turns are not supported")));
+    QVERIFY(w.centreErrorText().contains(QStringLiteral("Row %1").arg(s.selectedRow())));
+    // Back to a template that works: the message goes.
+    s.setTemplate(QString());
+    QTRY_COMPARE(w.centreErrorText(), QString());
+    // A window opened on a session whose row already failed shows the reason too.
+    s.setTemplate(dataFile("ui/rejecting_template.jinja"));
+    MainWindow late(&s);
+    QVERIFY(late.centreErrorText().contains(QStringLiteral("assistant turns are not supported")));
+  }
+
+  void openingAnotherFileClearsTheStatusMessage() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    QVERIFY(!s.openDataset(dataFile("dataset/no-such-file.jsonl")));
+    QTRY_VERIFY(w.statusBar()->currentMessage().contains(QStringLiteral("no-such-file")));
+    QVERIFY(s.openDataset(dataFile("dataset/messages.jsonl")));
+    QTRY_COMPARE(w.statusBar()->currentMessage(), QString());
+  }
+};
+
+QTEST_MAIN(TestGridViews)
+#include "tst_grid_views.moc"

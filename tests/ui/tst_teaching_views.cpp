@@ -1,0 +1,281 @@
+// The views a teacher reads numbers from: the position table (filters as core's, the article's
+// Qwen example, copy and export), the softmax view's mask value and pad share, teaching mode's
+// computed numbers and visible controls, and help (legend from the palette, first-start hint).
+#include "core/mask/PaddingDetection.h"
+#include "core/mask/SoftmaxArithmetic.h"
+#include "core/table/PositionTable.h"
+#include "ui/HelpDialog.h"
+#include "ui/MainWindow.h"
+#include "ui/Palette.h"
+#include "ui/PositionTableView.h"
+#include "ui/Session.h"
+#include "ui/SoftmaxView.h"
+#include "ui/TeachingPanel.h"
+#include "ui/TokenStripView.h"
+
+#include <QCheckBox>
+#include <QFile>
+#include <QMainWindow>
+#include <QMimeData>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSettings>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+using namespace maskscope;
+
+namespace {
+QString dataFile(const char* name) { return QStringLiteral(MASKSCOPE_TEST_DATA_DIR "/") + QLatin1String(name); }
+QString qwenDir() { return QStringLiteral(MASKSCOPE_TOKENIZER_CACHE "/qwen3"); }
+
+std::vector<PositionTableRow> coreRows(const Session& s, const PositionTableFilter& f) {
+  return buildPositionTable(s.batch(), s.batchRow(), &s.pipeline()->tokenizer(), f);
+}
+QString coreText(const std::vector<PositionTableRow>& rows, TableFormat format) {
+  std::ostringstream out;
+  writePositionTable(out, rows, format);
+  return QString::fromStdString(out.str());
+}
+} // namespace
+
+class TestTeachingViews : public QObject {
+  Q_OBJECT
+  QTemporaryDir settingsDir_;
+
+private Q_SLOTS:
+  void initTestCase() {
+    // A fresh settings scope: the first-start hint must see an unset key.
+    QVERIFY(settingsDir_.isValid());
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir_.path());
+    QCoreApplication::setOrganizationName(QStringLiteral("maskscope-test-teaching"));
+    QCoreApplication::setApplicationName(QStringLiteral("maskscope-test-teaching"));
+    palette::setTheme(palette::Theme::Light);
+  }
+
+  void tableFiltersMatchCore_data() {
+    QTest::addColumn<QString>("collator");
+    QTest::addColumn<int>("row");
+    QTest::addColumn<int>("distinct"); // different row counts the four filter settings give, at least
+    // Demo row 0 has no system turn (only the whitespace filter changes it); row 2 has one.
+    for (const char* c : {"default", "buggy-max-length-all-ones", "axolotl-packed"})
+      for (int r : {0, 2})
+        QTest::newRow(qPrintable(QStringLiteral("%1 row %2").arg(QLatin1String(c)).arg(r)))
+            << QString::fromLatin1(c) << r << (r == 0 ? 2 : 3);
+  }
+  void tableFiltersMatchCore() {
+    QFETCH(QString, collator);
+    QFETCH(int, row);
+    QFETCH(int, distinct);
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    QVERIFY(s.setCollator(collator));
+    s.selectRow(row);
+    PositionTableView v(&s);
+    std::set<size_t> counts;
+    for (bool system : {false, true})
+      for (bool whitespace : {false, true}) {
+        v.hideSystemBox()->setChecked(system);
+        v.hideWhitespaceBox()->setChecked(whitespace);
+        PositionTableFilter f;
+        f.hideSystem = system;
+        f.hideWhitespace = whitespace;
+        const size_t expected = coreRows(s, f).size();
+        QTRY_COMPARE(v.rows().size(), expected);
+        QCOMPARE(v.table()->rowCount(), int(expected));
+        counts.insert(expected);
+      }
+    QVERIFY2(int(counts.size()) >= distinct, "the filters should change the row count");
+  }
+
+  void qwenFruitPairAsInTheArticle() {
+    if (!std::filesystem::exists(QString(qwenDir() + QStringLiteral("/tokenizer.json")).toStdString()))
+      QFAIL(qPrintable(QStringLiteral("missing %1: run tools/fetch-tokenizers.sh").arg(qwenDir())));
+    Session s;
+    QVERIFY(s.setPipeline(qwenDir(), QStringLiteral("qwen2.5"), QStringLiteral("default")));
+    QVERIFY(s.openDataset(dataFile("table/fruit-pair.jsonl")));
+    PositionTableView v(&s);
+    v.hideSystemBox()->setChecked(true);
+    v.hideWhitespaceBox()->setChecked(true);
+    QTRY_COMPARE(v.table()->rowCount(), 12);
+    const PositionTableCounts c = countTable(v.rows());
+    QCOMPARE(c.ignored, 8);
+    QCOMPARE(c.graded, 4);
+    QCOMPARE(v.summaryText(), QStringLiteral("12 rows: 4 graded, 8 ignored (-100)"));
+    // Row 8 (1-based, the article's numbering): "assistant", ignored; row 12: <|im_end|>, graded.
+    QCOMPARE(v.table()->item(7, 0)->text(), QStringLiteral("8"));
+    QCOMPARE(v.table()->item(7, 2)->text(), QStringLiteral("assistant"));
+    QCOMPARE(v.table()->item(7, 4)->text(), QStringLiteral("-100"));
+    QCOMPARE(v.table()->item(11, 0)->text(), QStringLiteral("12"));
+    QCOMPARE(v.table()->item(11, 2)->text(), QStringLiteral("<|im_end|>"));
+    QVERIFY(v.rows()[11].graded());
+    QCOMPARE(v.table()->item(11, 4)->text(), QStringLiteral("%1 \u2713").arg(v.rows()[11].id));
+    // Graded rows are visibly distinct: bold and tinted; ignored rows are not.
+    QVERIFY(v.table()->item(11, 2)->font().bold());
+    QVERIFY(!v.table()->item(7, 2)->font().bold());
+    QVERIFY(v.table()->item(11, 2)->background() != v.table()->item(7, 2)->background());
+  }
+
+  void copiesTheSelection() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    PositionTableView v(&s);
+    const QItemSelection rows(v.table()->model()->index(2, 0), v.table()->model()->index(3, 0));
+    v.table()->selectionModel()->select(rows, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    std::unique_ptr<QMimeData> mime(v.selectionMimeData());
+    const QStringList lines = mime->text().trimmed().split(QLatin1Char('\n'));
+    QCOMPARE(lines.size(), 3); // header + two rows
+    QCOMPARE(lines[1].split(QLatin1Char('\t')).value(0), QString::number(v.rows()[2].position));
+    const std::vector<PositionTableRow> picked = {v.rows()[2], v.rows()[3]};
+    QCOMPARE(QString::fromUtf8(mime->data(QStringLiteral("text/markdown"))), coreText(picked, TableFormat::Markdown));
+  }
+
+  void exportsAsCore_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("format");
+    QTest::newRow("markdown") << QStringLiteral("t.md") << int(TableFormat::Markdown);
+    QTest::newRow("csv") << QStringLiteral("t.csv") << int(TableFormat::Csv);
+    QTest::newRow("html") << QStringLiteral("t.html") << int(TableFormat::Html);
+    QTest::newRow("unknown extension refused") << QStringLiteral("t.txt") << -1;
+  }
+  void exportsAsCore() {
+    QFETCH(QString, file);
+    QFETCH(int, format);
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    PositionTableView v(&s);
+    v.hideSystemBox()->setChecked(true);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(file);
+    QString error;
+    QCOMPARE(v.exportTo(path, &error), format >= 0);
+    if (format < 0) {
+      QVERIFY(error.contains(QStringLiteral(".md")));
+      QVERIFY(!QFile::exists(path));
+      return;
+    }
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromUtf8(f.readAll()), coreText(v.rows(), TableFormat(format)));
+  }
+
+  void softmaxShowsMaskValueAndPadShare() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    QVERIFY(s.setCollator(QStringLiteral("buggy-max-length-all-ones")));
+    SoftmaxView v(&s);
+    const int last = int(s.batch().length()) - 1; // a pad query: the all-ones mask lets it attend the pads
+    s.selectPosition(last);
+    QTRY_COMPARE(v.query(), last);
+    QCOMPARE(v.current().maskValue, -3.4028234663852886e38);
+    const std::vector<uint8_t> pads = detectPaddingOfRow(s.batch(), s.batchRow(), s.batch().padTokenId);
+    double byHand = 0;
+    int padKeys = 0;
+    for (size_t k = 0; k < pads.size(); ++k)
+      if (pads[k]) {
+        byHand += v.current().weights[k];
+        ++padKeys;
+      }
+    QVERIFY(padKeys > 0);
+    QVERIFY(byHand > 0.0);
+    QVERIFY(qAbs(v.padShare() - byHand) < 1e-12);
+    // With the correct collator the same query attends no pad.
+    QVERIFY(s.setCollator(QStringLiteral("default")));
+    s.selectPosition(int(s.batch().length()) - 1);
+    QTRY_COMPARE(v.padShare(), 0.0);
+    v.showTeachingExample();
+    QVERIFY(qAbs(v.current().weights[0] - 0.731059) < 1e-6);
+    QCOMPARE(v.current().weights[2], 0.0);
+  }
+
+  void teachingNumbersAreTheOnesOnScreen() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    w.show();
+    TeachingPanel* t = w.teachingPanel();
+    const QRegularExpression position(QStringLiteral("\\bposition (\\d+)"), QRegularExpression::CaseInsensitiveOption),
+        positionId(QStringLiteral("\\bposition id (\\d+)"));
+    int quoted = 0;
+    for (int i = 0; i < t->stepCount(); ++i) {
+      t->goToStep(i);
+      const QString text = t->currentText();
+      for (auto m = position.globalMatch(text); m.hasNext();) {
+        const int p = m.next().captured(1).toInt();
+        QVERIFY2(p == s.selectedPosition(), qPrintable(QStringLiteral("step %1 says position %2, %3 is selected")
+                                                           .arg(i + 1)
+                                                           .arg(p)
+                                                           .arg(s.selectedPosition())));
+        QTRY_COMPARE(w.tokenStrip()->selectedPosition(), p);
+        ++quoted;
+      }
+      for (auto m = positionId.globalMatch(text); m.hasNext();) {
+        const int64_t id = m.next().captured(1).toLongLong();
+        const Batch& b = s.batch();
+        QCOMPARE(id, b.positionIds.empty() ? int64_t(s.selectedPosition())
+                                           : b.positionIds.at(s.batchRow(), s.selectedPosition()));
+      }
+      // The step text and Next stay visible whatever panel the step brought forward.
+      QTRY_VERIFY(t->isVisible());
+      QVERIFY(t->nextButton()->isVisible());
+      QTRY_VERIFY(w.view(TeachingPanel::steps()[size_t(i)].view)->isVisible()); // beside the panel it opened
+    }
+    QVERIFY2(quoted >= 4, "steps 2, 3, 5 and 7 name their selected position");
+  }
+
+  void teachingHasTheNewSteps() {
+    const auto steps = TeachingPanel::steps();
+    QStringList titles;
+    for (const TeachingStep& s : steps) titles << s.title;
+    QVERIFY(titles.join(QLatin1Char('|')).contains(QStringLiteral("Teacher forcing")));
+    QVERIFY(titles.join(QLatin1Char('|')).contains(QStringLiteral("BERT")));
+    QCOMPARE(steps[3].view, QStringLiteral("softmax"));
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    w.teachingPanel()->goToStep(3);
+    const SoftmaxRow r =
+        computeSoftmaxRow({2.0, 1.0, 0.1}, {CellState::Allowed, CellState::Allowed, CellState::Future});
+    QVERIFY(w.teachingPanel()->currentText().contains(QString::number(r.weights[0], 'f', 3)));
+    QVERIFY(w.softmaxView()->teachingExample());
+  }
+
+  void legendReadsThePalette() {
+    const QString html = HelpDialog::legendHtml();
+    for (PositionKind k : {PositionKind::System, PositionKind::User, PositionKind::Assistant, PositionKind::Padding})
+      QVERIFY2(html.contains(palette::roleColour(k).name()), positionKindName(k));
+    for (const QColor& c : {palette::graded(), palette::ignored(), palette::padding(), palette::gradedPad()})
+      QVERIFY2(html.contains(c.name()), qPrintable(c.name()));
+    for (CellState c : {CellState::Allowed, CellState::Future, CellState::Padding, CellState::OtherExample}) {
+      QVERIFY2(html.contains(palette::cellColour(c).name()), cellStateName(c));
+      QVERIFY2(html.contains(palette::cellGlyph(c)), cellStateName(c));
+    }
+    Session s;
+    MainWindow w(&s);
+    const QStringList keys = HelpDialog::shortcutLines(&w);
+    QVERIFY(keys.join(QLatin1Char('\n')).contains(QStringLiteral("Next row")));
+    QVERIFY(keys.join(QLatin1Char('\n')).contains(QStringLiteral("Legend and shortcuts")));
+  }
+
+  void firstStartHintShowsOnce() {
+    QSettings().remove(firstStartHintKey());
+    QMainWindow window;
+    int opened = 0;
+    QWidget* hint = showFirstStartHint(&window, [&opened] { ++opened; });
+    QVERIFY(hint);
+    QVERIFY(QSettings().value(firstStartHintKey()).toBool());
+    auto* open = hint->findChild<QPushButton*>();
+    QVERIFY(open);
+    open->click();
+    QCOMPARE(opened, 1);
+    QVERIFY(!showFirstStartHint(&window, [&opened] { ++opened; })); // shown once
+  }
+};
+
+QTEST_MAIN(TestTeachingViews)
+#include "tst_teaching_views.moc"

@@ -1,0 +1,24 @@
+// The steps of teaching mode. Each step names the collator it applies, the view it brings to the
+// front and the position it selects; its text is computed from the batch on screen after that, so
+// every number a teacher reads out is the one the views show.
+#pragma once
+#include <QString>
+#include <functional>
+#include <vector>
+
+namespace maskscope {
+
+class Session;
+
+struct TeachingStep {
+  QString title;
+  std::function<QString(const Session&)> text; // HTML, from the session after collator and position are applied
+  QString collator;                            // applied on entry
+  QString view;                                // "tokens", "attention", "softmax", "loss", "table", ...
+  std::function<int(const Session&)> position; // position to select, -1 = none
+  bool softmaxExample = false;
+};
+
+std::vector<TeachingStep> teachingSteps();
+
+} // namespace maskscope
