@@ -174,4 +174,4 @@ private Q_SLOTS:
 };
 
 QTEST_GUILESS_MAIN(TrainerTest)
-#include "TrainerTest.moc"
+#include "tst_engine_train.moc"
