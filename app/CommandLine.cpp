@@ -111,7 +111,9 @@ Runner declareLint(CLI::App* cmd) {
   cmd->add_option("--model", a->modelSpec, "model folder (its tokenizer is used when --tokenizer is absent)");
   cmd->add_flag("--generation", a->generation, "the input is a generation batch (checks right padding)");
   cmd->add_option("--max-findings", a->maxFindings, "findings listed (default 1000; the summary counts all)");
-  cmd->add_option("--shard", a->shard, "K/N: lint rows with index % N == K (JSON of shards merges by concatenation)");
+  cmd->add_option("--shard", a->shard,
+                  "K/N: lint micro-batches with index % N == K (with --json: a shard report for --merge)");
+  cmd->add_option("--merge", a->merge, "SHARD.json...: merge shard reports into the unsharded report");
   cmd->add_option("--micro-batch", a->microBatch, "rows per micro-batch (default 8)");
   cmd->add_option("--threads", a->threads, "worker threads (default: all cores)");
   cmd->add_option("--explain", a->explain, "print a rule's explanation (RULE or 'all'); no INPUT needed");

@@ -3,6 +3,7 @@
 #include "core/commands/LintCommand.h"
 #include "core/batchio/BatchLoader.h"
 #include "core/lint/Lint.h"
+#include "core/lint/ReportMerge.h"
 #include "core/util/Error.h"
 #include "core/util/FileReading.h"
 
@@ -185,6 +186,7 @@ struct LintedInput {
   Batch dumpBatch;
   std::shared_ptr<const Tokenizer> tok;
   std::unique_ptr<DatasetPipeline> viewPipeline;
+  nlohmann::json settings; // datasets: what shard reports of one run must share
 };
 
 // Template variables as the pipeline would set them (bos_token, eos_token from the tokenizer).
@@ -247,6 +249,14 @@ void lintDatasetInput(const LintArgs& a, const std::string& tokenizerSpec, int s
     };
   in.report = lintDataset(a.input, o);
   if (progress) io.err << "\n";
+  in.settings = {{"source", a.input},
+                 {"tokenizer", o.pipeline.tokenizerSpec},
+                 {"template", o.pipeline.templateSpec},
+                 {"collator", o.pipeline.collatorSpec},
+                 {"generation", o.generation},
+                 {"micro_batch", o.microBatchSize},
+                 {"max_findings", o.maxFindings},
+                 {"prefix_check_rows", o.prefixCheckRows}};
   if (!io.json) in.viewPipeline = std::make_unique<DatasetPipeline>(o.pipeline);
 }
 
@@ -303,10 +313,62 @@ void printOffendingRows(const LintArgs& a, const LintedInput& in, CommandIO& io)
   }
 }
 
+void printTextReport(const LintArgs& a, const LintedInput& in, CommandIO& io) {
+  printFindings(a, in.report, io);
+  printOffendingRows(a, in, io);
+  printSummary(io.out, in.report.summary, io.colour);
+  if (!in.report.findings.empty())
+    io.out << "\nrun `maskscope lint --explain RULE` for what a rule means and how to fix it\n";
+}
+
+// `lint --merge SHARD.json...`: the report of the unsharded run, from its shard reports.
+int runMerge(const LintArgs& a, CommandIO& io) {
+  if (!a.input.empty() || !a.shard.empty() || !a.tokenizerSpec.empty() || !a.templateSpec.empty() ||
+      !a.collatorSpec.empty() || !a.modelSpec.empty() || a.generation)
+    throw Error("lint --merge takes the dataset and its settings from the shard reports; drop INPUT, --shard, "
+                "--tokenizer, --template, --collator, --model and --generation");
+  std::vector<ShardFile> files;
+  for (const std::string& path : a.merge) files.push_back(readShardFile(path));
+  MergedReport m = mergeShardReports(files);
+  if (a.maxFindings >= 0 && a.maxFindings != m.settings.value("max_findings", -1L))
+    throw Error("lint --merge: --max-findings " + std::to_string(a.maxFindings) + " differs from the shards' " +
+                m.settings.value("max_findings", nlohmann::json()).dump() + " (lint the shards with it)");
+  const std::string source = m.settings.value("source", std::string());
+  const LintSummary& s = m.report.summary;
+  if (io.json) {
+    nlohmann::json j = m.report.toJson();
+    j["summary"]["source"] = source;
+    io.out << j.dump() << "\n";
+  } else {
+    LintArgs shown = a;
+    shown.input = source;
+    shown.maxFindings = m.settings.value("max_findings", -1L);
+    LintedInput in;
+    in.report = std::move(m.report);
+    try { // the token view re-collates offending rows: only where the dataset and tokenizer are here
+      PipelineSpec p;
+      p.tokenizerSpec = m.settings.value("tokenizer", std::string());
+      p.templateSpec = m.settings.value("template", std::string());
+      p.collatorSpec = m.settings.value("collator", std::string());
+      in.viewPipeline = std::make_unique<DatasetPipeline>(p);
+    } catch (const std::exception& e) {
+      io.err << "maskscope: note: no token view of offending rows (" << e.what() << ")\n";
+    }
+    printTextReport(shown, in, io);
+    return in.report.summary.rowsRead == 0 ? 2 : in.report.summary.errors > 0 ? 1 : 0;
+  }
+  if (s.rowsRead == 0) {
+    io.err << "maskscope: error: " << source << ": no readable rows (" << s.rowsSkipped << " skipped)\n";
+    return 2;
+  }
+  return s.errors > 0 ? 1 : 0;
+}
+
 } // namespace
 
 int runLint(const LintArgs& a, CommandIO& io) {
   if (!a.explain.empty() || (a.listRules && a.input.empty())) return explain(a, io);
+  if (!a.merge.empty()) return runMerge(a, io);
   if (a.input.empty()) throw Error("lint needs an INPUT (a dataset or a batch dump), or --explain RULE");
   int shardK = 0, shardN = 1;
   if (!a.shard.empty()) parseShard(a.shard, shardK, shardN);
@@ -319,22 +381,20 @@ int runLint(const LintArgs& a, CommandIO& io) {
     throw Error("--pad-id applies to batch dumps; a dataset's pad id comes from its tokenizer and collator");
 
   LintedInput in;
+  if (isDump(a.input) && !a.shard.empty())
+    throw Error("--shard splits a dataset; a batch dump (" + a.input + ") is linted whole");
   if (isDump(a.input))
     lintDumpInput(a, tokenizerSpec, io, in);
   else
     lintDatasetInput(a, tokenizerSpec, shardK, shardN, io, in);
   const LintReport& report = in.report;
   if (io.json) {
-    nlohmann::json j = report.toJson();
+    nlohmann::json j = a.shard.empty() ? report.toJson() : shardReportJson(report, shardK, shardN, in.settings);
     j["summary"]["source"] = a.input;
     if (!a.shard.empty()) j["summary"]["shard"] = a.shard;
     io.out << j.dump() << "\n";
   } else {
-    printFindings(a, report, io);
-    printOffendingRows(a, in, io);
-    printSummary(io.out, report.summary, io.colour);
-    if (!report.findings.empty())
-      io.out << "\nrun `maskscope lint --explain RULE` for what a rule means and how to fix it\n";
+    printTextReport(a, in, io);
   }
   if (report.summary.input == "dataset" && report.summary.rowsRead == 0 && shardN == 1) {
     io.err << "maskscope: error: " << a.input << ": no readable rows (" << report.summary.rowsSkipped << " skipped)\n";

@@ -22,7 +22,8 @@ namespace maskscope {
 namespace {
 
 struct Chunk {
-  long seq = 0;
+  long seq = 0;        // order among this run's chunks (the reorder buffer's key)
+  long microBatch = 0; // index among the whole dataset's micro-batches (the same in every shard)
   std::vector<Conversation> rows;
   std::vector<Finding> readerFindings; // rows skipped while reading this chunk
 };
@@ -30,16 +31,19 @@ struct Chunk {
 struct ChunkResult {
   LintReport report; // uncapped findings of the chunk and its summary
   long fullSequenceRows = 0;
+  long microBatch = 0;
 };
 
 ChunkResult lintChunk(const DatasetPipeline& pipeline, const DatasetLintOptions& opt, Chunk& chunk) {
   ChunkResult res;
+  res.microBatch = chunk.microBatch;
   LintReport& rep = res.report;
   FindingCollector out(rep, -1);
   for (Finding& f : chunk.readerFindings) out.add(std::move(f));
   std::vector<TokenizedConversation> encoded;
   encoded.reserve(chunk.rows.size());
   const CollatorSpec& spec = pipeline.collator().spec();
+  rep.summary.maxLength = spec.maxLength; // addLength() bins against it (length histogram, over_max_length)
   for (const Conversation& c : chunk.rows) {
     TokenizedConversation tc;
     try {
@@ -186,40 +190,53 @@ private:
   long pushed_ = 0, nextToReduce_ = 0;
 };
 
-// Rows the reader skipped since the last call (shard 0 reports them, in order).
-void takeReaderErrors(const DatasetReader& reader, const DatasetLintOptions& opt, size_t& seen, Chunk& chunk) {
+// Rows the reader skipped since the last call, reported with the micro-batch being read (by the
+// shard that owns it, so merged shards report each once, in the unsharded order).
+void takeReaderErrors(const DatasetReader& reader, bool mine, size_t& seen, Chunk& chunk) {
   while (seen < reader.errors().size()) {
     const RowError& e = reader.errors()[seen++];
-    if (opt.shardIndex != 0) continue;
+    if (!mine) continue;
     Finding f{"row-skipped", Severity::Warning, std::nullopt, std::nullopt, e.toString(), std::nullopt};
     if (e.line >= 0) f.line = e.line;
     chunk.readerFindings.push_back(std::move(f));
   }
 }
 
-// Reads this shard's rows into micro-batch chunks and pushes each to the pool.
+// Reads the dataset into micro-batch chunks (microBatchSize readable rows each, as an unsharded
+// run forms them) and pushes the chunks of this shard (micro-batch index % shardCount ==
+// shardIndex) to the pool. Sharding whole micro-batches keeps every micro-batch, its padding and
+// its grad-accum weight identical to the unsharded run, so shard reports merge exactly.
 void readChunks(DatasetReader& reader, const DatasetLintOptions& opt, LintSummary& summary, ChunkPool& pool,
                 const std::function<void(ChunkResult&)>& reduce) {
   Chunk chunk;
+  long microBatch = 0;
+  auto mine = [&] { return microBatch % opt.shardCount == opt.shardIndex; };
   size_t errorsSeen = 0;
   auto lastProgress = std::chrono::steady_clock::now();
   Conversation c;
   for (;;) {
     const bool got = reader.next(c);
-    takeReaderErrors(reader, opt, errorsSeen, chunk);
+    takeReaderErrors(reader, mine(), errorsSeen, chunk);
     if (!got) break;
-    if (c.rowIndex % opt.shardCount != opt.shardIndex) continue;
-    ++summary.rowsRead;
+    chunk.microBatch = microBatch;
+    if (mine()) ++summary.rowsRead;
     chunk.rows.push_back(std::move(c));
     c = Conversation{};
-    if (int(chunk.rows.size()) >= opt.microBatchSize) pool.push(std::exchange(chunk, Chunk{}), reduce);
+    if (int(chunk.rows.size()) >= opt.microBatchSize) {
+      if (mine())
+        pool.push(std::exchange(chunk, Chunk{}), reduce);
+      else
+        chunk = Chunk{};
+      ++microBatch;
+    }
     const auto now = std::chrono::steady_clock::now();
     if (opt.progress && now - lastProgress > std::chrono::milliseconds(200)) {
       lastProgress = now;
       opt.progress(reader.progress(), summary.rowsRead);
     }
   }
-  if (!chunk.rows.empty() || !chunk.readerFindings.empty()) pool.push(std::move(chunk), reduce);
+  chunk.microBatch = microBatch;
+  if (mine() && (!chunk.rows.empty() || !chunk.readerFindings.empty())) pool.push(std::move(chunk), reduce);
 }
 
 } // namespace
@@ -241,9 +258,13 @@ LintReport lintDataset(const std::string& dataSpec, const DatasetLintOptions& op
     RoleMarkers markers = learnRoleMarkers(pipeline.encoder(), pipeline.renderOptions());
     runTemplateChecks(pipeline.encoder(), pipeline.renderOptions(), markers, &pipeline.collator().spec(), out);
   }
+  report.findingMicroBatch.assign(report.findings.size(), kBeforeMicroBatches);
   long fullRows = 0;
   auto reduce = [&](ChunkResult& r) {
     for (Finding& f : r.report.findings) out.add(std::move(f));
+    report.findingMicroBatch.resize(report.findings.size(), r.microBatch);
+    if (r.report.summary.gradAccum.microBatches > 0 && report.microBatchIndex.size() < kMaxMicroBatchesKept)
+      report.microBatchIndex.push_back(r.microBatch);
     LintSummary s = std::move(r.report.summary);
     // Findings were counted again by out.add(); drop the chunk's own counts before merging.
     s.errors = s.warnings = s.infos = 0;
@@ -260,6 +281,8 @@ LintReport lintDataset(const std::string& dataSpec, const DatasetLintOptions& op
   }
   if (opt.shardIndex == 0) report.summary.rowsSkipped = reader.rowsSkipped();
   addFullSequenceInfo(out, fullRows);
+  report.findingMicroBatch.resize(report.findings.size(), kAfterMicroBatches);
+  report.fullSequenceRows = fullRows;
   if (opt.progress) opt.progress(1.0, report.summary.rowsRead);
   return report;
 }

@@ -6,10 +6,6 @@
 
 namespace maskscope {
 
-namespace {
-constexpr size_t kMaxMicroBatchesKept = size_t(1) << 22;
-}
-
 void GradAccumStats::add(int64_t graded) {
   ++microBatches;
   if (graded == 0) {

@@ -6,11 +6,19 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <climits>
 #include <map>
 #include <string>
 #include <vector>
 
 namespace maskscope {
+
+// Micro-batches whose graded-token counts are kept for the exact weight_misallocation.
+constexpr size_t kMaxMicroBatchesKept = size_t(1) << 22;
+// Where a dataset finding sits among the micro-batches: template checks come before the first,
+// dataset-wide infos (full-sequence-labels) after the last.
+constexpr long kBeforeMicroBatches = -1;
+constexpr long kAfterMicroBatches = LONG_MAX;
 
 // Gradient-accumulation normalisation: each micro-batch's loss is a mean over its own graded
 // tokens; averaging micro-batch means gives a token in a micro-batch with n graded tokens the weight
@@ -63,6 +71,12 @@ struct LintSummary {
 struct LintReport {
   std::vector<Finding> findings; // in input order, at most maxFindings
   LintSummary summary;
+  // Dataset runs only: the trace that lets shard reports merge in the unsharded order
+  // (core/lint/ReportMerge.h). Per finding, the index of its micro-batch in the whole dataset
+  // (or kBefore/kAfterMicroBatches); per entry of summary.gradAccum.perMicroBatch, its index.
+  std::vector<long> findingMicroBatch;
+  std::vector<long> microBatchIndex;
+  long fullSequenceRows = 0; // rows grading the prompt too (the full-sequence-labels info)
   bool hasErrors() const { return summary.errors > 0; }
   nlohmann::json toJson() const;
 };

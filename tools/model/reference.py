@@ -4,7 +4,7 @@ the architectures the LibTorch engine runs: llama, mistral, qwen2, qwen3, gemma2
 Transcribed from transformers' modeling_llama / _mistral / _qwen2 / _qwen3 / _gemma2 / _gemma3 /
 _phi3 (repeat_kv, rotate_half, the RMSNorm variants, sliding-window and soft-capping attention,
 layer_types defaults) with Debian's python3-torch; no transformers needed. The engine is checked
-against the goldens this writes (tests/engine/EngineTest.cpp).
+against the goldens this writes (tests/engine/tst_engine.cpp).
 
   reference.py generate [OUT_DIR]   tiny random F32/BF16 models + batches + goldens (tests/data/engine)
   reference.py bench --layers N --batch B --length T --threads K   time one Qwen2-0.5B-shaped forward

@@ -116,4 +116,4 @@ int runLossPlanTests(int argc, char** argv) {
   return QTest::qExec(&t, argc, argv);
 }
 
-#include "LossPlanTest.moc"
+#include "tst_loss_plan.moc"

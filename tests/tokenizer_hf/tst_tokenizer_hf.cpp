@@ -402,4 +402,4 @@ private Q_SLOTS:
 };
 
 QTEST_GUILESS_MAIN(TestTokenizerHf)
-#include "test_tokenizer_hf.moc"
+#include "tst_tokenizer_hf.moc"

@@ -102,4 +102,4 @@ void TestRenderCommand::textOutputAndErrors() {
 }
 
 QTEST_GUILESS_MAIN(TestRenderCommand)
-#include "TestRenderCommand.moc"
+#include "tst_render_command.moc"

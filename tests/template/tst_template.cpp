@@ -393,4 +393,4 @@ void TestTemplate::builtinLibrary() {
 }
 
 QTEST_GUILESS_MAIN(TestTemplate)
-#include "TestTemplate.moc"
+#include "tst_template.moc"

@@ -752,4 +752,4 @@ private Q_SLOTS:
 };
 
 QTEST_MAIN(TestUi)
-#include "test_ui.moc"
+#include "tst_ui.moc"

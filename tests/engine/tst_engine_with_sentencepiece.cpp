@@ -77,4 +77,4 @@ private Q_SLOTS:
 };
 
 QTEST_GUILESS_MAIN(EngineWithSentencepieceTest)
-#include "EngineWithSentencepieceTest.moc"
+#include "tst_engine_with_sentencepiece.moc"

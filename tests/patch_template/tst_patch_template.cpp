@@ -188,4 +188,4 @@ void TestPatchTemplate::cliWritesVerifiedTemplate() {
 }
 
 QTEST_GUILESS_MAIN(TestPatchTemplate)
-#include "TestPatchTemplate.moc"
+#include "tst_patch_template.moc"

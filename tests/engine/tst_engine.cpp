@@ -668,4 +668,4 @@ int runEngineTests(int argc, char** argv) {
   return QTest::qExec(&t, argc, argv);
 }
 
-#include "EngineTest.moc"
+#include "tst_engine.moc"
