@@ -8,6 +8,7 @@
 #include "core/commands/PatchTemplateCommand.h"
 #include "core/commands/RenderCommand.h"
 #include "core/commands/TokenizeCommand.h"
+#include "core/commands/TrainCommand.h"
 #include "ui/Snapshot.h"
 
 #include "core/util/Error.h"
@@ -141,6 +142,32 @@ Runner declareLoss(CLI::App* cmd) {
   };
 }
 
+Runner declareTrainAB(CLI::App* cmd) {
+  auto a = std::make_shared<TrainArgs>();
+  cmd->add_option("--experiment", a->experiment, "stop-token, pad-graded, prompt-graded, packing or grad-accum");
+  cmd->add_option("--collator-a", a->collatorA,
+                  "run A's collator spec (with --collator-b: instead of the experiment's)");
+  cmd->add_option("--collator-b", a->collatorB, "run B's collator spec");
+  cmd->add_option("--model", a->modelSpec, "builtin:tiny (default) or a model folder");
+  cmd->add_option("--init", a->init, "pretrained (default) or random (the architecture with fresh seeded weights)");
+  cmd->add_option("--data", a->dataSpec, "dataset (default builtin:demo)");
+  cmd->add_option("--tokenizer", a->tokenizerSpec, "tokenizer spec (default builtin:demo)");
+  cmd->add_option("--template", a->templateSpec, "chat template (default: the tokenizer's own)");
+  cmd->add_option("--steps", a->steps, "optimizer steps per run (default 60)");
+  cmd->add_option("--batch-size", a->batchSize, "conversations per step (default 8)");
+  cmd->add_option("--micro-batch", a->microBatch, "rows per micro-batch (default: the experiment's, else the batch)");
+  cmd->add_option("--lr", a->learningRate, "peak learning rate (default 0.003)");
+  cmd->add_option("--warmup", a->warmup, "warm-up steps (default 10)");
+  cmd->add_option("--schedule", a->schedule, "cosine or constant")->check(CLI::IsMember({"cosine", "constant"}));
+  cmd->add_option("--seed", a->seed, "seed of the data order and the random init (default 0)");
+  cmd->add_option("--eval-every", a->evalEvery, "held-out loss every N steps (default 10)");
+  cmd->add_option("--held-out-every", a->heldOutEvery, "hold out every Nth conversation (default 8)");
+  cmd->add_option("--max-new-tokens", a->maxNewTokens, "generation length limit (default 64)");
+  cmd->add_option("--threads", a->threads, "CPU threads of the training (default 1: bit-reproducible)");
+  cmd->add_option("--device", a->device, "cpu (default), cuda or auto")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  return [a](CommandIO& io) { return runTrainAB(*a, io); };
+}
+
 Runner declareSnapshot(CLI::App* cmd) {
   auto snap = std::make_shared<SnapshotArgs>();
   auto size = std::make_shared<std::string>();
@@ -185,6 +212,7 @@ const std::vector<CommandSpec>& commands() {
       {"render", "a conversation through a chat template, as apply_chat_template", declareRender},
       {"lint", "name every masking bug of a dataset or batch dump", declareLint},
       {"loss", "the model's loss with the masks as given and fixed (LibTorch)", declareLoss},
+      {"train-ab", "train twice, buggy and correct collator, and compare (LibTorch)", declareTrainAB},
       {"snapshot", "render one view of the app off screen to a PNG", declareSnapshot},
       {"patch-template", "a training copy of a chat template with {% generation %} blocks", declarePatchTemplate},
   };

@@ -5,6 +5,7 @@
 #include "core/forward/ForwardEngine.h"
 #include "core/util/FileReading.h"
 #include "core/util/JsonParse.h"
+#include "engine/Trainer.h"
 #include "engine/TransformerModel.h"
 
 #include <nlohmann/json.hpp>
@@ -416,6 +417,72 @@ private:
   }
 };
 
+} // namespace
+
+at::Device resolveDevice(const std::string& deviceName) {
+  if (deviceName == "cuda" || deviceName == "auto") {
+    if (torch::cuda::is_available()) return at::Device(at::kCUDA, 0);
+    if (deviceName == "cuda")
+      throw std::runtime_error(std::string("--device cuda: LibTorch sees no CUDA GPU (LibTorch ") + TORCH_VERSION +
+                               "); see docs/cuda.md to build the engine against a CUDA LibTorch");
+    return at::kCPU;
+  }
+  if (deviceName != "cpu") throw std::runtime_error("unknown device '" + deviceName + "' (auto, cpu, cuda)");
+  return at::kCPU;
+}
+
+TransformerModel loadTransformerModel(const ModelSource& source, at::Device device, const RunControl& control) {
+  report(control, 0.0, "loading " + source.spec);
+  std::optional<TransformerModel> model;
+  if (source.randomSeed) {
+    model = TransformerModel::random(parseModelConfig(source.configJson, source.spec + " config"), *source.randomSeed,
+                                     device);
+  } else if (!source.files.empty()) {
+    auto find = [&](const std::string& name) -> const MemoryFile* {
+      for (const MemoryFile& f : source.files)
+        if (f.name == name) return &f;
+      return nullptr;
+    };
+    const MemoryFile* cfg = find("config.json");
+    if (!cfg) throw std::runtime_error(source.spec + ": no config.json");
+    ModelConfig config =
+        parseModelConfig(std::string(static_cast<const char*>(cfg->data), cfg->size), source.spec + "/config.json");
+    std::vector<SafetensorsFile> files;
+    std::vector<std::string> names{"model.safetensors"};
+    if (!find("model.safetensors")) {
+      const MemoryFile* idx = find("model.safetensors.index.json");
+      if (!idx) throw std::runtime_error(source.spec + ": no model.safetensors");
+      names = shardNames(std::string(static_cast<const char*>(idx->data), idx->size),
+                         source.spec + "/model.safetensors.index.json");
+    }
+    for (const std::string& n : names) {
+      const MemoryFile* f = find(n);
+      if (!f) throw std::runtime_error(source.spec + ": no " + n);
+      files.push_back(parseSafetensors(static_cast<const uint8_t*>(f->data), f->size, source.spec + "/" + n));
+    }
+    model = TransformerModel::fromSafetensors(config, files, device, /*copyWeights=*/true);
+  } else {
+    const std::string dir = source.folder.empty() ? source.spec : source.folder;
+    ModelConfig config = parseModelConfig(readFileCapped(dir + "/config.json", 16 << 20), dir + "/config.json");
+    std::vector<std::string> names{"model.safetensors"};
+    if (!fileExists(dir + "/model.safetensors")) {
+      const std::string idx = dir + "/model.safetensors.index.json";
+      if (!fileExists(idx)) throw std::runtime_error(dir + ": no model.safetensors or model.safetensors.index.json");
+      names = shardNames(readFileCapped(idx, 64 << 20), idx);
+    }
+    std::vector<SafetensorsFile> files;
+    for (size_t i = 0; i < names.size(); ++i) {
+      checkCancel(control);
+      report(control, double(i) / double(names.size()), "mapping " + names[i]);
+      files.push_back(mapSafetensors(dir + "/" + names[i]));
+    }
+    model = TransformerModel::fromSafetensors(config, files, device, /*copyWeights=*/false);
+  }
+  return std::move(*model);
+}
+
+namespace {
+
 ModelInfo describe(const TransformerModel& m) {
   ModelInfo i;
   const ModelConfig& c = m.config;
@@ -467,66 +534,19 @@ public:
 
   std::map<std::string, TensorGrid> loadTorchBatch(const std::string& path) override { return readTorchBatch(path); }
 
+  TrainReport trainAB(const TrainRequest& request, const TrainObserver& observer, const RunControl& control) override {
+    try {
+      return trainTwoRuns(request, observer, control);
+    } catch (const c10::Error& e) {
+      throw std::runtime_error(request.model.spec + ": LibTorch: " + e.what_without_backtrace());
+    }
+  }
+
 private:
   std::shared_ptr<ForwardModel> loadImpl(const ModelSource& source, const std::string& deviceName,
                                          const RunControl& control) {
-    at::Device device = at::kCPU;
-    if (deviceName == "cuda" || deviceName == "auto") {
-      if (torch::cuda::is_available())
-        device = at::Device(at::kCUDA, 0);
-      else if (deviceName == "cuda")
-        throw std::runtime_error("--device cuda: LibTorch sees no CUDA GPU (" + description() +
-                                 "); see docs/cuda.md to build the engine against a CUDA LibTorch");
-    } else if (deviceName != "cpu") {
-      throw std::runtime_error("unknown device '" + deviceName + "' (auto, cpu, cuda)");
-    }
-    report(control, 0.0, "loading " + source.spec);
     std::optional<TransformerModel> model;
-    std::vector<std::string> notes;
-    if (source.randomSeed) {
-      model = TransformerModel::random(parseModelConfig(source.configJson, source.spec + " config"), *source.randomSeed,
-                                       device);
-    } else if (!source.files.empty()) {
-      auto find = [&](const std::string& name) -> const MemoryFile* {
-        for (const MemoryFile& f : source.files)
-          if (f.name == name) return &f;
-        return nullptr;
-      };
-      const MemoryFile* cfg = find("config.json");
-      if (!cfg) throw std::runtime_error(source.spec + ": no config.json");
-      ModelConfig config =
-          parseModelConfig(std::string(static_cast<const char*>(cfg->data), cfg->size), source.spec + "/config.json");
-      std::vector<SafetensorsFile> files;
-      std::vector<std::string> names{"model.safetensors"};
-      if (!find("model.safetensors")) {
-        const MemoryFile* idx = find("model.safetensors.index.json");
-        if (!idx) throw std::runtime_error(source.spec + ": no model.safetensors");
-        names = shardNames(std::string(static_cast<const char*>(idx->data), idx->size),
-                           source.spec + "/model.safetensors.index.json");
-      }
-      for (const std::string& n : names) {
-        const MemoryFile* f = find(n);
-        if (!f) throw std::runtime_error(source.spec + ": no " + n);
-        files.push_back(parseSafetensors(static_cast<const uint8_t*>(f->data), f->size, source.spec + "/" + n));
-      }
-      model = TransformerModel::fromSafetensors(config, files, device, /*copyWeights=*/true);
-    } else {
-      const std::string dir = source.folder.empty() ? source.spec : source.folder;
-      ModelConfig config = parseModelConfig(readFileCapped(dir + "/config.json", 16 << 20), dir + "/config.json");
-      std::vector<std::string> names{"model.safetensors"};
-      if (!fileExists(dir + "/model.safetensors")) {
-        const std::string idx = dir + "/model.safetensors.index.json";
-        if (!fileExists(idx)) throw std::runtime_error(dir + ": no model.safetensors or model.safetensors.index.json");
-        names = shardNames(readFileCapped(idx, 64 << 20), idx);
-      }
-      std::vector<SafetensorsFile> files;
-      for (size_t i = 0; i < names.size(); ++i) {
-        checkCancel(control);
-        report(control, double(i) / double(names.size()), "mapping " + names[i]);
-        files.push_back(mapSafetensors(dir + "/" + names[i]));
-      }
-      model = TransformerModel::fromSafetensors(config, files, device, /*copyWeights=*/false);
-    }
+    model.emplace(loadTransformerModel(source, resolveDevice(deviceName), control));
     ModelInfo info = describe(*model);
     report(control, 1.0, "loaded " + source.spec);
     return std::make_shared<TorchModel>(std::move(*model), std::move(info));

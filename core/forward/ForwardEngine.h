@@ -31,7 +31,7 @@
 namespace maskscope {
 
 // Bumped whenever a struct or virtual below changes; the loader refuses a module built otherwise.
-inline constexpr int kForwardEngineAbiVersion = 4;
+inline constexpr int kForwardEngineAbiVersion = 5;
 // The one symbol the module exports: extern "C" ForwardEngine* maskscope_create_forward_engine(int key),
 // returning nullptr unless key == forwardEngineAbiKey() as the module computes it. The key folds in
 // sizeof(std::string) so a module built with the old libstdc++ string ABI (_GLIBCXX_USE_CXX11_ABI=0,
@@ -164,6 +164,89 @@ struct TensorGrid {
   std::string dtype; // "int64", "int32", "bool", ...
 };
 
+// ---- Training (engine/Trainer.cpp): two runs from the same weights, advanced step by step in turn ----
+
+// One micro-batch: the grids a collator made (labels required) and the role of every position
+// (positionRoles, core/forward/LossPlan.h), by which the loss is split into pad / prompt / reply.
+struct TrainBatch {
+  ForwardInputs inputs; // [B, T] each; labels required
+  IntGrid roles;        // [B, T] PositionRole
+};
+
+struct TrainRunPlan {
+  std::string name;                           // shown in progress and reports (the collator spec)
+  std::vector<std::vector<TrainBatch>> steps; // steps[s] = the micro-batches of optimizer step s
+  // The gradient-accumulation bug: loss = mean over micro-batches of each micro-batch's mean.
+  // false: the token-weighted loss, sum of every graded NLL / graded count of the whole step.
+  bool perMicroBatchMean = false;
+};
+
+struct TrainSettings {
+  double learningRate = 3e-3; // peak
+  double weightDecay = 0.01;  // AdamW, decoupled; applied to matrices only (not norms, biases)
+  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
+  int64_t warmupSteps = 0;         // linear from lr/warmup to lr
+  std::string schedule = "cosine"; // "cosine" (to 0 at the last step) or "constant"
+  double clipNorm = 1.0;           // global gradient norm cap; 0 = no clipping
+  uint64_t seed = 0;               // torch's generator (random init); the data order is the caller's
+  int64_t evalEvery = 10;          // held-out loss every N steps (and at 0 and the end)
+  int threads = 1;                 // intra-op CPU threads: fixed so the sums are bit-reproducible
+};
+
+struct GenerationPlan {
+  std::vector<std::vector<int64_t>> prompts; // token ids, ending with the generation prompt
+  std::vector<int64_t> stopIds;              // end-of-turn tokens: generation stops after one
+  int64_t maxNewTokens = 64;
+};
+
+struct TrainRequest {
+  ModelSource model;
+  bool randomInit = false;    // the model's architecture with random weights (seeded) instead of its own
+  std::string device = "cpu"; // "auto", "cpu", "cuda"
+  TrainSettings settings;
+  TrainRunPlan runs[2];
+  std::vector<TrainBatch> heldOut; // scored with no gradient, the same for both runs (correct masks)
+  GenerationPlan generation;
+};
+
+struct TrainStepRecord {
+  int64_t step = 0;                            // 1-based optimizer step
+  double trainLoss = 0.0;                      // as this run's normalisation computes it
+  double learningRate = 0.0;                   // used for this step
+  double gradNorm = 0.0;                       // global norm before clipping
+  int64_t graded = 0;                          // graded positions in the step
+  double lossShare[kRoleCount] = {0, 0, 0, 0}; // share of the summed NLL by the target's role
+};
+
+struct HeldOutRecord {
+  int64_t step = 0; // 0 = before training
+  double loss = 0.0;
+};
+
+struct GenerationRecord {
+  std::vector<int64_t> tokens; // generated ids (the stop token included when it came)
+  bool stopped = false;        // ended with a stop id within maxNewTokens
+};
+
+struct TrainRunResult {
+  std::string name;
+  std::vector<TrainStepRecord> steps;
+  std::vector<HeldOutRecord> heldOut;
+  std::vector<GenerationRecord> generations; // one per GenerationPlan prompt
+};
+
+struct TrainReport {
+  std::string device;
+  TrainRunResult runs[2];
+  std::vector<std::string> notes;
+};
+
+// Called on the calling thread after each step of either run (run 0 or 1) and each held-out score.
+struct TrainObserver {
+  std::function<void(int run, const TrainStepRecord&)> step;
+  std::function<void(int run, const HeldOutRecord&)> heldOut;
+};
+
 class ForwardModel {
 public:
   virtual ~ForwardModel() = default;
@@ -186,6 +269,10 @@ public:
                                                   const RunControl& control) = 0;
   // Reads a torch.save(dict) of integer/bool tensors (input_ids, attention_mask, labels, ...).
   virtual std::map<std::string, TensorGrid> loadTorchBatch(const std::string& path) = 0;
+  // Trains two copies of one model, run 0 and run 1 advancing one step each in turn, then greedy
+  // generation from both. control.cancel stops between steps (throws "cancelled").
+  virtual TrainReport trainAB(const TrainRequest& request, const TrainObserver& observer,
+                              const RunControl& control) = 0;
 };
 
 } // namespace maskscope

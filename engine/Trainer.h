@@ -1,0 +1,47 @@
+// Training inside the LibTorch module: AdamW with decoupled weight decay, warm-up + cosine or constant
+// learning rate, global-norm clipping and gradient accumulation (token-weighted, or the per-micro-batch
+// mean bug), for two copies of one model trained side by side (ForwardEngine::trainAB).
+#pragma once
+#include "core/forward/ForwardEngine.h"
+#include "engine/TransformerModel.h"
+
+#include <string>
+#include <vector>
+
+namespace maskscope::engine {
+
+// TorchEngine.cpp: "auto" / "cpu" / "cuda" to a device (throws for cuda without a GPU), and a model
+// from a folder, in-memory files or random weights.
+at::Device resolveDevice(const std::string& deviceName);
+TransformerModel loadTransformerModel(const ModelSource& source, at::Device device, const RunControl& control);
+
+// A trainable copy: every weight cloned to float32 on device (tied embeddings stay tied), so the
+// source's memory-mapped or shared tensors are never written.
+TransformerModel ownedCopy(const TransformerModel& source, at::Device device);
+
+// AdamW state of one model: params in TransformerModel::parameters() order.
+struct AdamState {
+  std::vector<at::Tensor> params, expAvg, expAvgSq;
+  std::vector<bool> decay; // weight decay on matrices (dim >= 2) only, as HF Trainer's default groups
+  int64_t step = 0;
+};
+AdamState adamFor(const TransformerModel& model);
+
+// The learning rate of 0-based step s of total: linear warm-up to the peak, then cosine to 0 or constant.
+double scheduledRate(const TrainSettings& settings, int64_t s, int64_t total);
+
+// One optimizer step on micro-batches (gradients accumulated, then clipped, then AdamW), exactly as
+// torch.nn.utils.clip_grad_norm_ and torch.optim.AdamW (1.13, single-tensor path) do.
+TrainStepRecord trainStep(TransformerModel& model, AdamState& adam, const std::vector<TrainBatch>& micro,
+                          bool perMicroBatchMean, const TrainSettings& settings, double learningRate);
+
+// Mean NLL over every graded position of the batches (no gradient); NaN when nothing is graded.
+double heldOutLoss(const TransformerModel& model, const std::vector<TrainBatch>& batches);
+
+// Greedy decoding of one prompt (no cache: the tiny models this is for re-run the prefix).
+GenerationRecord generateGreedy(const TransformerModel& model, const std::vector<int64_t>& prompt,
+                                const std::vector<int64_t>& stopIds, int64_t maxNewTokens);
+
+TrainReport trainTwoRuns(const TrainRequest& request, const TrainObserver& observer, const RunControl& control);
+
+} // namespace maskscope::engine
