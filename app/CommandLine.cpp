@@ -171,7 +171,7 @@ Runner declareTrainAB(CLI::App* cmd) {
 Runner declareSnapshot(CLI::App* cmd) {
   auto snap = std::make_shared<SnapshotArgs>();
   auto size = std::make_shared<std::string>();
-  auto rows = std::make_shared<std::string>(); // accepted with the batch inputs, not used by a snapshot
+  auto rows = std::make_shared<std::string>(); // --rows A:B: the batch shown (its size and place)
   cmd->add_option("--view", snap->view, snapshotViewNames());
   cmd->add_option("--out", snap->out, "the PNG (or .svg) to write")->required();
   cmd->add_option("--row", snap->row, "dataset row to show");
@@ -185,7 +185,8 @@ Runner declareSnapshot(CLI::App* cmd) {
   cmd->add_option("--batch", snap->inputs.batchFile, "a batch dump instead of a dataset");
   cmd->add_option("--model", snap->modelSpec, "model folder or builtin:tiny (real losses and attention)");
   addBatchInputs(cmd, snap->inputs, *rows);
-  return [snap, size](CommandIO& io) {
+  return [snap, size, rows](CommandIO& io) {
+    if (!rows->empty()) parseRowRange(*rows, snap->inputs.rowBegin, snap->inputs.rowEnd);
     if (!size->empty()) {
       auto x = size->find('x');
       if (x == std::string::npos) throw Error("--size: expected WxH, got \"" + *size + "\"");

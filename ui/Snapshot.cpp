@@ -3,6 +3,7 @@
 #include "ui/Snapshot.h"
 #include "core/forward/ModelSpec.h"
 #include "core/util/Error.h"
+#include "core/util/JsonString.h"
 #include "ui/Export.h"
 #include "ui/MainWindow.h"
 #include "ui/ModelRunner.h"
@@ -44,6 +45,22 @@ std::unique_ptr<QApplication> ensureApplication() {
   return std::make_unique<QApplication>(argc, argv);
 }
 
+// --rows A:B: the batch of B - A rows starting at A (the app's batches start at multiples of their
+// size, so A must be one); the shown row moves into it when it lies outside.
+void applyRowRange(Session& session, const BatchInputs& in, long& row) {
+  if (in.rowEnd < 0) throw Error("--rows " + std::to_string(in.rowBegin) + ": give the end too (A:B)");
+  const long size = in.rowEnd - in.rowBegin;
+  if (size > 64) throw Error("--rows: a snapshot shows at most 64 rows in one batch, not " + std::to_string(size));
+  if (in.rowBegin % size != 0)
+    throw Error("--rows " + std::to_string(in.rowBegin) + ":" + std::to_string(in.rowEnd) +
+                ": a snapshot shows batches that start at a multiple of their size (" + std::to_string(size) + ")");
+  if (in.rowEnd > session.rowCount())
+    throw Error("--rows ends at " + std::to_string(in.rowEnd) + ", past the input's " +
+                std::to_string(session.rowCount()) + " rows");
+  session.setBatchSize(int(size));
+  if (row < in.rowBegin || row >= in.rowEnd) row = in.rowBegin;
+}
+
 // The pipeline, the dataset or batch dump, the row and the position the snapshot shows.
 void openInputs(Session& session, const SnapshotArgs& a) {
   auto lastError = std::make_shared<QString>(); // shared: the connection outlives this call
@@ -58,10 +75,12 @@ void openInputs(Session& session, const SnapshotArgs& a) {
                       ? session.openDataset(QString::fromStdString(in.dataSpec.empty() ? "builtin:demo" : in.dataSpec))
                       : session.openBatchDump(QString::fromStdString(in.batchFile));
   if (!ok) throw Error(lastError->toStdString());
-  if (a.row < 0 || a.row >= session.rowCount())
+  long row = a.row;
+  if (in.rowEnd >= 0 || in.rowBegin > 0) applyRowRange(session, in, row);
+  if (row < 0 || row >= session.rowCount())
     throw Error("--row " + std::to_string(a.row) + " is outside the input (" + std::to_string(session.rowCount()) +
                 " rows)");
-  session.selectRow(int(a.row));
+  session.selectRow(int(row));
   if (a.position >= 0) {
     if (a.position >= session.batch().length())
       throw Error("--position " + std::to_string(a.position) + " is outside the row (" +
@@ -119,8 +138,8 @@ void writeImage(const QImage& image, const SnapshotArgs& a, CommandIO& io) {
   }
   if (!written) throw Error("could not write the image", {a.out});
   if (io.json)
-    io.out << "{\"out\": \"" << a.out << "\", \"view\": \"" << a.view << "\", \"width\": " << image.width()
-           << ", \"height\": " << image.height() << "}\n";
+    io.out << "{\"out\": " << jsonString(a.out) << ", \"view\": " << jsonString(a.view)
+           << ", \"width\": " << image.width() << ", \"height\": " << image.height() << "}\n";
   else
     io.err << "wrote " << a.out << " (" << image.width() << "x" << image.height() << ")\n";
 }
