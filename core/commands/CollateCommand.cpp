@@ -5,6 +5,7 @@
 #include "core/table/PositionTable.h"
 #include "core/tokenizer/Tokenizer.h"
 #include "core/util/Error.h"
+#include "core/util/JsonString.h"
 
 #include <charconv>
 #include <ostream>
@@ -32,7 +33,7 @@ void parseRowRange(const std::string& text, long& begin, long& end) {
 
 int listCollatorPresets(CommandIO& io) {
   if (io.json)
-    io.out << collatorPresetsJson().dump() << "\n";
+    io.out << escapeLineSeparators(collatorPresetsJson().dump()) << "\n";
   else
     io.out << collatorPresetsText();
   return 0;
@@ -69,7 +70,7 @@ int runCollate(const BatchInputs& inputs, CommandIO& io, const CollateTableOptio
   for (const auto& e : skipped) io.err << "maskscope: skipped " << e.toString() << "\n";
   if (table.enabled) return printTables(b, tokenizer.get(), table, io);
   if (io.json) {
-    io.out << batchToJson(b).dump() << "\n";
+    io.out << escapeLineSeparators(batchToJson(b).dump()) << "\n";
     return 0;
   }
   io.out << b.origin << ": " << b.batchSize() << " rows x " << b.length() << " positions\n";

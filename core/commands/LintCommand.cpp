@@ -6,6 +6,7 @@
 #include "core/lint/ReportMerge.h"
 #include "core/util/Error.h"
 #include "core/util/FileReading.h"
+#include "core/util/JsonString.h"
 
 #include <charconv>
 #include <cstdio>
@@ -67,7 +68,7 @@ int explain(const LintArgs& a, CommandIO& io) {
                    {"title", r->title},
                    {"explanation", r->explanation},
                    {"needs", r->needs}});
-    io.out << (rules.size() == 1 && !a.listRules && a.explain != "all" ? j[0] : j).dump() << "\n";
+    io.out << escapeLineSeparators((rules.size() == 1 && !a.listRules && a.explain != "all" ? j[0] : j).dump()) << "\n";
     return 0;
   }
   for (const RuleInfo* r : rules) {
@@ -338,7 +339,7 @@ int runMerge(const LintArgs& a, CommandIO& io) {
   if (io.json) {
     nlohmann::json j = m.report.toJson();
     j["summary"]["source"] = source;
-    io.out << j.dump() << "\n";
+    io.out << escapeLineSeparators(j.dump()) << "\n";
   } else {
     LintArgs shown = a;
     shown.input = source;
@@ -392,7 +393,7 @@ int runLint(const LintArgs& a, CommandIO& io) {
     nlohmann::json j = a.shard.empty() ? report.toJson() : shardReportJson(report, shardK, shardN, in.settings);
     j["summary"]["source"] = a.input;
     if (!a.shard.empty()) j["summary"]["shard"] = a.shard;
-    io.out << j.dump() << "\n";
+    io.out << escapeLineSeparators(j.dump()) << "\n";
   } else {
     printTextReport(a, in, io);
   }

@@ -4,6 +4,7 @@
 #include "core/forward/LossPlan.h"
 #include "core/forward/ModelSpec.h"
 #include "core/util/Error.h"
+#include "core/util/JsonString.h"
 
 #include <cmath>
 #include <cstdio>
@@ -101,7 +102,7 @@ int runLoss(const LossArgs& args, CommandIO& io) {
   const bool problems = lossReportFindsProblems(report);
 
   if (io.json) {
-    io.out << lossReportJson(report, info).dump() << "\n";
+    io.out << escapeLineSeparators(lossReportJson(report, info).dump()) << "\n";
     return problems ? 1 : 0;
   }
   std::ostream& o = io.out;

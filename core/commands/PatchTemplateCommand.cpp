@@ -6,6 +6,7 @@
 #include "core/template/TrainingTemplate.h"
 #include "core/tokenizer/Tokenizer.h"
 #include "core/util/Error.h"
+#include "core/util/JsonString.h"
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -32,7 +33,7 @@ int runPatchTemplate(const PatchTemplateArgs& args, CommandIO& io) {
               {"closing_token", r.closingToken},
               {"wrapped", r.wrapped},
               {"probes_checked", r.probesChecked}};
-      io.out << j.dump(-1, ' ', false, ojson::error_handler_t::replace) << "\n";
+      io.out << escapeLineSeparators(j.dump(-1, ' ', false, ojson::error_handler_t::replace)) << "\n";
       return 0;
     }
     io.out << "wrote " << args.out << ": " << r.wrapped.size() << " output(s) wrapped in {% generation %} through "

@@ -9,6 +9,7 @@
 #include "core/util/Error.h"
 #include "core/util/FileReading.h"
 #include "core/util/JsonParse.h"
+#include "core/util/JsonString.h"
 
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -118,7 +119,7 @@ int runRender(const RenderArgs& args, CommandIO& io) {
       } else {
         out["generation_spans"] = nullptr;
       }
-      io.out << out.dump(-1, ' ', false, ojson::error_handler_t::replace) << "\n";
+      io.out << escapeLineSeparators(out.dump(-1, ' ', false, ojson::error_handler_t::replace)) << "\n";
     } else {
       io.out << result.text; // exactly the rendered text, no newline added
     }

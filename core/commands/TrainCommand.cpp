@@ -7,6 +7,7 @@
 #include "core/forward/LossPlan.h"
 #include "core/forward/ModelSpec.h"
 #include "core/util/Error.h"
+#include "core/util/JsonString.h"
 
 #include <cmath>
 #include <cstdio>
@@ -336,7 +337,7 @@ int runTrainAB(const TrainArgs& args, CommandIO& io) {
                         "split is honest for the fine-tuning only");
   j["notes"] = rep.notes;
   if (io.json)
-    io.out << j.dump() << "\n";
+    io.out << escapeLineSeparators(j.dump()) << "\n";
   else
     printHuman(j, io.out);
   if (!io.json)

@@ -62,4 +62,27 @@ std::string jsonString(std::string_view text) {
   return out;
 }
 
+std::string escapeLineSeparators(std::string json) {
+  if (json.find("\xE2\x80\xA8") == std::string::npos && json.find("\xE2\x80\xA9") == std::string::npos &&
+      json.find("\xC2\x85") == std::string::npos)
+    return json;
+  std::string out;
+  out.reserve(json.size() + 16);
+  for (size_t i = 0; i < json.size(); ++i) {
+    if (json.compare(i, 3, "\xE2\x80\xA8") == 0) {
+      out += "\\u2028";
+      i += 2;
+    } else if (json.compare(i, 3, "\xE2\x80\xA9") == 0) {
+      out += "\\u2029";
+      i += 2;
+    } else if (json.compare(i, 2, "\xC2\x85") == 0) {
+      out += "\\u0085";
+      i += 1;
+    } else {
+      out += json[i];
+    }
+  }
+  return out;
+}
+
 } // namespace maskscope

@@ -9,5 +9,8 @@ namespace maskscope {
 
 void appendJsonString(std::string& out, std::string_view text);
 std::string jsonString(std::string_view text);
+// A JSON text (e.g. nlohmann's dump()) with U+2028, U+2029 and U+0085 written as \u escapes. Those
+// bytes can only stand inside string literals there, so the document's meaning is unchanged.
+std::string escapeLineSeparators(std::string json);
 
 } // namespace maskscope

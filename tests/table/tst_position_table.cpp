@@ -2,6 +2,7 @@
 // batch itself, the article's Qwen example (real tokenizer from the cache), the four output
 // formats parsed back, and the JSON string writer's escapes.
 #include "core/commands/CollateCommand.h"
+#include "core/commands/RenderCommand.h"
 #include "core/table/PositionTable.h"
 #include "core/util/Error.h"
 #include "core/util/JsonString.h"
@@ -62,6 +63,9 @@ private Q_SLOTS:
   void badOptions();
   void jsonString_data();
   void jsonString();
+  void lineSeparatorsEscaped_data();
+  void lineSeparatorsEscaped();
+  void renderJsonEscapesLineSeparators();
 };
 
 // The article's example: Qwen tokenizer + qwen2.5 template, system and whitespace hidden.
@@ -219,6 +223,38 @@ void TestPositionTable::jsonString() {
   QCOMPARE(QByteArray::fromStdString(out), expected);
   QVERIFY(out.find("\xE2\x80\xA8") == std::string::npos && out.find("\xC2\x85") == std::string::npos);
   QCOMPARE(nlohmann::json::parse(out).is_string(), true); // throws when the literal is not valid JSON
+}
+
+void TestPositionTable::lineSeparatorsEscaped_data() {
+  QTest::addColumn<QByteArray>("input");
+  QTest::addColumn<QByteArray>("expected");
+  QTest::newRow("none") << QByteArray("{\"a\":\"b\"}") << QByteArray("{\"a\":\"b\"}");
+  QTest::newRow("u2028") << QByteArray("[\"a\xE2\x80\xA8" "b\"]") << QByteArray("[\"a\\u2028b\"]");
+  QTest::newRow("u2029-and-u0085") << QByteArray("[\"\xE2\x80\xA9\xC2\x85\"]") << QByteArray("[\"\\u2029\\u0085\"]");
+  QTest::newRow("other-e2-80-kept") << QByteArray("[\"\xE2\x80\x94\"]") << QByteArray("[\"\xE2\x80\x94\"]");
+}
+
+void TestPositionTable::lineSeparatorsEscaped() {
+  QFETCH(QByteArray, input);
+  QFETCH(QByteArray, expected);
+  const std::string out = escapeLineSeparators(input.toStdString());
+  QCOMPARE(QByteArray::fromStdString(out), expected);
+  QVERIFY(nlohmann::json::parse(out) == nlohmann::json::parse(input.toStdString())); // same document
+}
+
+// A command's JSON (render, through nlohmann's dump) carries no raw line separator.
+void TestPositionTable::renderJsonEscapesLineSeparators() {
+  RenderArgs a;
+  a.templateSpec = "chatml";
+  a.messagesFile = dataFile("line-separators.json");
+  std::ostringstream out, err;
+  CommandIO io{out, err, true, false};
+  QCOMPARE(runCommand(io, [&] { return runRender(a, io); }), 0);
+  const std::string text = out.str();
+  QVERIFY(text.find("\xE2\x80\xA8") == std::string::npos && text.find("\xE2\x80\xA9") == std::string::npos &&
+          text.find("\xC2\x85") == std::string::npos);
+  QVERIFY(text.find("\\u2028") != std::string::npos);
+  QVERIFY(nlohmann::json::parse(text).dump().find("\xE2\x80\xA8") != std::string::npos); // decodes back
 }
 
 QTEST_GUILESS_MAIN(TestPositionTable)
