@@ -229,7 +229,9 @@ void TestPositionTable::lineSeparatorsEscaped_data() {
   QTest::addColumn<QByteArray>("input");
   QTest::addColumn<QByteArray>("expected");
   QTest::newRow("none") << QByteArray("{\"a\":\"b\"}") << QByteArray("{\"a\":\"b\"}");
-  QTest::newRow("u2028") << QByteArray("[\"a\xE2\x80\xA8" "b\"]") << QByteArray("[\"a\\u2028b\"]");
+  QTest::newRow("u2028") << QByteArray("[\"a\xE2\x80\xA8"
+                                       "b\"]")
+                         << QByteArray("[\"a\\u2028b\"]");
   QTest::newRow("u2029-and-u0085") << QByteArray("[\"\xE2\x80\xA9\xC2\x85\"]") << QByteArray("[\"\\u2029\\u0085\"]");
   QTest::newRow("other-e2-80-kept") << QByteArray("[\"\xE2\x80\x94\"]") << QByteArray("[\"\xE2\x80\x94\"]");
 }
