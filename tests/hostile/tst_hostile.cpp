@@ -4,6 +4,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QTest>
 
 static const QString kHostile = QStringLiteral(MASKSCOPE_TEST_DATA_DIR "/hostile/");
@@ -11,6 +12,15 @@ static const QString kHostile = QStringLiteral(MASKSCOPE_TEST_DATA_DIR "/hostile
 class TestHostile : public QObject {
   Q_OBJECT
 private Q_SLOTS:
+  // Files too large to commit are written here at start (make_hostile.py describes them too).
+  void initTestCase() {
+    QVERIFY(generated_.isValid());
+    QFile f(generated_.filePath(QStringLiteral("long_line.jsonl"))); // one 10 MiB line, unterminated string
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("{\"messages\": \"");
+    f.write(QByteArray(10 << 20, 'a'));
+    f.write("\n");
+  }
   void refused_data() {
     QTest::addColumn<QString>("file");
     QTest::addColumn<QString>("problem");
@@ -25,7 +35,8 @@ private Q_SLOTS:
       QVERIFY2(cols.size() == 4, qPrintable(QStringLiteral("bad cases.txt line: ") + line));
       QStringList args = cols[3].split(QLatin1Char(' '), Qt::SkipEmptyParts);
       for (QString& a : args)
-        if (a.startsWith(QLatin1Char('@'))) a = kHostile + a.mid(1);
+        if (a.startsWith(QLatin1Char('@')))
+          a = QFile::exists(kHostile + a.mid(1)) ? kHostile + a.mid(1) : generated_.filePath(a.mid(1));
       QTest::newRow(qPrintable(cols[0])) << cols[1] << cols[2] << args;
       ++rows;
     }
@@ -54,6 +65,9 @@ private Q_SLOTS:
              qPrintable(QStringLiteral("stderr does not say \"") + problem + QStringLiteral("\": ") + err.left(500)));
     QVERIFY2(err.size() < 2000, qPrintable(QStringLiteral("stderr is %1 characters long").arg(err.size())));
   }
+
+private:
+  QTemporaryDir generated_;
 };
 
 QTEST_GUILESS_MAIN(TestHostile)

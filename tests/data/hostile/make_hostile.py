@@ -42,7 +42,8 @@ write('filter_chain.jinja', '{{ "x"' + '|lower' * DEEP + ' }}')
 write('attribute_chain.jinja', '{{ x' + '.a' * DEEP + ' }}')
 write('operator_chain.jinja', '{{ 1' + '+1' * DEEP + ' }}')
 # A 10 MB single line that never closes its string.
-write('long_line.jsonl', '{"messages": "' + 'a' * (10 << 20) + '\n')
+# long_line.jsonl (one 10 MiB line with an unterminated string) is written by tests/hostile itself
+# at start, so the repository does not carry 10 MB.
 # Invalid UTF-8 in a message, NUL bytes inside a row.
 write('invalid_utf8.jsonl', b'{"messages": [{"role": "user", "content": "caf\xc3\x28 \xff\xfe"}]}\n')
 write('nul_bytes.jsonl', b'{"messages": [{"role": "user", "content": "a\x00b"}]}\x00\x00\n')
