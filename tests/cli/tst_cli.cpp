@@ -1,24 +1,10 @@
 // The command line as scripts use it: JSON as docs/cli.md documents it on stdout and nothing else there,
 // exit status 0/1/2, errors on stderr naming the file.
+#include "RunMaskscope.h"
+
 #include <QProcess>
 #include <QTest>
 #include <nlohmann/json.hpp>
-
-struct Run {
-  int status = -1;
-  QByteArray out, err;
-};
-
-static Run runMaskscope(const QStringList& args) {
-  QProcess p;
-  p.start(QStringLiteral(MASKSCOPE_BINARY), args);
-  Run r;
-  if (!p.waitForFinished(120000)) return r;
-  r.status = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-  r.out = p.readAllStandardOutput();
-  r.err = p.readAllStandardError();
-  return r;
-}
 
 class TestCli : public QObject {
   Q_OBJECT

@@ -3,6 +3,7 @@
 // print parseable JSON with --json, and match the JSON fields the page shows. Every option a
 // command's table documents must be one that command's --help lists (so the binary accepts it).
 #include "DocPage.h"
+#include "RunMaskscope.h"
 
 #include <QDir>
 #include <QFile>
@@ -16,23 +17,10 @@
 
 namespace {
 
-struct Run {
-  int status = -1;
-  QByteArray out, err;
-};
-
 Run runMaskscope(const std::vector<std::string>& args, const QString& workDir) {
   QStringList qargs;
   for (const auto& a : args) qargs << QString::fromStdString(a);
-  QProcess p;
-  p.setWorkingDirectory(workDir);
-  p.start(QStringLiteral(MASKSCOPE_BINARY), qargs);
-  Run r;
-  if (!p.waitForFinished(300000)) return r;
-  r.status = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-  r.out = p.readAllStandardOutput();
-  r.err = p.readAllStandardError();
-  return r;
+  return runMaskscope(qargs, workDir);
 }
 
 const docpage::DocPage& page() {

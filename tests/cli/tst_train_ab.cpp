@@ -1,24 +1,10 @@
 // `maskscope train-ab` end to end: the stop-token experiment reproduces the failure to stop in a short
 // run (pad == eos masks the end-of-turn token), and unusable options exit 2 naming the option.
+#include "RunMaskscope.h"
+
 #include <QProcess>
 #include <QTest>
 #include <nlohmann/json.hpp>
-
-struct Run {
-  int status = -1;
-  QByteArray out, err;
-};
-
-static Run runMaskscope(const QStringList& args) {
-  QProcess p;
-  p.start(QStringLiteral(MASKSCOPE_BINARY), args);
-  Run r;
-  if (!p.waitForFinished(300000)) return r;
-  r.status = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-  r.out = p.readAllStandardOutput();
-  r.err = p.readAllStandardError();
-  return r;
-}
 
 class TestTrainAB : public QObject {
   Q_OBJECT
