@@ -39,12 +39,19 @@ struct CommandSpec {
   Runner (*declare)(CLI::App* cmd);
 };
 
-void addBatchInputs(CLI::App* cmd, BatchInputs& in, std::string& rows) {
+// Declares the options that build a batch. The returned function, called when the command runs,
+// applies --rows to `in`: its text lives in that function (never dangling), and a bad range is an
+// input error like any other (exit 2, "maskscope: error: --rows ...").
+std::function<void()> addBatchInputs(CLI::App* cmd, BatchInputs& in) {
+  auto rows = std::make_shared<std::string>();
   cmd->add_option("--tokenizer", in.tokenizerSpec, "tokenizer.model, tokenizer.json, model folder or builtin:demo");
   cmd->add_option("--template", in.templateSpec, "built-in name, .jinja, tokenizer_config.json or model folder");
   cmd->add_option("--collator", in.collatorSpec, "preset[,key=value...], collator JSON file, or key=value,...");
   cmd->add_option("--data", in.dataSpec, "dataset file (JSONL/JSON) or builtin:demo");
-  cmd->add_option("--rows", rows, "rows A:B (half-open, 0-based)");
+  cmd->add_option("--rows", *rows, "rows A:B (half-open, 0-based)");
+  return [rows, &in] {
+    if (!rows->empty()) parseRowRange(*rows, in.rowBegin, in.rowEnd);
+  };
 }
 
 Runner declareTokenize(CLI::App* cmd) {
@@ -60,19 +67,18 @@ Runner declareTokenize(CLI::App* cmd) {
 
 Runner declareCollate(CLI::App* cmd) {
   auto in = std::make_shared<BatchInputs>();
-  auto rows = std::make_shared<std::string>();
   auto table = std::make_shared<CollateTableOptions>();
   auto listPresets = std::make_shared<bool>(false);
-  addBatchInputs(cmd, *in, *rows);
+  auto applyRows = addBatchInputs(cmd, *in);
   // --tokenizer and --data are checked by runCollate, so that --list-presets needs neither.
   cmd->add_flag("--list-presets", *listPresets, "list the collator presets with their meaning");
   cmd->footer(collatorPresetsText());
   cmd->add_flag("--table", table->enabled, "per-position table: token, id, label, attention, position id, role");
   cmd->add_option("--hide", table->hide, "with --table: hide system,whitespace,padding (comma list)");
   cmd->add_option("--table-format", table->format, "with --table: text, markdown, csv or html");
-  return [in, rows, table, listPresets](CommandIO& io) {
+  return [in, applyRows, table, listPresets](CommandIO& io) {
     if (*listPresets) return listCollatorPresets(io);
-    if (!rows->empty()) parseRowRange(*rows, in->rowBegin, in->rowEnd);
+    applyRows();
     return runCollate(*in, io, *table);
   };
 }
@@ -128,15 +134,14 @@ Runner declareLint(CLI::App* cmd) {
 
 Runner declareLoss(CLI::App* cmd) {
   auto a = std::make_shared<LossArgs>();
-  auto rows = std::make_shared<std::string>();
   auto noGradients = std::make_shared<bool>(false);
-  addBatchInputs(cmd, a->inputs, *rows);
+  auto applyRows = addBatchInputs(cmd, a->inputs);
   cmd->add_option("--batch", a->inputs.batchFile, "a batch dump: .json, .jsonl, .safetensors or .pt");
   cmd->add_option("--model", a->modelSpec, "Hugging Face model folder or builtin:tiny")->required();
   cmd->add_option("--device", a->device, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   cmd->add_flag("--no-gradients", *noGradients, "skip the gradient-share backward passes");
-  return [a, rows, noGradients](CommandIO& io) {
-    if (!rows->empty()) parseRowRange(*rows, a->inputs.rowBegin, a->inputs.rowEnd);
+  return [a, applyRows, noGradients](CommandIO& io) {
+    applyRows();
     a->gradients = !*noGradients;
     return runLoss(*a, io);
   };
@@ -171,7 +176,6 @@ Runner declareTrainAB(CLI::App* cmd) {
 Runner declareSnapshot(CLI::App* cmd) {
   auto snap = std::make_shared<SnapshotArgs>();
   auto size = std::make_shared<std::string>();
-  auto rows = std::make_shared<std::string>(); // --rows A:B: the batch shown (its size and place)
   cmd->add_option("--view", snap->view, snapshotViewNames());
   cmd->add_option("--out", snap->out, "the PNG (or .svg) to write")->required();
   cmd->add_option("--row", snap->row, "dataset row to show");
@@ -184,9 +188,9 @@ Runner declareSnapshot(CLI::App* cmd) {
   cmd->add_flag("--example", snap->softmaxExample, "softmax view: the 2.0 / 1.0 / 0.1 teaching row");
   cmd->add_option("--batch", snap->inputs.batchFile, "a batch dump instead of a dataset");
   cmd->add_option("--model", snap->modelSpec, "model folder or builtin:tiny (real losses and attention)");
-  addBatchInputs(cmd, snap->inputs, *rows);
-  return [snap, size, rows](CommandIO& io) {
-    if (!rows->empty()) parseRowRange(*rows, snap->inputs.rowBegin, snap->inputs.rowEnd);
+  auto applyRows = addBatchInputs(cmd, snap->inputs); // --rows A:B: the batch shown
+  return [snap, size, applyRows](CommandIO& io) {
+    applyRows();
     if (!size->empty()) {
       auto x = size->find('x');
       if (x == std::string::npos) throw Error("--size: expected WxH, got \"" + *size + "\"");
