@@ -16,7 +16,7 @@ using namespace maskscope;
 
 namespace {
 
-const char* kTinyConfig = R"({"model_type": "llama", "vocab_size": 1000, "hidden_size": 128, "num_hidden_layers": 4,
+const char* kTinyConfig = R"({"model_type": "llama", "vocab_size": 4000, "hidden_size": 128, "num_hidden_layers": 4,
  "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 352, "rms_norm_eps": 1e-5,
  "rope_theta": 10000.0, "tie_word_embeddings": true})";
 
@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
   TrainBatch b;
   b.inputs.inputIds = IntGrid(batch, length);
   std::mt19937 rng(5);
-  for (auto& v : b.inputs.inputIds.values) v = int64_t(rng() % 1000);
+  for (auto& v : b.inputs.inputIds.values) v = int64_t(rng() % 4000);
   b.inputs.labels = b.inputs.inputIds;
   b.roles = IntGrid(batch, length, RolePrompt);
   for (int s = 0; s < steps; ++s) req.runs[0].steps.push_back({b}); // run 1 has no steps: one run timed

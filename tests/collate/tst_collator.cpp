@@ -1,11 +1,11 @@
 // Every collator preset on tiny ChatML conversations with the demo tokenizer, against arrays worked
 // out by hand. Token ids of the demo vocabulary (resources/tokenizer/demo.vocab):
 //   <pad>=0 <unk>=1 <s>=2 </s>=3 <|im_start|>=4 <|im_end|>=5 "\n"=16 (byte piece <0x0A>)
-//   user=304 assistant=289 Why=675 A=827 N=866 o=795 O=842 k=809
+//   user=317 assistant=295 Why=756 A=3826 No=2166 !=3857 O=3844 k=3811
 // X = user "Why", assistant "A":  <|im_start|> user \n Why <|im_end|> \n <|im_start|> assistant \n A <|im_end|> \n
-//     = 4 304 16 675 5 16 4 289 16 827 5 16 (12 tokens; reply = "A" + its closing <|im_end|> = positions 9, 10)
-// Y = user "Why", assistant "No": the same with N o in place of A (13 tokens; reply = positions 9..11)
-// Z = X followed by user "Ok", assistant "No" (26 tokens; replies at 9..10 and 22..24)
+//     = 4 317 16 756 5 16 4 295 16 3826 5 16 (12 tokens; reply = "A" + its closing <|im_end|> = positions 9, 10)
+// Y = user "Why", assistant "No!": the same with No ! in place of A (13 tokens; reply = positions 9..11)
+// Z = X followed by user "Ok", assistant "No!" (26 tokens; replies at 9..10 and 22..24)
 // ChatML's eos_token is <|im_end|> (5): the collator's EOS (pad_token=eos, packing separators).
 #include "core/collate/DatasetPipeline.h"
 #include "core/data/DatasetReader.h"
@@ -37,10 +37,10 @@ Ids range(int64_t from, int64_t to) { // [from, to)
   return out;
 }
 
-const Ids X = {4, 304, 16, 675, 5, 16, 4, 289, 16, 827, 5, 16};
-const Ids Y = {4, 304, 16, 675, 5, 16, 4, 289, 16, 866, 795, 5, 16};
-const Ids LX = cat({rep(I, 9), {827, 5, I}});      // assistant-only labels of X
-const Ids LY = cat({rep(I, 9), {866, 795, 5, I}}); // assistant-only labels of Y
+const Ids X = {4, 317, 16, 756, 5, 16, 4, 295, 16, 3826, 5, 16};
+const Ids Y = {4, 317, 16, 756, 5, 16, 4, 295, 16, 2166, 3857, 5, 16};
+const Ids LX = cat({rep(I, 9), {3826, 5, I}});       // assistant-only labels of X
+const Ids LY = cat({rep(I, 9), {2166, 3857, 5, I}}); // assistant-only labels of Y
 
 Conversation chat(std::vector<std::pair<std::string, std::string>> messages, int promptMessages = -1, long row = 0) {
   Conversation c;
@@ -52,11 +52,11 @@ Conversation chat(std::vector<std::pair<std::string, std::string>> messages, int
 
 std::vector<Conversation> conversations(const QString& which) {
   auto x = [](int pc, long row) { return chat({{"user", "Why"}, {"assistant", "A"}}, pc, row); };
-  auto y = [](int pc, long row) { return chat({{"user", "Why"}, {"assistant", "No"}}, pc, row); };
+  auto y = [](int pc, long row) { return chat({{"user", "Why"}, {"assistant", "No!"}}, pc, row); };
   if (which == QLatin1String("XY")) return {x(-1, 0), y(-1, 1)};
   if (which == QLatin1String("XY-prompt-completion")) return {x(1, 0), y(1, 1)};
   if (which == QLatin1String("Z"))
-    return {chat({{"user", "Why"}, {"assistant", "A"}, {"user", "Ok"}, {"assistant", "No"}})};
+    return {chat({{"user", "Why"}, {"assistant", "A"}, {"user", "Ok"}, {"assistant", "No!"}})};
   qFatal("unknown conversation set");
 }
 
@@ -164,8 +164,8 @@ void TestCollator::presets_data() {
   // pad = eos = <|im_end|> (5): the pad is 5, and every 5 (each reply's stop token) loses its label.
   QTest::newRow("buggy-pad-is-eos") << QStringLiteral("buggy-pad-is-eos") << XY << chatml << Rows{cat({X, {5}}), Y}
                                     << attnXY
-                                    << Rows{{4, 304, 16, 675, I, 16, 4, 289, 16, 827, I, 16, I},
-                                            {4, 304, 16, 675, I, 16, 4, 289, 16, 866, 795, I, 16}}
+                                    << Rows{{4, 317, 16, 756, I, 16, 4, 295, 16, 3826, I, 16, I},
+                                            {4, 317, 16, 756, I, 16, 4, 295, 16, 2166, 3857, I, 16}}
                                     << posXY;
   // padding="max_length" (16 here), attention all ones, labels a plain copy (pads graded as id 0).
   QTest::newRow("buggy-max-length-all-ones")
@@ -174,7 +174,7 @@ void TestCollator::presets_data() {
       << Rows{cat({X, rep(0, 4)}), cat({Y, rep(0, 3)})} << Rows{range(0, 16), range(0, 16)};
   // Messages rows: the final assistant message is the completion, graded through the row's end
   // (its trailing "\n" too, as TRL's completion_mask covers everything after the prompt).
-  const Rows completionLabels = {cat({rep(I, 9), {827, 5, 16, I}}), cat({rep(I, 9), {866, 795, 5, 16}})};
+  const Rows completionLabels = {cat({rep(I, 9), {3826, 5, 16, I}}), cat({rep(I, 9), {2166, 3857, 5, 16}})};
   QTest::newRow("trl-completion-only") << QStringLiteral("trl-completion-only") << XY << chatml << idsXY << attnXY
                                        << completionLabels << posXY;
   // Prompt/completion rows: completion_mask starts after len(tokenize(prompt + generation prompt)) = 9.
@@ -185,15 +185,16 @@ void TestCollator::presets_data() {
                                       << Rows{cat({LX, {I}}), LY} << posXY;
   QTest::newRow("without-closing-token") << QStringLiteral("default,grade_closing_token=false") << XY << chatml << idsXY
                                          << attnXY
-                                         << Rows{cat({rep(I, 9), {827, I, I, I}}), cat({rep(I, 9), {866, 795, I, I}})}
+                                         << Rows{cat({rep(I, 9), {3826, I, I, I}}),
+                                                 cat({rep(I, 9), {2166, 3857, I, I}})}
                                          << posXY;
-  const Ids Z = cat({X, {4, 304, 16, 842, 809, 5, 16, 4, 289, 16, 866, 795, 5, 16}});
+  const Ids Z = cat({X, {4, 317, 16, 3844, 3811, 5, 16, 4, 295, 16, 2166, 3857, 5, 16}});
   QTest::newRow("buggy-last-turn-only") << QStringLiteral("buggy-last-turn-only") << QStringLiteral("Z") << chatml
-                                        << Rows{Z} << Rows{rep(1, 26)} << Rows{cat({rep(I, 22), {866, 795, 5, I}})}
+                                        << Rows{Z} << Rows{rep(1, 26)} << Rows{cat({rep(I, 22), {2166, 3857, 5, I}})}
                                         << Rows{range(0, 26)};
   QTest::newRow("default-multi-turn") << QStringLiteral("default") << QStringLiteral("Z") << chatml << Rows{Z}
                                       << Rows{rep(1, 26)}
-                                      << Rows{cat({rep(I, 9), {827, 5}, rep(I, 11), {866, 795, 5, I}})}
+                                      << Rows{cat({rep(I, 9), {3826, 5}, rep(I, 11), {2166, 3857, 5, I}})}
                                       << Rows{range(0, 26)};
   // One row, position ids restarting, labels[position_ids == 0] = -100 (already -100 here), no pads.
   QTest::newRow("trl-padding-free") << QStringLiteral("trl-padding-free") << XY << chatml << Rows{cat({X, Y})}
@@ -244,11 +245,11 @@ void TestCollator::presets_data() {
                                         << Rows{cat({LX, rep(I, 4)}), cat({LY, rep(I, 3)})}
                                         << Rows{range(0, 16), range(0, 16)};
   QTest::newRow("truncation-keep-end") << QStringLiteral("default,truncation=keep_end,max_length=4") << XY << chatml
-                                       << Rows{{16, 827, 5, 16}, {866, 795, 5, 16}} << Rows{rep(1, 4), rep(1, 4)}
-                                       << Rows{{I, 827, 5, I}, {866, 795, 5, I}} << Rows{range(0, 4), range(0, 4)};
+                                       << Rows{{16, 3826, 5, 16}, {2166, 3857, 5, 16}} << Rows{rep(1, 4), rep(1, 4)}
+                                       << Rows{{I, 3826, 5, I}, {2166, 3857, 5, I}} << Rows{range(0, 4), range(0, 4)};
   QTest::newRow("truncation-keep-start-removes-reply")
       << QStringLiteral("default,truncation=keep_start,max_length=8") << XY << chatml
-      << Rows{{4, 304, 16, 675, 5, 16, 4, 289}, {4, 304, 16, 675, 5, 16, 4, 289}} << Rows{rep(1, 8), rep(1, 8)}
+      << Rows{{4, 317, 16, 756, 5, 16, 4, 295}, {4, 317, 16, 756, 5, 16, 4, 295}} << Rows{rep(1, 8), rep(1, 8)}
       << Rows{rep(I, 8), rep(I, 8)} << Rows{range(0, 8), range(0, 8)};
   QTest::newRow("pad-token-by-string") << QStringLiteral("default,pad_token=<unk>") << XY << chatml
                                        << Rows{cat({X, {1}}), Y} << attnXY << Rows{cat({LX, {I}}), LY} << posXY;
@@ -289,14 +290,14 @@ void TestCollator::collatorJsonFile() {
 
 void TestCollator::plainPromptCompletion_data() {
   // TRL on plain-text prompt/completion: text = prompt + completion + eos_token (add_eos), the
-  // completion mask starting at len(tokenize(prompt)). "WhyA<|im_end|>" = Why A <|im_end|> = 675 827 5.
+  // completion mask starting at len(tokenize(prompt)). "WhyA<|im_end|>" = Why A <|im_end|> = 756 3826 5.
   QTest::addColumn<QString>("collator");
   QTest::addColumn<Rows>("labels");
-  QTest::newRow("trl-completion-only") << QStringLiteral("trl-completion-only") << Rows{{I, 827, 5}};
-  QTest::newRow("assistant-only") << QStringLiteral("default") << Rows{{I, 827, 5}};
-  QTest::newRow("hf-lm") << QStringLiteral("hf-lm") << Rows{{675, 827, 5}};
+  QTest::newRow("trl-completion-only") << QStringLiteral("trl-completion-only") << Rows{{I, 3826, 5}};
+  QTest::newRow("assistant-only") << QStringLiteral("default") << Rows{{I, 3826, 5}};
+  QTest::newRow("hf-lm") << QStringLiteral("hf-lm") << Rows{{756, 3826, 5}};
   QTest::newRow("without-closing-token") << QStringLiteral("trl-completion-only,grade_closing_token=false")
-                                         << Rows{{I, 827, I}};
+                                         << Rows{{I, 3826, I}};
 }
 
 void TestCollator::plainPromptCompletion() {
@@ -313,7 +314,7 @@ void TestCollator::plainPromptCompletion() {
   QCOMPARE(t.text, std::string("WhyA<|im_end|>"));
   QCOMPARE(t.completionStart, 1);
   Batch b = p.collateConversations({c});
-  COMPARE_ROWS(rowsOf(b.inputIds), (Rows{{675, 827, 5}}));
+  COMPARE_ROWS(rowsOf(b.inputIds), (Rows{{756, 3826, 5}}));
   COMPARE_ROWS(rowsOf(b.labels), labels);
 }
 

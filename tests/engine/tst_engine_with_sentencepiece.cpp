@@ -59,13 +59,13 @@ private Q_SLOTS:
     add("assistant\nAn attention mask is a list of ones and zeros, one per token.");
     ids.push_back(5);
     auto model = loadForwardModel("builtin:tiny", "cpu");
-    QCOMPARE(model->info().vocabSize, int64_t(1000));
+    QCOMPARE(model->info().vocabSize, int64_t(sp.GetPieceSize())); // train_tiny.py sizes it to the tokenizer
     ForwardInputs in;
     in.inputIds = IntGrid(1, int64_t(ids.size()));
     in.inputIds.values = ids;
     in.labels = in.inputIds;
     ForwardOutput out = model->forward(in, {}, false, {});
-    QVERIFY2(out.loss < 0.5 * std::log(1000.0), qPrintable(QString::number(out.loss)));
+    QVERIFY2(out.loss < 0.5 * std::log(double(sp.GetPieceSize())), qPrintable(QString::number(out.loss)));
   }
 
   void missingModuleIsAMessage() {

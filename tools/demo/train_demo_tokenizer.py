@@ -69,7 +69,7 @@ def main():
             sentence_iterator=iter(sentences),
             model_prefix="demo",
             model_type="bpe",
-            vocab_size=1000,
+            vocab_size=4000,
             hard_vocab_limit=False,
             pad_id=0, unk_id=1, bos_id=2, eos_id=3,
             pad_piece="<pad>", unk_piece="<unk>", bos_piece="<s>", eos_piece="</s>",

@@ -23,7 +23,7 @@ sys.path.insert(0, HERE)
 import reference  # noqa: E402
 
 IM_START, IM_END = 4, 5
-CONFIG = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": 1000, "hidden_size": 128,
+CONFIG = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": 4000, "hidden_size": 128,
           "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 352,
           "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "max_position_embeddings": 1024, "tie_word_embeddings": True,
           "hidden_act": "silu", "bos_token_id": 2, "eos_token_id": 3, "pad_token_id": 0, "torch_dtype": "bfloat16"}
@@ -43,7 +43,7 @@ def main():
     torch.manual_seed(1234)
     torch.set_num_threads(1)  # small matmuls: one thread is fastest with OpenBLAS here
     sp = spm.SentencePieceProcessor(model_file=os.path.join(ROOT, "resources", "tokenizer", "demo.model"))
-    assert sp.get_piece_size() <= CONFIG["vocab_size"], sp.get_piece_size()
+    assert sp.get_piece_size() == CONFIG["vocab_size"], sp.get_piece_size()  # no unused embedding rows
     stream = []
     with open(os.path.join(ROOT, "resources", "data", "demo.jsonl")) as f:
         for line in f:
