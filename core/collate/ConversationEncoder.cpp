@@ -38,6 +38,30 @@ int charToToken(const std::vector<TokenInfo>& tokens, ByteSpan ch) {
   return -1;
 }
 
+bool isAssistantRole(const std::string& role) { return role == "assistant" || role == "model" || role == "gpt"; }
+
+// The reasoning of each assistant message as rendered: "<think>" through "</think>" inside the
+// message's block (from the content's start when the template printed "<think>" in the header or
+// the generation prompt). Tokens starting inside it are think positions.
+void markThinkSpans(TokenizedConversation& out) {
+  static constexpr std::string_view kOpen = "<think>", kClose = "</think>";
+  for (const MessageSpan& m : out.messages) {
+    if (!isAssistantRole(m.role) || m.block.empty() || m.block.end > int64_t(out.text.size())) continue;
+    const std::string_view block(out.text.data() + m.block.begin, size_t(m.block.size()));
+    const size_t close = block.find(kClose);
+    if (close == std::string_view::npos) continue;
+    const size_t open = block.rfind(kOpen, close);
+    int64_t begin = m.block.begin + int64_t(open);
+    if (open == std::string_view::npos) {
+      if (m.content.empty() || m.content.begin > m.block.begin + int64_t(close)) continue;
+      begin = m.content.begin;
+    }
+    const ByteSpan think{begin, m.block.begin + int64_t(close + kClose.size())};
+    for (TokenInfo& t : out.tokens)
+      if (!t.span.empty() && think.contains(t.span.begin)) t.think = true;
+  }
+}
+
 } // namespace
 
 std::pair<int, int> tokensCoveringSpan(const std::vector<TokenInfo>& tokens, ByteSpan span, std::string_view text) {
@@ -107,13 +131,14 @@ TokenizedConversation ConversationEncoder::encode(const Conversation& conv, cons
       t.scaffolding = t.special || !m.content.overlaps(t.span);
     }
   }
+  markThinkSpans(out);
   // Reply positions.
   if (out.generationSpans) {
     std::vector<uint8_t> mask = assistantMaskFromSpans(out.tokens, *out.generationSpans, out.text);
     for (size_t i = 0; i < mask.size(); ++i) out.tokens[i].inGeneration = mask[i] != 0;
   } else {
     for (const MessageSpan& m : out.messages) {
-      if (m.role != "assistant" && m.role != "model" && m.role != "gpt") continue;
+      if (!isAssistantRole(m.role)) continue;
       const bool haveContent = !m.content.empty() && m.content.begin >= m.block.begin && m.content.end <= m.block.end;
       int first = -1, last = -1;
       if (haveContent) {
@@ -130,6 +155,13 @@ TokenizedConversation ConversationEncoder::encode(const Conversation& conv, cons
         if (t.special && t.span.begin >= after && m.block.contains(t.span.begin)) closing = int(i);
       }
       if (first < 0) first = closing;
+      // A think block the template writes before the content (Qwen3's last turn) belongs to the
+      // reply, as patch-template's {% generation %} spans have it.
+      for (size_t i = 0; i < out.tokens.size(); ++i)
+        if (out.tokens[i].think && out.tokens[i].messageIndex == m.messageIndex) {
+          if (first < 0 || int(i) < first) first = int(i);
+          break;
+        }
       last = std::max(last, closing);
       for (int i = first; i >= 0 && i <= last && i < int(out.tokens.size()); ++i)
         out.tokens[size_t(i)].inGeneration = true;

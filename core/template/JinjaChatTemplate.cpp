@@ -217,6 +217,14 @@ std::vector<MessageSpan> JinjaChatTemplate::spansFromPrefixes(const SpanInputs& 
   return spans;
 }
 
+namespace {
+Value templateVariableValue(const std::string& v) {
+  if (v == "true" || v == "True") return Value::boolean(true);
+  if (v == "false" || v == "False") return Value::boolean(false);
+  return Value::string(v);
+}
+} // namespace
+
 RenderResult JinjaChatTemplate::renderValues(const std::vector<Value>& messages, const std::vector<std::string>& roles,
                                              const std::vector<std::string>& contents, const RenderOptions& options,
                                              const Value& tools, const Value& extra) const {
@@ -229,7 +237,10 @@ RenderResult JinjaChatTemplate::renderValues(const std::vector<Value>& messages,
   base.emplace_back("documents", Value::none());
   if (extra.isDict())
     for (const auto& [k, v] : extra.dictObj().entries) base.emplace_back(k, v);
-  // Later entries win (Frame::set overwrites), so --var values passed as extras override too.
+  // Later entries win (Frame::set overwrites): --var values override a row's own extras, and
+  // "true"/"false" are booleans, as enable_thinking=False is in Python (the string "false" would
+  // be truthy, and `enable_thinking is false` would never hold).
+  for (const auto& [k, v] : options.variables) base.emplace_back(k, templateVariableValue(v));
 
   std::vector<const void*> tracked;
   if (options.computeMessageSpans)
