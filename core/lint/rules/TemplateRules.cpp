@@ -276,8 +276,11 @@ const std::vector<LintRule>& templateRules() {
             "TRL's assistant_only_loss=True (and apply_chat_template(return_assistant_tokens_mask=True)) finds the "
             "reply tokens from {% generation %} ... {% endgeneration %} blocks in the chat template. Most templates "
             "shipped with models do not have them; then the assistant mask is all zeros (nothing is graded) or TRL "
-            "raises. maskscope fell back to locating replies from the message contents. Fix: use a template with "
-            "generation markers (the built-in '*-assistant-mask' variants) or completion_only_loss on "
+            "raises. maskscope recovered the replies from the message roles instead (each reply's content and closing "
+            "token, in every turn alike; collate says reply_spans \"recovered\"), so what it shows is what TRL would "
+            "grade with markers, not what it grades without. Fix: write a training template with `maskscope "
+            "patch-template`, use a template with generation markers (the built-in '*-assistant-mask' variants) or "
+            "completion_only_loss on "
             "prompt/completion data.",
             "template + collator"},
        .once = templateNoGenerationMarkers},
