@@ -328,9 +328,9 @@ void printTextReport(const LintArgs& a, const LintedInput& in, CommandIO& io) {
 // `lint --merge SHARD.json...`: the report of the unsharded run, from its shard reports.
 int runMerge(const LintArgs& a, CommandIO& io) {
   if (!a.input.empty() || !a.shard.empty() || !a.tokenizerSpec.empty() || !a.templateSpec.empty() ||
-      !a.collatorSpec.empty() || !a.modelSpec.empty() || a.generation)
+      !a.collatorSpec.empty() || !a.modelSpec.empty() || a.generation || !a.vars.empty())
     throw Error("lint --merge takes the dataset and its settings from the shard reports; drop INPUT, --shard, "
-                "--tokenizer, --template, --collator, --model and --generation");
+                "--tokenizer, --template, --collator, --model, --var and --generation");
   std::vector<ShardFile> files;
   for (const std::string& path : a.merge) files.push_back(readShardFile(path));
   MergedReport m = mergeShardReports(files);

@@ -70,6 +70,7 @@ private Q_SLOTS:
   void thinkHistoryStripped_data();
   void thinkHistoryStripped();
   void enableThinkingVar();
+  void enableThinkingInCollate();
 };
 
 void TestRealTemplates::everyReplyGradedWithItsClosingToken_data() {
@@ -268,6 +269,29 @@ void TestRealTemplates::enableThinkingVar() {
   QVERIFY2(off.second.ends_with("<|im_start|>assistant\n<think>\n\n</think>\n\n"), off.second.c_str());
   QVERIFY2(on.second.ends_with("<|im_start|>assistant\n"), on.second.c_str());
   QCOMPARE(unset.second, on.second);
+}
+
+// Collate honours it too: TRL's completion mask starts after the prompt rendered with the
+// generation prompt, which holds the empty think block only with enable_thinking=false; then the
+// think block is prompt (-100), otherwise it is graded with the completion.
+void TestRealTemplates::enableThinkingInCollate() {
+  REQUIRE_CACHED("qwen3");
+  auto graded = [](const char* enableThinking) {
+    PipelineSpec ps;
+    ps.tokenizerSpec = cached("qwen3");
+    ps.collatorSpec = "trl-completion-only";
+    ps.render.variables["enable_thinking"] = enableThinking;
+    DatasetPipeline p(ps);
+    const TokenizedConversation tc = p.encode(readDataset(kData + "prompt-completion.jsonl").front());
+    const Batch b = p.collate({tc});
+    std::string text;
+    for (int64_t t = 0; t < b.length(); ++t)
+      if (b.labels.at(0, t) != kIgnoreIndex)
+        text += tc.text.substr(size_t(tc.tokens[size_t(t)].span.begin), size_t(tc.tokens[size_t(t)].span.size()));
+    return text;
+  };
+  QCOMPARE(graded("false"), std::string("2+2 is 4.<|im_end|>\n"));
+  QCOMPARE(graded("true"), std::string("<think>\n\n</think>\n\n2+2 is 4.<|im_end|>\n"));
 }
 
 QTEST_GUILESS_MAIN(TestRealTemplates)
