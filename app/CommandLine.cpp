@@ -42,6 +42,19 @@ struct CommandSpec {
 // Declares the options that build a batch. The returned function, called when the command runs,
 // applies --rows to `in`: its text lives in that function (never dangling), and a bad range is an
 // input error like any other (exit 2, "maskscope: error: --rows ...").
+// --var k=v (repeatable): a template variable; the returned step checks and stores them in out.
+std::function<void()> addVarOption(CLI::App* cmd, std::vector<std::pair<std::string, std::string>>& out) {
+  auto vars = std::make_shared<std::vector<std::string>>();
+  cmd->add_option("--var", *vars, "template variable k=v (repeatable; true/false are booleans)");
+  return [vars, &out] {
+    for (const auto& v : *vars) {
+      auto eq = v.find('=');
+      if (eq == std::string::npos || eq == 0) throw Error("--var: expected k=v, got \"" + v + "\"");
+      out.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+    }
+  };
+}
+
 std::function<void()> addBatchInputs(CLI::App* cmd, BatchInputs& in) {
   auto rows = std::make_shared<std::string>();
   cmd->add_option("--tokenizer", in.tokenizerSpec, "tokenizer.model, tokenizer.json, model folder or builtin:demo");
@@ -49,8 +62,10 @@ std::function<void()> addBatchInputs(CLI::App* cmd, BatchInputs& in) {
   cmd->add_option("--collator", in.collatorSpec, "preset[,key=value...], collator JSON file, or key=value,...");
   cmd->add_option("--data", in.dataSpec, "dataset file (JSONL/JSON) or builtin:demo");
   cmd->add_option("--rows", *rows, "rows A:B (half-open, 0-based)");
-  return [rows, &in] {
+  auto applyVars = addVarOption(cmd, in.vars);
+  return [rows, &in, applyVars] {
     if (!rows->empty()) parseRowRange(*rows, in.rowBegin, in.rowEnd);
+    applyVars();
   };
 }
 
@@ -85,7 +100,6 @@ Runner declareCollate(CLI::App* cmd) {
 
 Runner declareRender(CLI::App* cmd) {
   auto args = std::make_shared<RenderArgs>();
-  auto vars = std::make_shared<std::vector<std::string>>();
   auto now = std::make_shared<std::string>();
   cmd->add_option("--template", args->templateSpec, "built-in name, .jinja, tokenizer_config.json or model folder");
   cmd->add_option("--tokenizer", args->tokenizerSpec, "tokenizer spec (for its special tokens and folder)");
@@ -93,14 +107,10 @@ Runner declareRender(CLI::App* cmd) {
   cmd->add_option("--data", args->dataFile, "dataset file (with --row)");
   cmd->add_option("--row", args->row, "0-based dataset row");
   cmd->add_flag("--add-generation-prompt", args->addGenerationPrompt, "end with the assistant header");
-  cmd->add_option("--var", *vars, "template variable k=v (repeatable)");
+  auto applyVars = addVarOption(cmd, args->vars);
   cmd->add_option("--now", *now, "the date strftime_now sees, e.g. 2024-07-26");
-  return [args, vars, now](CommandIO& io) {
-    for (const auto& v : *vars) {
-      auto eq = v.find('=');
-      if (eq == std::string::npos) throw Error("--var: expected k=v, got \"" + v + "\"");
-      args->vars.emplace_back(v.substr(0, eq), v.substr(eq + 1));
-    }
+  return [args, applyVars, now](CommandIO& io) {
+    applyVars();
     if (!now->empty()) args->now = *now;
     return runRender(*args, io);
   };
@@ -115,6 +125,7 @@ Runner declareLint(CLI::App* cmd) {
   cmd->add_option("--collator", a->collatorSpec,
                   "collator spec (datasets: default 'default'; dumps: the intended collator)");
   cmd->add_option("--model", a->modelSpec, "model folder (its tokenizer is used when --tokenizer is absent)");
+  auto applyVars = addVarOption(cmd, a->vars);
   cmd->add_flag("--generation", a->generation, "the input is a generation batch (checks right padding)");
   cmd->add_option("--max-findings", a->maxFindings, "findings listed (default 1000; the summary counts all)");
   cmd->add_option("--shard", a->shard,
@@ -129,7 +140,10 @@ Runner declareLint(CLI::App* cmd) {
   cmd->add_option("--pad-id", a->padId, "dumps: the pad id (trailing runs of it are padding; over pad_token_id)");
   cmd->add_option("--fail-on", a->failOn, "exit 1 on findings of this severity or above: error (default) or warning")
       ->check(CLI::IsMember({"error", "warning"}));
-  return [a](CommandIO& io) { return runLint(*a, io); };
+  return [a, applyVars](CommandIO& io) {
+    applyVars();
+    return runLint(*a, io);
+  };
 }
 
 Runner declareLoss(CLI::App* cmd) {

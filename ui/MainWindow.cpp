@@ -4,6 +4,7 @@
 #include "core/collate/CollatorSpec.h"
 #include "core/mask/RowFacts.h"
 #include "core/template/ChatTemplate.h"
+#include "core/template/TrainingTemplate.h"
 #include "ui/AttentionGridView.h"
 #include "ui/AttentionPane.h"
 #include "ui/ComparePanel.h"
@@ -471,6 +472,12 @@ void MainWindow::buildFileMenu() {
     QString err;
     if (!f.isEmpty() && !exportView(QStringLiteral("report"), f, &err)) QMessageBox::warning(this, tr("Export"), err);
   });
+  file->addAction(tr("Export &training template\u2026"), this, [this] {
+    const QString f = QFileDialog::getSaveFileName(this, tr("Training template"), QStringLiteral("training.jinja"),
+                                                   tr("Jinja template (*.jinja)"));
+    QString err;
+    if (!f.isEmpty() && !exportTrainingTemplate(f, &err)) QMessageBox::warning(this, tr("Export"), err);
+  });
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 }
@@ -774,6 +781,22 @@ void MainWindow::setDarkTheme(bool dark) {
   update();
   for (QWidget* w : findChildren<QWidget*>()) w->update();
   updateSummary();
+}
+
+bool MainWindow::exportTrainingTemplate(const QString& path, QString* error) {
+  auto fail = [error](const QString& why) {
+    if (error) *error = why;
+    return false;
+  };
+  const DatasetPipeline* pipe = session_->pipeline();
+  if (!pipe) return fail(tr("no chat template is loaded"));
+  const ChatTemplate& tmpl = pipe->chatTemplate();
+  if (tmpl.hasGenerationMarkers())
+    return fail(tr("the template '%1' has {% generation %} blocks already").arg(QString::fromStdString(tmpl.name())));
+  const TrainingTemplateResult r =
+      makeTrainingTemplate(tmpl.source(), tmpl.defaultVariables(), pipe->tokenizer().specialTokenStrings());
+  if (!r.ok) return fail(QString::fromStdString(r.error));
+  return writeTextFile(path, QString::fromStdString(r.source), error);
 }
 
 bool MainWindow::exportView(const QString& view, const QString& path, QString* error) {

@@ -69,6 +69,10 @@ public:
   bool openPath(const QString& path);
   // Export the named view (or "window") to PNG/SVG by extension, or the HTML report (.html).
   bool exportView(const QString& view, const QString& path, QString* error = nullptr);
+  // File > Export training template: the current chat template with {% generation %} around each
+  // reply and its closing token (core's makeTrainingTemplate, verified before writing). Writes
+  // nothing and says why when the template has markers already or cannot be patched.
+  bool exportTrainingTemplate(const QString& path, QString* error = nullptr);
   int visibleRowCount() const;
   // The token-length filter measures every row once per dataset and tokenizer/template, in a worker.
   bool tokenLengthsPending() const { return lengthsPending_; }

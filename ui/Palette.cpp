@@ -85,6 +85,8 @@ QColor roleColour(PositionKind kind) {
     return QColor(0xfd, 0xae, 0x6b); // orange
   case PositionKind::Separator:
     return QColor(0x73, 0x73, 0x73);
+  case PositionKind::Think:
+    return QColor(0xe7, 0xba, 0x52); // amber: reasoning inside a reply
   case PositionKind::Unknown:
     break;
   }

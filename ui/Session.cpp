@@ -22,6 +22,7 @@ std::unique_ptr<DatasetPipeline> Session::makePipeline(const QString& tok, const
   ps.tokenizerSpec = tok.isEmpty() ? std::string("builtin:demo") : tok.toStdString();
   ps.templateSpec = tpl.toStdString();
   ps.collatorSpec = col.isEmpty() ? std::string("default") : col.toStdString();
+  ps.render.variables = templateVariables_;
   return std::make_unique<DatasetPipeline>(ps);
 }
 

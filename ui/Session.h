@@ -9,6 +9,7 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -29,6 +30,8 @@ public:
   // Any of the above, chosen by what the path is (folder, batch dump, dataset).
   bool openPath(const QString& path);
   bool setPipeline(const QString& tokenizerSpec, const QString& templateSpec, const QString& collatorSpec);
+  // Template variables (--var k=v, e.g. enable_thinking=false) for the pipelines made from now on.
+  void setTemplateVariables(std::map<std::string, std::string> vars) { templateVariables_ = std::move(vars); }
   bool setTokenizer(const QString& tokenizerSpec);
   bool setTemplate(const QString& templateSpec);
   bool setCollator(const QString& collatorSpec);
@@ -82,6 +85,7 @@ private:
   QString datasetSpec_;
   QString tokenizerSpec_ = QStringLiteral("builtin:demo");
   QString templateSpec_;
+  std::map<std::string, std::string> templateVariables_;
   QString collatorSpec_ = QStringLiteral("default");
   QString modelSpec_;
   std::vector<Conversation> conversations_;

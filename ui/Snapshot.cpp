@@ -66,7 +66,8 @@ void openInputs(Session& session, const SnapshotArgs& a) {
   auto lastError = std::make_shared<QString>(); // shared: the connection outlives this call
   QObject::connect(&session, &Session::errorOccurred, [lastError](const QString& m) { *lastError = m; });
   const BatchInputs& in = a.inputs;
-  if (!in.tokenizerSpec.empty() || !in.templateSpec.empty() || in.collatorSpec != "default") {
+  if (!in.vars.empty()) session.setTemplateVariables({in.vars.begin(), in.vars.end()});
+  if (!in.tokenizerSpec.empty() || !in.templateSpec.empty() || in.collatorSpec != "default" || !in.vars.empty()) {
     if (!session.setPipeline(QString::fromStdString(in.tokenizerSpec.empty() ? "builtin:demo" : in.tokenizerSpec),
                              QString::fromStdString(in.templateSpec), QString::fromStdString(in.collatorSpec)))
       throw Error(lastError->toStdString());

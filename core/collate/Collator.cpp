@@ -144,7 +144,7 @@ CollatedExample Collator::prepare(const TokenizedConversation& row) const {
     const TokenInfo& t = row.tokens[i];
     ex.ids.push_back(t.id);
     PositionMeta m;
-    m.kind = t.messageIndex < 0 ? PositionKind::Template : kindOfRole(t.role);
+    m.kind = t.messageIndex < 0 ? PositionKind::Template : t.think ? PositionKind::Think : kindOfRole(t.role);
     m.messageIndex = t.messageIndex;
     m.turn = t.turn;
     m.special = t.special;
@@ -206,6 +206,10 @@ CollatedExample Collator::prepare(const TokenizedConversation& row) const {
       for (size_t j = i; j < n && ex.meta[j].messageIndex == ex.meta[i].messageIndex; ++j) ex.graded[j] = 0;
     }
   }
+  // think=masked: the reasoning span is -100 whatever the labels mode gave it.
+  if (!spec_.gradeThink)
+    for (size_t i = 0; i < n; ++i)
+      if (ex.meta[i].kind == PositionKind::Think) ex.graded[i] = 0;
   addPostProcessorTokens(ex);
   truncate(ex);
   return ex;

@@ -45,8 +45,10 @@ const std::vector<CollatorPreset>& collatorPresets() {
       {"trl-assistant-only", "TRL assistant_only_loss: only assistant replies ({% generation %} spans) graded",
 
        "TRL SFTTrainer assistant_only_loss=True: labels -100 where assistant_masks == 0, "
-       "the mask built from the template's {% generation %} spans (maskscope falls back to "
-       "each reply's content and closing token when the template has none)",
+       "the mask built from the template's {% generation %} spans. With a template that has none "
+       "TRL finds no reply tokens and stops; maskscope recovers each reply's content and closing "
+       "token from the message roles instead, in every turn alike, says so (collate: reply_spans "
+       "recovered) and lint reports template-no-generation-markers",
        "labels=assistant_only", false},
       {"trl-padding-free", "TRL padding_free: one row, positions restart per example, replies graded",
 
@@ -172,6 +174,13 @@ void applyCollatorSetting(CollatorSpec& s, const std::string& rawKey, const std:
       badValue(key, v, "all, pad_masked, mask_pad_id, completion_only, assistant_only, last_turn");
   } else if (key == "grade_closing_token") {
     s.gradeClosingToken = parseBool(key, v);
+  } else if (key == "think") {
+    if (v == "graded")
+      s.gradeThink = true;
+    else if (v == "masked")
+      s.gradeThink = false;
+    else
+      badValue(key, v, "graded, masked");
   } else if (key == "attention") {
     if (v == "correct")
       s.attention = AttentionMode::Correct;
@@ -206,7 +215,7 @@ void applyCollatorSetting(CollatorSpec& s, const std::string& rawKey, const std:
   } else {
     throw Error("unknown collator key \"" + rawKey +
                 "\" (keys: padding_side, pad_to, max_length, truncation, "
-                "pad_token, labels, grade_closing_token, attention, packing, packing_separator, add_bos, "
+                "pad_token, labels, grade_closing_token, think, attention, packing, packing_separator, add_bos, "
                 "position_ids)");
   }
   if (s.name == "default" && key != "name") s.name = "custom";
@@ -289,6 +298,9 @@ std::string collatorPresetsText() {
     line.resize(std::max<size_t>(line.size() + 1, 29), ' ');
     out += line + (p.buggy ? "bug  " : "     ") + p.summary + "\n";
   }
+  out += "A template without {% generation %} (the stock Llama-3, Qwen3, Gemma-3 ones): every preset recovers\n"
+         "each reply's content and closing token from the message roles, in every turn alike (TRL would find no\n"
+         "reply tokens; `maskscope patch-template` writes a template with markers).\n";
   return out;
 }
 
@@ -356,6 +368,7 @@ nlohmann::json CollatorSpec::toJson() const {
           {"pad_token", padToken},
           {"labels", toString(labels)},
           {"grade_closing_token", gradeClosingToken},
+          {"think", gradeThink ? "graded" : "masked"},
           {"attention", toString(attention)},
           {"packing", toString(packing)},
           {"packing_separator", packingSeparator},
@@ -369,6 +382,7 @@ std::string CollatorSpec::describe() const {
     d += " (max_length " + std::to_string(maxLength) + ")";
   d += ", labels " + std::string(toString(labels));
   if (!gradeClosingToken) d += " without the closing token";
+  if (!gradeThink) d += ", think spans -100";
   d += ", attention " + std::string(toString(attention));
   if (packing != Packing::None) d += ", packing " + std::string(toString(packing));
   if (addBos) d += ", extra BOS";

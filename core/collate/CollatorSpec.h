@@ -27,6 +27,7 @@ struct CollatorSpec {
   std::string padToken; // a token string or a decimal id; empty: the tokenizer's pad, else its EOS
   LabelMode labels = LabelMode::AssistantOnly;
   bool gradeClosingToken = true;
+  bool gradeThink = true; // think=graded|masked: the <think>...</think> span keeps what labels gives it, or -100
   AttentionMode attention = AttentionMode::Correct;
   Packing packing = Packing::None;
   bool packingSeparator = false; // an EOS between packed examples

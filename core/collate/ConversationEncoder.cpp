@@ -1,6 +1,6 @@
 // Conversation -> TokenizedConversation. Replies are located from {% generation %} spans when the
-// template has them (mapped to tokens as transformers does), otherwise from each assistant
-// message's content through the last special token of its block (the end-of-turn token).
+// template has them (mapped to tokens as transformers does), otherwise recovered from the roles:
+// each assistant message's content through its end-of-turn token (markRecoveredReplies).
 // Prompt/completion rows get completionStart as TRL computes it: the token count of the prompt
 // rendered (with the generation prompt) and tokenized on its own.
 #include "core/collate/ConversationEncoder.h"
@@ -36,6 +36,74 @@ int charToToken(const std::vector<TokenInfo>& tokens, ByteSpan ch) {
   for (size_t i = 0; i < tokens.size(); ++i)
     if (!tokens[i].span.empty() && tokens[i].span.overlaps(ch)) return int(i);
   return -1;
+}
+
+bool isAssistantRole(const std::string& role) { return role == "assistant" || role == "model" || role == "gpt"; }
+
+// The reasoning of each assistant message as rendered: "<think>" through "</think>" inside the
+// message's block (from the content's start when the template printed "<think>" in the header or
+// the generation prompt). Tokens starting inside it are think positions.
+void markThinkSpans(TokenizedConversation& out) {
+  static constexpr std::string_view kOpen = "<think>", kClose = "</think>";
+  for (const MessageSpan& m : out.messages) {
+    if (!isAssistantRole(m.role) || m.block.empty() || m.block.end > int64_t(out.text.size())) continue;
+    const std::string_view block(out.text.data() + m.block.begin, size_t(m.block.size()));
+    const size_t close = block.find(kClose);
+    if (close == std::string_view::npos) continue;
+    const size_t open = block.rfind(kOpen, close);
+    int64_t begin = m.block.begin + int64_t(open);
+    if (open == std::string_view::npos) {
+      if (m.content.empty() || m.content.begin > m.block.begin + int64_t(close)) continue;
+      begin = m.content.begin;
+    }
+    const ByteSpan think{begin, m.block.begin + int64_t(close + kClose.size())};
+    for (TokenInfo& t : out.tokens)
+      if (!t.span.empty() && think.contains(t.span.begin)) t.think = true;
+  }
+}
+
+// Replies of a template without {% generation %}: each assistant message's content (from a think
+// block the template writes before it, Qwen3's last turn) through its closing token, the same way
+// in every turn. The closing token is the first special token after the content that ends turns
+// (the template's eos_token or a common end-of-turn token: a template may print the next header,
+// or Llama-3's unconditional generation prompt, inside the last block); else the last special
+// token of the block after the content. An empty (or unlocated) content leaves the closing token
+// as the whole reply.
+void markRecoveredReplies(TokenizedConversation& out, const std::string& eosText) {
+  static const std::vector<std::string_view> kTurnEnds = {"<|im_end|>", "<|eot_id|>", "<|eom_id|>",   "<end_of_turn>",
+                                                          "<|end|>",    "</s>",       "<|endoftext|>"};
+  auto endsTurn = [&](const TokenInfo& t) {
+    const std::string_view s = std::string_view(out.text).substr(size_t(t.span.begin), size_t(t.span.size()));
+    return (!eosText.empty() && s == eosText) || std::find(kTurnEnds.begin(), kTurnEnds.end(), s) != kTurnEnds.end();
+  };
+  for (const MessageSpan& m : out.messages) {
+    if (!isAssistantRole(m.role)) continue;
+    const bool haveContent = !m.content.empty() && m.content.begin >= m.block.begin && m.content.end <= m.block.end;
+    int first = -1, last = -1;
+    if (haveContent) {
+      first = charToToken(out.tokens, characterAt(out.text, m.content.begin));
+      last = charToToken(out.tokens, characterAt(out.text, m.content.end - 1));
+      if (first < 0 || last < first) first = last = -1;
+    }
+    const int64_t after = haveContent ? m.content.end : m.block.begin;
+    int closing = -1, lastSpecial = -1;
+    for (size_t i = 0; i < out.tokens.size(); ++i) {
+      const TokenInfo& t = out.tokens[i];
+      if (!t.special || t.span.begin < after || !m.block.contains(t.span.begin)) continue;
+      if (closing < 0 && endsTurn(t)) closing = int(i);
+      lastSpecial = int(i);
+    }
+    if (closing < 0) closing = lastSpecial;
+    if (first < 0) first = closing;
+    for (size_t i = 0; i < out.tokens.size(); ++i)
+      if (out.tokens[i].think && out.tokens[i].messageIndex == m.messageIndex) {
+        if (first < 0 || int(i) < first) first = int(i);
+        break;
+      }
+    last = std::max(last, closing);
+    for (int i = first; i >= 0 && i <= last && i < int(out.tokens.size()); ++i)
+      out.tokens[size_t(i)].inGeneration = true;
+  }
 }
 
 } // namespace
@@ -107,33 +175,14 @@ TokenizedConversation ConversationEncoder::encode(const Conversation& conv, cons
       t.scaffolding = t.special || !m.content.overlaps(t.span);
     }
   }
+  markThinkSpans(out);
   // Reply positions.
   if (out.generationSpans) {
     std::vector<uint8_t> mask = assistantMaskFromSpans(out.tokens, *out.generationSpans, out.text);
     for (size_t i = 0; i < mask.size(); ++i) out.tokens[i].inGeneration = mask[i] != 0;
   } else {
-    for (const MessageSpan& m : out.messages) {
-      if (m.role != "assistant" && m.role != "model" && m.role != "gpt") continue;
-      const bool haveContent = !m.content.empty() && m.content.begin >= m.block.begin && m.content.end <= m.block.end;
-      int first = -1, last = -1;
-      if (haveContent) {
-        first = charToToken(out.tokens, characterAt(out.text, m.content.begin));
-        last = charToToken(out.tokens, characterAt(out.text, m.content.end - 1));
-        if (first < 0 || last < first) first = last = -1;
-      }
-      // The closing token: the last special token of the block after the content. An empty (or
-      // unlocated) content leaves the closing token as the whole reply.
-      const int64_t after = haveContent ? m.content.end : m.block.begin;
-      int closing = -1;
-      for (size_t i = 0; i < out.tokens.size(); ++i) {
-        const TokenInfo& t = out.tokens[i];
-        if (t.special && t.span.begin >= after && m.block.contains(t.span.begin)) closing = int(i);
-      }
-      if (first < 0) first = closing;
-      last = std::max(last, closing);
-      for (int i = first; i >= 0 && i <= last && i < int(out.tokens.size()); ++i)
-        out.tokens[size_t(i)].inGeneration = true;
-    }
+    auto eos = options.render.variables.find("eos_token");
+    markRecoveredReplies(out, eos == options.render.variables.end() ? std::string() : eos->second);
   }
   // Where the completion starts, as TRL's tokenize step: len(tokenize(prompt)).
   if (conv.plainText) {

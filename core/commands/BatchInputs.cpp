@@ -18,6 +18,7 @@ Batch buildBatch(const BatchInputs& in, std::vector<RowError>* rowErrors,
   ps.tokenizerSpec = in.tokenizerSpec.empty() ? "builtin:demo" : in.tokenizerSpec;
   ps.templateSpec = in.templateSpec;
   ps.collatorSpec = in.collatorSpec;
+  for (const auto& [k, v] : in.vars) ps.render.variables[k] = v;
   DatasetPipeline pipeline(ps);
   if (tokenizerOut) *tokenizerOut = pipeline.encoder().tokenizerPtr();
   DatasetReader reader(in.dataSpec);

@@ -8,6 +8,8 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace maskscope {
 
@@ -19,8 +21,9 @@ struct BatchInputs {
   std::string tokenizerSpec; // --tokenizer
   std::string templateSpec;  // --template (empty: the tokenizer's own)
   std::string collatorSpec = "default";
-  long rowBegin = 0; // --rows A:B, half-open
-  long rowEnd = -1;  // -1: to the end
+  long rowBegin = 0;                                     // --rows A:B, half-open
+  long rowEnd = -1;                                      // -1: to the end
+  std::vector<std::pair<std::string, std::string>> vars; // --var k=v: template variables
 };
 
 // Loads or builds the batch. Throws Error on unusable input.

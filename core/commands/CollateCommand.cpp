@@ -3,6 +3,7 @@
 #include "core/batchio/BatchJson.h"
 #include "core/collate/CollatorSpec.h"
 #include "core/table/PositionTable.h"
+#include "core/template/ChatTemplate.h"
 #include "core/tokenizer/Tokenizer.h"
 #include "core/util/Error.h"
 #include "core/util/JsonString.h"
@@ -69,13 +70,24 @@ int runCollate(const BatchInputs& inputs, CommandIO& io, const CollateTableOptio
   Batch b = buildBatch(inputs, &skipped, &tokenizer);
   for (const auto& e : skipped) io.err << "maskscope: skipped " << e.toString() << "\n";
   if (table.enabled) return printTables(b, tokenizer.get(), table, io);
+  // Where the reply spans came from: the template's {% generation %} blocks, or (stock templates)
+  // recovered from the message roles as content + closing token, the same way in every turn.
+  const bool fromData = inputs.batchFile.empty();
+  const bool markers = fromData && loadChatTemplate(inputs.templateSpec, inputs.tokenizerSpec)->hasGenerationMarkers();
   if (io.json) {
-    io.out << escapeLineSeparators(batchToJson(b).dump()) << "\n";
+    nlohmann::ordered_json j = batchToJson(b);
+    if (fromData) j["reply_spans"] = markers ? "generation" : "recovered";
+    io.out << escapeLineSeparators(j.dump()) << "\n";
     return 0;
   }
   io.out << b.origin << ": " << b.batchSize() << " rows x " << b.length() << " positions\n";
-  if (b.inputIds.rows > 0 && !inputs.collatorSpec.empty() && inputs.batchFile.empty())
+  if (b.inputIds.rows > 0 && !inputs.collatorSpec.empty() && fromData)
     io.out << "  collator: " << parseCollatorSpec(inputs.collatorSpec).describe() << "\n";
+  if (fromData)
+    io.out << (markers ? "  replies: the template's {% generation %} spans\n"
+                       : "  replies: recovered from the message roles (each reply's content and closing token, in "
+                         "every turn); the template has no {% generation %}, so TRL's assistant_only_loss would "
+                         "find no reply tokens\n");
   for (int64_t r = 0; r < b.batchSize(); ++r) {
     int64_t real = 0, graded = 0;
     for (int64_t t = 0; t < b.length(); ++t) {

@@ -208,6 +208,7 @@ void lintDumpInput(const LintArgs& a, const std::string& tokenizerSpec, CommandI
     in.dumpBatch.padTokenId = *a.padId;
   }
   LintContext ctx;
+  for (const auto& [k, v] : a.vars) ctx.render.variables[k] = v;
   ctx.generation = a.generation;
   ctx.maxFindings = a.maxFindings >= 0 ? a.maxFindings : 1000;
   if (!tokenizerSpec.empty()) {
@@ -236,6 +237,7 @@ void lintDatasetInput(const LintArgs& a, const std::string& tokenizerSpec, int s
   o.pipeline.tokenizerSpec = tokenizerSpec.empty() ? "builtin:demo" : tokenizerSpec;
   o.pipeline.templateSpec = a.templateSpec;
   o.pipeline.collatorSpec = a.collatorSpec.empty() ? "default" : a.collatorSpec;
+  for (const auto& [k, v] : a.vars) o.pipeline.render.variables[k] = v;
   o.microBatchSize = a.microBatch;
   o.threads = a.threads;
   o.generation = a.generation;
@@ -254,6 +256,7 @@ void lintDatasetInput(const LintArgs& a, const std::string& tokenizerSpec, int s
                  {"tokenizer", o.pipeline.tokenizerSpec},
                  {"template", o.pipeline.templateSpec},
                  {"collator", o.pipeline.collatorSpec},
+                 {"vars", o.pipeline.render.variables},
                  {"generation", o.generation},
                  {"micro_batch", o.microBatchSize},
                  {"max_findings", o.maxFindings},
@@ -325,9 +328,9 @@ void printTextReport(const LintArgs& a, const LintedInput& in, CommandIO& io) {
 // `lint --merge SHARD.json...`: the report of the unsharded run, from its shard reports.
 int runMerge(const LintArgs& a, CommandIO& io) {
   if (!a.input.empty() || !a.shard.empty() || !a.tokenizerSpec.empty() || !a.templateSpec.empty() ||
-      !a.collatorSpec.empty() || !a.modelSpec.empty() || a.generation)
+      !a.collatorSpec.empty() || !a.modelSpec.empty() || a.generation || !a.vars.empty())
     throw Error("lint --merge takes the dataset and its settings from the shard reports; drop INPUT, --shard, "
-                "--tokenizer, --template, --collator, --model and --generation");
+                "--tokenizer, --template, --collator, --model, --var and --generation");
   std::vector<ShardFile> files;
   for (const std::string& path : a.merge) files.push_back(readShardFile(path));
   MergedReport m = mergeShardReports(files);
@@ -351,6 +354,7 @@ int runMerge(const LintArgs& a, CommandIO& io) {
       p.tokenizerSpec = m.settings.value("tokenizer", std::string());
       p.templateSpec = m.settings.value("template", std::string());
       p.collatorSpec = m.settings.value("collator", std::string());
+      p.render.variables = m.settings.value("vars", std::map<std::string, std::string>());
       in.viewPipeline = std::make_unique<DatasetPipeline>(p);
     } catch (const std::exception& e) {
       io.err << "maskscope: note: no token view of offending rows (" << e.what() << ")\n";

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace maskscope {
@@ -28,6 +29,7 @@ struct LintArgs {
   int showRows = 3;               // --show-rows N: offending rows drawn as tokens in the text report
   std::optional<int64_t> padId;   // --pad-id N (dumps): the pad id, over the dump's pad_token_id
   std::string failOn = "error";   // --fail-on error|warning: the least severity that makes the exit status 1
+  std::vector<std::pair<std::string, std::string>> vars; // --var k=v: template variables
 };
 
 int runLint(const LintArgs& args, CommandIO& io);

@@ -19,6 +19,8 @@ const char* positionKindName(PositionKind k) {
     return "pad";
   case PositionKind::Separator:
     return "separator";
+  case PositionKind::Think:
+    return "think";
   case PositionKind::Unknown:
     break;
   }

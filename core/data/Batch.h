@@ -25,8 +25,9 @@ struct IntGrid {
   friend bool operator==(const IntGrid&, const IntGrid&) = default;
 };
 
-// What a position is, for display and for role-aware lint rules.
-enum class PositionKind : uint8_t { Unknown, System, User, Assistant, Tool, Template, Padding, Separator };
+// What a position is, for display and for role-aware lint rules. Think: the reasoning span
+// (<think>...</think>) inside an assistant reply, so it can be shown, graded or masked on its own.
+enum class PositionKind : uint8_t { Unknown, System, User, Assistant, Tool, Template, Padding, Separator, Think };
 const char* positionKindName(PositionKind k);
 
 // One packed example inside a row: positions [begin, end).

@@ -29,6 +29,7 @@ struct TokenInfo {
   bool special = false;      // control / added special token
   bool scaffolding = false;  // template text (headers, footers, markers), not message content
   bool inGeneration = false; // inside a {% generation %} span (or the assistant reply when no markers)
+  bool think = false;        // inside a <think>...</think> span of an assistant message (tags included)
 };
 
 struct TokenizedConversation {

@@ -60,7 +60,7 @@ ChunkResult lintChunk(const DatasetPipeline& pipeline, const DatasetLintOptions&
       continue;
     }
     const long before = rep.summary.findingsByRule["boundary-merge"];
-    runConversationChecks(tc, c.rowIndex, out);
+    runConversationChecks(tc, c.rowIndex, out, &c);
     if (c.rowIndex < opt.prefixCheckRows && rep.summary.findingsByRule["boundary-merge"] == before) {
       runPrefixChecks(pipeline.encoder(), pipeline.renderOptions(), c, tc, out);
     }

@@ -55,15 +55,19 @@ RoleMarkers learnRoleMarkers(const ConversationEncoder& encoder, const RenderOpt
     RoleMarker mk;
     mk.role = ms.role;
     mk.kind = kindOfRole(ms.role);
-    int lastSpecial = -1;
+    // The footer ends at the block's last special token; a reply's at its closing token as the
+    // encoder found it (Llama-3's template prints the next header inside the last block).
+    int lastSpecial = -1, lastReply = -1;
     for (const TokenInfo& t : tc.tokens) {
       if (t.span.empty()) continue;
       if (t.span.begin >= ms.block.begin && t.span.end <= ms.content.begin) mk.header.push_back(t.id);
       if (t.span.begin >= ms.content.end && t.span.begin < ms.block.end) {
         mk.footer.push_back(t.id);
         if (t.special) lastSpecial = int(mk.footer.size()) - 1;
+        if (t.special && t.inGeneration) lastReply = int(mk.footer.size()) - 1;
       }
     }
+    if (mk.kind == PositionKind::Assistant && lastReply >= 0) lastSpecial = lastReply;
     if (lastSpecial >= 0) {
       mk.footer.resize(size_t(lastSpecial) + 1);
       mk.closingIndex = lastSpecial;

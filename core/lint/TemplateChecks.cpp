@@ -28,8 +28,9 @@ void runTemplateChecks(const ConversationEncoder& enc, const RenderOptions& rend
     if (rule.once) rule.once(in);
 }
 
-void runConversationChecks(const TokenizedConversation& tc, long row, FindingCollector& out) {
-  const ConversationInput in{tc, row, out};
+void runConversationChecks(const TokenizedConversation& tc, long row, FindingCollector& out,
+                           const Conversation* conversation) {
+  const ConversationInput in{tc, row, out, conversation};
   for (const LintRule& rule : lintRules())
     if (rule.conversation) rule.conversation(in);
 }

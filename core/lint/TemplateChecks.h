@@ -19,7 +19,9 @@ void runTemplateChecks(const ConversationEncoder& encoder, const RenderOptions& 
 
 // Per conversation, on its encoding: special-token-injection and boundary-merge (a token that
 // straddles the start of a reply's content). row = the dataset row.
-void runConversationChecks(const TokenizedConversation& encoded, long row, FindingCollector& out);
+// conversation (optional): the row as read, for the rules that compare it with its render.
+void runConversationChecks(const TokenizedConversation& encoded, long row, FindingCollector& out,
+                           const Conversation* conversation = nullptr);
 
 // The render-prefix checks for one conversation (render of the messages before the last reply plus
 // the generation prompt must be a text prefix, and its tokens a token prefix, of the full render).

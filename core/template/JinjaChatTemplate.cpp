@@ -170,7 +170,18 @@ JinjaChatTemplate::spansFromLoop(const SpanInputs& in, const std::vector<std::pa
   return spans;
 }
 
-std::vector<MessageSpan> JinjaChatTemplate::spansFromPrefixes(const SpanInputs& in) const {
+// Where message k+1's iteration began in the full render, when the recorded iterations are in
+// order and non-empty: the end of message k's block for templates that are not prefix-preserving
+// (Qwen3 renders an assistant reply differently when it is the last message), else -1.
+static int64_t nextIterationStart(const std::vector<std::pair<int64_t, int64_t>>& loop, size_t k) {
+  if (k + 1 >= loop.size()) return -1;
+  for (size_t j = 1; j < loop.size(); ++j)
+    if (loop[j].first < 0 || loop[j].first >= loop[j].second || loop[j].first < loop[j - 1].second) return -1;
+  return loop[k + 1].first;
+}
+
+std::vector<MessageSpan>
+JinjaChatTemplate::spansFromPrefixes(const SpanInputs& in, const std::vector<std::pair<int64_t, int64_t>>& loop) const {
   // General path: one render per prefix. Start of the first block: what an empty conversation renders, else the BOS
   // token.
   const int64_t n = int64_t(in.messages.size());
@@ -200,6 +211,10 @@ std::vector<MessageSpan> JinjaChatTemplate::spansFromPrefixes(const SpanInputs& 
     }
     ByteSpan content;
     bool found = locateContent(text, in.contents[size_t(k)], prevEnd, end, content);
+    if (end < 0 && loop.size() == size_t(n)) {
+      const int64_t next = nextIterationStart(loop, size_t(k));
+      if (next >= (found ? content.end : prevEnd)) end = next; // the block runs to the next message's iteration
+    }
     if (end < 0) end = found ? content.end : prevEnd; // fallback: block ends with its content
     if (in.roles[size_t(k)] == "user") {
       ++users;
@@ -217,6 +232,14 @@ std::vector<MessageSpan> JinjaChatTemplate::spansFromPrefixes(const SpanInputs& 
   return spans;
 }
 
+namespace {
+Value templateVariableValue(const std::string& v) {
+  if (v == "true" || v == "True") return Value::boolean(true);
+  if (v == "false" || v == "False") return Value::boolean(false);
+  return Value::string(v);
+}
+} // namespace
+
 RenderResult JinjaChatTemplate::renderValues(const std::vector<Value>& messages, const std::vector<std::string>& roles,
                                              const std::vector<std::string>& contents, const RenderOptions& options,
                                              const Value& tools, const Value& extra) const {
@@ -229,7 +252,10 @@ RenderResult JinjaChatTemplate::renderValues(const std::vector<Value>& messages,
   base.emplace_back("documents", Value::none());
   if (extra.isDict())
     for (const auto& [k, v] : extra.dictObj().entries) base.emplace_back(k, v);
-  // Later entries win (Frame::set overwrites), so --var values passed as extras override too.
+  // Later entries win (Frame::set overwrites): --var values override a row's own extras, and
+  // "true"/"false" are booleans, as enable_thinking=False is in Python (the string "false" would
+  // be truthy, and `enable_thinking is false` would never hold).
+  for (const auto& [k, v] : options.variables) base.emplace_back(k, templateVariableValue(v));
 
   std::vector<const void*> tracked;
   if (options.computeMessageSpans)
@@ -253,7 +279,7 @@ RenderResult JinjaChatTemplate::renderValues(const std::vector<Value>& messages,
   if (auto spans = spansFromLoop(in, full.trackedSpans))
     result.messages = std::move(*spans);
   else
-    result.messages = spansFromPrefixes(in);
+    result.messages = spansFromPrefixes(in, full.trackedSpans);
   return result;
 }
 

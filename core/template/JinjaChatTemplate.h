@@ -56,7 +56,9 @@ private:
   struct SpanInputs;
   std::optional<std::vector<MessageSpan>> spansFromLoop(const SpanInputs& in,
                                                         const std::vector<std::pair<int64_t, int64_t>>& loop) const;
-  std::vector<MessageSpan> spansFromPrefixes(const SpanInputs& in) const;
+  // loop: the recorded iterations, used where a prefix render is not a prefix of the full text.
+  std::vector<MessageSpan> spansFromPrefixes(const SpanInputs& in,
+                                             const std::vector<std::pair<int64_t, int64_t>>& loop) const;
 
   std::string name_;
   std::string source_;

@@ -418,6 +418,34 @@ std::vector<RuleCase> ruleCases() {
     DatasetLintOptions o;
     return lintDataset(kData + "long-reply.jsonl", o);
   });
+  add("template-tokens-not-special fires (llama3 template on the ChatML demo tokenizer)", "template-tokens-not-special",
+      true, [] {
+        DatasetLintOptions o;
+        o.pipeline.templateSpec = "llama3";
+        return lintDataset(kData + "long-reply.jsonl", o);
+      });
+  add("template-tokens-not-special quiet (chatml on the demo tokenizer)", "template-tokens-not-special", false, [] {
+    DatasetLintOptions o;
+    return lintDataset(kData + "long-reply.jsonl", o);
+  });
+  add("think-history-stripped fires (Qwen3 template drops reasoning of an earlier turn)", "think-history-stripped",
+      true, [] {
+        DatasetLintOptions o;
+        o.pipeline.templateSpec = kData + "qwen3-think.jinja";
+        return lintDataset(kData + "think-history.jsonl", o);
+      });
+  add("think-history-stripped quiet (reasoning in the last turn only)", "think-history-stripped", false, [] {
+    DatasetLintOptions o;
+    o.pipeline.templateSpec = kData + "qwen3-think.jinja";
+    return lintDataset(kData + "think-last-only.jsonl", o);
+  });
+  add("stop-token-not-graded: one finding per reply (grade_closing_token=false)", "stop-token-not-graded", true, [] {
+    LintReport r = lintBatch(demoBatch(kData + "multi-turn.jsonl", "default,grade_closing_token=false"), demoContext());
+    long n = 0;
+    for (const Finding& f : r.findings) n += f.rule == "stop-token-not-graded";
+    if (n != 5) r.findings.clear(); // 2 + 3 replies in multi-turn.jsonl: each its own finding
+    return r;
+  });
   add("pad-token-missing fires (tokenizer without a pad token)", "pad-token-missing", true, [] {
     DatasetLintOptions o;
     o.pipeline.tokenizerSpec = kData + "no-pad-tokenizer";

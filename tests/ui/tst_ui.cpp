@@ -4,6 +4,7 @@
 // reset of the dock layout, theme contrast.
 #include "core/collate/CollatorSpec.h"
 #include "core/forward/ForwardEngine.h"
+#include "core/template/ChatTemplate.h"
 #include "ui/AttentionGridView.h"
 #include "ui/ComparePanel.h"
 #include "ui/Export.h"
@@ -22,6 +23,7 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFile>
+#include <QFileInfo>
 #include <QHelpEvent>
 #include <QLabel>
 #include <QLineEdit>
@@ -555,6 +557,47 @@ private Q_SLOTS:
       QVERIFY(html.contains(QStringLiteral("<h2>Loss</h2>")));
       QVERIFY(html.contains(QStringLiteral("</html>")));
     }
+  }
+
+  // File > Export training template, driven through its public method (no dialog): the stock llama3
+  // template comes out with {% generation %} blocks and renders the same text; a template that has
+  // markers already is refused and nothing is written.
+  void exportTrainingTemplate_data() {
+    QTest::addColumn<QString>("templ");
+    QTest::addColumn<bool>("written");
+    QTest::newRow("llama3 patched") << QStringLiteral("llama3") << true;
+    QTest::newRow("chatml patched") << QStringLiteral("chatml") << true;
+    QTest::newRow("markers already: refused") << QStringLiteral("chatml-assistant-mask") << false;
+  }
+  void exportTrainingTemplate() {
+    QFETCH(QString, templ);
+    QFETCH(bool, written);
+    QTemporaryDir dir;
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    QVERIFY(s.setTemplate(templ));
+    MainWindow w(&s);
+    const QString path = dir.filePath(QStringLiteral("training.jinja"));
+    QString error;
+    QCOMPARE(w.exportTrainingTemplate(path, &error), written);
+    QCOMPARE(QFileInfo::exists(path), written);
+    if (!written) {
+      QVERIFY2(error.contains(QStringLiteral("generation")), qPrintable(error));
+      return;
+    }
+    std::shared_ptr<ChatTemplate> original = loadChatTemplate(templ.toStdString());
+    std::shared_ptr<ChatTemplate> patched = loadChatTemplate(path.toStdString());
+    QVERIFY(patched->hasGenerationMarkers());
+    const std::vector<Message> chat = {{"user", "Hi", nullptr},
+                                       {"assistant", "Sure.", nullptr},
+                                       {"user", "Thanks", nullptr},
+                                       {"assistant", "Bye.", nullptr}};
+    RenderOptions ro;
+    ro.variables = original->defaultVariables();
+    ro.computeMessageSpans = false;
+    const RenderResult a = original->render(chat, ro), b = patched->render(chat, ro);
+    QCOMPARE(b.text, a.text);
+    QCOMPARE(int(b.generationSpans->size()), 2);
   }
 
   void snapshotsHaveContent_data() {

@@ -4,6 +4,7 @@
 #include "core/lint/LintRegistry.h"
 
 #include <map>
+#include <vector>
 
 namespace maskscope {
 
@@ -16,7 +17,7 @@ bool isPromptKind(PositionKind k) {
 
 // One assistant reply inside an example, by message index.
 struct Reply {
-  int64_t first = -1, positions = 0, graded = 0, closing = -1, content = 0;
+  int64_t first = -1, last = -1, positions = 0, graded = 0, closing = -1, content = 0;
   bool truncated = false;
 };
 
@@ -27,6 +28,7 @@ std::map<int32_t, Reply> repliesOf(const RowInput& in, const ExampleRange& ex) {
     if (!pm.reply || pm.messageIndex < 0) continue;
     Reply& rp = replies[pm.messageIndex];
     if (rp.first < 0) rp.first = t;
+    rp.last = t;
     ++rp.positions;
     rp.graded += in.graded(t);
     if (pm.closesReply)
@@ -68,46 +70,58 @@ void promptGraded(const RowInput& in) {
               "), first at position " + num(first));
 }
 
-// With roles: the closing token of a reply that is graded (or an empty reply among graded ones).
+// The token that closes a reply whose span does not hold it (a template or collator that marks
+// only the content): the first special token after the reply inside the same message.
+int64_t closingAfter(const RowInput& in, const ExampleRange& ex, int32_t message, const Reply& rp) {
+  for (int64_t t = rp.last + 1; t < ex.end; ++t) {
+    const PositionMeta& pm = (*in.meta)[size_t(t)];
+    if (pm.messageIndex != message) return -1;
+    if (pm.special) return t;
+  }
+  return -1;
+}
+
+// With roles: every reply that is graded (or empty among graded ones) and whose closing token is
+// -100 is its own finding, naming the reply, its message and the closing position.
 void stopTokenOfReplies(const RowInput& in) {
   for (const ExampleRange& ex : in.L.examples) {
     const std::map<int32_t, Reply> replies = repliesOf(in, ex);
     bool anyGraded = false;
     for (const auto& [idx, rp] : replies) anyGraded = anyGraded || rp.graded > 0;
-    int64_t missing = 0, first = -1, withClosing = 0;
+    int64_t n = 0;
     for (const auto& [idx, rp] : replies) {
-      if (rp.closing < 0) continue;
-      ++withClosing;
-      if (in.graded(rp.closing) || (rp.graded == 0 && (rp.content != 0 || !anyGraded))) continue;
-      ++missing;
-      if (first < 0) first = rp.closing;
+      ++n;
+      if (rp.truncated) continue; // its closing token is gone: reply-truncated reports it
+      const bool inSpan = rp.closing >= 0;
+      const int64_t closing = inSpan ? rp.closing : closingAfter(in, ex, idx, rp);
+      if (closing < 0 || in.graded(closing) || (rp.graded == 0 && (rp.content != 0 || !anyGraded))) continue;
+      const int64_t id = in.b.inputIds.at(in.r, closing);
+      in.emit("stop-token-not-graded", closing,
+              in.label(closing) + ": reply " + num(n) + " of " + num(int64_t(replies.size())) + " (message " +
+                  num(idx) + ") is graded but its closing token (id " + num(id) + ") at position " + num(closing) +
+                  " has label -100" + (inSpan ? "" : " (it lies outside the reply span)") +
+                  (in.padId && *in.padId == id ? "; it is also the pad id" : ""));
     }
-    if (missing == 0) continue;
-    const int64_t id = in.b.inputIds.at(in.r, first);
-    in.emit("stop-token-not-graded", first,
-            in.label(first) + ": " + num(missing) + " of " + num(withClosing) +
-                " graded replies have label -100 on their closing token (id " + num(id) + ", first at position " +
-                num(first) + ")" + (in.padId && *in.padId == id ? "; it is also the pad id" : ""));
   }
 }
 
-// Without roles: the EOS that follows a graded position should be graded too.
+// Without roles: the EOS that follows a graded position should be graded too; each one that is not
+// is its own finding.
 void stopTokenOfEos(const RowInput& in) {
   if (!in.b.eosTokenId) return;
   const int64_t eos = *in.b.eosTokenId;
-  int64_t missing = 0, first = -1, closings = 0;
+  int64_t closings = 0;
+  std::vector<int64_t> missing;
   for (int64_t t = std::max<int64_t>(1, in.L.firstReal); t < in.L.endReal; ++t) {
     if (in.L.pad[size_t(t)] || in.b.inputIds.at(in.r, t) != eos || !in.graded(t - 1)) continue;
     ++closings;
-    if (in.graded(t)) continue;
-    ++missing;
-    if (first < 0) first = t;
+    if (!in.graded(t)) missing.push_back(t);
   }
-  if (missing > 0)
-    in.emit("stop-token-not-graded", first,
-            in.label(first) + ": " + num(missing) + " of " + num(closings) + " EOS tokens (id " + num(eos) +
-                ") right after graded text have label -100 (first at position " + num(first) + ")" +
-                (in.padId && *in.padId == eos ? "; the pad id is the EOS id" : ""));
+  for (size_t k = 0; k < missing.size(); ++k)
+    in.emit("stop-token-not-graded", missing[k],
+            in.label(missing[k]) + ": the EOS (id " + num(eos) + ") at position " + num(missing[k]) +
+                ", right after graded text, has label -100 (" + num(int64_t(missing.size())) + " of " + num(closings) +
+                " such EOS tokens in the row)" + (in.padId && *in.padId == eos ? "; the pad id is the EOS id" : ""));
 }
 
 void stopTokenNotGraded(const RowInput& in) { in.meta ? stopTokenOfReplies(in) : stopTokenOfEos(in); }

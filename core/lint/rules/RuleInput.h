@@ -64,6 +64,7 @@ struct ConversationInput {
   const TokenizedConversation& encoded;
   long row; // the dataset row
   FindingCollector& out;
+  const Conversation* conversation = nullptr; // the row as read (its messages before the template), when known
 };
 
 } // namespace maskscope

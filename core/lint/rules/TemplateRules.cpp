@@ -4,6 +4,9 @@
 #include "core/lint/LintRegistry.h"
 #include "core/lint/TemplateChecks.h"
 
+#include <algorithm>
+#include <cctype>
+
 namespace maskscope {
 
 namespace {
@@ -74,6 +77,104 @@ void templateNotPrefixPreserving(const TemplateInput& in) {
                    num(int64_t(d)) + ")");
     return;
   }
+}
+
+// Control-token-looking markers in a rendered text: "<|...|>", "<word_word>" / "</word_word>" (Gemma's
+// <start_of_turn>), and the template's bos/eos token strings where it prints them. In text order.
+std::vector<std::string> controlMarkers(const std::string& text, const RenderOptions& render) {
+  std::vector<std::string> found;
+  auto add = [&](std::string m) {
+    if (!m.empty() && std::find(found.begin(), found.end(), m) == found.end()) found.push_back(std::move(m));
+  };
+  for (size_t i = 0; i + 2 < text.size(); ++i) {
+    if (text[i] != '<') continue;
+    if (text[i + 1] == '|') {
+      const size_t end = text.find("|>", i + 2);
+      if (end != std::string::npos && end - i <= 64 && text.find_first_of("<\n", i + 1) > end)
+        add(text.substr(i, end + 2 - i));
+      continue;
+    }
+    size_t j = i + 1 + (text[i + 1] == '/');
+    const size_t nameBegin = j;
+    while (j < text.size() && j - i <= 64 && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
+    const std::string name = text.substr(nameBegin, j - nameBegin);
+    if (j < text.size() && text[j] == '>' && name.find('_') != std::string::npos && name.front() != '_')
+      add(text.substr(i, j + 1 - i));
+  }
+  for (const char* key : {"bos_token", "eos_token"}) {
+    auto it = render.variables.find(key);
+    if (it != render.variables.end() && it->second.size() >= 3 && text.find(it->second) != std::string::npos)
+      add(it->second);
+  }
+  return found;
+}
+
+void templateTokensNotSpecial(const TemplateInput& in) {
+  std::string text = in.markers.probe.text;
+  if (!in.markers.probeMessages.empty()) {
+    RenderOptions ro = in.render;
+    ro.addGenerationPrompt = true;
+    ro.computeMessageSpans = false;
+    try {
+      text += "\n" + in.encoder.chatTemplate().render(in.markers.probeMessages, ro).text;
+    } catch (const std::exception&) {
+      // a template may refuse a generation prompt after a reply: the probe alone is checked
+    }
+  }
+  const Tokenizer& tok = in.encoder.tokenizer();
+  for (const std::string& marker : controlMarkers(text, in.render)) {
+    const Encoding e = tok.encode(marker, {});
+    if (e.size() <= 1) continue;
+    std::string pieces;
+    for (size_t k = 0; k < e.size() && k < 8; ++k) pieces += std::string(k ? ", " : "") + "\"" + e.tokens[k] + "\"";
+    if (e.size() > 8) pieces += ", ...";
+    in.out.add("template-tokens-not-special", std::nullopt, std::nullopt,
+               "the template '" + in.encoder.chatTemplate().name() + "' writes \"" + marker +
+                   "\", but the tokenizer (" + tok.source() + ") encodes it as " + num(int64_t(e.size())) +
+                   " ordinary tokens (" + pieces +
+                   ") instead of one special token; use the template that ships with this tokenizer (omit "
+                   "--template), or the tokenizer the template was written for");
+  }
+}
+
+// The reasoning an assistant message holds: its reasoning_content field, else the text between
+// <think> and </think> of its content (as the Qwen3 template splits it), trimmed of newlines.
+std::string reasoningOf(const Message& m) {
+  std::string r;
+  if (m.extra.is_object() && m.extra.contains("reasoning_content") && m.extra["reasoning_content"].is_string()) {
+    r = m.extra["reasoning_content"].get<std::string>();
+  } else {
+    const size_t close = m.content.find("</think>");
+    if (close == std::string::npos) return {};
+    r = m.content.substr(0, close);
+    const size_t open = r.rfind("<think>");
+    if (open != std::string::npos) r = r.substr(open + 7);
+  }
+  const size_t b = r.find_first_not_of('\n');
+  if (b == std::string::npos) return {};
+  return r.substr(b, r.find_last_not_of('\n') + 1 - b);
+}
+
+void thinkHistoryStripped(const ConversationInput& in) {
+  if (!in.conversation || in.conversation->plainText) return;
+  const std::vector<Message>& msgs = in.conversation->messages;
+  std::vector<int> dropped;
+  for (size_t i = 0; i < msgs.size(); ++i) {
+    if (msgs[i].role != "assistant") continue;
+    const std::string reasoning = reasoningOf(msgs[i]);
+    if (!reasoning.empty() && in.encoded.text.find(reasoning) == std::string::npos) dropped.push_back(int(i));
+  }
+  if (dropped.empty()) return;
+  std::optional<int64_t> at;
+  for (size_t t = 0; t < in.encoded.tokens.size() && !at; ++t)
+    if (in.encoded.tokens[t].messageIndex == dropped.front()) at = int64_t(t);
+  std::string list;
+  for (int i : dropped) list += std::string(list.empty() ? "" : ", ") + num(i);
+  in.out.add("think-history-stripped", in.row, at,
+             "row " + num(in.row) + ": the reasoning (<think>...</think>) of assistant message" +
+                 (dropped.size() > 1 ? "s " : " ") + list +
+                 " is not in the rendered text: the template drops it from earlier turns, so that reasoning is "
+                 "never trained on, and the replies after it are trained without the reasoning that led to them");
 }
 
 // The first special token inside a message's content: (message, token index), or token -1.
@@ -175,8 +276,11 @@ const std::vector<LintRule>& templateRules() {
             "TRL's assistant_only_loss=True (and apply_chat_template(return_assistant_tokens_mask=True)) finds the "
             "reply tokens from {% generation %} ... {% endgeneration %} blocks in the chat template. Most templates "
             "shipped with models do not have them; then the assistant mask is all zeros (nothing is graded) or TRL "
-            "raises. maskscope fell back to locating replies from the message contents. Fix: use a template with "
-            "generation markers (the built-in '*-assistant-mask' variants) or completion_only_loss on "
+            "raises. maskscope recovered the replies from the message roles instead (each reply's content and closing "
+            "token, in every turn alike; collate says reply_spans \"recovered\"), so what it shows is what TRL would "
+            "grade with markers, not what it grades without. Fix: write a training template with `maskscope "
+            "patch-template`, use a template with generation markers (the built-in '*-assistant-mask' variants) or "
+            "completion_only_loss on "
             "prompt/completion data.",
             "template + collator"},
        .once = templateNoGenerationMarkers},
@@ -210,6 +314,31 @@ const std::vector<LintRule>& templateRules() {
             "generation_config.eos_token_id) to the template's end-of-turn token, or list both in eos_token_id.",
             "template + tokenizer"},
        .once = eosMismatch},
+      {.info =
+           {"template-tokens-not-special", S::Error,
+            "a control marker the template writes is not one special token of the tokenizer",
+            "Chat templates frame turns with control markers ('<|start_header_id|>', '<|im_start|>', "
+            "'<start_of_turn>') that the model's tokenizer encodes as one special token each. A template paired with "
+            "another model's tokenizer (a Llama-3 template on the Qwen tokenizer, a ChatML template on a Llama-2 "
+            "tokenizer) still renders, but each marker silently becomes several ordinary tokens ('<', '|', 'start', "
+            "...): the sequence is longer, role headers are ordinary text the model must learn from scratch, "
+            "end-of-turn detection and stop tokens never match, and masks located by special tokens miss. Fix: use "
+            "the chat template that ships with the tokenizer (omit --template), or the tokenizer the template was "
+            "written for; to introduce new markers deliberately, add them with tokenizer.add_special_tokens and "
+            "resize the model's embeddings.",
+            "template + tokenizer"},
+       .once = templateTokensNotSpecial},
+      {.info =
+           {"think-history-stripped", S::Warning, "reasoning in earlier assistant turns is dropped by the template",
+            "Reasoning templates (Qwen3, DeepSeek-R1 style) render <think>...</think> only for the reply after the "
+            "last user message and strip it from earlier assistant turns, because at inference the model never sees "
+            "its old reasoning. A dataset that stores reasoning in earlier turns (in the content or in "
+            "reasoning_content) loses it in training: those thoughts are never graded, and the replies after them are "
+            "trained without the reasoning that produced them. Fix: split multi-turn reasoning chats into one example "
+            "per assistant turn (each ending at that turn, so its reasoning is the last), or drop the reasoning from "
+            "earlier turns in the data on purpose; check what the template renders with `maskscope render`.",
+            "template + tokenizer (datasets)"},
+       .conversation = thinkHistoryStripped},
       {.info =
            {"pad-token-missing", S::Info, "the tokenizer has no pad token; padding falls back to EOS",
             "Many base-model tokenizers define no pad token, and the usual quick fix is tokenizer.pad_token = "

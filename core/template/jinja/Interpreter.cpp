@@ -275,7 +275,13 @@ void Interpreter::execFor(const ForNode* n, Frame& f) {
     const int64_t begin = int64_t(out_->size());
     if (settings_.trackedItems && captureDepth_ == 0) tracked = findTracked((*items)[i]);
     Flow fl = exec(n->body, body);
-    if (tracked >= 0 && tracked_[size_t(tracked)].first < 0) tracked_[size_t(tracked)] = {begin, int64_t(out_->size())};
+    // The first iteration over the item that printed something (Qwen3 first walks the messages
+    // backwards printing nothing); an empty one is kept only until a printing one comes.
+    if (tracked >= 0) {
+      auto& span = tracked_[size_t(tracked)];
+      if (span.first < 0 || (span.first == span.second && int64_t(out_->size()) > begin))
+        span = {begin, int64_t(out_->size())};
+    }
     if (fl == Flow::Break) break;
   }
   loop->items = nullptr; // the vector dies with this call; a kept `loop` reads as empty

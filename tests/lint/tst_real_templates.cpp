@@ -1,0 +1,298 @@
+// Stock chat templates with their real tokenizers (tools/fetch-tokenizers.sh cache): every reply of a
+// multi-turn chat is graded with its closing token under every reply-grading preset, and each
+// ungraded closing token is its own stop-token-not-graded finding; a template on a tokenizer it does
+// not belong to (template-tokens-not-special); Qwen3 reasoning (think role, think=masked,
+// think-history-stripped, --var enable_thinking). A missing cache fails unless
+// MASKSCOPE_ALLOW_MISSING_TOKENIZERS=1, as in the tokenizer tests.
+#include "core/collate/DatasetPipeline.h"
+#include "core/commands/RenderCommand.h"
+#include "core/lint/Lint.h"
+
+#include <QTest>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+using namespace maskscope;
+
+namespace {
+
+const std::string kData = MASKSCOPE_TEST_DATA_DIR "/lint/";
+
+std::string cached(const std::string& name) { return std::string(MASKSCOPE_TOKENIZER_CACHE) + "/" + name; }
+
+#define REQUIRE_CACHED(name)                                                                                           \
+  do {                                                                                                                 \
+    if (!std::filesystem::exists(cached(name) + "/tokenizer_config.json")) {                                           \
+      const char* allow = std::getenv("MASKSCOPE_ALLOW_MISSING_TOKENIZERS");                                           \
+      if (allow && std::string(allow) == "1") QSKIP("tokenizer cache missing (tools/fetch-tokenizers.sh)");            \
+      QFAIL("tokenizer cache missing: run tools/fetch-tokenizers.sh (or MASKSCOPE_ALLOW_MISSING_TOKENIZERS=1)");       \
+    }                                                                                                                  \
+  } while (0)
+
+std::vector<const Finding*> findingsOf(const LintReport& r, const std::string& rule) {
+  std::vector<const Finding*> out;
+  for (const Finding& f : r.findings)
+    if (f.rule == rule) out.push_back(&f);
+  return out;
+}
+
+std::string describe(const LintReport& r) {
+  std::string s;
+  for (const Finding& f : r.findings) s += "\n  " + f.rule + ": " + f.message;
+  return s.empty() ? "\n  (no findings)" : s;
+}
+
+LintReport lintWith(const std::string& data, const std::string& tokenizer, const std::string& templ,
+                    const std::string& collator, std::map<std::string, std::string> vars = {}) {
+  DatasetLintOptions o;
+  o.pipeline.tokenizerSpec = tokenizer;
+  o.pipeline.templateSpec = templ;
+  o.pipeline.collatorSpec = collator;
+  o.pipeline.render.variables = std::move(vars);
+  o.threads = 1;
+  return lintDataset(data, o);
+}
+
+} // namespace
+
+class TestRealTemplates : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void everyReplyGradedWithItsClosingToken_data();
+  void everyReplyGradedWithItsClosingToken();
+  void stopTokenFindingPerTurn_data();
+  void stopTokenFindingPerTurn();
+  void templateTokensNotSpecial_data();
+  void templateTokensNotSpecial();
+  void thinkSpanRole();
+  void thinkHistoryStripped_data();
+  void thinkHistoryStripped();
+  void enableThinkingVar();
+  void enableThinkingInCollate();
+};
+
+void TestRealTemplates::everyReplyGradedWithItsClosingToken_data() {
+  QTest::addColumn<QString>("model");
+  QTest::addColumn<QString>("closing");
+  QTest::addColumn<QString>("collator");
+  for (const char* collator : {"default", "trl-assistant-only", "trl-padding-free", "axolotl-packed"}) {
+    QTest::newRow((std::string("qwen3 ") + collator).c_str())
+        << QStringLiteral("qwen3") << QStringLiteral("<|im_end|>") << QString::fromLatin1(collator);
+    QTest::newRow((std::string("llama3 ") + collator).c_str())
+        << QStringLiteral("llama3") << QStringLiteral("<|eot_id|>") << QString::fromLatin1(collator);
+    QTest::newRow((std::string("gemma3 ") + collator).c_str())
+        << QStringLiteral("gemma3") << QStringLiteral("<end_of_turn>") << QString::fromLatin1(collator);
+  }
+}
+
+// Stock templates have no {% generation %}: replies are recovered from the roles, the same way for
+// the first reply and the last: content and closing token graded, nothing else.
+void TestRealTemplates::everyReplyGradedWithItsClosingToken() {
+  QFETCH(QString, model);
+  QFETCH(QString, closing);
+  QFETCH(QString, collator);
+  REQUIRE_CACHED(model.toStdString());
+  PipelineSpec ps;
+  ps.tokenizerSpec = cached(model.toStdString());
+  ps.collatorSpec = collator.toStdString();
+  DatasetPipeline p(ps);
+  QVERIFY(!p.chatTemplate().hasGenerationMarkers());
+  const int32_t closingId = *p.tokenizer().tokenToId(closing.toStdString());
+  for (const Conversation& c : readDataset(kData + "multi-turn.jsonl")) {
+    const TokenizedConversation tc = p.encode(c);
+    const Batch b = p.collate({tc});
+    QCOMPARE(b.inputIds.at(0, 0), int64_t(tc.tokens.front().id)); // one example: positions are the encoding's
+    // Per assistant message: its graded text, and whether its closing token is graded.
+    std::map<int, std::string> gradedText;
+    std::map<int, int> closingGraded;
+    for (int64_t t = 0; t < b.length(); ++t) {
+      const PositionMeta& m = b.meta[0][size_t(t)];
+      if (m.kind == PositionKind::Padding || b.labels.at(0, t) == kIgnoreIndex) continue;
+      QVERIFY2(m.reply, ("a non-reply position is graded at " + std::to_string(t)).c_str());
+      if (b.inputIds.at(0, t) == closingId)
+        ++closingGraded[m.messageIndex];
+      else
+        gradedText[m.messageIndex] +=
+            tc.text.substr(size_t(tc.tokens.at(size_t(t)).span.begin), size_t(tc.tokens.at(size_t(t)).span.size()));
+    }
+    int replies = 0;
+    for (size_t i = 0; i < c.messages.size(); ++i) {
+      if (c.messages[i].role != "assistant") continue;
+      ++replies;
+      // Exactly the content (Qwen3's last reply: after the empty think block the template writes).
+      const std::string& got = gradedText[int(i)];
+      const std::string& content = c.messages[i].content;
+      QVERIFY2(got == content || got == "<think>\n\n</think>\n\n" + content,
+               ("reply " + std::to_string(i) + " graded as \"" + got + "\"").c_str());
+      QCOMPARE(closingGraded[int(i)], 1);
+    }
+    QVERIFY(replies >= 2);
+  }
+  const LintReport r = lintWith(kData + "multi-turn.jsonl", ps.tokenizerSpec, "", ps.collatorSpec);
+  QVERIFY2(findingsOf(r, "stop-token-not-graded").empty(), describe(r).c_str());
+  QVERIFY2(findingsOf(r, "no-graded-tokens").empty(), describe(r).c_str());
+}
+
+void TestRealTemplates::stopTokenFindingPerTurn_data() {
+  QTest::addColumn<QString>("model");
+  QTest::addRow("qwen3") << QStringLiteral("qwen3");
+  QTest::addRow("llama3") << QStringLiteral("llama3");
+  QTest::addRow("gemma3") << QStringLiteral("gemma3");
+}
+
+// grade_closing_token=false: one finding per reply (2 + 3 in multi-turn.jsonl), each at its own
+// position; the first reply is named as well as the last.
+void TestRealTemplates::stopTokenFindingPerTurn() {
+  QFETCH(QString, model);
+  REQUIRE_CACHED(model.toStdString());
+  const LintReport r = lintWith(kData + "multi-turn.jsonl", cached(model.toStdString()), "",
+                                "trl-assistant-only,grade_closing_token=false");
+  const auto found = findingsOf(r, "stop-token-not-graded");
+  QVERIFY2(found.size() == 5, describe(r).c_str());
+  std::set<std::pair<int64_t, int64_t>> where;
+  for (const Finding* f : found) where.insert({*f->row, *f->position});
+  QCOMPARE(int(where.size()), 5);
+  QVERIFY2(found.front()->message.find("reply 1 of 2") != std::string::npos, found.front()->message.c_str());
+}
+
+void TestRealTemplates::templateTokensNotSpecial_data() {
+  QTest::addColumn<QString>("model");
+  QTest::addColumn<QString>("templ");
+  QTest::addColumn<QString>("marker"); // empty: quiet
+  auto row = [](const char* name, const char* model, const char* templ, const char* marker) {
+    QTest::addRow("%s", name) << QString::fromLatin1(model) << QString::fromLatin1(templ)
+                              << QString::fromLatin1(marker);
+  };
+  row("fires: llama3 template on the qwen3 tokenizer", "qwen3", "llama3", "<|start_header_id|>");
+  row("fires: chatml template on the llama3 tokenizer", "llama3", "chatml", "<|im_start|>");
+  row("fires: gemma template on the qwen3 tokenizer", "qwen3", "gemma", "<start_of_turn>");
+  row("quiet: qwen3 with its own template", "qwen3", "", "");
+  row("quiet: llama3 with its own template", "llama3", "", "");
+  row("quiet: gemma3 with its own template", "gemma3", "", "");
+  row("quiet: llama2 with the llama2 template", "llama2", "llama2", "");
+}
+
+void TestRealTemplates::templateTokensNotSpecial() {
+  QFETCH(QString, model);
+  QFETCH(QString, templ);
+  QFETCH(QString, marker);
+  REQUIRE_CACHED(model.toStdString());
+  const LintReport r =
+      lintWith(kData + "multi-turn.jsonl", cached(model.toStdString()), templ.toStdString(), "default");
+  const auto found = findingsOf(r, "template-tokens-not-special");
+  if (marker.isEmpty()) {
+    QVERIFY2(found.empty(), describe(r).c_str());
+    return;
+  }
+  // The named marker, with the count of pieces the tokenizer makes of it (encoded here, not typed;
+  // the Qwen vocabulary has no "<|", so <|start_header_id|> is 7 pieces).
+  auto tok = loadTokenizer(cached(model.toStdString()));
+  const int pieces = int(tok->encode(marker.toStdString(), {}).size());
+  QVERIFY(pieces > 1);
+  const std::string want = "\"" + marker.toStdString() + "\", but the tokenizer";
+  bool named = false;
+  for (const Finding* f : found)
+    named = named || (f->message.find(want) != std::string::npos &&
+                      f->message.find("as " + std::to_string(pieces) + " ordinary tokens") != std::string::npos);
+  QVERIFY2(named, describe(r).c_str());
+}
+
+// The Qwen3 template renders "<think>\n\n</think>\n\n" (or the reasoning) in the last reply: those
+// positions are the think role; think=masked makes them -100 and leaves the rest of the reply graded.
+void TestRealTemplates::thinkSpanRole() {
+  REQUIRE_CACHED("qwen3");
+  PipelineSpec ps;
+  ps.tokenizerSpec = cached("qwen3");
+  ps.collatorSpec = "trl-assistant-only";
+  DatasetPipeline graded(ps);
+  CollatorSpec masked = parseCollatorSpec("trl-assistant-only,think=masked");
+  DatasetPipeline maskedPipe(graded, masked);
+  const Conversation c = readDataset(kData + "think-last-only.jsonl").front();
+  const TokenizedConversation tc = graded.encode(c);
+  const Batch g = graded.collate({tc}), m = maskedPipe.collate({tc});
+  std::string thinkText;
+  int64_t thinkGraded = 0, thinkMasked = 0, replyGradedMasked = 0;
+  for (int64_t t = 0; t < g.length(); ++t) {
+    const PositionMeta& pm = g.meta[0][size_t(t)];
+    if (pm.kind == PositionKind::Think) {
+      thinkText += tc.text.substr(size_t(tc.tokens[size_t(t)].span.begin), size_t(tc.tokens[size_t(t)].span.size()));
+      thinkGraded += g.labels.at(0, t) != kIgnoreIndex;
+      thinkMasked += m.labels.at(0, t) != kIgnoreIndex;
+    } else if (pm.reply) {
+      replyGradedMasked += m.labels.at(0, t) != kIgnoreIndex;
+    }
+  }
+  QCOMPARE(thinkText, std::string("<think>\nAdd three and three.\n</think>"));
+  QVERIFY(thinkGraded > 0);
+  QCOMPARE(thinkMasked, int64_t(0));
+  QVERIFY(replyGradedMasked > 0); // the answers and closing tokens stay graded
+  QCOMPARE(std::string(positionKindName(PositionKind::Think)), std::string("think"));
+}
+
+void TestRealTemplates::thinkHistoryStripped_data() {
+  QTest::addColumn<QString>("data");
+  QTest::addColumn<int>("rowsFiring");
+  QTest::addRow("fires: reasoning in an earlier turn (content and reasoning_content)")
+      << QStringLiteral("think-history.jsonl") << 2;
+  QTest::addRow("quiet: reasoning in the last turn only") << QStringLiteral("think-last-only.jsonl") << 0;
+}
+
+void TestRealTemplates::thinkHistoryStripped() {
+  QFETCH(QString, data);
+  QFETCH(int, rowsFiring);
+  REQUIRE_CACHED("qwen3");
+  const LintReport r = lintWith(kData + data.toStdString(), cached("qwen3"), "", "default");
+  const auto found = findingsOf(r, "think-history-stripped");
+  QVERIFY2(int(found.size()) == rowsFiring, describe(r).c_str());
+  for (const Finding* f : found) QVERIFY2(f->message.find("message 1 ") != std::string::npos, f->message.c_str());
+}
+
+// --var enable_thinking=false is the boolean False the Qwen3 template tests with `is false`.
+void TestRealTemplates::enableThinkingVar() {
+  REQUIRE_CACHED("qwen3");
+  auto render = [](std::vector<std::pair<std::string, std::string>> vars) {
+    RenderArgs a;
+    a.tokenizerSpec = cached("qwen3");
+    a.messagesFile = kData + "one-question.json";
+    a.addGenerationPrompt = true;
+    a.vars = std::move(vars);
+    std::ostringstream out, err;
+    CommandIO io{out, err, false, false};
+    const int st = runRender(a, io);
+    return std::make_pair(st, out.str());
+  };
+  const auto off = render({{"enable_thinking", "false"}}), on = render({{"enable_thinking", "true"}}),
+             unset = render({});
+  QCOMPARE(off.first, 0);
+  QVERIFY2(off.second.ends_with("<|im_start|>assistant\n<think>\n\n</think>\n\n"), off.second.c_str());
+  QVERIFY2(on.second.ends_with("<|im_start|>assistant\n"), on.second.c_str());
+  QCOMPARE(unset.second, on.second);
+}
+
+// Collate honours it too: TRL's completion mask starts after the prompt rendered with the
+// generation prompt, which holds the empty think block only with enable_thinking=false; then the
+// think block is prompt (-100), otherwise it is graded with the completion.
+void TestRealTemplates::enableThinkingInCollate() {
+  REQUIRE_CACHED("qwen3");
+  auto graded = [](const char* enableThinking) {
+    PipelineSpec ps;
+    ps.tokenizerSpec = cached("qwen3");
+    ps.collatorSpec = "trl-completion-only";
+    ps.render.variables["enable_thinking"] = enableThinking;
+    DatasetPipeline p(ps);
+    const TokenizedConversation tc = p.encode(readDataset(kData + "prompt-completion.jsonl").front());
+    const Batch b = p.collate({tc});
+    std::string text;
+    for (int64_t t = 0; t < b.length(); ++t)
+      if (b.labels.at(0, t) != kIgnoreIndex)
+        text += tc.text.substr(size_t(tc.tokens[size_t(t)].span.begin), size_t(tc.tokens[size_t(t)].span.size()));
+    return text;
+  };
+  QCOMPARE(graded("false"), std::string("2+2 is 4.<|im_end|>\n"));
+  QCOMPARE(graded("true"), std::string("<think>\n\n</think>\n\n2+2 is 4.<|im_end|>\n"));
+}
+
+QTEST_GUILESS_MAIN(TestRealTemplates)
+#include "tst_real_templates.moc"
