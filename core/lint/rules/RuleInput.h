@@ -5,6 +5,7 @@
 #pragma once
 #include "core/collate/CollatorSpec.h"
 #include "core/collate/ConversationEncoder.h"
+#include "core/collate/PreferencePairs.h"
 #include "core/lint/BatchRules.h"
 #include "core/lint/RoleRecovery.h"
 #include "core/lint/RowLayout.h"
@@ -63,6 +64,12 @@ struct TemplateInput {
 struct ConversationInput {
   const TokenizedConversation& encoded;
   long row; // the dataset row
+  FindingCollector& out;
+};
+
+// Each preference pair (prompt/chosen/rejected), both sides encoded as the trainer builds them.
+struct PreferenceInput {
+  const EncodedPreference& pair;
   FindingCollector& out;
 };
 
