@@ -4,11 +4,13 @@
 #pragma once
 #include "core/data/Conversation.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace maskscope {
 
+class DatasetReader;
 struct RowError;
 
 struct PreferenceRow {
@@ -36,6 +38,25 @@ PreferenceRow preferenceFromJson(const OrderedJson& row);
 // Whether the first readable row of a dataset is a preference row (commands then read the whole
 // dataset as preference data). False for an unreadable or empty dataset.
 bool isPreferenceDataset(const std::string& spec);
+// Streams the preference rows of a dataset, one at a time (constant memory). Bad rows (invalid
+// JSON, another shape, bad fields) go to errors() with file and line and are skipped.
+class PreferenceReader {
+public:
+  explicit PreferenceReader(const std::string& spec); // throws Error when the file cannot be opened
+  ~PreferenceReader();
+  PreferenceReader(const PreferenceReader&) = delete;
+  PreferenceReader& operator=(const PreferenceReader&) = delete;
+  bool next(PreferenceRow& out); // the next good row (rowIndex counts good rows); false at the end
+  const std::vector<RowError>& errors() const;
+  long rowsRead() const { return rowsRead_; }
+  long rowsSkipped() const;
+
+private:
+  std::unique_ptr<DatasetReader> reader_;
+  std::string spec_;
+  long rowsRead_ = 0;
+};
+
 // Reads the preference rows [rowBegin, rowEnd) (-1: to the end), at most kMaxPreferenceRows. Bad
 // rows (invalid JSON, another shape, bad fields) go to errors with file and line and are skipped.
 std::vector<PreferenceRow> readPreferenceDataset(const std::string& spec, std::vector<RowError>* errors = nullptr,

@@ -145,27 +145,40 @@ bool isPreferenceDataset(const std::string& spec) {
   }
 }
 
-std::vector<PreferenceRow> readPreferenceDataset(const std::string& spec, std::vector<RowError>* errors, long rowBegin,
-                                                 long rowEnd) {
-  DatasetReader reader(spec);
-  std::vector<PreferenceRow> rows;
+PreferenceReader::PreferenceReader(const std::string& spec)
+    : reader_(std::make_unique<DatasetReader>(spec)), spec_(spec) {}
+PreferenceReader::~PreferenceReader() = default;
+const std::vector<RowError>& PreferenceReader::errors() const { return reader_->errors(); }
+long PreferenceReader::rowsSkipped() const { return reader_->rowsSkipped(); }
+
+bool PreferenceReader::next(PreferenceRow& out) {
   OrderedJson json;
-  long line = -1, index = 0;
-  while ((rowEnd < 0 || index < rowEnd) && reader.nextJson(json, line)) {
-    PreferenceRow p;
+  long line = -1;
+  while (reader_->nextJson(json, line)) {
     try {
-      p = preferenceFromJson(json);
+      out = preferenceFromJson(json);
     } catch (const Error& e) {
-      reader.skip(line, e.message());
+      reader_->skip(line, e.message());
       continue;
     }
-    p.sourceFile = spec;
-    p.sourceLine = line;
-    p.rowIndex = index++;
+    out.sourceFile = spec_;
+    out.sourceLine = line;
+    out.rowIndex = rowsRead_++;
+    return true;
+  }
+  return false;
+}
+
+std::vector<PreferenceRow> readPreferenceDataset(const std::string& spec, std::vector<RowError>* errors, long rowBegin,
+                                                 long rowEnd) {
+  PreferenceReader reader(spec);
+  std::vector<PreferenceRow> rows;
+  PreferenceRow p;
+  while ((rowEnd < 0 || reader.rowsRead() < rowEnd) && reader.next(p)) {
     if (p.rowIndex < rowBegin) continue;
     if (long(rows.size()) >= kMaxPreferenceRows)
       throw Error("more than " + std::to_string(kMaxPreferenceRows) + " preference rows: select fewer with --rows",
-                  {spec, line});
+                  {spec, p.sourceLine});
     rows.push_back(std::move(p));
   }
   if (errors) *errors = reader.errors();

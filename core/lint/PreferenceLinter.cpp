@@ -1,7 +1,7 @@
 // lintPreferenceDataset(): preference data (prompt/chosen/rejected) linted pair by pair: the
 // preference rules on each encoded pair, then every batch rule on the chosen and on the rejected
 // sequences of each micro-batch (so stop-token-not-graded and the others run per side; their
-// findings say which side). Rows are read whole (at most kMaxPreferenceRows), one thread.
+// findings say which side). Rows are streamed in micro-batches, one thread.
 #include "core/collate/PreferencePairs.h"
 #include "core/lint/BatchRules.h"
 #include "core/lint/Lint.h"
@@ -41,49 +41,74 @@ void lintSide(const Batch& batch, const char* side, const BatchRuleOptions& o, F
   summary.merge(s);
 }
 
-void lintPairs(const DatasetPipeline& pipeline, const DatasetLintOptions& opt, const std::vector<PreferenceRow>& rows,
+// One micro-batch of pairs: the preference rules per pair, then the batch rules per side.
+void lintChunk(const DatasetPipeline& pipeline, const DatasetLintOptions& opt, const std::vector<PreferenceRow>& rows,
                FindingCollector& out, LintReport& report, long& fullRows) {
   const CollatorSpec& spec = pipeline.collator().spec();
-  for (size_t from = 0; from < rows.size(); from += size_t(opt.microBatchSize)) {
-    const size_t to = std::min(rows.size(), from + size_t(opt.microBatchSize));
-    std::vector<EncodedPreference> pairs;
-    for (size_t i = from; i < to; ++i) {
-      try {
-        pairs.push_back(encodePreference(pipeline, rows[i]));
-      } catch (const std::exception& e) {
-        Finding f{"row-skipped",
-                  Severity::Warning,
-                  rows[i].rowIndex,
-                  std::nullopt,
-                  "row " + std::to_string(rows[i].rowIndex) + ": the template refused it: " + e.what(),
-                  rows[i].sourceLine};
-        out.add(std::move(f));
-        continue;
-      }
-      for (const LintRule& rule : lintRules())
-        if (rule.preference) rule.preference(PreferenceInput{pairs.back(), out});
-      // A pair's length is its longer sequence: rows count pairs, and max_length cuts either side.
-      const int64_t len =
-          int64_t(std::max(pairs.back().chosen.encoded.tokens.size(), pairs.back().rejected.encoded.tokens.size())) +
-          (spec.addBos ? 1 : 0);
-      report.summary.addLength(len);
-      if (spec.truncation != Truncation::None && len > spec.maxLength) ++report.summary.rowsTruncated;
+  std::vector<EncodedPreference> pairs;
+  for (const PreferenceRow& row : rows) {
+    try {
+      pairs.push_back(encodePreference(pipeline, row));
+    } catch (const std::exception& e) {
+      out.add(Finding{"row-skipped", Severity::Warning, row.rowIndex, std::nullopt,
+                      "row " + std::to_string(row.rowIndex) + ": the template refused it: " + e.what(),
+                      row.sourceLine});
+      continue;
     }
-    if (pairs.empty()) continue;
-    const PreferenceBatches batches = collatePreference(pipeline, pairs);
-    BatchRuleOptions o;
-    o.generation = opt.generation;
-    o.vocabSize = pipeline.tokenizer().vocabSize();
-    o.intent = labelIntentOf(spec);
-    o.rolesKnown = true;
-    o.datasetPositions = true;
-    o.firstDatasetRow = pairs.front().rowIndex;
-    o.lastDatasetRow = pairs.back().rowIndex;
-    const int64_t gradedBefore = report.summary.graded;
-    lintSide(batches.chosen, "chosen", o, out, report.summary, fullRows);
-    lintSide(batches.rejected, "rejected", o, out, report.summary, fullRows);
-    report.summary.gradAccum.add(report.summary.graded - gradedBefore);
+    for (const LintRule& rule : lintRules())
+      if (rule.preference) rule.preference(PreferenceInput{pairs.back(), out});
+    // A pair's length is its longer sequence: rows count pairs, and max_length cuts either side.
+    const int64_t len =
+        int64_t(std::max(pairs.back().chosen.encoded.tokens.size(), pairs.back().rejected.encoded.tokens.size())) +
+        (spec.addBos ? 1 : 0);
+    report.summary.addLength(len);
+    if (spec.truncation != Truncation::None && len > spec.maxLength) ++report.summary.rowsTruncated;
   }
+  if (pairs.empty()) return;
+  const PreferenceBatches batches = collatePreference(pipeline, pairs);
+  BatchRuleOptions o;
+  o.generation = opt.generation;
+  o.vocabSize = pipeline.tokenizer().vocabSize();
+  o.intent = labelIntentOf(spec);
+  o.rolesKnown = true;
+  o.datasetPositions = true;
+  o.firstDatasetRow = pairs.front().rowIndex;
+  o.lastDatasetRow = pairs.back().rowIndex;
+  const int64_t gradedBefore = report.summary.graded;
+  lintSide(batches.chosen, "chosen", o, out, report.summary, fullRows);
+  lintSide(batches.rejected, "rejected", o, out, report.summary, fullRows);
+  report.summary.gradAccum.add(report.summary.graded - gradedBefore);
+}
+
+// Streams the pairs of --rows A:B in micro-batches; rows the reader skips count when they lie after
+// row A (anywhere before it when A is 0) and before row B, as for SFT data.
+void lintPairs(const DatasetPipeline& pipeline, const DatasetLintOptions& opt, PreferenceReader& reader,
+               FindingCollector& out, LintReport& report, long& fullRows) {
+  std::vector<PreferenceRow> chunk;
+  size_t errorsSeen = 0;
+  PreferenceRow row;
+  for (;;) {
+    const bool got = reader.next(row);
+    const long next = got ? row.rowIndex : reader.rowsRead();
+    const bool inRange = (next > opt.rowBegin || opt.rowBegin == 0) && (opt.rowEnd < 0 || next < opt.rowEnd);
+    for (; errorsSeen < reader.errors().size(); ++errorsSeen) {
+      if (!inRange) continue;
+      const RowError& e = reader.errors()[errorsSeen];
+      ++report.summary.rowsSkipped;
+      out.add(Finding{"row-skipped", Severity::Warning, std::nullopt, std::nullopt, e.toString(),
+                      e.line >= 0 ? std::optional<long>(e.line) : std::nullopt});
+    }
+    if (!got || (opt.rowEnd >= 0 && row.rowIndex >= opt.rowEnd)) break;
+    if (row.rowIndex < opt.rowBegin) continue;
+    ++report.summary.rowsRead;
+    chunk.push_back(std::move(row));
+    row = PreferenceRow{};
+    if (int(chunk.size()) >= opt.microBatchSize) {
+      lintChunk(pipeline, opt, chunk, out, report, fullRows);
+      chunk.clear();
+    }
+  }
+  if (!chunk.empty()) lintChunk(pipeline, opt, chunk, out, report, fullRows);
 }
 
 } // namespace
@@ -92,8 +117,7 @@ LintReport lintPreferenceDataset(const std::string& dataSpec, const DatasetLintO
   if (opt.microBatchSize < 1) throw Error("--micro-batch must be at least 1");
   if (opt.shardCount != 1) throw Error("--shard splits SFT datasets; preference data is linted whole");
   DatasetPipeline pipeline(opt.pipeline);
-  std::vector<RowError> skipped;
-  const std::vector<PreferenceRow> rows = readPreferenceDataset(dataSpec, &skipped, opt.rowBegin, opt.rowEnd);
+  PreferenceReader reader(dataSpec);
 
   LintReport report;
   report.summary.input = "dataset";
@@ -102,16 +126,11 @@ LintReport lintPreferenceDataset(const std::string& dataSpec, const DatasetLintO
   FindingCollector out(report, opt.maxFindings);
   const RoleMarkers markers = learnRoleMarkers(pipeline.encoder(), pipeline.renderOptions());
   runTemplateChecks(pipeline.encoder(), pipeline.renderOptions(), markers, &pipeline.collator().spec(), out);
-  for (const RowError& e : skipped) {
-    Finding f{"row-skipped", Severity::Warning, std::nullopt, std::nullopt, e.toString(), std::nullopt};
-    if (e.line >= 0) f.line = e.line;
-    out.add(std::move(f));
-  }
   long fullRows = 0;
-  lintPairs(pipeline, opt, rows, out, report, fullRows);
-  report.summary.rows = long(rows.size()); // pairs, not sequences (each side counted its own)
-  report.summary.rowsRead = long(rows.size());
-  report.summary.rowsSkipped = long(skipped.size());
+  lintPairs(pipeline, opt, reader, out, report, fullRows);
+  report.summary.rows = report.summary.rowsRead; // pairs, not sequences (each side counted its own)
+  if (opt.rowBegin == 0 && opt.rowEnd < 0)
+    report.summary.rowsSkipped = reader.rowsSkipped(); // past the kept errors too
   addFullSequenceInfo(out, fullRows);
   report.fullSequenceRows = fullRows;
   if (opt.progress) opt.progress(1.0, report.summary.rowsRead);
