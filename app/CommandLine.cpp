@@ -39,9 +39,10 @@ struct CommandSpec {
   Runner (*declare)(CLI::App* cmd);
 };
 
-// Declares the options that build a batch. The returned function, called when the command runs,
-// applies --rows to `in`: its text lives in that function (never dangling), and a bad range is an
-// input error like any other (exit 2, "maskscope: error: --rows ...").
+// --rows A:B, the same for every command that takes it: the returned function parses it when
+// the command runs (a bad range is an input error, exit 2).
+std::function<void()> addRowsOption(CLI::App* cmd, long& begin, long& end);
+
 // --var k=v (repeatable): a template variable; the returned step checks and stores them in out.
 std::function<void()> addVarOption(CLI::App* cmd, std::vector<std::pair<std::string, std::string>>& out) {
   auto vars = std::make_shared<std::vector<std::string>>();
@@ -55,16 +56,26 @@ std::function<void()> addVarOption(CLI::App* cmd, std::vector<std::pair<std::str
   };
 }
 
-std::function<void()> addBatchInputs(CLI::App* cmd, BatchInputs& in) {
+std::function<void()> addRowsOption(CLI::App* cmd, long& begin, long& end) {
   auto rows = std::make_shared<std::string>();
+  cmd->add_option("--rows", *rows, "rows A:B (half-open, 0-based)");
+  return [rows, &begin, &end] {
+    if (!rows->empty()) parseRowRange(*rows, begin, end);
+  };
+}
+
+// Declares the options that build a batch. The returned function, called when the command runs,
+// applies --rows and --var to `in`: their text lives in that function (never dangling), and a bad
+// value is an input error like any other (exit 2, "maskscope: error: --rows ...").
+std::function<void()> addBatchInputs(CLI::App* cmd, BatchInputs& in) {
   cmd->add_option("--tokenizer", in.tokenizerSpec, "tokenizer.model, tokenizer.json, model folder or builtin:demo");
   cmd->add_option("--template", in.templateSpec, "built-in name, .jinja, tokenizer_config.json or model folder");
   cmd->add_option("--collator", in.collatorSpec, "preset[,key=value...], collator JSON file, or key=value,...");
   cmd->add_option("--data", in.dataSpec, "dataset file (JSONL/JSON) or builtin:demo");
-  cmd->add_option("--rows", *rows, "rows A:B (half-open, 0-based)");
+  auto applyRows = addRowsOption(cmd, in.rowBegin, in.rowEnd);
   auto applyVars = addVarOption(cmd, in.vars);
-  return [rows, &in, applyVars] {
-    if (!rows->empty()) parseRowRange(*rows, in.rowBegin, in.rowEnd);
+  return [applyRows, applyVars] {
+    applyRows();
     applyVars();
   };
 }
@@ -91,6 +102,8 @@ Runner declareCollate(CLI::App* cmd) {
   cmd->add_flag("--table", table->enabled, "per-position table: token, id, label, attention, position id, role");
   cmd->add_option("--hide", table->hide, "with --table: hide system,whitespace,padding (comma list)");
   cmd->add_option("--table-format", table->format, "with --table: text, markdown, csv or html");
+  cmd->add_option("--side", table->side, "preference data: chosen, rejected or both (default)")
+      ->check(CLI::IsMember({"chosen", "rejected", "both"}));
   return [in, applyRows, table, listPresets](CommandIO& io) {
     if (*listPresets) return listCollatorPresets(io);
     applyRows();
@@ -140,8 +153,10 @@ Runner declareLint(CLI::App* cmd) {
   cmd->add_option("--pad-id", a->padId, "dumps: the pad id (trailing runs of it are padding; over pad_token_id)");
   cmd->add_option("--fail-on", a->failOn, "exit 1 on findings of this severity or above: error (default) or warning")
       ->check(CLI::IsMember({"error", "warning"}));
-  return [a, applyVars](CommandIO& io) {
+  auto applyRows = addRowsOption(cmd, a->rowBegin, a->rowEnd); // datasets: lint rows A:B only
+  return [a, applyVars, applyRows](CommandIO& io) {
     applyVars();
+    applyRows();
     return runLint(*a, io);
   };
 }

@@ -88,8 +88,14 @@ void ComparePanel::showEvent(QShowEvent* e) {
 
 void ComparePanel::setCollators(const QString& a, const QString& b) {
   QSignalBlocker ba(boxA_), bb(boxB_);
-  boxA_->setCurrentIndex(std::max(0, boxA_->findData(a)));
-  boxB_->setCurrentIndex(std::max(0, boxB_->findData(b)));
+  // A spec that is not a preset name (preset,key=value, key=value, a JSON file) gets an entry of its
+  // own: the collator asked for is the one compared, never silently the first preset.
+  auto select = [](QComboBox* box, const QString& spec) {
+    if (box->findData(spec) < 0) box->addItem(spec, spec);
+    box->setCurrentIndex(box->findData(spec));
+  };
+  select(boxA_, a);
+  select(boxB_, b);
   recompute();
 }
 

@@ -29,9 +29,17 @@ std::unique_ptr<DatasetPipeline> Session::makePipeline(const QString& tok, const
 bool Session::openDataset(const QString& spec) {
   try {
     std::vector<RowError> errors;
-    auto rows = readDataset(spec.toStdString(), &errors);
+    std::vector<Conversation> rows;
+    std::vector<PreferenceRow> pairs;
+    if (isPreferenceDataset(spec.toStdString())) {
+      pairs = readPreferenceDataset(spec.toStdString(), &errors);
+      for (const PreferenceRow& p : pairs) rows.push_back(p.side(true));
+    } else {
+      rows = readDataset(spec.toStdString(), &errors);
+    }
     if (!pipeline_) pipeline_ = makePipeline(tokenizerSpec_, templateSpec_, collatorSpec_);
     conversations_ = std::move(rows);
+    preferenceRows_ = std::move(pairs);
     dump_ = Batch();
     rowErrors_.clear();
     for (const auto& e : errors) rowErrors_ << QString::fromStdString(e.toString());
@@ -54,6 +62,7 @@ bool Session::openBatchDump(const QString& path) {
     if (!pipeline_) pipeline_ = makePipeline(tokenizerSpec_, templateSpec_, collatorSpec_);
     dump_ = std::move(b);
     conversations_.clear();
+    preferenceRows_.clear();
     rowErrors_.clear();
     datasetSpec_ = path;
     source_ = Source::BatchDump;

@@ -5,6 +5,7 @@
 #include "core/collate/DatasetPipeline.h"
 #include "core/data/Batch.h"
 #include "core/data/DatasetReader.h"
+#include "core/data/PreferenceRow.h"
 
 #include <QObject>
 #include <QString>
@@ -47,6 +48,12 @@ public:
   QString rowTitle(int row) const;
   bool hasConversations() const { return source_ == Source::Dataset; }
   const Conversation& conversation(int row) const { return conversations_.at(size_t(row)); }
+  // Preference data (prompt/chosen/rejected): the rows as pairs. The other views show each row's
+  // chosen side as a prompt/completion conversation; the preference view shows both sides.
+  bool isPreference() const { return !preferenceRows_.empty(); }
+  const PreferenceRow* preferenceRow(int row) const {
+    return row >= 0 && size_t(row) < preferenceRows_.size() ? &preferenceRows_[size_t(row)] : nullptr;
+  }
   int selectedRow() const { return selected_; }
   int selectedPosition() const { return position_; }
   const QStringList& rowErrors() const { return rowErrors_; }
@@ -89,6 +96,7 @@ private:
   QString collatorSpec_ = QStringLiteral("default");
   QString modelSpec_;
   std::vector<Conversation> conversations_;
+  std::vector<PreferenceRow> preferenceRows_; // non-empty for preference data, parallel to conversations_
   Batch dump_;
   QStringList rowErrors_;
   std::unique_ptr<DatasetPipeline> pipeline_;

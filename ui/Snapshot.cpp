@@ -1,6 +1,7 @@
 // Off-screen rendering of views: the same widgets the app shows, each view rendered at the
 // requested size the way its row of the view registry says (the window through grab()).
 #include "ui/Snapshot.h"
+#include "core/collate/CollatorSpec.h"
 #include "core/forward/ModelSpec.h"
 #include "core/util/Error.h"
 #include "core/util/JsonString.h"
@@ -9,6 +10,7 @@
 #include "ui/ModelRunner.h"
 #include "ui/Palette.h"
 #include "ui/Session.h"
+#include "ui/TeachingPanel.h"
 #include "ui/ViewRegistry.h"
 
 #include <QApplication>
@@ -31,8 +33,17 @@ void checkArgs(const SnapshotArgs& a) {
   if (!viewNames().contains(QString::fromStdString(a.view)))
     throw Error("unknown view \"" + a.view + "\" (" + snapshotViewNames() + ")");
   if (a.theme != "light" && a.theme != "dark") throw Error("--theme must be light or dark, got \"" + a.theme + "\"");
-  if (!a.compare.empty() && a.compare.find(',') == std::string::npos)
-    throw Error("--compare: expected A,B (two collator presets)");
+  if (!a.compare.empty()) {
+    try {
+      splitCollatorPair(a.compare); // every spec the collator takes; a bad one is refused, never replaced
+    } catch (const Error& e) {
+      throw Error("--compare: " + e.message());
+    }
+  }
+  const int steps = int(TeachingPanel::steps().size());
+  if (a.teachingStep < 0 || a.teachingStep > steps)
+    throw Error("--step " + std::to_string(a.teachingStep) +
+                " is outside the teaching steps (0 = the introduction, 1.." + std::to_string(steps) + ")");
 }
 
 // Snapshots run without the app: a QApplication of their own (offscreen unless a platform is set).
@@ -168,9 +179,10 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
   options.modelLabel = QString::fromStdString(a.modelSpec);
   options.zoom = a.zoom;
   options.softmaxExample = a.softmaxExample;
-  if (const auto comma = a.compare.find(','); comma != std::string::npos) {
-    options.compareA = QString::fromStdString(a.compare.substr(0, comma));
-    options.compareB = QString::fromStdString(a.compare.substr(comma + 1));
+  if (!a.compare.empty()) {
+    const auto [specA, specB] = splitCollatorPair(a.compare);
+    options.compareA = QString::fromStdString(specA);
+    options.compareB = QString::fromStdString(specB);
   }
   options.teachingStep = a.teachingStep;
 

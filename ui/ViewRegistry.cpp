@@ -10,6 +10,7 @@
 #include "ui/MainWindow.h"
 #include "ui/ModelRunner.h"
 #include "ui/PositionTableView.h"
+#include "ui/PreferenceView.h"
 #include "ui/Session.h"
 #include "ui/SoftmaxView.h"
 #include "ui/TeachingPanel.h"
@@ -165,6 +166,19 @@ ViewSpec compare() {
           }};
 }
 
+ViewSpec preference() {
+  return {QStringLiteral("preference"),
+          tr("Preference pair"),
+          QStringLiteral("preferenceDock"),
+          Qt::BottomDockWidgetArea,
+          {},
+          OffscreenRender::Grab,
+          [](const ViewHost& h) { return new PreferenceView(h.session); },
+          [](QWidget* w) { return w; },
+          {},
+          [](QWidget* w, const ViewSnapshot&) { as<PreferenceView>(w)->refresh(); }};
+}
+
 ViewSpec teaching() {
   return {QStringLiteral("teaching"),
           tr("Teaching"),
@@ -190,8 +204,8 @@ ViewSpec teaching() {
 } // namespace
 
 const std::vector<ViewSpec>& viewRegistry() {
-  static const std::vector<ViewSpec> views = {tokens(), attention(),     dataset(), lint(),    softmax(),
-                                              loss(),   positionTable(), compare(), teaching()};
+  static const std::vector<ViewSpec> views = {tokens(), attention(),     dataset(), lint(),       softmax(),
+                                              loss(),   positionTable(), compare(), preference(), teaching()};
   return views;
 }
 

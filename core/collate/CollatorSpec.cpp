@@ -291,6 +291,29 @@ static CollatorSpec parseCollatorSpecAt(const std::string& spec, int depth) {
 
 CollatorSpec parseCollatorSpec(const std::string& spec) { return parseCollatorSpecAt(spec, 0); }
 
+std::pair<std::string, std::string> splitCollatorPair(const std::string& text) {
+  std::vector<std::pair<std::string, std::string>> valid;
+  std::string firstReason;
+  for (size_t comma = text.find(','); comma != std::string::npos; comma = text.find(',', comma + 1)) {
+    std::pair<std::string, std::string> halves{text.substr(0, comma), text.substr(comma + 1)};
+    if (halves.first.empty() || halves.second.empty()) continue;
+    try {
+      parseCollatorSpec(halves.first);
+      parseCollatorSpec(halves.second);
+      valid.push_back(std::move(halves));
+    } catch (const Error& e) {
+      if (firstReason.empty()) firstReason = e.what();
+    }
+  }
+  if (valid.size() == 1) return valid.front();
+  if (valid.empty())
+    throw Error("\"" + text + "\" is not two collator specs A,B" +
+                (firstReason.empty() ? std::string(" (no comma between two specs)") : ": " + firstReason));
+  throw Error("\"" + text + "\" splits into two collator specs in " + std::to_string(valid.size()) + " ways (\"" +
+              valid[0].first + "\" + \"" + valid[0].second + "\" or \"" + valid[1].first + "\" + \"" + valid[1].second +
+              "\"); put the settings of each side in a collator JSON file");
+}
+
 std::string collatorPresetsText() {
   std::string out = "Collator presets (--collator NAME or NAME,key=value,...; \"bug\" = reproduces a bug):\n";
   for (const CollatorPreset& p : collatorPresets()) {

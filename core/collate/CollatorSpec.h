@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace maskscope {
@@ -55,6 +56,10 @@ nlohmann::json collatorPresetsJson();
 // SPEC: "preset", "preset,key=value,...", "key=value,...", or a path to a JSON file.
 // Throws Error naming the key or file on anything unknown.
 CollatorSpec parseCollatorSpec(const std::string& spec);
+// "A,B": two collator specs in one argument (`snapshot --compare`). Each half may hold commas of
+// its own (preset,key=value), so the split is the one comma at which both halves parse. Throws
+// Error when no comma gives two valid specs (naming why) or when more than one does (ambiguous).
+std::pair<std::string, std::string> splitCollatorPair(const std::string& text);
 // Applies one key=value (or a JSON value) to spec; throws Error on unknown keys or values.
 void applyCollatorSetting(CollatorSpec& spec, const std::string& key, const std::string& value);
 

@@ -2,6 +2,7 @@
 #include "core/commands/CollateCommand.h"
 #include "core/batchio/BatchJson.h"
 #include "core/collate/CollatorSpec.h"
+#include "core/data/PreferenceRow.h"
 #include "core/table/PositionTable.h"
 #include "core/template/ChatTemplate.h"
 #include "core/tokenizer/Tokenizer.h"
@@ -65,6 +66,10 @@ int printTables(const Batch& b, const Tokenizer* tokenizer, const CollateTableOp
 int runCollate(const BatchInputs& inputs, CommandIO& io, const CollateTableOptions& table) {
   if (inputs.tokenizerSpec.empty()) throw Error("collate needs --tokenizer (or --list-presets)");
   if (inputs.dataSpec.empty()) throw Error("collate needs --data (or --list-presets)");
+  if (isPreferenceDataset(inputs.dataSpec)) return runPreferenceCollate(inputs, io, table);
+  if (!table.side.empty())
+    throw Error("--side applies to preference data (rows with \"chosen\" and \"rejected\"); " + inputs.dataSpec +
+                " is not");
   std::vector<RowError> skipped;
   std::shared_ptr<const Tokenizer> tokenizer;
   Batch b = buildBatch(inputs, &skipped, &tokenizer);

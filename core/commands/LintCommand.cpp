@@ -2,6 +2,7 @@
 // view of the first offending rows like a trainer's debug print, the summary) and --explain.
 #include "core/commands/LintCommand.h"
 #include "core/batchio/BatchLoader.h"
+#include "core/data/PreferenceRow.h"
 #include "core/lint/Lint.h"
 #include "core/lint/ReportMerge.h"
 #include "core/util/Error.h"
@@ -244,13 +245,17 @@ void lintDatasetInput(const LintArgs& a, const std::string& tokenizerSpec, int s
   o.maxFindings = a.maxFindings >= 0 ? a.maxFindings : 1000;
   o.shardIndex = shardK;
   o.shardCount = shardN;
+  o.rowBegin = a.rowBegin;
+  o.rowEnd = a.rowEnd;
   if (progress)
     o.progress = [&io](double f, long rows) {
       char buf[96];
       std::snprintf(buf, sizeof buf, "\rmaskscope lint: %5.1f%%  %ld rows", 100.0 * f, rows);
       io.err << buf << std::flush;
     };
-  in.report = lintDataset(a.input, o);
+  const bool preference = isPreferenceDataset(a.input); // prompt/chosen/rejected: both sequences of each pair
+  if (preference && !a.shard.empty()) throw Error("--shard splits SFT datasets; preference data is linted whole");
+  in.report = preference ? lintPreferenceDataset(a.input, o) : lintDataset(a.input, o);
   if (progress) io.err << "\n";
   in.settings = {{"source", a.input},
                  {"tokenizer", o.pipeline.tokenizerSpec},
@@ -261,7 +266,9 @@ void lintDatasetInput(const LintArgs& a, const std::string& tokenizerSpec, int s
                  {"micro_batch", o.microBatchSize},
                  {"max_findings", o.maxFindings},
                  {"prefix_check_rows", o.prefixCheckRows}};
-  if (!io.json) in.viewPipeline = std::make_unique<DatasetPipeline>(o.pipeline);
+  if (o.rowBegin > 0 || o.rowEnd >= 0) // shards of different --rows must not merge
+    in.settings["rows"] = std::to_string(o.rowBegin) + ":" + (o.rowEnd >= 0 ? std::to_string(o.rowEnd) : "");
+  if (!io.json && !preference) in.viewPipeline = std::make_unique<DatasetPipeline>(o.pipeline);
 }
 
 void printFindings(const LintArgs& a, const LintReport& report, CommandIO& io) {
@@ -386,6 +393,8 @@ int runLint(const LintArgs& a, CommandIO& io) {
     throw Error("--pad-id applies to batch dumps; a dataset's pad id comes from its tokenizer and collator");
 
   LintedInput in;
+  if (isDump(a.input) && (a.rowBegin > 0 || a.rowEnd >= 0))
+    throw Error("--rows selects dataset rows; a batch dump (" + a.input + ") is linted whole");
   if (isDump(a.input) && !a.shard.empty())
     throw Error("--shard splits a dataset; a batch dump (" + a.input + ") is linted whole");
   if (isDump(a.input))
@@ -400,6 +409,11 @@ int runLint(const LintArgs& a, CommandIO& io) {
     io.out << escapeLineSeparators(j.dump()) << "\n";
   } else {
     printTextReport(a, in, io);
+  }
+  if (report.summary.input == "dataset" && report.summary.rowsRead == 0 && shardN == 1 &&
+      (a.rowBegin > 0 || a.rowEnd >= 0)) {
+    io.err << "maskscope: error: " << a.input << ": --rows selects no readable rows\n";
+    return 2;
   }
   if (report.summary.input == "dataset" && report.summary.rowsRead == 0 && shardN == 1) {
     io.err << "maskscope: error: " << a.input << ": no readable rows (" << report.summary.rowsSkipped << " skipped)\n";

@@ -30,6 +30,7 @@ struct LintArgs {
   std::optional<int64_t> padId;   // --pad-id N (dumps): the pad id, over the dump's pad_token_id
   std::string failOn = "error";   // --fail-on error|warning: the least severity that makes the exit status 1
   std::vector<std::pair<std::string, std::string>> vars; // --var k=v: template variables
+  long rowBegin = 0, rowEnd = -1; // --rows A:B (datasets): the half-open range of rows linted; -1 = to the end
 };
 
 int runLint(const LintArgs& args, CommandIO& io);

@@ -181,16 +181,21 @@ bool DatasetReader::nextRawRow(std::string& text, long& line) {
   }
 }
 
-bool DatasetReader::next(Conversation& out) {
+bool DatasetReader::nextJson(OrderedJson& row, long& line) {
   std::string text;
-  long line = -1;
   while (nextRawRow(text, line)) {
     std::string parseError;
-    OrderedJson row = parseOrderedJsonOrExplain(text, &parseError);
-    if (row.is_discarded()) {
-      skip(line, "invalid JSON: " + parseError);
-      continue;
-    }
+    row = parseOrderedJsonOrExplain(text, &parseError);
+    if (!row.is_discarded()) return true;
+    skip(line, "invalid JSON: " + parseError);
+  }
+  return false;
+}
+
+bool DatasetReader::next(Conversation& out) {
+  OrderedJson row;
+  long line = -1;
+  while (nextJson(row, line)) {
     try {
       out = conversationFromJson(row);
     } catch (const Error& e) {

@@ -19,6 +19,8 @@ struct RowError {
 
 // Converts one parsed row to a conversation; throws Error(reason) when the row has no known shape.
 Conversation conversationFromJson(const OrderedJson& row);
+// A JSON list of {"role", "content", ...} messages (field names the list in errors); throws Error.
+std::vector<Message> messagesFromJson(const OrderedJson& list, const char* field);
 
 class DatasetReader {
 public:
@@ -30,6 +32,10 @@ public:
 
   // The next good row; false at the end. Bad rows go to errors() and are skipped.
   bool next(Conversation& out);
+  // The next row that parses as JSON (any shape), with its 1-based line; false at the end. For
+  // readers of other row shapes (preference data), which report their own bad rows with skip().
+  bool nextJson(OrderedJson& row, long& line);
+  void skip(long line, std::string reason);                       // counts a bad row and keeps its error
   const std::vector<RowError>& errors() const { return errors_; } // first kMaxKeptErrors
   long rowsRead() const { return rowsRead_; }
   long rowsSkipped() const { return rowsSkipped_; }
@@ -42,7 +48,6 @@ public:
 private:
   struct Source;
   bool nextRawRow(std::string& text, long& line);
-  void skip(long line, std::string reason);
 
   std::string spec_;
   std::unique_ptr<Source> src_;

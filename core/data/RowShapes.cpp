@@ -78,6 +78,8 @@ void keepExtras(const json& row, Conversation& c, std::initializer_list<const ch
 
 } // namespace
 
+std::vector<Message> messagesFromJson(const OrderedJson& list, const char* field) { return messagesFrom(list, field); }
+
 Conversation conversationFromJson(const OrderedJson& row) {
   if (!row.is_object()) throw Error("row is " + std::string(row.type_name()) + ", not a JSON object");
   Conversation c;
@@ -127,8 +129,11 @@ Conversation conversationFromJson(const OrderedJson& row) {
     c.promptMessageCount = int(c.messages.size()) - 1;
     keepExtras(row, c, {"instruction", "input", "output", "system"});
   } else {
-    throw Error("row has none of \"messages\", \"prompt\"+\"completion\", \"conversations\" or "
-                "\"instruction\"+\"output\"");
+    throw Error(row.contains("chosen") && row.contains("rejected")
+                    ? "a preference row (\"chosen\"/\"rejected\") among rows of another shape: a dataset is read as "
+                      "preference data when its first row is one"
+                    : "row has none of \"messages\", \"prompt\"+\"completion\", \"conversations\" or "
+                      "\"instruction\"+\"output\" (nor \"chosen\"+\"rejected\")");
   }
   if (!c.plainText && c.messages.empty()) throw Error("row has no messages");
   return c;

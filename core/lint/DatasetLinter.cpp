@@ -211,13 +211,21 @@ void readChunks(DatasetReader& reader, const DatasetLintOptions& opt, LintSummar
   Chunk chunk;
   long microBatch = 0;
   auto mine = [&] { return microBatch % opt.shardCount == opt.shardIndex; };
+  const bool ranged = opt.rowBegin > 0 || opt.rowEnd >= 0; // else the reader's own count is used at the end
   size_t errorsSeen = 0;
   auto lastProgress = std::chrono::steady_clock::now();
   Conversation c;
   for (;;) {
     const bool got = reader.next(c);
-    takeReaderErrors(reader, mine(), errorsSeen, chunk);
-    if (!got) break;
+    // --rows A:B: rows the reader skipped count when they lie inside the range: after good row A
+    // (or anywhere before it when A is 0) and before good row B.
+    const long next = got ? c.rowIndex : reader.rowsRead(); // the index the skipped rows precede
+    const bool skippedInRange = (next > opt.rowBegin || opt.rowBegin == 0) && (opt.rowEnd < 0 || next < opt.rowEnd);
+    const size_t before = errorsSeen;
+    takeReaderErrors(reader, mine() && skippedInRange, errorsSeen, chunk);
+    if (mine() && skippedInRange && ranged) summary.rowsSkipped += long(errorsSeen - before);
+    if (!got || (opt.rowEnd >= 0 && c.rowIndex >= opt.rowEnd)) break;
+    if (c.rowIndex < opt.rowBegin) continue;
     chunk.microBatch = microBatch;
     if (mine()) ++summary.rowsRead;
     chunk.rows.push_back(std::move(c));
@@ -279,7 +287,10 @@ LintReport lintDataset(const std::string& dataSpec, const DatasetLintOptions& op
     readChunks(reader, opt, report.summary, pool, reduce);
     pool.finish(reduce);
   }
-  if (opt.shardIndex == 0) report.summary.rowsSkipped = reader.rowsSkipped();
+  // Without a row range every skipped row counts (also those past kMaxKeptErrors); with one, only the
+  // range's, counted while reading.
+  const bool wholeDataset = opt.rowBegin == 0 && opt.rowEnd < 0;
+  if (opt.shardIndex == 0 && wholeDataset) report.summary.rowsSkipped = reader.rowsSkipped();
   addFullSequenceInfo(out, fullRows);
   report.findingMicroBatch.resize(report.findings.size(), kAfterMicroBatches);
   report.fullSequenceRows = fullRows;

@@ -34,11 +34,17 @@ struct DatasetLintOptions {
   long maxFindings = 1000;                                  // -1: all
   int shardIndex = 0, shardCount = 1;                       // lint rows with index % shardCount == shardIndex
   int prefixCheckRows = 16;                                 // rows that also get the render-prefix checks (costly)
+  long rowBegin = 0, rowEnd = -1;                           // --rows A:B: dataset rows linted (-1: to the end)
   std::function<void(double fraction, long rows)> progress; // called from the reading thread
 };
 
 // Streams the dataset (constant memory), lints every micro-batch on worker threads and reduces the
 // results in dataset order. Throws Error when the dataset or pipeline cannot be loaded at all.
 LintReport lintDataset(const std::string& dataSpec, const DatasetLintOptions& options);
+
+// Preference data (prompt/chosen/rejected, core/data/PreferenceRow.h): the preference rules on each
+// pair and every batch rule on the chosen and the rejected sequences of each micro-batch (findings
+// name the side). summary.rows counts pairs; lengths and graded counts cover both sequences.
+LintReport lintPreferenceDataset(const std::string& dataSpec, const DatasetLintOptions& options);
 
 } // namespace maskscope

@@ -19,6 +19,7 @@ struct LintRule {
   void (*afterRows)(const BatchInput&) = nullptr;           // once per batch, after its rows
   void (*once)(const TemplateInput&) = nullptr;             // once per lint run (template + tokenizer)
   void (*conversation)(const ConversationInput&) = nullptr; // every encoded dataset conversation
+  void (*preference)(const PreferenceInput&) = nullptr;     // every encoded preference pair
 };
 
 // The families, in report order (each defined in core/lint/rules/<Family>Rules.cpp).
@@ -29,6 +30,7 @@ const std::vector<LintRule>& packingRules();
 const std::vector<LintRule>& positionRules();
 const std::vector<LintRule>& roleRules();
 const std::vector<LintRule>& templateRules();
+const std::vector<LintRule>& preferenceRules();
 
 // Every rule of every family, in that order.
 const std::vector<LintRule>& lintRules();

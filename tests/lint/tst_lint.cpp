@@ -27,6 +27,7 @@ using namespace maskscope;
 namespace {
 
 const std::string kData = MASKSCOPE_TEST_DATA_DIR "/lint/";
+const std::string kPreference = MASKSCOPE_TEST_DATA_DIR "/preference/";
 
 // Builds a batch from rows of ids; labels/mask/positions given per row (empty: derived).
 struct RowSpec {
@@ -455,6 +456,19 @@ std::vector<RuleCase> ruleCases() {
   add("pad-token-missing quiet", "pad-token-missing", false, [] {
     DatasetLintOptions o;
     return lintDataset(kData + "long-reply.jsonl", o);
+  });
+  // Preference pairs: a template whose generation prompt opens <think> (DeepSeek-R1 style) renders the
+  // prompt differently inside prompt + reply; the ChatML template renders it as a prefix.
+  add("preference-prompt-mismatch fires (generation prompt not a prefix of the reply)", "preference-prompt-mismatch",
+      true, [] {
+        DatasetLintOptions o;
+        o.pipeline.templateSpec = kPreference + "think-generation-prompt.jinja";
+        return lintPreferenceDataset(kPreference + "conversational.jsonl", o);
+      });
+  add("preference-prompt-mismatch quiet (chatml)", "preference-prompt-mismatch", false, [] {
+    DatasetLintOptions o;
+    o.pipeline.templateSpec = "chatml";
+    return lintPreferenceDataset(kPreference + "conversational.jsonl", o);
   });
   return cases;
 }

@@ -12,6 +12,7 @@
 #include "ui/LossView.h"
 #include "ui/MainWindow.h"
 #include "ui/Palette.h"
+#include "ui/PreferenceView.h"
 #include "ui/Session.h"
 #include "ui/Snapshot.h"
 #include "ui/SoftmaxView.h"
@@ -346,6 +347,51 @@ private Q_SLOTS:
     QVERIFY(c.differingPositions() > 0);
     QVERIFY(c.differingCells() > 0);
     QVERIFY(c.summaryText().contains(QStringLiteral("differ")));
+  }
+
+  // A spec that is not a preset name is compared as given, not replaced by the first preset.
+  void compareHonoursAnyCollatorSpec() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    s.selectRow(1);
+    ComparePanel c(&s);
+    c.setCollators(QStringLiteral("default,max_length=8,truncation=keep_start"), QStringLiteral("default"));
+    QCOMPARE(c.stripA()->positionCount(), 8);
+    QVERIFY(c.stripB()->positionCount() > 8);
+  }
+
+  // The preference view: chosen and rejected of the selected pair, each with its prompt at -100 and
+  // its completion graded; the same prompt ids in both; a hint on SFT data; the mismatch finding shown.
+  void preferenceViewShowsBothSides() {
+    Session s;
+    const QString dir = QStringLiteral(MASKSCOPE_TEST_DATA_DIR "/preference/");
+    QVERIFY(s.openDataset(dir + QStringLiteral("conversational.jsonl")));
+    QVERIFY(s.isPreference());
+    QCOMPARE(s.rowCount(), 2);
+    s.selectRow(1);
+    PreferenceView v(&s);
+    v.resize(900, 500);
+    v.show();
+    QTRY_VERIFY(v.chosen().batchSize() == 1 && v.rejected().batchSize() == 1);
+    QCOMPARE(v.chosenStrip()->positionCount(), int(v.chosen().length()));
+    QCOMPARE(v.rejectedStrip()->positionCount(), int(v.rejected().length()));
+    int64_t promptC = 0, promptR = 0;
+    while (v.chosen().labels.at(0, promptC) == kIgnoreIndex) ++promptC;
+    while (v.rejected().labels.at(0, promptR) == kIgnoreIndex) ++promptR;
+    QCOMPARE(promptC, promptR);
+    QVERIFY(promptC > 0);
+    for (int64_t t = 0; t < promptC; ++t) QCOMPARE(v.chosen().inputIds.at(0, t), v.rejected().inputIds.at(0, t));
+    for (int64_t t = promptC; t < v.chosen().length(); ++t) QVERIFY(v.chosen().labels.at(0, t) != kIgnoreIndex);
+    QVERIFY(v.chosenSummary().contains(QStringLiteral("prompt %1").arg(promptC)));
+    QVERIFY(v.noticeText().isEmpty());
+    // The template whose generation prompt opens <think>: the finding is shown in the view.
+    QVERIFY(s.setTemplate(dir + QStringLiteral("think-generation-prompt.jinja")));
+    QTRY_VERIFY(v.noticeText().contains(QStringLiteral("preference-prompt-mismatch")));
+    // SFT data: a hint, and no sequences.
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    QVERIFY(!s.isPreference());
+    QTRY_VERIFY(v.noticeText().contains(QStringLiteral("Open a preference dataset")));
+    QCOMPARE(v.chosen().batchSize(), int64_t(0));
   }
 
   void teachingStepsDriveTheViews() {

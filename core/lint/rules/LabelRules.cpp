@@ -57,9 +57,17 @@ void noGradedTokens(const RowInput& in) {
       graded += in.graded(t);
     }
     if (graded > 0) continue;
-    const std::string what = in.L.packed() ? in.label(ex.begin) + " (packed example at positions " + num(ex.begin) +
-                                                 ".." + num(ex.end - 1) + " of batch row " + num(in.r) + ")"
-                                           : in.label(ex.begin);
+    // One numbering per finding: a dump's row and its positions, or a dataset row and the rows it
+    // was packed with (a micro-batch's row index means nothing to the dataset).
+    std::string what = in.label(ex.begin);
+    if (in.L.packed() && !in.o.datasetPositions) {
+      what += " (packed example at positions " + num(ex.begin) + ".." + num(ex.end - 1) + ")";
+    } else if (in.L.packed()) {
+      std::string rows;
+      for (const ExampleRange& e : in.L.examples)
+        if (e.sourceRow >= 0) rows += (rows.empty() ? "" : ", ") + num(e.sourceRow);
+      if (!rows.empty()) what += " (packed with dataset rows " + rows + ")";
+    }
     in.emit("no-graded-tokens", ex.begin, what + ": all " + num(real) + " labels are -100");
   }
 }

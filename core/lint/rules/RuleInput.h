@@ -5,6 +5,7 @@
 #pragma once
 #include "core/collate/CollatorSpec.h"
 #include "core/collate/ConversationEncoder.h"
+#include "core/collate/PreferencePairs.h"
 #include "core/lint/BatchRules.h"
 #include "core/lint/RoleRecovery.h"
 #include "core/lint/RowLayout.h"
@@ -65,6 +66,12 @@ struct ConversationInput {
   long row; // the dataset row
   FindingCollector& out;
   const Conversation* conversation = nullptr; // the row as read (its messages before the template), when known
+};
+
+// Each preference pair (prompt/chosen/rejected), both sides encoded as the trainer builds them.
+struct PreferenceInput {
+  const EncodedPreference& pair;
+  FindingCollector& out;
 };
 
 } // namespace maskscope
