@@ -54,7 +54,7 @@ int niceStep(double cellsPerLabel) {
 AttentionGridView::AttentionGridView(Session* session, QWidget* parent) : QWidget(parent), session_(session) {
   setMouseTracking(true);
   setFocusPolicy(Qt::StrongFocus);
-  setMinimumSize(160, 120); // the grid fills whatever it gets; the window's least size is not its business
+  // The least size is minimumSizeHint(): its margins and 100 px of cells, so the window never cuts it off.
   setAttribute(Qt::WA_OpaquePaintEvent);
   connect(session_, &Session::batchChanged, this, [this] {
     if (!override_) rebuild();

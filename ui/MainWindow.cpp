@@ -276,6 +276,7 @@ void MainWindow::arrangeDocks() {
 // First-show sizes: the strip and grid get most of the height, the bottom panels a strip, the
 // dataset browser a column.
 void MainWindow::applyDefaultDockSizes() {
+  if (layout()) layout()->activate(); // current heights and least sizes (after a change of type)
   QDockWidget* bottom = nullptr;
   QDockWidget* side = nullptr;
   for (QDockWidget* d : docks_) {
