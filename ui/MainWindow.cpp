@@ -276,7 +276,6 @@ void MainWindow::arrangeDocks() {
 // First-show sizes: the strip and grid get most of the height, the bottom panels a strip, the
 // dataset browser a column.
 void MainWindow::applyDefaultDockSizes() {
-  if (layout()) layout()->activate(); // current heights and least sizes (after a change of type)
   QDockWidget* bottom = nullptr;
   QDockWidget* side = nullptr;
   for (QDockWidget* d : docks_) {
@@ -284,15 +283,22 @@ void MainWindow::applyDefaultDockSizes() {
     if (!bottom && a == Qt::BottomDockWidgetArea && d->isVisible()) bottom = d;
     if (!side && (a == Qt::LeftDockWidgetArea || a == Qt::RightDockWidgetArea) && d->isVisible()) side = d;
   }
+  // The side first: its width decides the centre's, which the bottom's height is measured against.
+  if (side) resizeDocks({side}, {280}, Qt::Horizontal);
   if (bottom) {
     // About 28 % of the window, but never taking the centre below its least height: the layout
     // would then cut the grid's bottom off under the docks (a 1024 x 768 window, presenter mode).
+    if (layout()) layout()->activate();
     const int shared = centralWidget()->height() + bottom->height();
     const int room = shared - centralWidget()->minimumSizeHint().height();
     const int least = bottom->minimumSizeHint().height();
-    resizeDocks({bottom}, {std::clamp(std::max(180, height() * 28 / 100), least, std::max(least, room))}, Qt::Vertical);
+    const int target = std::clamp(std::max(180, height() * 28 / 100), least, std::max(least, room));
+    resizeDocks({bottom}, {target}, Qt::Vertical);
+    // The size given covers the area's tab bar when the docks are tabbed already (after a reset),
+    // not on the first run: correct by what the dock actually got, so both end at the same height.
+    if (layout()) layout()->activate();
+    if (const int error = target - bottom->height(); error != 0) resizeDocks({bottom}, {target + error}, Qt::Vertical);
   }
-  if (side) resizeDocks({side}, {280}, Qt::Horizontal);
   dockSizesApplied_ = true;
 }
 
@@ -822,8 +828,8 @@ void MainWindow::setPresenterMode(bool on) {
   // Once the layouts have the new type's least sizes (queued after their requests): the window's
   // own geometry back when leaving, then the height shared between the centre and the docks.
   QTimer::singleShot(0, this, [this, on] {
+    if (layout()) layout()->activate(); // the least sizes of the new type, before sizing to them
     if (!on && normalGeometry_.isValid()) {
-      if (layout()) layout()->activate(); // the least size of the normal type, before shrinking to it
       setGeometry(normalGeometry_);
       fitToScreen(false);
     }

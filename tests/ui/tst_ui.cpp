@@ -709,8 +709,9 @@ private Q_SLOTS:
     QCOMPARE(w.dockWidgetArea(dataset), Qt::LeftDockWidgetArea);
     const QList<QDockWidget*> tabs = w.tabifiedDockWidgets(bottom.first());
     for (QDockWidget* d : bottom.mid(1)) QVERIFY2(tabs.contains(d), qPrintable(d->objectName()));
-    QTRY_VERIFY(std::abs(lint->height() - defaultHeight) <= 8); // the first-run height again
-    QVERIFY(!lint->visibleRegion().isEmpty());                  // the first panel in front
+    QTRY_VERIFY2(std::abs(lint->height() - defaultHeight) <= 8, // the first-run height again
+                 qPrintable(QStringLiteral("%1 vs %2").arg(lint->height()).arg(defaultHeight)));
+    QVERIFY(!lint->visibleRegion().isEmpty()); // the first panel in front
   }
 
   void snapshotRejectsBadInput() {
