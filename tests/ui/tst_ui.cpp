@@ -298,6 +298,19 @@ private Q_SLOTS:
     QVERIFY(!v.fromModel());
     QVERIFY(v.breakdown().graded[RolePrompt] > 0); // labels = input_ids grade the prompt
     QVERIFY(v.dilutionText().contains(QStringLiteral("of the loss")));
+    // Reply counts are the template's generation spans: the graded assistant header tokens
+    // ("<|im_start|>assistant\n") count as prompt, as the view's legend says.
+    const Batch& b = s.batch();
+    const int r = s.batchRow();
+    int64_t reply = 0, header = 0;
+    for (int64_t t = 1; t < b.length(); ++t) {
+      if (b.labels.at(r, t) == kIgnoreIndex) continue;
+      const PositionMeta& m = b.meta[size_t(r)][size_t(t)];
+      reply += m.reply;
+      header += !m.reply && m.kind == PositionKind::Assistant;
+    }
+    QVERIFY(header > 0); // the case the count must not hide
+    QCOMPARE(v.breakdown().graded[RoleReply], reply);
     const double share = v.breakdown().lossShare(RoleReply);
     v.setExampleLosses(2.0, 4.0, 0.05);
     QVERIFY(v.breakdown().lossShare(RoleReply) > share);
