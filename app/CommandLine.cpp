@@ -215,6 +215,8 @@ Runner declareSnapshot(CLI::App* cmd) {
   cmd->add_option("--step", snap->teachingStep, "teaching step (1-based; 0 = the introduction)");
   cmd->add_option("--zoom", snap->zoom, "attention grid zoom around the selected position");
   cmd->add_flag("--example", snap->softmaxExample, "softmax view: the 2.0 / 1.0 / 0.1 teaching row");
+  cmd->add_option("--hide", snap->hide, "table view: hide system,whitespace,padding (comma list)");
+  cmd->add_flag("--presenter", snap->presenter, "presenter mode (large type), as View > Presenter mode");
   cmd->add_option("--batch", snap->inputs.batchFile, "a batch dump instead of a dataset");
   cmd->add_option("--model", snap->modelSpec, "model folder or builtin:tiny (real losses and attention)");
   auto applyRows = addBatchInputs(cmd, snap->inputs); // --rows A:B: the batch shown

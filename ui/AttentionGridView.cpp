@@ -54,7 +54,7 @@ int niceStep(double cellsPerLabel) {
 AttentionGridView::AttentionGridView(Session* session, QWidget* parent) : QWidget(parent), session_(session) {
   setMouseTracking(true);
   setFocusPolicy(Qt::StrongFocus);
-  setMinimumSize(160, 120); // the grid fills whatever it gets; the window's least size is not its business
+  // The least size is minimumSizeHint(): its margins and 100 px of cells, so the window never cuts it off.
   setAttribute(Qt::WA_OpaquePaintEvent);
   connect(session_, &Session::batchChanged, this, [this] {
     if (!override_) rebuild();
@@ -145,8 +145,8 @@ void AttentionGridView::setViewRect(QRectF c) {
   // The margins depend on the zoom (token labels once cells are big): shape twice.
   const QRect narrow = plotRectWith(rect(), false, false);
   QSizeF size = shaped(narrow);
-  size = shaped(
-      plotRectWith(rect(), narrow.height() / size.height() >= kLabelCell, narrow.width() / size.width() >= kLabelCell));
+  size = shaped(plotRectWith(rect(), narrow.height() / size.height() >= labelCell(),
+                             narrow.width() / size.width() >= labelCell()));
   const double w = size.width(), h = size.height();
   const QPointF centre = c.center();
   const double x = std::clamp(centre.x() - w / 2, 0.0, n - w);
@@ -166,12 +166,28 @@ void AttentionGridView::zoomBy(double factor, QPointF around) {
   setViewRect(QRectF(around.x() - fx * w, around.y() - fy * h, w, h));
 }
 
+QSize AttentionGridView::minimumSizeHint() const {
+  const QRect plot = plotRectWith(QRect(0, 0, 1000, 1000), false, false);
+  return {1000 - plot.width() + 100, 1000 - plot.height() + 100};
+}
+
+void AttentionGridView::setLabelScale(double scale) {
+  scale = std::clamp(scale, 1.0, 4.0);
+  if (scale == labelScale_) return;
+  labelScale_ = scale;
+  updateGeometry(); // the least size follows the margins
+  const QRectF keep = view_;
+  view_ = QRectF(); // the margins changed: shape the same cells again
+  if (keep.isValid()) setViewRect(keep);
+  update();
+}
+
 void AttentionGridView::fitAll() { setViewRect(QRectF(0, 0, double(source_.size()), double(source_.size()))); }
 
 QRect AttentionGridView::plotRectWith(QRect area, bool rowLabels, bool columnLabels) const {
-  const int left = (rowLabels ? kLeft : kLeftTicks) + kStrip;
-  const int top = (columnLabels ? kTop : kTopTicks) + kStrip;
-  const int right = probs_.empty() ? 6 : kScale;
+  const int left = scaled(rowLabels ? kLeft : kLeftTicks) + kStrip;
+  const int top = scaled(columnLabels ? kTop : kTopTicks) + kStrip;
+  const int right = probs_.empty() ? 6 : scaled(kScale);
   return QRect(area.left() + left, area.top() + top, std::max(1, area.width() - left - right),
                std::max(1, area.height() - top - 6));
 }
@@ -180,8 +196,8 @@ QRect AttentionGridView::plotRect(QRect area) const {
   // Token labels need wide margins; numbers (zoomed out) narrow ones, so the grid keeps the room.
   const QRect narrow = plotRectWith(area, false, false);
   if (view_.width() <= 0) return narrow;
-  const bool rows = narrow.height() / view_.height() >= kLabelCell;
-  const bool columns = narrow.width() / view_.width() >= kLabelCell;
+  const bool rows = narrow.height() / view_.height() >= labelCell();
+  const bool columns = narrow.width() / view_.width() >= labelCell();
   return plotRectWith(area, rows, columns);
 }
 
@@ -307,18 +323,18 @@ void AttentionGridView::render(QPainter& p, QRect area) const {
 void AttentionGridView::paintCaption(QPainter& p, QRect area) const {
   const int64_t n = source_.size();
   QFont caption = font();
-  caption.setPixelSize(12);
+  caption.setPixelSize(scaled(12));
   p.setFont(caption);
   p.setPen(palette().text().color());
   const int64_t examples = exampleCount();
-  p.drawText(QRect(area.left() + 4, area.top() + 2, area.width() - 8, 16), Qt::AlignLeft,
+  p.drawText(QRect(area.left() + 4, area.top() + 2, area.width() - 8, scaled(16)), Qt::AlignLeft,
              tr("keys \u2192   queries \u2193   %1 x %2%3%4")
                  .arg(n)
                  .arg(n)
                  .arg(examples > 1 ? tr("   %1 packed examples (dashed)").arg(examples) : QString())
                  .arg(probs_.empty() ? QString() : QStringLiteral("   ") + probsLabel_));
   if (view_.width() < double(n) || view_.height() < double(n))
-    p.drawText(QRect(area.left() + 4, area.top() + 18, area.width() - 8, 16), Qt::AlignLeft,
+    p.drawText(QRect(area.left() + 4, area.top() + scaled(18), area.width() - 8, scaled(16)), Qt::AlignLeft,
                tr("zoom %1x (double-click: fit)").arg(double(n) / std::min(view_.width(), view_.height()), 0, 'f', 1));
 }
 
@@ -457,12 +473,13 @@ void AttentionGridView::paintScale(QPainter& p, const Frame& f) const {
   p.setBrush(Qt::NoBrush);
   p.drawRect(bar.adjusted(0, 0, -1, -1));
   QFont small = font();
-  small.setPixelSize(10);
+  small.setPixelSize(scaled(10));
   p.setFont(small);
   for (double prob : {1.0, 0.25, 0.01, 0.0}) {
     const int y = bar.top() + int((1.0 - std::sqrt(prob)) * (bar.height() - 1));
     p.drawLine(bar.right(), y, bar.right() + 3, y);
-    p.drawText(QRect(bar.right() + 4, y - 6, kScale - 24, 12), Qt::AlignLeft | Qt::AlignVCenter, QString::number(prob));
+    p.drawText(QRect(bar.right() + 4, y - scaled(6), scaled(kScale) - 24, scaled(12)), Qt::AlignLeft | Qt::AlignVCenter,
+               QString::number(prob));
   }
 }
 
@@ -475,9 +492,9 @@ void AttentionGridView::paintAxes(QPainter& p, const Frame& f) const {
   const Batch* b = batch();
   p.setPen(palette().text().color());
   QFont small = font();
-  small.setPixelSize(11);
+  small.setPixelSize(scaled(11));
   p.setFont(small);
-  const bool rowLabels = f.cellH >= kLabelCell && b, columnLabels = f.cellW >= kLabelCell && b;
+  const bool rowLabels = f.cellH >= labelCell() && b, columnLabels = f.cellW >= labelCell() && b;
   if (rowLabels || columnLabels) {
     // The selected position's labels (query row and key column) in bold highlight colour.
     QFont selected = small;
@@ -488,7 +505,7 @@ void AttentionGridView::paintAxes(QPainter& p, const Frame& f) const {
       p.setPen(sel ? palette().highlight().color() : palette().text().color());
     };
     for (int q = cy0; q < cy1 && rowLabels; ++q) {
-      QRectF r(g.left() - kLeft - kStrip + 2, toY(q), kLeft - 6, f.cellH);
+      QRectF r(g.left() - scaled(kLeft) - kStrip + 2, toY(q), scaled(kLeft) - 6, f.cellH);
       // Labels of rows only partly on screen would spill over the caption or below the grid.
       if (r.center().y() < g.top() || r.center().y() > g.bottom()) continue;
       labelStyle(q);
@@ -502,7 +519,7 @@ void AttentionGridView::paintAxes(QPainter& p, const Frame& f) const {
       p.save();
       p.translate(x + cell / 2 + 4, g.top() - kStrip - 4);
       p.rotate(-90);
-      p.drawText(QRectF(0, -cell / 2 - 4, kTop - 8, cell), Qt::AlignLeft | Qt::AlignVCenter,
+      p.drawText(QRectF(0, -cell / 2 - 4, scaled(kTop) - 8, cell), Qt::AlignLeft | Qt::AlignVCenter,
                  QStringLiteral("%1 %2").arg(k).arg(shortToken(session_->tokenText(b->inputIds.at(row(), k)), 9)));
       p.restore();
     }
@@ -511,22 +528,23 @@ void AttentionGridView::paintAxes(QPainter& p, const Frame& f) const {
   }
   // Position numbers on the axes that have no token labels.
   if (!columnLabels) {
-    const int step = niceStep(40.0 / f.cellW);
+    const int step = niceStep(40.0 * labelScale_ / f.cellW);
     for (int64_t i = (int64_t(view_.left()) / step) * step; i <= int64_t(view_.right()); i += step) {
       const double x = toX(double(i) + 0.5);
       if (x < g.left() || x > g.right()) continue;
       p.drawLine(QPointF(x, g.top() - kStrip - 4), QPointF(x, g.top() - kStrip));
-      p.drawText(QRectF(x - 30, g.top() - kStrip - 20, 60, 14), Qt::AlignCenter, QString::number(i));
+      p.drawText(QRectF(x - scaled(30), g.top() - kStrip - scaled(20), scaled(60), scaled(14)), Qt::AlignCenter,
+                 QString::number(i));
     }
   }
   if (!rowLabels) {
-    const int step = niceStep(20.0 / f.cellH);
+    const int step = niceStep(20.0 * labelScale_ / f.cellH);
     for (int64_t i = (int64_t(view_.top()) / step) * step; i <= int64_t(view_.bottom()); i += step) {
       const double y = toY(double(i) + 0.5);
       if (y < g.top() || y > g.bottom()) continue;
       p.drawLine(QPointF(g.left() - kStrip - 4, y), QPointF(g.left() - kStrip, y));
-      p.drawText(QRectF(g.left() - kStrip - kLeftTicks, y - 7, kLeftTicks - 8, 14), Qt::AlignRight | Qt::AlignVCenter,
-                 QString::number(i));
+      p.drawText(QRectF(g.left() - kStrip - scaled(kLeftTicks), y - scaled(7), scaled(kLeftTicks) - 8, scaled(14)),
+                 Qt::AlignRight | Qt::AlignVCenter, QString::number(i));
     }
   }
 }

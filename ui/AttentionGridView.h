@@ -44,12 +44,18 @@ public:
   void setViewRect(QRectF cells);
   void zoomBy(double factor, QPointF aroundCell);
   void fitAll();
+  // Presenter mode: label fonts and the margins they need grow by this factor (1 = the default).
+  void setLabelScale(double scale);
+  double labelScale() const { return labelScale_; }
   double cellPixels() const; // on-screen size of one cell (the smaller side when oblong)
   QSizeF cellSize() const;   // on-screen width and height of one cell
   // The cell under a widget point, or (-1, -1) (x = key, y = query).
   QPoint cellAt(QPoint widgetPos) const;
   QString describeCell(int query, int key) const;
   QSize sizeHint() const override { return {480, 480}; }
+  // The margins for captions and position numbers (they grow with the label scale) around a
+  // plot of at least 100 x 100 px.
+  QSize minimumSizeHint() const override;
   // Paints the view into any painter (export to SVG/PNG uses this).
   void render(QPainter& p, QRect area) const;
 
@@ -101,6 +107,9 @@ private:
   std::vector<float> probs_;
   QString probsLabel_;
   QRectF view_;
+  double labelScale_ = 1.0;
+  int scaled(int pixels) const { return int(pixels * labelScale_ + 0.5); }
+  double labelCell() const { return 13.0 * labelScale_; } // cells at least this big get token labels
   int highlightedQuery_ = -1;
   QPoint focusCell_{-1, -1};
   const GridSource* diffSource_ = nullptr;

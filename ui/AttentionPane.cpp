@@ -4,6 +4,7 @@
 #include "ui/Palette.h"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPainter>
@@ -15,8 +16,8 @@ namespace maskscope {
 
 namespace {
 
-// A swatch painted as the grid paints the class (colour, stripes, glyph) and its name.
-QWidget* legendItem(CellClass c, const QString& text, QWidget* parent, bool greyed = false) {
+// A swatch painted as the grid paints the class (colour, stripes, glyph) in the current theme.
+QPixmap swatch(CellClass c, bool greyed) {
   QColor colour = palette::cellClassColour(c);
   QColor stripe = palette::cellClassStripe(c);
   if (greyed) {
@@ -36,13 +37,23 @@ QWidget* legendItem(CellClass c, const QString& text, QWidget* parent, bool grey
   p.setPen(c == CellClass::Allowed || colour.lightness() < 128 ? QColor(0xf0, 0xf0, 0xf0) : QColor(0x22, 0x22, 0x22));
   p.drawText(pm.rect(), Qt::AlignCenter, QString(palette::cellClassGlyph(c)));
   p.end();
+  return pm;
+}
+
+// The swatch and the class's name; the swatch keeps its class so a theme switch repaints it.
+QWidget* legendItem(CellClass c, const QString& text, QWidget* parent, bool greyed = false) {
+  const QPixmap pm = swatch(c, greyed);
   auto* w = new QWidget(parent);
   auto* l = new QHBoxLayout(w);
   l->setContentsMargins(0, 0, 8, 0);
-  auto* swatch = new QLabel(w);
-  swatch->setPixmap(pm);
-  swatch->setFixedSize(18, 18);
-  l->addWidget(swatch);
+  auto* sw = new QLabel(w);
+  sw->setObjectName(QStringLiteral("swatch:%1%2")
+                        .arg(QString::fromLatin1(cellClassName(c)), greyed ? QStringLiteral(":greyed") : QString()));
+  sw->setProperty("cellClass", int(c));
+  sw->setProperty("greyed", greyed);
+  sw->setPixmap(pm);
+  sw->setFixedSize(18, 18);
+  l->addWidget(sw);
   auto* label = new QLabel(text, w);
   label->setObjectName(QStringLiteral("legend:%1").arg(QString::fromLatin1(cellClassName(c))));
   l->addWidget(label);
@@ -54,11 +65,38 @@ QWidget* legendItem(CellClass c, const QString& text, QWidget* parent, bool grey
 AttentionPane::AttentionPane(Session* session, QWidget* parent) : QWidget(parent) {
   auto* gl = new QVBoxLayout(this);
   gl->setContentsMargins(0, 0, 0, 0);
-  gl->addWidget(buildLegend());
+  QWidget* legend = buildLegend();
+  // The legend keeps the type it starts with: presenter mode enlarges the grid's labels, and a
+  // legend 1.6x as wide would no longer fit a 1024 px window (its rows do not wrap, see below).
+  QFont fixed = font();
+  fixed.setPointSizeF(fixed.pointSizeF()); // marks the size as set: the app font's size no longer reaches it
+  legend->setFont(fixed);
+  gl->addWidget(legend);
   grid_ = new AttentionGridView(session, this);
   gl->addWidget(grid_, 1);
   setFocusProxy(grid_);
-  setMinimumHeight(240);
+  // The least height is the legend's and the grid's (its margins and 100 px of cells): with two
+  // lines of chips it fits the centre of a 1024 x 768 window beside the docks, presenter mode
+  // included, so the grid's bottom is never cut off.
+}
+
+void AttentionPane::changeEvent(QEvent* e) {
+  QWidget::changeEvent(e);
+  if (e->type() == QEvent::PaletteChange) refreshLegend();
+}
+
+// The theme changed (View > Dark theme): the swatches and the strip colours follow it.
+void AttentionPane::refreshLegend() {
+  for (QLabel* l : findChildren<QLabel*>())
+    if (l->property("cellClass").isValid())
+      l->setPixmap(swatch(CellClass(l->property("cellClass").toInt()), l->property("greyed").toBool()));
+  if (strips_) strips_->setText(stripsText());
+}
+
+QString AttentionPane::stripsText() {
+  return tr("strips: <span style='color:%1'>&#9632;</span> pad "
+            "<span style='color:#808080'>&#9632;</span> special, colours = example")
+      .arg(palette::padding().name());
 }
 
 QWidget* AttentionPane::buildLegend() {
@@ -103,11 +141,8 @@ QWidget* AttentionPane::buildLegend() {
   auto* rows3 = new QHBoxLayout();
   rows->addLayout(rows3);
   rows3->addWidget(legendItem(CellClass::Allowed, tr("pad query row (output unread)"), legend, true));
-  auto* strips = new QLabel(tr("strips: <span style='color:%1'>&#9632;</span> pad "
-                               "<span style='color:#808080'>&#9632;</span> special, colours = example")
-                                .arg(palette::padding().name()),
-                            legend);
-  rows3->addWidget(strips);
+  strips_ = new QLabel(stripsText(), legend);
+  rows3->addWidget(strips_);
   rows3->addStretch();
   return legend;
 }

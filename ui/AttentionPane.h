@@ -4,6 +4,7 @@
 #include <QWidget>
 
 class QComboBox;
+class QLabel;
 class QSpinBox;
 
 namespace maskscope {
@@ -22,13 +23,19 @@ public:
   // 0: the mask; 1: a model's attention probabilities (objectName "gridMode").
   QComboBox* modeBox() const { return modeBox_; }
 
+protected:
+  void changeEvent(QEvent* event) override;
+
 private:
   QWidget* buildLegend();
+  void refreshLegend();
+  static QString stripsText();
 
   AttentionGridView* grid_ = nullptr;
   QSpinBox* layerBox_ = nullptr;
   QSpinBox* headBox_ = nullptr;
   QComboBox* modeBox_ = nullptr;
+  QLabel* strips_ = nullptr;
 };
 
 } // namespace maskscope

@@ -4,6 +4,7 @@
 #include "core/forward/LossPlan.h"
 #include "ui/AttentionGridView.h"
 #include "ui/LossView.h"
+#include "ui/ModelRunner.h"
 #include "ui/Session.h"
 #include "ui/TokenStripView.h"
 
@@ -15,6 +16,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 #include <memory>
+#include <optional>
 
 namespace maskscope {
 
@@ -101,7 +103,9 @@ void ComparePanel::setCollators(const QString& a, const QString& b) {
 
 int ComparePanel::differingPositions() const { return stripA_->differenceCount(); }
 
-QString ComparePanel::sideSummary(const Batch& b, int row) const {
+// modelNll: the model's per-token NLL of the row ([t-1] predicts t, docs/cli.md); null: the loss view's
+// example per-role losses (2.0 prompt, 1.0 reply, 0.05 pad), named as such.
+QString ComparePanel::sideSummary(const Batch& b, int row, const std::vector<double>* modelNll) const {
   if (b.batchSize() == 0) return tr("no batch");
   IntGrid roles;
   try {
@@ -111,16 +115,67 @@ QString ComparePanel::sideSummary(const Batch& b, int row) const {
   std::vector<double> nll(size_t(b.length()), 0.0);
   for (int64_t t = 1; t < b.length(); ++t) {
     const int role = roles.sameShape(b.inputIds) ? int(roles.at(row, t)) : int(RoleUnknown);
-    nll[size_t(t)] = role == RoleReply ? 1.0 : role == RolePad ? 0.05 : 2.0;
+    if (modelNll)
+      nll[size_t(t)] = size_t(t - 1) < modelNll->size() ? (*modelNll)[size_t(t - 1)] : 0.0;
+    else
+      nll[size_t(t)] = role == RoleReply ? 1.0 : role == RolePad ? 0.05 : 2.0;
   }
   const LossBreakdown d = computeLossBreakdown(b, row, nll, roles);
-  return tr("%1 positions; graded: %2 reply, %3 prompt, %4 pad; example loss %5, reply share %6 %")
+  const QString source = modelNll                  ? tr("model loss (%1)").arg(modelLabel_)
+                         : model_ && modelPending_ ? tr("model loss pending…; example loss")
+                                                   : tr("example loss");
+  return tr("%1 positions; graded: %2 reply, %3 prompt, %4 pad; %5 %6, reply share %7 %")
       .arg(b.length())
       .arg(d.graded[RoleReply])
       .arg(d.graded[RolePrompt])
       .arg(d.graded[RolePad])
+      .arg(source)
       .arg(d.asGiven(), 0, 'f', 3)
       .arg(100 * d.lossShare(RoleReply), 0, 'f', 1);
+}
+
+QString ComparePanel::sideSummaryText(int side) const { return (side == 0 ? summaryA_ : summaryB_)->text(); }
+
+void ComparePanel::setModel(std::shared_ptr<ForwardModel> model, std::shared_ptr<std::mutex> lock,
+                            const QString& label) {
+  model_ = std::move(model);
+  modelLock_ = std::move(lock);
+  modelLabel_ = label;
+  recomputeIfVisible();
+}
+
+// Both sides' rows through the loaded model in a worker (each row alone: a batch of one); a result
+// for an older recompute is dropped.
+void ComparePanel::startModelLosses() {
+  modelPending_ = false;
+  if (!model_ || !a_.batchSize() || !b_.batchSize()) return;
+  modelPending_ = true;
+  const quint64 gen = generation_;
+  auto rows = std::make_shared<std::pair<Batch, Batch>>(batchRow(a_, rowA_), batchRow(b_, rowB_));
+  auto model = model_;
+  auto lock = modelLock_;
+  using Result = std::pair<std::vector<double>, std::vector<double>>;
+  auto* watcher = new QFutureWatcher<std::optional<Result>>(this);
+  connect(watcher, &QFutureWatcher<std::optional<Result>>::finished, this, [this, watcher, gen] {
+    watcher->deleteLater();
+    if (gen != generation_) return;
+    modelPending_ = false;
+    const std::optional<Result> r = watcher->result();
+    summaryA_->setText(sideSummary(a_, rowA_, r ? &r->first : nullptr));
+    summaryB_->setText(sideSummary(b_, rowB_, r ? &r->second : nullptr));
+  });
+  watcher->setFuture(QtConcurrent::run([rows, model, lock]() -> std::optional<Result> {
+    std::lock_guard<std::mutex> hold(*lock);
+    try {
+      auto nllOf = [&](const Batch& b) {
+        ForwardInputs in{b.inputIds, b.attentionMask, b.positionIds, b.labels};
+        return model->forward(in, {}, false, {}).perTokenNll.at(0);
+      };
+      return Result{nllOf(rows->first), nllOf(rows->second)};
+    } catch (const std::exception&) {
+      return std::nullopt; // the sides keep the example losses, named as such
+    }
+  }));
 }
 
 void ComparePanel::recompute() {
@@ -147,8 +202,8 @@ void ComparePanel::recompute() {
   // The diff overlay: each grid tints the cells whose state differs from the other's.
   gridA_->setDiffSource(&gridB_->gridSource());
   gridB_->setDiffSource(&gridA_->gridSource());
-  summaryA_->setText(sideSummary(a_, rowA_));
-  summaryB_->setText(sideSummary(b_, rowB_));
+  summaryA_->setText(sideSummary(a_, rowA_, nullptr));
+  summaryB_->setText(sideSummary(b_, rowB_, nullptr));
   // Cells that differ, over the common square: O(T^2) time (O(T) memory, from segment ids), so long
   // rows are counted in a worker on copies of both rows' segment ids.
   const quint64 gen = ++generation_;
@@ -171,6 +226,7 @@ void ComparePanel::recompute() {
     differingCells_ = countDifferingCells(gridA_->gridSource(), gridB_->gridSource());
   }
   if (a_.batchSize() && b_.batchSize()) diff_->setText(summaryText());
+  startModelLosses();
 }
 
 QString ComparePanel::summaryText() const {

@@ -1,10 +1,15 @@
 // Compare mode: the selected row under two collators side by side (token strips, attention grids,
-// graded counts and example losses), positions and cells that differ highlighted. The O(T^2) cell
+// graded counts and losses: the loaded model's, in a worker, else example per-role losses),
+// positions and cells that differ highlighted. The O(T^2) cell
 // count runs in a worker for rows longer than asyncCellThreshold() (stale counts are dropped).
 #pragma once
 #include "core/data/Batch.h"
+#include "core/forward/ForwardEngine.h"
 
 #include <QWidget>
+#include <memory>
+#include <mutex>
+#include <vector>
 
 class QComboBox;
 class QLabel;
@@ -33,6 +38,10 @@ public:
   AttentionGridView* gridA() const { return gridA_; }
   AttentionGridView* gridB() const { return gridB_; }
   QString summaryText() const;
+  QString sideSummaryText(int side) const; // 0 = A, 1 = B, as shown
+  // The loaded model (ModelRunner::model, its lock): each side's row then runs through it (worker).
+  void setModel(std::shared_ptr<ForwardModel> model, std::shared_ptr<std::mutex> lock, const QString& label);
+  bool modelLossesPending() const { return modelPending_; }
 
 protected:
   void showEvent(QShowEvent* event) override;
@@ -40,7 +49,8 @@ protected:
 private:
   void recompute();
   void recomputeIfVisible();
-  QString sideSummary(const Batch& b, int row) const;
+  QString sideSummary(const Batch& b, int row, const std::vector<double>* modelNll) const;
+  void startModelLosses();
 
   Session* session_;
   QComboBox* boxA_ = nullptr;
@@ -57,6 +67,10 @@ private:
   int64_t differingCells_ = 0;
   bool dirty_ = true;
   quint64 generation_ = 0; // bumped per recompute; a worker's count for an older one is dropped
+  std::shared_ptr<ForwardModel> model_;
+  std::shared_ptr<std::mutex> modelLock_;
+  QString modelLabel_;
+  bool modelPending_ = false;
 };
 
 } // namespace maskscope

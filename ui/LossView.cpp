@@ -4,11 +4,14 @@
 #include "ui/Palette.h"
 #include "ui/Session.h"
 
+#include <QApplication>
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
+#include <QHelpEvent>
 #include <QLabel>
 #include <QPainter>
 #include <QPushButton>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <cmath>
 
@@ -32,42 +35,77 @@ QString pct(double v) {
   return std::isnan(v) ? QStringLiteral("-") : QString::number(100.0 * v, 'f', 1) + QStringLiteral(" %");
 }
 QString num(double v) { return std::isnan(v) ? QStringLiteral("n/a") : QString::number(v, 'f', 3); }
-// The shares of the loss, the gradient and the graded tokens as stacked bars, and a legend (text,
-// so greyscale still reads); returns the y below them.
-int drawShares(QPainter& p, const QFont& font, const QColor& text, const LossBreakdown& d, int x0, int y, int w,
-               int lh) {
-  const int labelW = 170;
-  auto stacked = [&](const QString& name, auto share) {
-    p.setFont(font);
-    p.setPen(text);
-    p.drawText(QRect(x0, y, labelW - 6, lh), Qt::AlignRight | Qt::AlignVCenter, name);
-    double x = x0 + labelW;
-    const double full = w - labelW;
-    for (int role = 0; role < kRoleCount; ++role) {
-      const double s = share(role);
-      if (std::isnan(s) || s <= 0) continue;
-      QRectF seg(x, y + 2, s * full, lh - 4);
-      p.fillRect(seg, roleColour(role));
-      p.setPen(QColor(0x10, 0x10, 0x10));
-      if (seg.width() > 70)
-        p.drawText(seg, Qt::AlignCenter, QStringLiteral("%1 %2").arg(QLatin1String(roleName(role))).arg(pct(s)));
-      x += seg.width();
-    }
-    y += lh + 2;
-  };
-  stacked(LossView::tr("share of the loss"), [&](int role) { return d.lossShare(role); });
-  stacked(LossView::tr("share of the gradient"), [&](int role) { return d.gradientShare(role); });
-  stacked(LossView::tr("graded tokens"),
-          [&](int role) { return d.total() ? double(d.graded[role]) / double(d.total()) : 0.0; });
+// One horizontal stacked bar: segments (share, colour, name) after a right-aligned label; each
+// segment's rectangle and tooltip go to tips.
+struct ShareSegment {
+  double share;
+  QColor colour;
+  QString name;
+};
+void stackedBar(QPainter& p, const QString& label, const std::vector<ShareSegment>& segments, QRect row, int labelW,
+                std::vector<std::pair<QRectF, QString>>& tips) {
+  p.setPen(QApplication::palette().text().color());
+  p.drawText(QRect(row.left(), row.top(), labelW - 6, row.height()), Qt::AlignRight | Qt::AlignVCenter, label);
+  double x = row.left() + labelW;
+  const double full = row.width() - labelW;
+  for (const ShareSegment& s : segments) {
+    if (std::isnan(s.share) || s.share <= 0) continue;
+    QRectF seg(x, row.top() + 2, s.share * full, row.height() - 4);
+    p.fillRect(seg, s.colour);
+    p.setPen(QColor(0x10, 0x10, 0x10));
+    const QString text = QStringLiteral("%1 %2").arg(s.name, pct(s.share));
+    if (seg.width() > QFontMetrics(p.font()).horizontalAdvance(text) + 6) p.drawText(seg, Qt::AlignCenter, text);
+    tips.emplace_back(seg, QStringLiteral("%1: %2 %3").arg(label, s.name, pct(s.share)));
+    x += seg.width();
+  }
+}
+
+// The shares of the loss and of the graded tokens by role, the measured gradient share of pads
+// (or why it is not measured), and a legend (text, so greyscale still reads); returns the y below.
+int drawShares(QPainter& p, const QFont& font, const QColor& text, const LossBreakdown& d,
+               const std::optional<LossReport>& report, QRect box, int lh,
+               std::vector<std::pair<QRectF, QString>>& tips) {
+  const int labelW = 170, x0 = box.left(), w = box.width();
+  int y = box.top();
   p.setFont(font);
+  auto byRole = [&](auto share) {
+    std::vector<ShareSegment> segs;
+    for (int role = 0; role < kRoleCount; ++role)
+      segs.push_back({share(role), roleColour(role), QLatin1String(roleName(role))});
+    return segs;
+  };
+  stackedBar(p, LossView::tr("share of the loss"), byRole([&](int r) { return d.lossShare(r); }), QRect(x0, y, w, lh),
+             labelW, tips);
+  y += lh + 2;
+  stackedBar(p, LossView::tr("share of graded tokens"), byRole([&](int r) { return d.tokenShare(r); }),
+             QRect(x0, y, w, lh), labelW, tips);
+  y += lh + 2;
+  const double padShare = report ? padGradientShare(*report) : std::nan("");
+  if (!std::isnan(padShare)) {
+    stackedBar(p, LossView::tr("share of the gradient"),
+               {{padShare, roleColour(RolePad), LossView::tr("pad")},
+                {1.0 - padShare, roleColour(RoleReply), LossView::tr("real (prompt + reply)")}},
+               QRect(x0, y, w, lh), labelW, tips);
+  } else {
+    p.setPen(text);
+    p.drawText(QRect(x0, y, w, lh), Qt::AlignLeft | Qt::AlignVCenter,
+               LossView::tr("share of the gradient: measured by the engine once a model is loaded (Model menu) "
+                            "— not the token share"));
+  }
+  y += lh + 2;
   int lx = x0 + labelW;
   for (int role = 0; role < kRoleCount; ++role) {
     p.fillRect(QRect(lx, y + 4, 12, 12), roleColour(role));
     p.setPen(text);
     const QString s = LossView::tr("%1: %2 graded").arg(QLatin1String(roleName(role))).arg(d.graded[role]);
-    p.drawText(QRect(lx + 16, y, 200, lh), Qt::AlignLeft | Qt::AlignVCenter, s);
-    lx += 20 + QFontMetrics(font).horizontalAdvance(s) + 16;
+    const int sw = QFontMetrics(font).horizontalAdvance(s);
+    p.drawText(QRect(lx + 16, y, sw + 4, lh), Qt::AlignLeft | Qt::AlignVCenter, s);
+    lx += 20 + sw + 16;
   }
+  y += lh;
+  p.drawText(QRect(x0 + labelW, y, w - labelW, lh), Qt::AlignLeft | Qt::AlignVCenter,
+             LossView::tr("reply = the template's generation span (content and end-of-turn); the assistant header "
+                          "tokens count as prompt"));
   y += lh + 6;
   return y;
 }
@@ -79,6 +117,18 @@ public:
   void paintEvent(QPaintEvent*) override {
     QPainter p(this);
     view_->render(p, rect());
+  }
+  bool event(QEvent* e) override {
+    if (e->type() == QEvent::ToolTip) {
+      auto* help = static_cast<QHelpEvent*>(e);
+      const QString tip = view_->toolTipAt(help->pos());
+      if (tip.isEmpty())
+        QToolTip::hideText();
+      else
+        QToolTip::showText(help->globalPos(), tip, this);
+      return true;
+    }
+    return QWidget::event(e);
   }
   LossView* view_;
 };
@@ -116,6 +166,8 @@ LossView::LossView(Session* session, QWidget* parent) : QWidget(parent), session
   layout->addWidget(chart_, 1);
   connect(session_, &Session::batchChanged, this, [this] {
     modelNll_.clear();
+    report_.reset();
+    reportError_.clear();
     recompute();
   });
   connect(session_, &Session::positionChanged, chart_, qOverload<>(&QWidget::update));
@@ -130,6 +182,19 @@ void LossView::setModelNll(std::vector<std::vector<double>> nll, const QString& 
   recompute();
 }
 
+void LossView::setRowReport(const std::optional<LossReport>& report, const QString& error) {
+  report_ = report;
+  reportError_ = error;
+  recompute();
+}
+
+double LossView::fixedLoss() const {
+  if (report_)
+    if (auto v = fixedLossOf(*report_, packed_)) return *v;
+  // Without the engine only the labels can be fixed: a packed row's fix changes attention too.
+  return packed_ ? std::nan("") : breakdown_.padsNotGraded();
+}
+
 void LossView::setExampleLosses(double prompt, double reply, double pad) {
   QSignalBlocker a(promptLoss_), b(replyLoss_), c(padLoss_);
   promptLoss_->setValue(prompt);
@@ -142,6 +207,7 @@ void LossView::recompute() {
   nll_.clear();
   roles_ = IntGrid();
   breakdown_ = LossBreakdown();
+  packed_ = false;
   const bool model = !modelNll_.empty();
   promptLoss_->setEnabled(!model);
   replyLoss_->setEnabled(!model);
@@ -166,6 +232,11 @@ void LossView::recompute() {
       }
     }
     breakdown_ = computeLossBreakdown(b, r, nll_, roles_);
+    packed_ = false;
+    if (roles_.sameShape(b.inputIds)) {
+      const IntGrid segments = packedSegments(b, roles_); // 1, 2, 3, ... per example; 0 = pad
+      for (int64_t t = 0; t < segments.cols && !packed_ && segments.rows > r; ++t) packed_ = segments.at(r, t) > 1;
+    }
   }
   sourceLabel_->setText(
       model ? tr("Per-token NLL from the model (%1).").arg(modelLabel_)
@@ -189,9 +260,11 @@ QString LossView::dilutionText() const {
                   .arg(num(d.totalSum()))
                   .arg(d.total())
                   .arg(num(d.asGiven()));
-  s += tr("The reply is %1 of the loss and %2 of the gradient")
+  s += tr("The reply is %1 of the loss and %2 of the graded tokens")
            .arg(pct(d.lossShare(RoleReply)))
-           .arg(pct(d.gradientShare(RoleReply)));
+           .arg(pct(d.tokenShare(RoleReply)));
+  if (report_ && !std::isnan(padGradientShare(*report_)))
+    s += tr("; pads carry %1 of the measured gradient").arg(pct(padGradientShare(*report_)));
   if (d.graded[RolePrompt] || d.graded[RolePad])
     s += tr(" - the rest teaches the model to %1.")
              .arg(d.graded[RolePad] ? tr("predict padding and prompts") : tr("predict the prompt"));
@@ -220,18 +293,49 @@ void LossView::render(QPainter& p, QRect area) const {
   // 2. Totals and shares as stacked bars.
   const LossBreakdown& d = breakdown_;
   p.setFont(bold);
+  QString fixedName = packed_ ? tr("fixed (block-diagonal)") : report_ ? tr("fixed") : tr("pads not graded");
+  QString fixedValue = num(fixedLoss());
+  if (packed_ && !report_) fixedValue = tr("needs a model (attention changes every loss)");
   p.drawText(QRect(x0, y, w, lh), Qt::AlignLeft,
-             tr("Loss as given %1   |   pads not graded %2   |   replies only %3")
-                 .arg(num(d.asGiven()))
-                 .arg(num(d.padsNotGraded()))
-                 .arg(num(d.repliesOnly())));
+             tr("Loss as given %1   |   %2 %3   |   replies only %4")
+                 .arg(num(d.asGiven()), fixedName, fixedValue, num(d.repliesOnly())));
   y += lh + 2;
-  y = drawShares(p, font(), text, d, x0, y, w, lh);
+  tips_.clear();
+  y = drawShares(p, font(), text, d, report_, QRect(x0, y, w, lh), lh, tips_);
   // 3. The dilution arithmetic.
   p.setPen(text);
   p.drawText(QRect(x0, y, w, area.bottom() - y), Qt::TextWordWrap,
              dilutionText() + tr("\nWorked example: 200 prompt tokens at 2.0 and 40 reply tokens at 1.0 give 400 + 40 "
                                  "= 440; the reply is 40 / 440 = 9.1 % of the loss."));
+}
+
+double LossView::axisMax() const {
+  double graded = 0, all = 0;
+  const bool haveLabels = session_->hasBatch() && session_->batch().labels.sameShape(session_->batch().inputIds);
+  for (size_t t = 1; t < nll_.size(); ++t) {
+    all = std::max(all, nll_[t]);
+    if (haveLabels && session_->batch().labels.at(session_->batchRow(), int64_t(t)) != kIgnoreIndex)
+      graded = std::max(graded, nll_[t]);
+  }
+  return std::max(0.1, breakdown_.total() > 0 ? graded : all);
+}
+
+QString LossView::toolTipAt(QPoint pos) const {
+  for (const auto& [rect, tip] : tips_)
+    if (rect.contains(pos)) return tip;
+  if (!session_->hasBatch() || nll_.size() < 2 || !plot_.contains(pos)) return {};
+  const Batch& b = session_->batch();
+  const int r = session_->batchRow();
+  const int t = int((pos.x() - plot_.left()) * double(nll_.size()) / plot_.width());
+  if (t < 1 || t >= int(nll_.size())) return {};
+  const bool graded = b.labels.sameShape(b.inputIds) && b.labels.at(r, t) != kIgnoreIndex;
+  const int role = roles_.sameShape(b.inputIds) ? int(roles_.at(r, t)) : int(RoleUnknown);
+  return tr("position %1 %2 (%3): loss %4 %5")
+      .arg(t)
+      .arg(session_->tokenText(b.inputIds.at(r, t)).toHtmlEscaped())
+      .arg(QLatin1String(roleName(role)))
+      .arg(num(nll_[size_t(t)]))
+      .arg(graded ? tr("— graded") : tr("— not graded (-100)"));
 }
 
 // Section 1 of render(): the per-token loss bars from box's top; returns the y below the plot.
@@ -251,8 +355,8 @@ int LossView::paintNllPlot(QPainter& p, QRect box, int plotHeight) const {
   y += lh;
   const int plotH = std::max(60, plotHeight);
   const QRect plot(x0 + 40, y, w - 40, plotH);
-  double maxV = 0.1;
-  for (double v : nll_) maxV = std::max(maxV, v);
+  plot_ = plot;
+  const double maxV = axisMax();
   p.setFont(font());
   p.drawText(QRect(x0, plot.top(), 36, lh), Qt::AlignRight, num(maxV).left(4));
   p.drawText(QRect(x0, plot.bottom() - lh, 36, lh), Qt::AlignRight, QStringLiteral("0"));
@@ -263,9 +367,13 @@ int LossView::paintNllPlot(QPainter& p, QRect box, int plotHeight) const {
     const int role = roles_.sameShape(b.inputIds) ? int(roles_.at(r, t)) : int(RoleUnknown);
     QColor c = roleColour(role);
     if (!graded) c.setAlpha(50);
-    const double h = nll_[size_t(t)] / maxV * plot.height();
+    // Terms above the axis (ungraded ones may be: the axis follows the graded terms) are cut at the
+    // top and marked, so pads cannot flatten the bars that count.
+    const double v = nll_[size_t(t)];
+    const double h = std::min(v, maxV) / maxV * plot.height();
     QRectF bar(plot.left() + t * bw, plot.bottom() - h, std::max(1.0, bw - (bw > 3 ? 1 : 0)), h);
     p.fillRect(bar, c);
+    if (v > maxV) p.fillRect(QRectF(bar.left(), plot.top(), bar.width(), 3), palette::warningText());
     if (graded && bw >= 4) {
       p.setPen(text);
       p.drawLine(QPointF(bar.left(), bar.top()), QPointF(bar.right(), bar.top()));

@@ -19,6 +19,7 @@
 #include "ui/SoftmaxView.h"
 #include "ui/TeachingPanel.h"
 #include "ui/TokenStripView.h"
+#include "ui/TokenizerPicker.h"
 #include "ui/ViewRegistry.h"
 
 #include <QAction>
@@ -30,12 +31,14 @@
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QLabel>
+#include <QLayout>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPromise>
+#include <QScreen>
 #include <QSettings>
 #include <QShowEvent>
 #include <QSpinBox>
@@ -54,6 +57,7 @@ namespace maskscope {
 namespace {
 
 constexpr int kMaxRecent = 10;
+constexpr double kPresenterScale = 1.6; // presenter mode's type size: text, chips, grid labels
 
 // Gives a docked panel a modest preferred size, so the strip and grid get the room at first start.
 class PanelFrame : public QWidget {
@@ -78,7 +82,12 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
   setObjectName(QStringLiteral("mainWindow"));
   setAcceptDrops(true);
   setDockNestingEnabled(true);
-  resize(1280, 820);
+  // The first window fits the screen it opens on (a 1024 x 768 projector, a laptop at 200 %).
+  if (const QScreen* s = QGuiApplication::primaryScreen())
+    resize(QSize(1280, 820).boundedTo(s->availableGeometry().size()));
+  else
+    resize(1280, 820);
+  initialSize_ = size();
   baseFontPt_ = QApplication::font().pointSizeF();
   model_ = new ModelRunner(this);
 
@@ -112,16 +121,8 @@ void MainWindow::buildToolbar() {
   auto* tb = addToolBar(tr("Pipeline"));
   tb->setObjectName(QStringLiteral("pipelineToolbar"));
   tb->addWidget(new QLabel(tr(" Tokenizer "), tb));
-  tokenizerLabel_ = new QLabel(tb);
-  tokenizerLabel_->setObjectName(QStringLiteral("tokenizerLabel"));
-  tb->addWidget(tokenizerLabel_);
-  QAction* pickTok = tb->addAction(tr("\u2026"));
-  pickTok->setToolTip(tr("Choose a tokenizer.json, tokenizer.model or model folder"));
-  connect(pickTok, &QAction::triggered, this, [this] {
-    QString f = QFileDialog::getOpenFileName(this, tr("Tokenizer"), {},
-                                             tr("Tokenizers (tokenizer.json tokenizer.model *.json *.model)"));
-    if (!f.isEmpty()) session_->setTokenizer(f);
-  });
+  tokenizerBox_ = new TokenizerPicker(session_, persistent_, tb);
+  tb->addWidget(tokenizerBox_);
   tb->addWidget(new QLabel(tr("  Template "), tb));
   templateBox_ = new QComboBox(tb);
   templateBox_->addItem(tr("(tokenizer's own)"), QString());
@@ -231,6 +232,16 @@ void MainWindow::updateCentreError() {
   centreError_->show();
 }
 
+QString MainWindow::modelTokenizerProblem(const QString& modelSpec) const {
+  // builtin:tiny's embeddings are indexed by the demo tokenizer's ids: any other tokenizer's ids
+  // would be read as other tokens (or fall outside its vocabulary).
+  if (modelSpec != QLatin1String("builtin:tiny") || session_->tokenizerSpec() == QLatin1String("builtin:demo"))
+    return {};
+  return tr("builtin:tiny needs the builtin:demo tokenizer (it was trained on its ids), not %1: choose builtin:demo "
+            "in the Tokenizer box, then load the model again.")
+      .arg(tokenizerDisplayName(session_->tokenizerSpec()));
+}
+
 QString MainWindow::centreErrorText() const { return !centreError_->isHidden() ? centreError_->text() : QString(); }
 
 QDockWidget* MainWindow::dock(const QString& name) const {
@@ -270,14 +281,30 @@ void MainWindow::applyDefaultDockSizes() {
   QDockWidget* side = nullptr;
   for (QDockWidget* d : docks_) {
     const Qt::DockWidgetArea a = dockWidgetArea(d);
-    if (!bottom && a == Qt::BottomDockWidgetArea) bottom = d;
-    if (!side && (a == Qt::LeftDockWidgetArea || a == Qt::RightDockWidgetArea)) side = d;
+    if (!bottom && a == Qt::BottomDockWidgetArea && d->isVisible()) bottom = d;
+    if (!side && (a == Qt::LeftDockWidgetArea || a == Qt::RightDockWidgetArea) && d->isVisible()) side = d;
   }
-  if (bottom) resizeDocks({bottom}, {std::max(180, height() * 28 / 100)}, Qt::Vertical);
+  // The side first: its width decides the centre's, which the bottom's height is measured against.
   if (side) resizeDocks({side}, {280}, Qt::Horizontal);
+  if (bottom) {
+    // About 28 % of the window, but never taking the centre below its least height: the layout
+    // would then cut the grid's bottom off under the docks (a 1024 x 768 window, presenter mode).
+    if (layout()) layout()->activate();
+    const int shared = centralWidget()->height() + bottom->height();
+    const int room = shared - centralWidget()->minimumSizeHint().height();
+    const int least = bottom->minimumSizeHint().height();
+    const int target = std::clamp(std::max(180, height() * 28 / 100), least, std::max(least, room));
+    resizeDocks({bottom}, {target}, Qt::Vertical);
+    // The size given covers the area's tab bar when the docks are tabbed already (after a reset),
+    // not on the first run: correct by what the dock actually got, so both end at the same height.
+    if (layout()) layout()->activate();
+    if (const int error = target - bottom->height(); error != 0) resizeDocks({bottom}, {target + error}, Qt::Vertical);
+  }
+  dockSizesApplied_ = true;
 }
 
 void MainWindow::resetLayout() {
+  dockSizesApplied_ = false;
   arrangeDocks();
   QTimer::singleShot(0, this, &MainWindow::applyDefaultDockSizes);
 }
@@ -299,8 +326,13 @@ void MainWindow::connectSession() {
   });
   connect(session_, &Session::batchChanged, this, &MainWindow::updateSummary);
   connect(session_, &Session::batchChanged, this, [this] {
-    if (model_->hasModel() && session_->hasBatch())
-      model_->run(session_->batch(), attentionPane_->layerBox()->value(), attentionPane_->headBox()->value());
+    if (!model_->hasModel() || !session_->hasBatch()) return;
+    if (const QString problem = modelTokenizerProblem(model_->spec()); !problem.isEmpty()) {
+      statusBar()->showMessage(problem, 30000); // the tokenizer changed under a loaded builtin:tiny
+      return;
+    }
+    model_->run(session_->batch(), attentionPane_->layerBox()->value(), attentionPane_->headBox()->value(),
+                session_->batchRow());
   });
   connect(session_, &Session::pipelineChanged, this, &MainWindow::syncPipelineControls);
   connect(session_, &Session::errorOccurred, this, [this](const QString& m) {
@@ -310,7 +342,14 @@ void MainWindow::connectSession() {
   connect(session_, &Session::batchChanged, this, &MainWindow::updateCentreError);
   updateCentreError();
   connect(session_, &Session::modelChanged, this, [this](const QString& spec) {
-    if (!spec.isEmpty()) model_->load(spec);
+    if (spec.isEmpty()) return;
+    if (const QString problem = modelTokenizerProblem(spec); !problem.isEmpty()) {
+      statusBar()->showMessage(problem, 30000);
+      modelLabel_->setText(tr("no model"));
+      session_->setModelSpec(QString()); // refused: choosing the model again retries
+      return;
+    }
+    model_->load(spec);
   });
   connect(session_, &Session::batchChanged, this, [this] {
     // Keep the list's selection on the session's row (lint jumps, teaching steps).
@@ -376,12 +415,14 @@ void MainWindow::connectModel() {
   connect(headBox, &QSpinBox::valueChanged, this, rerun);
   connect(model_, &ModelRunner::modelLoaded, this, [this, layerBox, headBox](const QString& d) {
     modelLabel_->setText(d);
+    compare_->setModel(model_->model(), model_->modelLock(), d);
     layerBox->setRange(0, std::max(0, model_->layers() - 1));
     headBox->setRange(0, std::max(0, model_->heads() - 1));
-    if (session_->hasBatch()) model_->run(session_->batch(), layerBox->value(), headBox->value());
+    if (session_->hasBatch()) model_->run(session_->batch(), layerBox->value(), headBox->value(), session_->batchRow());
   });
   connect(model_, &ModelRunner::failed, this, [this](const QString& m) {
     modelLabel_->setText(tr("no model"));
+    if (!model_->hasModel()) compare_->setModel(nullptr, nullptr, {});
     statusBar()->showMessage(m, 20000);
   });
   connect(model_, &ModelRunner::progress, this, [this](double, const QString& t) { statusBar()->showMessage(t); });
@@ -494,10 +535,11 @@ void MainWindow::buildViewMenu() {
   dark->setObjectName(QStringLiteral("darkThemeAction"));
   connect(dark, &QAction::toggled, this, &MainWindow::setDarkTheme);
   QAction* presenter = view->addAction(tr("&Presenter mode (large type)"));
+  presenter->setObjectName(QStringLiteral("presenterAction"));
   presenter->setCheckable(true);
   presenter->setShortcut(QKeySequence(Qt::Key_F11));
   connect(presenter, &QAction::toggled, this, &MainWindow::setPresenterMode);
-  connect(teaching_, &TeachingPanel::presenterToggled, presenter, &QAction::setChecked);
+  connect(teaching_, &TeachingPanel::presenterToggled, this, &MainWindow::setPresenterMode);
   view->addAction(tr("Teaching mode"), this, [this] {
     showView(QStringLiteral("teaching"));
     if (teaching_->stepIndex() < 0) teaching_->goToStep(0);
@@ -559,6 +601,10 @@ void MainWindow::showEvent(QShowEvent* e) {
   QMainWindow::showEvent(e);
   if (shownOnce_) return;
   shownOnce_ = true;
+  // Now the frame is known: the whole window, title bar included, stays on its screen (the app's
+  // window, and one at the size the constructor chose; a size a caller set is kept).
+  if (fitsScreen_ && (persistent_ || size() == initialSize_))
+    QTimer::singleShot(0, this, [this] { fitToScreen(false); });
   if (persistent_ && QSettings().contains(QStringLiteral("windowState"))) return;
   // First run: the default dock sizes, once the window has its size (from a queued call).
   QTimer::singleShot(0, this, &MainWindow::applyDefaultDockSizes);
@@ -591,9 +637,6 @@ void MainWindow::syncPipelineControls() {
     t = templateBox_->count() - 2;
   }
   templateBox_->setCurrentIndex(t);
-  const QString tok = session_->tokenizerSpec();
-  tokenizerLabel_->setText(tok.startsWith(QLatin1String("builtin:")) ? tok : QFileInfo(tok).fileName());
-  tokenizerLabel_->setToolTip(tok);
 }
 
 void MainWindow::fillConversationList() {
@@ -746,6 +789,7 @@ void MainWindow::onModelRun(const ModelRun& run) {
   const QString label = tr("layer %1 head %2").arg(run.layer).arg(run.head);
   loss_->setModelNll(run.output.perTokenNll, modelLabel_->text());
   const int r = session_->batchRow();
+  if (run.reportRow == r) loss_->setRowReport(run.rowReport, run.reportError);
   std::vector<float> probs = rowAttention(run, r, session_->batch().length());
   if (!probs.empty()) {
     softmax_->setModelScores(scoresFromProbabilities(probs),
@@ -769,10 +813,58 @@ void MainWindow::showView(const QString& name) {
 }
 
 void MainWindow::setPresenterMode(bool on) {
+  if (on == presenter_) return;
+  presenter_ = on;
   QFont f = QApplication::font();
-  f.setPointSizeF(on ? baseFontPt_ * 1.6 : baseFontPt_);
+  f.setPointSizeF(on ? baseFontPt_ * kPresenterScale : baseFontPt_);
   QApplication::setFont(f);
+  for (AttentionGridView* g : {grid_, compare_->gridA(), compare_->gridB()})
+    g->setLabelScale(on ? kPresenterScale : 1.0);
   if (QDockWidget* d = dock(QStringLiteral("dataset"))) d->setVisible(!on);
+  if (auto* a = findChild<QAction*>(QStringLiteral("presenterAction"))) {
+    QSignalBlocker block(a);
+    a->setChecked(on);
+  }
+  teaching_->setPresenterChecked(on);
+  // A projector shows the whole screen: presenter mode fills it; leaving it restores the window.
+  if (!fitsScreen_) return;
+  if (on) {
+    normalGeometry_ = geometry();
+    fitToScreen(true);
+  }
+  // Once the layouts have the new type's least sizes (queued after their requests): the window's
+  // own geometry back when leaving, then the height shared between the centre and the docks.
+  QTimer::singleShot(0, this, [this, on] {
+    if (layout()) layout()->activate(); // the least sizes of the new type, before sizing to them
+    if (!on && normalGeometry_.isValid()) {
+      setGeometry(normalGeometry_);
+      fitToScreen(false);
+    }
+    applyDefaultDockSizes();
+  });
+}
+
+QRect MainWindow::screenRoom() const {
+  const QScreen* s = screen() ? screen() : QGuiApplication::primaryScreen();
+  if (!s) return {};
+  // The frame (title bar, borders) is outside geometry(); it must fit on the screen too.
+  const QRect frame = frameGeometry(), inner = geometry();
+  const QMargins margins(inner.left() - frame.left(), inner.top() - frame.top(), frame.right() - inner.right(),
+                         frame.bottom() - inner.bottom());
+  return s->availableGeometry().marginsRemoved(margins);
+}
+
+void MainWindow::fitToScreen(bool fill) {
+  const QRect room = screenRoom();
+  if (room.isEmpty()) return;
+  if (fill) {
+    setGeometry(room);
+    return;
+  }
+  QRect g(pos(), size().boundedTo(room.size()));
+  g.moveLeft(std::clamp(g.left(), room.left(), room.right() - g.width() + 1));
+  g.moveTop(std::clamp(g.top(), room.top(), room.bottom() - g.height() + 1));
+  setGeometry(g);
 }
 
 void MainWindow::setDarkTheme(bool dark) {

@@ -29,6 +29,7 @@ class Session;
 class SoftmaxView;
 class TeachingPanel;
 class TokenStripView;
+class TokenizerPicker;
 struct ModelRun;
 
 class MainWindow : public QMainWindow {
@@ -44,6 +45,9 @@ public:
   QComboBox* findingFilterBox() const { return findingFilter_; }
   QComboBox* collatorBox() const { return collatorBox_; }
   QComboBox* templateBox() const { return templateBox_; }
+  TokenizerPicker* tokenizerBox() const { return tokenizerBox_; }
+  // Why modelSpec cannot run on the session's tokenizer ("" when it can): builtin:tiny needs builtin:demo.
+  QString modelTokenizerProblem(const QString& modelSpec) const;
   TokenStripView* tokenStrip() const { return strip_; }
   AttentionGridView* attentionGrid() const { return grid_; }
   // The error shown in the centre when the selected row cannot be shown ("" while it shows).
@@ -63,7 +67,16 @@ public:
   void showView(const QString& name);
   // Docks every view where it starts (View > Reset layout): areas, tabs and sizes of a first run.
   void resetLayout();
+  // True once the first-run (or reset) dock sizes have been applied (a queued call after show).
+  bool dockSizesApplied() const { return dockSizesApplied_; }
+  // Presenter mode: type, token chips and grid labels 1.6x, the dataset dock hidden, the window
+  // filling its screen's available geometry (leaving it restores the window's geometry).
   void setPresenterMode(bool on);
+  bool presenterMode() const { return presenter_; }
+  // Snapshots keep the size they are asked for: no fitting to the (off-screen) screen.
+  void setFitsScreen(bool on) { fitsScreen_ = on; }
+  // Shrinks (fill: grows) the window, frame included, to its screen's available geometry.
+  void fitToScreen(bool fill);
   void setDarkTheme(bool dark);
   // Opens a dataset, batch dump or model folder (as the command line and drag-and-drop do).
   bool openPath(const QString& path);
@@ -118,7 +131,7 @@ private:
   QComboBox* findingFilter_ = nullptr;
   QComboBox* collatorBox_ = nullptr;
   QComboBox* templateBox_ = nullptr;
-  QLabel* tokenizerLabel_ = nullptr;
+  TokenizerPicker* tokenizerBox_ = nullptr;
   QSpinBox* batchSize_ = nullptr;
   QLabel* summary_ = nullptr;
   QLabel* centreError_ = nullptr;
@@ -145,6 +158,12 @@ private:
   QList<QDockWidget*> docks_;      // in registry order
   bool docksArranged_ = false;
   bool shownOnce_ = false;
+  bool presenter_ = false;
+  bool dockSizesApplied_ = false;
+  bool fitsScreen_ = true;
+  QRect normalGeometry_; // before presenter mode
+  QSize initialSize_;    // the constructor's size (the screen's, at most)
+  QRect screenRoom() const;
 };
 
 } // namespace maskscope

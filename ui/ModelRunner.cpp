@@ -1,6 +1,9 @@
 // Model loading and forward passes in worker threads.
 #include "ui/ModelRunner.h"
+#include "core/forward/LossPlan.h"
 #include "core/forward/ModelSpec.h"
+
+#include <algorithm>
 
 #include <cmath>
 
@@ -68,7 +71,23 @@ void ModelRunner::load(const QString& spec) {
   }));
 }
 
-ModelRun runModelOnce(ForwardModel& model, const Batch& batch, int layer, int head, const std::atomic<bool>* cancel) {
+namespace {
+// The row's loss analysis: the engine measures the gradient of the pad and real terms (autograd),
+// so the loss view shows measured shares, not token counts.
+void analyseRowInto(ForwardModel& model, const Batch& batch, int row, const RunControl& ctl, ModelRun& r) {
+  if (row < 0 || row >= batch.batchSize() || !batch.labels.sameShape(batch.inputIds)) return;
+  r.reportRow = row;
+  try {
+    const Batch one = batchRow(batch, row);
+    r.rowReport = model.analyse(buildLossRequest(one, true), ctl);
+  } catch (const std::exception& e) {
+    r.reportError = QString::fromUtf8(e.what());
+  }
+}
+} // namespace
+
+ModelRun runModelOnce(ForwardModel& model, const Batch& batch, int layer, int head, const std::atomic<bool>* cancel,
+                      int analyseRow) {
   ForwardInputs in;
   in.inputIds = batch.inputIds;
   in.attentionMask = batch.attentionMask;
@@ -86,6 +105,7 @@ ModelRun runModelOnce(ForwardModel& model, const Batch& batch, int layer, int he
     RunControl ctl;
     ctl.cancel = const_cast<std::atomic<bool>*>(cancel);
     r.output = model.forward(in, cap, false, ctl);
+    analyseRowInto(model, batch, analyseRow, ctl, r);
   } catch (const std::exception& e) {
     r.error = QString::fromUtf8(e.what());
   }
@@ -108,13 +128,16 @@ std::vector<float> scoresFromProbabilities(const std::vector<float>& probs) {
   return scores;
 }
 
-void ModelRunner::run(const Batch& batch, int layer, int head) {
+void ModelRunner::run(const Batch& batch, int layer, int head, int analyseRow) {
   if (!model_ || runWatcher_->isRunning()) return;
   cancel_ = std::make_shared<std::atomic<bool>>(false);
   auto model = model_;
   auto cancel = cancel_;
-  runWatcher_->setFuture(QtConcurrent::run(
-      [model, batch, cancel, layer, head]() { return runModelOnce(*model, batch, layer, head, cancel.get()); }));
+  auto lock = lock_;
+  runWatcher_->setFuture(QtConcurrent::run([model, lock, batch, cancel, layer, head, analyseRow]() {
+    std::lock_guard<std::mutex> hold(*lock);
+    return runModelOnce(*model, batch, layer, head, cancel.get(), analyseRow);
+  }));
 }
 
 } // namespace maskscope

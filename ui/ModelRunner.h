@@ -10,6 +10,8 @@
 #include <QString>
 #include <atomic>
 #include <memory>
+#include <mutex>
+#include <optional>
 
 namespace maskscope {
 
@@ -17,12 +19,20 @@ struct ModelRun {
   ForwardOutput output;
   QString error;
   int layer = 0, head = 0;
+  // The loss view's measurements of one row (analyseRow), the row alone as a batch of one:
+  // the engine's gradient norms of its pad and real terms and its loss under the fixed and (when
+  // packed) block-diagonal masks. Empty when not asked for, or when the row has no labels.
+  std::optional<LossReport> rowReport;
+  int reportRow = -1;
+  QString reportError; // why rowReport is empty although asked for
 };
 
-// One forward pass with one layer/head's attention captured (when the row is short enough);
-// what ModelRunner runs in a worker and what off-screen snapshots run directly.
+// One forward pass with one layer/head's attention captured (when the row is short enough), then,
+// when analyseRow >= 0, ForwardModel::analyse of that row; what ModelRunner runs in a worker and
+// what off-screen snapshots run directly.
 ModelRun runModelOnce(ForwardModel& model, const Batch& batch, int layer, int head,
-                      const std::atomic<bool>* cancel = nullptr);
+                      const std::atomic<bool>* cancel = nullptr, int analyseRow = -1);
+
 // Row r's captured attention probabilities ([T, T], row-major), empty when none was captured.
 std::vector<float> rowAttention(const ModelRun& run, int row, int64_t length);
 // Pre-softmax scores up to a per-row constant: log p (softmax is shift-invariant); 0 -> -30.
@@ -34,12 +44,17 @@ public:
   explicit ModelRunner(QObject* parent = nullptr);
   ~ModelRunner() override;
 
-  void load(const QString& spec);                    // async; modelLoaded or failed
-  void run(const Batch& batch, int layer, int head); // async; finished or failed
+  void load(const QString& spec); // async; modelLoaded or failed
+  // async; finished or failed. analyseRow >= 0: also the loss analysis of that row (rowReport).
+  void run(const Batch& batch, int layer, int head, int analyseRow = -1);
   void cancel();
   bool hasModel() const { return model_ != nullptr; }
   bool busy() const;
   QString description() const;
+  QString spec() const { return spec_; } // the model loaded (or loading)
+  // The loaded model for other views' passes (compare); hold modelLock() around every call into it.
+  std::shared_ptr<ForwardModel> model() const { return model_; }
+  std::shared_ptr<std::mutex> modelLock() const { return lock_; }
   int layers() const { return model_ ? int(model_->info().layers) : 0; }
   int heads() const { return model_ ? int(model_->info().heads) : 0; }
   // Attention is captured only up to this length ([T, T] floats per row).
@@ -53,6 +68,7 @@ Q_SIGNALS:
 
 private:
   std::shared_ptr<ForwardModel> model_;
+  std::shared_ptr<std::mutex> lock_ = std::make_shared<std::mutex>(); // one pass at a time on model_
   QString spec_;
   std::shared_ptr<std::atomic<bool>> cancel_;
   QFutureWatcher<std::shared_ptr<ForwardModel>>* loadWatcher_ = nullptr;

@@ -59,6 +59,7 @@ PositionTableView::PositionTableView(Session* session, QWidget* parent) : QWidge
   auto* bar = new QHBoxLayout;
   hideSystem_ = new QCheckBox(tr("Hide the system turn"), this);
   hideWhitespace_ = new QCheckBox(tr("Hide whitespace tokens"), this);
+  hidePadding_ = new QCheckBox(tr("Hide padding"), this);
   summary_ = new QLabel(this);
   summary_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // shrinks: exports may be narrow
   auto* copy = new QPushButton(tr("Copy"), this);
@@ -67,6 +68,7 @@ PositionTableView::PositionTableView(Session* session, QWidget* parent) : QWidge
   exportButton->setToolTip(tr("Write the shown rows as Markdown, CSV or HTML"));
   bar->addWidget(hideSystem_);
   bar->addWidget(hideWhitespace_);
+  bar->addWidget(hidePadding_);
   bar->addWidget(summary_, 1);
   bar->addWidget(copy);
   bar->addWidget(exportButton);
@@ -85,6 +87,7 @@ PositionTableView::PositionTableView(Session* session, QWidget* parent) : QWidge
 
   connect(hideSystem_, &QCheckBox::toggled, this, &PositionTableView::rebuild);
   connect(hideWhitespace_, &QCheckBox::toggled, this, &PositionTableView::rebuild);
+  connect(hidePadding_, &QCheckBox::toggled, this, &PositionTableView::rebuild);
   connect(copy, &QPushButton::clicked, this, &PositionTableView::copySelection);
   connect(exportButton, &QPushButton::clicked, this, &PositionTableView::exportWithDialog);
   connect(session_, &Session::batchChanged, this, &PositionTableView::rebuild);
@@ -99,7 +102,18 @@ PositionTableFilter PositionTableView::filter() const {
   PositionTableFilter f;
   f.hideSystem = hideSystem_->isChecked();
   f.hideWhitespace = hideWhitespace_->isChecked();
+  f.hidePadding = hidePadding_->isChecked();
   return f;
+}
+
+void PositionTableView::setFilter(const PositionTableFilter& f) {
+  {
+    QSignalBlocker a(hideSystem_), b(hideWhitespace_), c(hidePadding_);
+    hideSystem_->setChecked(f.hideSystem);
+    hideWhitespace_->setChecked(f.hideWhitespace);
+    hidePadding_->setChecked(f.hidePadding);
+  }
+  rebuild();
 }
 
 QString PositionTableView::summaryText() const { return summary_->text(); }

@@ -25,6 +25,9 @@ public:
 
   QCheckBox* hideSystemBox() const { return hideSystem_; }
   QCheckBox* hideWhitespaceBox() const { return hideWhitespace_; }
+  QCheckBox* hidePaddingBox() const { return hidePadding_; }
+  // Checks the boxes of f (`snapshot --view table --hide ...` sets the filters this way).
+  void setFilter(const PositionTableFilter& f);
   QTableWidget* table() const { return table_; }
   PositionTableFilter filter() const;
   // The rows on screen, as core built them.
@@ -49,6 +52,7 @@ private:
   Session* session_;
   QCheckBox* hideSystem_ = nullptr;
   QCheckBox* hideWhitespace_ = nullptr;
+  QCheckBox* hidePadding_ = nullptr;
   QLabel* summary_ = nullptr;
   QTableWidget* table_ = nullptr;
   std::vector<PositionTableRow> rows_;

@@ -44,6 +44,9 @@ void checkArgs(const SnapshotArgs& a) {
   if (a.teachingStep < 0 || a.teachingStep > steps)
     throw Error("--step " + std::to_string(a.teachingStep) +
                 " is outside the teaching steps (0 = the introduction, 1.." + std::to_string(steps) + ")");
+  if (!a.hide.empty() && a.view != "table")
+    throw Error("--hide filters the position table: use it with --view table, not --view " + a.view);
+  if (!a.hide.empty()) parseTableFilter(a.hide); // throws, naming an unknown word
 }
 
 // Snapshots run without the app: a QApplication of their own (offscreen unless a platform is set).
@@ -170,7 +173,7 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
   std::optional<ModelRun> run;
   if (!a.modelSpec.empty()) {
     auto model = loadForwardModel(a.modelSpec, "auto");
-    run = runModelOnce(*model, session.batch(), 0, 0);
+    run = runModelOnce(*model, session.batch(), 0, 0, nullptr, session.batchRow());
     if (!run->error.isEmpty()) throw Error("forward pass failed: " + run->error.toStdString(), {a.modelSpec});
   }
   ViewSnapshot options;
@@ -185,10 +188,13 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
     options.compareB = QString::fromStdString(specB);
   }
   options.teachingStep = a.teachingStep;
+  if (!a.hide.empty()) options.tableFilter = parseTableFilter(a.hide);
 
   MainWindow window(&session);
+  window.setFitsScreen(false); // --size is the window's size, whatever the off-screen screen's
   window.setDarkTheme(a.theme == "dark");
   window.resize(a.width, a.height);
+  if (a.presenter) window.setPresenterMode(true);
   const ViewSpec* spec = findView(QString::fromStdString(a.view));
   const QImage image = spec ? renderView(*spec, window, options, QSize(a.width, a.height)) : grabWindow(window);
   writeImage(image, a, io);

@@ -21,6 +21,8 @@ struct SnapshotArgs {
   int teachingStep = 0;        // --step N (1-based) for the teaching view; 0 = the intro
   double zoom = 1.0;           // --zoom Z: attention grid zoom around the selected position
   bool softmaxExample = false; // --example: the softmax view's 2.0/1.0/0.1 teaching row
+  std::string hide;            // --hide system,whitespace,padding: the table view's filters
+  bool presenter = false;      // --presenter: the window in presenter mode (large type)
 };
 
 // The views snapshot knows (the view registry's names, then "window"), for --help and errors.

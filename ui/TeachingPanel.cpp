@@ -4,6 +4,7 @@
 #include "ui/ViewRegistry.h"
 
 #include <QDockWidget>
+#include <QEvent>
 #include <QMainWindow>
 #include <algorithm>
 
@@ -21,22 +22,18 @@ TeachingPanel::TeachingPanel(Session* session, std::function<void(const QString&
     : QWidget(parent), session_(session), showView_(std::move(showView)), steps_(steps()) {
   auto* layout = new QVBoxLayout(this);
   title_ = new QLabel(this);
-  QFont big = font();
-  big.setPointSizeF(big.pointSizeF() * 1.6);
-  big.setBold(true);
-  title_->setFont(big);
   title_->setWordWrap(true);
   text_ = new QTextBrowser(this);
-  QFont body = font();
-  body.setPointSizeF(body.pointSizeF() * 1.3);
-  text_->setFont(body);
+  applyFonts();
   auto* nav = new QHBoxLayout;
   prev_ = new QPushButton(tr("\u2190 Back"), this);
   next_ = new QPushButton(tr("Next \u2192"), this);
   counter_ = new QLabel(this);
   auto* presenter = new QPushButton(tr("Presenter mode"), this);
+  presenter->setObjectName(QStringLiteral("presenterButton"));
   presenter->setCheckable(true);
   presenter->setToolTip(tr("Large type for a projector (F11)"));
+  presenter_ = presenter;
   nav->addWidget(prev_);
   nav->addWidget(counter_);
   nav->addWidget(next_);
@@ -52,6 +49,26 @@ TeachingPanel::TeachingPanel(Session* session, std::function<void(const QString&
   text_->setHtml(
       tr("<p>A guided walk through masking, driving the real views on the demo data. Press <b>Next</b>.</p>"));
   counter_->setText(tr("%1 steps").arg(steps_.size()));
+}
+
+void TeachingPanel::applyFonts() {
+  QFont big = font();
+  big.setPointSizeF(big.pointSizeF() * 1.6);
+  big.setBold(true);
+  title_->setFont(big);
+  QFont body = font();
+  body.setPointSizeF(body.pointSizeF() * 1.3);
+  text_->setFont(body);
+}
+
+void TeachingPanel::changeEvent(QEvent* e) {
+  QWidget::changeEvent(e);
+  if (e->type() == QEvent::FontChange && title_) applyFonts();
+}
+
+void TeachingPanel::setPresenterChecked(bool on) {
+  QSignalBlocker block(presenter_);
+  presenter_->setChecked(on);
 }
 
 QString TeachingPanel::currentTitle() const { return title_->text(); }

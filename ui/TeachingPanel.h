@@ -33,12 +33,19 @@ public:
   // The current step's text as shown (HTML), computed from the data on screen.
   QString currentText() const;
   QPushButton* nextButton() const { return next_; }
+  QPushButton* presenterButton() const { return presenter_; }
+  void setPresenterChecked(bool on); // follows View > Presenter mode without emitting
+
+protected:
+  // The title and step text are larger than the panel's font and follow it (presenter mode).
+  void changeEvent(QEvent* event) override;
 
 Q_SIGNALS:
   void presenterToggled(bool on);
 
 private:
   void keepVisibleBeside(const QString& view);
+  void applyFonts();
   Session* session_;
   std::function<void(const QString&, bool)> showView_;
   std::vector<TeachingStep> steps_;
@@ -49,6 +56,7 @@ private:
   QLabel* counter_ = nullptr;
   QPushButton* prev_ = nullptr;
   QPushButton* next_ = nullptr;
+  QPushButton* presenter_ = nullptr;
 };
 
 } // namespace maskscope

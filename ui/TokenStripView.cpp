@@ -17,7 +17,6 @@
 namespace maskscope {
 
 namespace {
-constexpr int kChipHeight = 62;
 constexpr int kGap = 4;
 constexpr int kPadX = 6;
 } // namespace
@@ -25,7 +24,7 @@ constexpr int kPadX = 6;
 TokenStripView::TokenStripView(Session* session, QWidget* parent) : QAbstractScrollArea(parent), session_(session) {
   setFocusPolicy(Qt::StrongFocus);
   viewport()->setMouseTracking(true);
-  verticalScrollBar()->setSingleStep(kChipHeight / 2);
+  verticalScrollBar()->setSingleStep(chip_.height / 2);
   connect(session_, &Session::batchChanged, this, [this] {
     if (!override_) rebuild();
   });
@@ -88,7 +87,45 @@ void TokenStripView::rebuild() {
   viewport()->update();
 }
 
+// The chip's lines follow the font (presenter mode enlarges it): a token line tall enough for
+// descenders (underscores, the visible-space glyph), then two small lines. At the default font
+// this is the 62 px chip of the 20 / 15 / 15 px lines.
+TokenStripView::ChipGeometry TokenStripView::chipGeometry(const QFont& font) {
+  QFont bold = font;
+  bold.setBold(true);
+  QFont small = font;
+  small.setPointSizeF(small.pointSizeF() * 0.8);
+  ChipGeometry g;
+  g.textH = std::max(20, QFontMetrics(bold).height() + 2);
+  g.smallH = std::max(15, QFontMetrics(small).height());
+  g.line1Top = g.textTop + g.textH + 1;
+  g.line2Top = g.line1Top + g.smallH + 1;
+  g.height = g.line2Top + g.smallH + 3;
+  return g;
+}
+
+void TokenStripView::changeEvent(QEvent* e) {
+  QAbstractScrollArea::changeEvent(e);
+  if (e->type() == QEvent::FontChange) {
+    relayout();
+    updateGeometry(); // the least height follows the chips
+    viewport()->update();
+  }
+}
+
+QSize TokenStripView::minimumSizeHint() const {
+  const ChipGeometry g = chipGeometry(font());
+  return {200, 2 * (g.height + kGap) + kGap + 2 * frameWidth()};
+}
+
+QSize TokenStripView::sizeHint() const {
+  const ChipGeometry g = chipGeometry(font());
+  return {800, 3 * (g.height + kGap) + kGap + 2 * frameWidth()};
+}
+
 void TokenStripView::relayout() {
+  chip_ = chipGeometry(font());
+  verticalScrollBar()->setSingleStep(chip_.height / 2);
   QFontMetrics fm(font());
   QFont bold = font();
   bold.setBold(true);
@@ -106,12 +143,12 @@ void TokenStripView::relayout() {
     int w = std::min(std::max({textW, minW, footerW}) + 2 * kPadX, 240);
     if (x + w > width && x > kGap) {
       x = kGap;
-      y += kChipHeight + kGap;
+      y += chip_.height + kGap;
     }
-    c.rect = QRect(x, y, w, kChipHeight);
+    c.rect = QRect(x, y, w, chip_.height);
     x += w + kGap;
   }
-  contentHeight_ = chips_.empty() ? 0 : y + kChipHeight + kGap;
+  contentHeight_ = chips_.empty() ? 0 : y + chip_.height + kGap;
   verticalScrollBar()->setRange(0, std::max(0, contentHeight_ - viewport()->height()));
   verticalScrollBar()->setPageStep(viewport()->height());
 }
@@ -238,13 +275,13 @@ void TokenStripView::renderTo(QPainter& p, QRect area, int scroll) const {
     }
     p.setPen(palette().text().color());
     p.setFont(meta.special ? boldFont : tokenFont);
-    QRect textRect(rc.left() + kPadX, rc.top() + 7, rc.width() - 2 * kPadX, 20);
+    QRect textRect(rc.left() + kPadX, rc.top() + chip_.textTop, rc.width() - 2 * kPadX, chip_.textH);
     QString text = meta.special ? QStringLiteral("\u25c6") + it->text : it->text;
     p.drawText(textRect, Qt::AlignLeft | Qt::AlignVCenter,
                QFontMetrics(p.font()).elidedText(text, Qt::ElideRight, textRect.width()));
     p.setFont(small);
-    QRect l1(rc.left() + kPadX, rc.top() + 28, rc.width() - 2 * kPadX, 15);
-    QRect l2(rc.left() + kPadX, rc.top() + 44, rc.width() - 2 * kPadX, 15);
+    QRect l1(rc.left() + kPadX, rc.top() + chip_.line1Top, rc.width() - 2 * kPadX, chip_.smallH);
+    QRect l2(rc.left() + kPadX, rc.top() + chip_.line2Top, rc.width() - 2 * kPadX, chip_.smallH);
     p.setPen(graded ? (pad ? palette::gradedPad() : palette::graded()) : palette().placeholderText().color());
     p.drawText(l1, Qt::AlignLeft | Qt::AlignVCenter, graded ? QStringLiteral("\u2713 L") : QStringLiteral("-100"));
     p.setPen(att != 0 ? palette().text().color() : palette::warningText());
@@ -289,7 +326,7 @@ void TokenStripView::keyPressEvent(QKeyEvent* e) {
       break;
     }
     const QRect cur = chips_[size_t(selected_)].rect;
-    const int dy = e->key() == Qt::Key_Down ? kChipHeight + kGap : -(kChipHeight + kGap);
+    const int dy = e->key() == Qt::Key_Down ? chip_.height + kGap : -(chip_.height + kGap);
     const QPoint target(cur.center().x(), cur.center().y() + dy);
     int best = selected_;
     for (int t = selected_; t >= 0 && t<n; t += dy> 0 ? 1 : -1) {

@@ -43,8 +43,18 @@ protected:
   void mousePressEvent(QMouseEvent* event) override;
   bool viewportEvent(QEvent* event) override;
   void keyPressEvent(QKeyEvent* event) override;
+  void changeEvent(QEvent* event) override;
+  // At least two lines of chips, three preferred (the chips' height follows the font).
+  QSize minimumSizeHint() const override;
+  QSize sizeHint() const override;
 
 private:
+  // Pixel rows of a chip for a font: the token line, then the label/attention and index/position lines.
+  struct ChipGeometry {
+    int textTop = 7, textH = 20, smallH = 15, line1Top = 28, line2Top = 44, height = 62;
+  };
+  static ChipGeometry chipGeometry(const QFont& font);
+
   struct Chip {
     QString text;
     QString footer;       // "index  p<position id>"
@@ -67,6 +77,7 @@ private:
   std::vector<Chip> chips_;
   int selected_ = -1;
   int contentHeight_ = 0;
+  ChipGeometry chip_;
 };
 
 } // namespace maskscope

@@ -37,11 +37,7 @@ ViewSpec tokens() {
           Qt::NoDockWidgetArea,
           {},
           OffscreenRender::Paint,
-          [](const ViewHost& h) {
-            auto* strip = new TokenStripView(h.session);
-            strip->setMinimumHeight(205); // three lines of 62 px chips
-            return strip;
-          },
+          [](const ViewHost& h) { return new TokenStripView(h.session); }, // sized in chip lines
           [](QWidget* w) { return as<TokenStripView>(w)->viewport(); },
           // What the strip shows: scrolled to the selected position, if any.
           [](QWidget* w, QPainter& p, QRect r) {
@@ -134,7 +130,9 @@ ViewSpec loss() {
           [](QWidget* w) { return as<LossView>(w)->chart(); },
           paintWith<LossView>,
           [](QWidget* w, const ViewSnapshot& s) {
-            if (s.run) as<LossView>(w)->setModelNll(s.run->output.perTokenNll, s.modelLabel);
+            if (!s.run) return;
+            as<LossView>(w)->setModelNll(s.run->output.perTokenNll, s.modelLabel);
+            as<LossView>(w)->setRowReport(s.run->rowReport, s.run->reportError);
           }};
 }
 
@@ -148,7 +146,9 @@ ViewSpec positionTable() {
           [](const ViewHost& h) { return new PositionTableView(h.session); },
           [](QWidget* w) { return w; },
           {},
-          {}};
+          [](QWidget* w, const ViewSnapshot& s) {
+            if (s.tableFilter) as<PositionTableView>(w)->setFilter(*s.tableFilter);
+          }};
 }
 
 ViewSpec compare() {

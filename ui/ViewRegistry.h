@@ -3,11 +3,14 @@
 // docks, MainWindow::showView, export and `maskscope snapshot --view` all read this table, so a new
 // view is one row in ViewRegistry.cpp plus the view's own files.
 #pragma once
+#include "core/table/PositionTable.h"
+
 #include <QRect>
 #include <QSize>
 #include <QString>
 #include <QStringList>
 #include <functional>
+#include <optional>
 #include <vector>
 
 class QPainter;
@@ -38,10 +41,11 @@ struct ViewSnapshot {
   Session* session = nullptr;
   const ModelRun* run = nullptr; // --model: one forward pass, already run
   QString modelLabel;
-  double zoom = 1.0;           // attention: zoom around the selected position
-  bool softmaxExample = false; // softmax: the 2.0 / 1.0 / 0.1 teaching row
-  QString compareA, compareB;  // compare: the two collators (empty: the panel's own)
-  int teachingStep = 0;        // teaching: 1-based step, 0 = the introduction
+  double zoom = 1.0;                              // attention: zoom around the selected position
+  bool softmaxExample = false;                    // softmax: the 2.0 / 1.0 / 0.1 teaching row
+  QString compareA, compareB;                     // compare: the two collators (empty: the panel's own)
+  int teachingStep = 0;                           // teaching: 1-based step, 0 = the introduction
+  std::optional<PositionTableFilter> tableFilter; // table: --hide system,whitespace,padding
 };
 
 struct ViewSpec {

@@ -82,6 +82,18 @@ bool lossReportFindsProblems(const LossReport& r) {
   return r.logitsCompared && r.maxLogitChangeReal > 1e-3;
 }
 
+std::string lossVerdict(const LossReport& r, bool problems) {
+  if (problems) return "the masks change the result: see `maskscope lint`";
+  double lossSum = 0;
+  for (const RoleTally& t : r.roles) lossSum += t.lossSum;
+  const RoleTally& prompt = r.roles[RolePrompt];
+  if (prompt.graded == 0) return "the masks do not change the result";
+  // Fixing pads and attention changes nothing, yet the prompt is trained on: not a clean bill.
+  return "the pad and attention fixes do not change the result, but " + std::to_string(prompt.graded) +
+         " prompt positions are graded: " + fmt(lossSum > 0 ? 100.0 * prompt.lossSum / lossSum : 0.0, "%.1f") +
+         "% of the loss teaches the model to predict the prompt (see `maskscope lint`)";
+}
+
 int runLoss(const LossArgs& args, CommandIO& io) {
   if (args.modelSpec.empty()) throw Error("loss needs --model (a model folder or builtin:tiny)", {"--model"});
   Batch batch = buildBatch(args.inputs);
@@ -142,7 +154,7 @@ int runLoss(const LossArgs& args, CommandIO& io) {
     o << "  max |logit change| at real positions when attention is fixed: " << fmt(report.maxLogitChangeReal, "%.6f")
       << "\n";
   for (const std::string& n : report.notes) io.err << "note: " << n << "\n";
-  o << (problems ? "\nthe masks change the result: see `maskscope lint`\n" : "\nthe masks do not change the result\n");
+  o << "\n" << lossVerdict(report, problems) << "\n";
   return problems ? 1 : 0;
 }
 

@@ -26,5 +26,8 @@ int runLoss(const LossArgs& args, CommandIO& io);
 nlohmann::json lossReportJson(const LossReport& report, const ModelInfo& info);
 // True when the report shows the masks changing the result (exit status 1).
 bool lossReportFindsProblems(const LossReport& report);
+// The text output's closing line. "the masks do not change the result" only when nothing is wrong
+// and no prompt position is graded; a graded prompt is named with its share of the loss.
+std::string lossVerdict(const LossReport& report, bool problems);
 
 } // namespace maskscope

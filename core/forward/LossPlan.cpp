@@ -5,7 +5,9 @@
 #include "core/mask/RowFacts.h"
 #include "core/util/Error.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace maskscope {
 namespace {
@@ -160,13 +162,47 @@ LossRequest buildLossRequest(const Batch& batch, bool gradients, std::vector<std
   return req;
 }
 
+Batch batchRow(const Batch& b, int64_t r) {
+  auto rowOf = [r](const IntGrid& g) {
+    if (g.rows <= r) return IntGrid();
+    IntGrid one(1, g.cols);
+    std::copy(g.values.begin() + long(r * g.cols), g.values.begin() + long((r + 1) * g.cols), one.values.begin());
+    return one;
+  };
+  Batch one;
+  one.inputIds = rowOf(b.inputIds);
+  one.attentionMask = rowOf(b.attentionMask);
+  one.labels = rowOf(b.labels);
+  one.positionIds = rowOf(b.positionIds);
+  if (size_t(r) < b.segments.size()) one.segments = {b.segments[size_t(r)]};
+  if (size_t(r) < b.meta.size()) one.meta = {b.meta[size_t(r)]};
+  if (size_t(r) < b.sourceRows.size()) one.sourceRows = {b.sourceRows[size_t(r)]};
+  one.padTokenId = b.padTokenId;
+  one.eosTokenId = b.eosTokenId;
+  one.bosTokenId = b.bosTokenId;
+  one.origin = b.origin;
+  return one;
+}
+
 double LossBreakdown::asGiven() const { return safeDiv(totalSum(), double(total())); }
 double LossBreakdown::padsNotGraded() const {
   return safeDiv(totalSum() - sum[RolePad], double(total() - graded[RolePad]));
 }
 double LossBreakdown::repliesOnly() const { return safeDiv(sum[RoleReply], double(graded[RoleReply])); }
 double LossBreakdown::lossShare(int r) const { return safeDiv(sum[r], totalSum()); }
-double LossBreakdown::gradientShare(int r) const { return safeDiv(double(graded[r]), double(total())); }
+double LossBreakdown::tokenShare(int r) const { return safeDiv(double(graded[r]), double(total())); }
+
+std::optional<double> fixedLossOf(const LossReport& report, bool packed) {
+  const std::string name = packed ? "block_diagonal" : "fixed";
+  for (const auto& [variant, loss] : report.variantLoss)
+    if (variant == name) return loss;
+  return std::nullopt;
+}
+
+double padGradientShare(const LossReport& report) {
+  if (!report.gradientsComputed) return std::numeric_limits<double>::quiet_NaN();
+  return safeDiv(report.gradNormPad, report.gradNormPad + report.gradNormReal);
+}
 
 LossBreakdown computeLossBreakdown(const Batch& b, int row, const std::vector<double>& nll, const IntGrid& roles) {
   LossBreakdown out;

@@ -6,6 +6,7 @@
 #include "core/data/Batch.h"
 #include "core/forward/ForwardEngine.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,12 +39,25 @@ struct LossBreakdown {
   double sum[kRoleCount] = {0, 0, 0, 0};
   int64_t total() const { return graded[0] + graded[1] + graded[2] + graded[3]; }
   double totalSum() const { return sum[0] + sum[1] + sum[2] + sum[3]; }
-  double asGiven() const;               // mean over every graded term
-  double padsNotGraded() const;         // mean without pad terms ("fixed" labels)
-  double repliesOnly() const;           // mean over reply terms only
-  double lossShare(int role) const;     // share of the summed loss
-  double gradientShare(int role) const; // share of the gradient weight: each graded term weighs 1/N
+  double asGiven() const;            // mean over every graded term
+  double padsNotGraded() const;      // mean without pad terms ("fixed" labels)
+  double repliesOnly() const;        // mean over reply terms only
+  double lossShare(int role) const;  // share of the summed loss
+  double tokenShare(int role) const; // share of the graded terms (each weighs 1/N in the mean); not
+                                     // the gradient: that is measured (padGradientShare)
 };
+// Row r of a batch as a batch of one (grids, segments, meta, source row, special ids): what a
+// per-row analysis (the loss view, compare) runs. Grids with fewer rows stay empty.
+Batch batchRow(const Batch& batch, int64_t r);
+
+// The "fixed" loss of an analysed row (or batch): the block_diagonal variant when packed (the
+// cross-example attention removed and positions restarting: what fixes a packed row), else the
+// "fixed" variant (pads neither attended nor graded). Empty when the report lacks that variant.
+std::optional<double> fixedLossOf(const LossReport& report, bool packed);
+// The engine's measured split of the as-given loss's gradient: ||g_pad|| / (||g_pad|| + ||g_real||),
+// g_pad and g_real the gradients of the pad-target and real-target terms. NaN when not computed or both 0.
+double padGradientShare(const LossReport& report);
+
 // nll[t] = loss of token t (so index t, not t-1); roles from positionRoles().
 LossBreakdown computeLossBreakdown(const Batch& batch, int row, const std::vector<double>& nll, const IntGrid& roles);
 // The same with the roles of positionRoles(batch).

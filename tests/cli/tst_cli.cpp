@@ -139,6 +139,37 @@ private Q_SLOTS:
     QCOMPARE(r.status, 0);
   }
 
+  // `loss` says "the masks do not change the result" only when the prompt is not graded either
+  // (with hf-lm's labels = input_ids the prompt is most of the loss). Runs builtin:tiny (LibTorch).
+  void lossVerdictNamesAGradedPrompt_data() {
+    QTest::addColumn<QString>("collator");
+    QTest::addColumn<bool>("promptGraded");
+    QTest::newRow("replies-only") << QStringLiteral("default") << false;
+    QTest::newRow("prompt-graded") << QStringLiteral("hf-lm") << true;
+  }
+  void lossVerdictNamesAGradedPrompt() {
+    QFETCH(QString, collator);
+    QFETCH(bool, promptGraded);
+    Run r =
+        runMaskscope({QStringLiteral("loss"), QStringLiteral("--model"), QStringLiteral("builtin:tiny"),
+                      QStringLiteral("--data"), QStringLiteral("builtin:demo"), QStringLiteral("--rows"),
+                      QStringLiteral("0:2"), QStringLiteral("--collator"), collator, QStringLiteral("--no-gradients")});
+    QVERIFY2(r.status == 0 || r.status == 1, r.err.constData());
+    const QString last = QString::fromUtf8(r.out.trimmed().split('\n').last());
+    if (r.status == 1) {
+      QVERIFY2(last.startsWith(QStringLiteral("the masks change the result")), qPrintable(last));
+      QVERIFY(!promptGraded); // hf-lm's pads are masked: only a graded prompt is left to name
+      return;
+    }
+    if (promptGraded) {
+      QVERIFY2(!last.contains(QStringLiteral("the masks do not change the result")), qPrintable(last));
+      QVERIFY2(last.contains(QStringLiteral("prompt positions are graded")), qPrintable(last));
+      QVERIFY(last.contains(QStringLiteral("% of the loss")));
+    } else {
+      QCOMPARE(last, QStringLiteral("the masks do not change the result"));
+    }
+  }
+
   void version() {
     Run r = runMaskscope({QStringLiteral("--version")});
     QCOMPARE(r.status, 0);

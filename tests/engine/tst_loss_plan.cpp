@@ -2,6 +2,7 @@
 #include "core/forward/LossPlan.h"
 
 #include <QtTest>
+#include <cmath>
 
 using namespace maskscope;
 
@@ -108,6 +109,73 @@ private Q_SLOTS:
     b.inputIds = grid({{5, 6, 0}});
     b.labels = grid({{5, 6}});
     QVERIFY_THROWS_EXCEPTION(std::exception, buildLossRequest(b, false));
+  }
+
+  // The loss view's "fixed" of a packed row is the block-diagonal loss; of any other row, "fixed".
+  void fixedLossOfARow_data() {
+    QTest::addColumn<bool>("packed");
+    QTest::addColumn<bool>("withBlock");
+    QTest::addColumn<double>("expected"); // NaN: no such variant in the report
+    QTest::newRow("unpacked-takes-fixed") << false << true << 1.5;
+    QTest::newRow("packed-takes-block-diagonal") << true << true << 2.25;
+    QTest::newRow("packed-without-block-diagonal") << true << false << std::nan("");
+  }
+  void fixedLossOfARow() {
+    QFETCH(bool, packed);
+    QFETCH(bool, withBlock);
+    QFETCH(double, expected);
+    LossReport r;
+    r.variantLoss = {{"fixed", 1.5}, {"labels_fixed_only", 1.75}, {"attention_fixed_only", 2.0}};
+    if (withBlock) r.variantLoss.emplace_back("block_diagonal", 2.25);
+    const std::optional<double> got = fixedLossOf(r, packed);
+    QCOMPARE(got.has_value(), !std::isnan(expected));
+    if (got) QCOMPARE(*got, expected);
+  }
+
+  // The gradient share is the engine's measured norms, never the token count.
+  void padGradientShareIsMeasured_data() {
+    QTest::addColumn<bool>("computed");
+    QTest::addColumn<double>("pad");
+    QTest::addColumn<double>("real");
+    QTest::addColumn<double>("expected");
+    QTest::newRow("quarter") << true << 1.0 << 3.0 << 0.25;
+    QTest::newRow("no-pad-terms") << true << 0.0 << 2.0 << 0.0;
+    QTest::newRow("not-computed") << false << 1.0 << 3.0 << std::nan("");
+    QTest::newRow("both-zero") << true << 0.0 << 0.0 << std::nan("");
+  }
+  void padGradientShareIsMeasured() {
+    QFETCH(bool, computed);
+    QFETCH(double, pad);
+    QFETCH(double, real);
+    QFETCH(double, expected);
+    LossReport r;
+    r.gradientsComputed = computed;
+    r.gradNormPad = pad;
+    r.gradNormReal = real;
+    r.roles[RolePad].graded = 1; // token counts must not matter
+    r.roles[RoleReply].graded = 99;
+    const double got = padGradientShare(r);
+    if (std::isnan(expected))
+      QVERIFY(std::isnan(got));
+    else
+      QVERIFY(std::abs(got - expected) < 1e-12);
+  }
+
+  void batchRowIsThatRowAlone() {
+    Batch b;
+    b.inputIds = grid({{5, 6, 7}, {8, 9, 0}});
+    b.attentionMask = grid({{1, 1, 1}, {1, 1, 0}});
+    b.labels = grid({{-100, 6, 7}, {-100, 9, -100}});
+    b.padTokenId = 0;
+    b.sourceRows = {4, 7};
+    const Batch one = batchRow(b, 1);
+    QCOMPARE(one.batchSize(), int64_t(1));
+    QCOMPARE(one.inputIds.values, (std::vector<int64_t>{8, 9, 0}));
+    QCOMPARE(one.attentionMask.values, (std::vector<int64_t>{1, 1, 0}));
+    QCOMPARE(one.labels.values, (std::vector<int64_t>{-100, 9, -100}));
+    QVERIFY(one.positionIds.empty()); // not given stays not given
+    QCOMPARE(one.sourceRows, (std::vector<long>{7}));
+    QCOMPARE(one.padTokenId, std::optional<int64_t>(0));
   }
 };
 

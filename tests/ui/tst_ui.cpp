@@ -5,6 +5,8 @@
 #include "core/collate/CollatorSpec.h"
 #include "core/forward/ForwardEngine.h"
 #include "core/template/ChatTemplate.h"
+#include "core/forward/LossPlan.h"
+#include "core/mask/CellClass.h"
 #include "ui/AttentionGridView.h"
 #include "ui/ComparePanel.h"
 #include "ui/Export.h"
@@ -18,10 +20,12 @@
 #include "ui/SoftmaxView.h"
 #include "ui/TeachingPanel.h"
 #include "ui/TokenStripView.h"
+#include "ui/TokenizerPicker.h"
 #include "ui/ViewRegistry.h"
 
 #include <QAction>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
@@ -33,12 +37,14 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolTip>
 #include <QWheelEvent>
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 using namespace maskscope;
@@ -294,6 +300,19 @@ private Q_SLOTS:
     QVERIFY(!v.fromModel());
     QVERIFY(v.breakdown().graded[RolePrompt] > 0); // labels = input_ids grade the prompt
     QVERIFY(v.dilutionText().contains(QStringLiteral("of the loss")));
+    // Reply counts are the template's generation spans: the graded assistant header tokens
+    // ("<|im_start|>assistant\n") count as prompt, as the view's legend says.
+    const Batch& b = s.batch();
+    const int r = s.batchRow();
+    int64_t reply = 0, header = 0;
+    for (int64_t t = 1; t < b.length(); ++t) {
+      if (b.labels.at(r, t) == kIgnoreIndex) continue;
+      const PositionMeta& m = b.meta[size_t(r)][size_t(t)];
+      reply += m.reply;
+      header += !m.reply && m.kind == PositionKind::Assistant;
+    }
+    QVERIFY(header > 0); // the case the count must not hide
+    QCOMPARE(v.breakdown().graded[RoleReply], reply);
     const double share = v.breakdown().lossShare(RoleReply);
     v.setExampleLosses(2.0, 4.0, 0.05);
     QVERIFY(v.breakdown().lossShare(RoleReply) > share);
@@ -766,7 +785,8 @@ private Q_SLOTS:
     for (const ViewSpec& v : viewRegistry())
       if (v.area == Qt::BottomDockWidgetArea) bottom << w.dock(v.name);
     QVERIFY(bottom.size() >= 3);
-    QTRY_VERIFY(lint->height() >= 180);
+    QTRY_VERIFY(w.dockSizesApplied()); // the first-run sizes come from a queued call after show
+    QVERIFY(lint->height() >= 180);
     const int defaultHeight = lint->height();
     // The user moves softmax to the right, floats loss, closes the dataset and drags the panels down.
     w.removeDockWidget(softmax);
@@ -783,14 +803,16 @@ private Q_SLOTS:
     auto* reset = w.findChild<QAction*>(QStringLiteral("resetLayoutAction"));
     QVERIFY(reset);
     reset->trigger();
+    QTRY_VERIFY(w.dockSizesApplied());
     QTRY_COMPARE(w.dockWidgetArea(softmax), Qt::BottomDockWidgetArea);
     QVERIFY(!loss->isFloating());
     QTRY_VERIFY(dataset->isVisible());
     QCOMPARE(w.dockWidgetArea(dataset), Qt::LeftDockWidgetArea);
     const QList<QDockWidget*> tabs = w.tabifiedDockWidgets(bottom.first());
     for (QDockWidget* d : bottom.mid(1)) QVERIFY2(tabs.contains(d), qPrintable(d->objectName()));
-    QTRY_VERIFY(std::abs(lint->height() - defaultHeight) <= 8); // the first-run height again
-    QVERIFY(!lint->visibleRegion().isEmpty());                  // the first panel in front
+    QTRY_VERIFY2(std::abs(lint->height() - defaultHeight) <= 8, // the first-run height again
+                 qPrintable(QStringLiteral("%1 vs %2").arg(lint->height()).arg(defaultHeight)));
+    QVERIFY(!lint->visibleRegion().isEmpty()); // the first panel in front
   }
 
   void snapshotRejectsBadInput() {
@@ -826,6 +848,202 @@ private Q_SLOTS:
     QVERIFY(palette::contrastRatio(p.color(QPalette::HighlightedText), p.color(QPalette::Highlight)) >= 4.5);
     QVERIFY(palette::contrastRatio(p.color(QPalette::ButtonText), p.color(QPalette::Button)) >= 4.5);
     QCOMPARE(palette::contrastRatio(Qt::black, Qt::white), 21.0);
+  }
+
+  // Legend swatches are painted in the theme: a live switch repaints them, and back again.
+  void legendFollowsTheTheme() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    QList<QLabel*> swatches;
+    for (QLabel* l : w.findChildren<QLabel*>())
+      if (l->property("cellClass").isValid()) swatches << l;
+    QVERIFY(swatches.size() >= 6);
+    QList<QImage> light;
+    for (QLabel* l : swatches) light << l->pixmap().toImage();
+    w.setDarkTheme(true);
+    int changed = 0;
+    for (int i = 0; i < swatches.size(); ++i) {
+      const QImage dark = swatches[i]->pixmap().toImage();
+      changed += dark != light[i];
+      if (swatches[i]->property("greyed").toBool()) continue;
+      const QRgb fill = palette::cellClassColour(CellClass(swatches[i]->property("cellClass").toInt())).rgb();
+      QVERIFY2(countColour(dark, fill, 2) > 0, qPrintable(swatches[i]->objectName())); // the dark colour
+    }
+    QVERIFY(changed >= swatches.size() - 1); // every class has its own dark colour (allowed may share)
+    w.setDarkTheme(false);
+    for (int i = 0; i < swatches.size(); ++i) QCOMPARE(swatches[i]->pixmap().toImage(), light[i]);
+  }
+
+  // The picker lists builtin:demo, the recently used and the cached tokenizers by folder or model
+  // name; choosing one switches the session, and builtin:demo is always there to go back to.
+  void tokenizerPickerListsBuiltinRecentAndCached() {
+    const QString real = QStringLiteral(MASKSCOPE_TOKENIZER_CACHE "/qwen3");
+    if (!QFileInfo::exists(real + QStringLiteral("/tokenizer.json")))
+      QFAIL(qPrintable(QStringLiteral("missing %1: run tools/fetch-tokenizers.sh").arg(real)));
+    QTemporaryDir cache;
+    QVERIFY(QDir().mkpath(cache.filePath(QStringLiteral("maskscope/tokenizers"))));
+    QVERIFY(QFile::link(real, cache.filePath(QStringLiteral("maskscope/tokenizers/qwen3"))));
+    QVERIFY(QFile::link(real, cache.filePath(QStringLiteral("maskscope/tokenizers/qwen3-copy-with-longer-name"))));
+    QVERIFY(QDir().mkpath(cache.filePath(QStringLiteral("maskscope/tokenizers/empty-folder"))));
+    const QString snap = cache.filePath(QStringLiteral("huggingface/hub/models--Org--Tiny-Chat/snapshots/0123abc"));
+    QVERIFY(QDir().mkpath(snap));
+    QVERIFY(QFile::link(real + QStringLiteral("/tokenizer.json"), snap + QStringLiteral("/tokenizer.json")));
+    const QByteArray oldCache = qgetenv("XDG_CACHE_HOME");
+    qputenv("XDG_CACHE_HOME", cache.path().toUtf8());
+    qunsetenv("HF_HOME");
+    qunsetenv("HF_HUB_CACHE");
+
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    TokenizerPicker* picker = w.tokenizerBox();
+    QStringList labels;
+    for (int i = 0; i < picker->count(); ++i) labels << picker->itemText(i);
+    qputenv("XDG_CACHE_HOME", oldCache);
+    QCOMPARE(picker->currentText(), QStringLiteral("builtin:demo"));
+    QVERIFY2(labels.contains(QStringLiteral("qwen3")), qPrintable(labels.join(QLatin1Char('|'))));
+    QVERIFY2(labels.contains(QStringLiteral("Org/Tiny-Chat")), qPrintable(labels.join(QLatin1Char('|'))));
+    QVERIFY(!labels.contains(QStringLiteral("qwen3-copy-with-longer-name"))); // one entry per real folder
+    QVERIFY(!labels.contains(QStringLiteral("empty-folder")));
+    QVERIFY(!labels.contains(QStringLiteral("tokenizer.json")));
+
+    const int qwen = labels.indexOf(QStringLiteral("qwen3"));
+    picker->setCurrentIndex(qwen);
+    Q_EMIT picker->activated(qwen);
+    QCOMPARE(s.tokenizerSpec(), cache.filePath(QStringLiteral("maskscope/tokenizers/qwen3")));
+    QCOMPARE(picker->currentText(), QStringLiteral("qwen3"));
+    QCOMPARE(picker->recent(), QStringList{s.tokenizerSpec()});
+
+    // builtin:tiny refuses a tokenizer it was not trained on, naming the one it needs.
+    s.setModelSpec(QStringLiteral("builtin:tiny"));
+    QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("builtin:demo")),
+             qPrintable(w.statusBar()->currentMessage()));
+    QVERIFY(w.statusBar()->currentMessage().contains(QStringLiteral("qwen3")));
+    QVERIFY(s.modelSpec().isEmpty()); // refused, so choosing it again retries
+    QVERIFY(w.modelTokenizerProblem(QStringLiteral("/some/model/folder")).isEmpty()); // only builtin:tiny is known
+
+    const int demo = picker->indexOfSpec(QStringLiteral("builtin:demo"));
+    QVERIFY(demo >= 0);
+    Q_EMIT picker->activated(demo);
+    QCOMPARE(s.tokenizerSpec(), QStringLiteral("builtin:demo"));
+    QCOMPARE(picker->currentText(), QStringLiteral("builtin:demo"));
+    QVERIFY(w.modelTokenizerProblem(QStringLiteral("builtin:tiny")).isEmpty());
+    QVERIFY(picker->indexOfSpec(cache.filePath(QStringLiteral("maskscope/tokenizers/qwen3"))) >= 0); // recent
+  }
+
+  void tokenizerNames_data() {
+    QTest::addColumn<QString>("spec");
+    QTest::addColumn<QString>("name");
+    QTest::newRow("builtin") << QStringLiteral("builtin:demo") << QStringLiteral("builtin:demo");
+    QTest::newRow("hub-snapshot-file") << QStringLiteral(
+                                              "/c/hub/models--Qwen--Qwen3-0.6B/snapshots/ab12/tokenizer.json")
+                                       << QStringLiteral("Qwen/Qwen3-0.6B");
+    QTest::newRow("folder-file") << QStringLiteral("/models/llama3/tokenizer.model") << QStringLiteral("llama3");
+    QTest::newRow("other-file") << QStringLiteral("/models/llama3/custom.json") << QStringLiteral("custom.json");
+  }
+  void tokenizerNames() {
+    QFETCH(QString, spec);
+    QFETCH(QString, name);
+    QCOMPARE(tokenizerDisplayName(spec), name);
+  }
+
+  // The per-token axis follows the graded terms: pads (ungraded, here at a loss of 30) must not
+  // flatten the bars that count.
+  void lossAxisFollowsGradedTerms_data() {
+    QTest::addColumn<QString>("collator");
+    QTest::addColumn<double>("axis");
+    QTest::newRow("replies-graded") << QStringLiteral("default") << 1.0;
+    QTest::newRow("pads-graded") << QStringLiteral("buggy-max-length-all-ones") << 30.0;
+    QTest::newRow("prompt-graded") << QStringLiteral("hf-lm") << 2.0;
+  }
+  void lossAxisFollowsGradedTerms() {
+    QFETCH(QString, collator);
+    QFETCH(double, axis);
+    Session s;
+    QVERIFY(s.setPipeline(QStringLiteral("builtin:demo"), QString(), collator));
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    s.selectRow(1);
+    LossView v(&s);
+    v.setExampleLosses(2.0, 1.0, 30.0);
+    QCOMPARE(v.axisMax(), axis);
+  }
+
+  // Bars and share segments have tooltips; without a model no gradient share is drawn (it is
+  // measured, never the token share), and an unpacked row's "fixed" is the pads-not-graded mean.
+  void lossViewTooltipsAndUnmeasuredGradient() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    s.selectRow(1);
+    LossView v(&s);
+    v.resize(1000, 520);
+    v.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&v));
+    QTRY_VERIFY(v.plotRect().width() > 100);
+    const Batch& b = s.batch();
+    int graded = -1;
+    for (int t = 1; t < b.length() && graded < 0; ++t)
+      if (b.labels.at(s.batchRow(), t) != kIgnoreIndex) graded = t;
+    QVERIFY(graded > 0);
+    const QRect plot = v.plotRect();
+    const QPoint inBar(plot.left() + int((graded + 0.5) * plot.width() / double(b.length())), plot.bottom() - 1);
+    const QString tip = v.toolTipAt(inBar); // chart coordinates, as plotRect
+    QVERIFY2(tip.contains(QStringLiteral("position %1").arg(graded)), qPrintable(tip));
+    QVERIFY(tip.contains(QStringLiteral("graded")));
+    QVERIFY(!v.rowReport());
+    QVERIFY(!v.rowIsPacked());
+    QCOMPARE(v.fixedLoss(), v.breakdown().padsNotGraded());
+    QVERIFY(!v.dilutionText().contains(QStringLiteral("gradient")));
+  }
+
+  // A packed row's "fixed" loss is the block-diagonal one: without a model there is none to show.
+  void lossViewPackedRowNeedsTheBlockDiagonalLoss() {
+    Session s;
+    QVERIFY(s.setPipeline(QStringLiteral("builtin:demo"), QString(), QStringLiteral("naive-packed")));
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    LossView v(&s);
+    QVERIFY(v.rowIsPacked());
+    QVERIFY(std::isnan(v.fixedLoss()));
+    LossReport r;
+    r.variantLoss = {{"fixed", 1.0}, {"block_diagonal", 2.5}};
+    r.gradientsComputed = true;
+    r.gradNormPad = 1.0;
+    r.gradNormReal = 3.0;
+    v.setRowReport(r);
+    QCOMPARE(v.fixedLoss(), 2.5);
+    QVERIFY2(v.dilutionText().contains(QStringLiteral("25.0 % of the measured gradient")),
+             qPrintable(v.dilutionText()));
+    QVERIFY(v.rowReport());
+    s.setCollator(QStringLiteral("default")); // a new batch drops the report
+    QVERIFY(!v.rowReport());
+  }
+
+  // Compare names where its losses come from: the example values until a model is loaded.
+  void compareNamesItsLossSource() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    ComparePanel c(&s);
+    c.setCollators(QStringLiteral("default"), QStringLiteral("buggy-max-length-all-ones"));
+    QVERIFY2(c.sideSummaryText(0).contains(QStringLiteral("example loss")), qPrintable(c.sideSummaryText(0)));
+    QVERIFY(!c.modelLossesPending());
+  }
+
+  // `snapshot --view table --hide ...` sets the view's filters; --hide with another view is refused.
+  void snapshotHonoursTableFilters() {
+    QTemporaryDir dir;
+    SnapshotArgs a;
+    a.view = "table";
+    a.hide = "system,whitespace,padding";
+    a.out = dir.filePath(QStringLiteral("table.png")).toStdString();
+    std::ostringstream out, err;
+    CommandIO io{out, err, false, false};
+    QCOMPARE(runSnapshot(a, io), 0);
+    QVERIFY(!QImage(QString::fromStdString(a.out)).isNull());
+    a.view = "attention";
+    QVERIFY_THROWS_EXCEPTION(std::exception, runSnapshot(a, io));
+    a.view = "table";
+    a.hide = "system,nonsense";
+    QVERIFY_THROWS_EXCEPTION(std::exception, runSnapshot(a, io));
   }
 
   void modelAbsentDegradesClearly() {

@@ -1,0 +1,147 @@
+// Fitting the room: the first window and presenter mode on the screen the test runs on. ctest runs
+// this twice, on an off-screen 1024 x 768 projector and on a 3840 x 2160 screen at QT_SCALE_FACTOR=2
+// (tests/data/ui/screen-*.json; MASKSCOPE_TEST_SCREEN names the logical size to expect). Geometry is
+// checked against QScreen::availableGeometry through the public API.
+#include "ui/AttentionGridView.h"
+#include "ui/MainWindow.h"
+#include "ui/Palette.h"
+#include "ui/Session.h"
+#include "ui/TeachingPanel.h"
+#include "ui/TokenStripView.h"
+
+#include <QDockWidget>
+#include <QLabel>
+#include <QPushButton>
+#include <QScreen>
+#include <QStatusBar>
+#include <QTest>
+
+using namespace maskscope;
+
+namespace {
+
+QRect availableOf(const QWidget& w) { return w.screen()->availableGeometry(); }
+
+// w's rectangle in global coordinates.
+QRect globalRect(const QWidget* w) { return QRect(w->mapToGlobal(QPoint(0, 0)), w->size()); }
+
+// The centre's views are laid out inside the central widget (a squeezed layout would push the
+// grid's bottom under the docks): each one whole, with some room for the grid.
+void verifyCentreNotClipped(MainWindow& w) {
+  const QRect centre = globalRect(w.centralWidget());
+  for (QWidget* v : {static_cast<QWidget*>(w.tokenStrip()), static_cast<QWidget*>(w.attentionGrid())}) {
+    const QRect r = globalRect(v);
+    QVERIFY2(centre.contains(r), qPrintable(QStringLiteral("%1 %2,%3 %4x%5 outside the centre %6,%7 %8x%9")
+                                                .arg(QString::fromLatin1(v->metaObject()->className()))
+                                                .arg(r.x())
+                                                .arg(r.y())
+                                                .arg(r.width())
+                                                .arg(r.height())
+                                                .arg(centre.x())
+                                                .arg(centre.y())
+                                                .arg(centre.width())
+                                                .arg(centre.height())));
+  }
+  QVERIFY2(w.attentionGrid()->height() >= 150, qPrintable(QString::number(w.attentionGrid()->height())));
+}
+
+void verifyInside(const QRect& outer, const QRect& inner, const char* what) {
+  QVERIFY2(outer.contains(inner), qPrintable(QStringLiteral("%1 %2,%3 %4x%5 not inside %6,%7 %8x%9")
+                                                 .arg(QLatin1String(what))
+                                                 .arg(inner.x())
+                                                 .arg(inner.y())
+                                                 .arg(inner.width())
+                                                 .arg(inner.height())
+                                                 .arg(outer.x())
+                                                 .arg(outer.y())
+                                                 .arg(outer.width())
+                                                 .arg(outer.height())));
+}
+
+} // namespace
+
+class TestPresenter : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void initTestCase() { palette::setTheme(palette::Theme::Light); }
+
+  // The test must run on the screen ctest asked for, or it would pass on any screen.
+  void screenIsTheOneAskedFor() {
+    const QString expected = qEnvironmentVariable("MASKSCOPE_TEST_SCREEN");
+    if (expected.isEmpty()) QSKIP("MASKSCOPE_TEST_SCREEN not set: run through ctest");
+    const QSize size = QGuiApplication::primaryScreen()->geometry().size();
+    QCOMPARE(QStringLiteral("%1x%2").arg(size.width()).arg(size.height()), expected);
+  }
+
+  void firstWindowFitsTheScreen() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTRY_VERIFY(availableOf(w).contains(w.frameGeometry())); // fitted once the frame is known
+    verifyInside(availableOf(w), w.frameGeometry(), "first window");
+    QVERIFY(w.minimumSizeHint().width() <= availableOf(w).width());
+    QVERIFY(w.minimumSizeHint().height() <= availableOf(w).height());
+    QTRY_VERIFY(w.attentionGrid()->height() >= 150);
+    verifyCentreNotClipped(w);
+  }
+
+  void presenterModeFitsAndEnlarges() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    w.resize(800, 600);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.showView(QStringLiteral("teaching"));
+    TeachingPanel* teaching = w.teachingPanel();
+    teaching->goToStep(0);
+    const int stripPx = QFontInfo(w.tokenStrip()->font()).pixelSize();
+    const int chipH = w.tokenStrip()->chipRect(0).height();
+    const double titlePt = teaching->findChild<QLabel*>()->font().pointSizeF();
+    QTRY_VERIFY(w.dockSizesApplied());
+    const QSize before = w.size();
+
+    w.setPresenterMode(true);
+    const QRect room = availableOf(w);
+    QTRY_COMPARE(w.frameGeometry(), room); // fills the screen (off screen there is no frame)
+    // Type, chips, grid labels and the teaching text all grow.
+    QTRY_VERIFY(QFontInfo(w.tokenStrip()->font()).pixelSize() >= stripPx * 3 / 2);
+    QTRY_VERIFY(w.tokenStrip()->chipRect(0).height() > chipH);
+    QCOMPARE(w.attentionGrid()->labelScale(), 1.6);
+    QVERIFY(teaching->findChild<QLabel*>()->font().pointSizeF() >= titlePt * 1.5);
+    // A chip is tall enough for its bold token line (descenders: _ and the visible-space glyph)
+    // and its two small lines.
+    QFont bold = w.tokenStrip()->font();
+    bold.setBold(true);
+    QFont small = w.tokenStrip()->font();
+    small.setPointSizeF(small.pointSizeF() * 0.8);
+    QVERIFY(w.tokenStrip()->chipRect(0).height() >= QFontMetrics(bold).height() + 2 * QFontMetrics(small).height());
+    // Nothing outside the screen: the window's least size fits, and the Presenter button is whole.
+    QVERIFY(w.minimumSizeHint().width() <= room.width());
+    QVERIFY(w.minimumSizeHint().height() <= room.height());
+    QPushButton* button = teaching->presenterButton();
+    QTRY_VERIFY(button->isVisible());
+    QVERIFY(button->isChecked());
+    verifyInside(room, globalRect(button), "Presenter button");
+    verifyInside(globalRect(&w), globalRect(button), "Presenter button in the window");
+    QTRY_VERIFY2(button->width() >= button->minimumSizeHint().width(),
+                 qPrintable(QStringLiteral("button %1 < %2, panel %3 (least %4)")
+                                .arg(button->width())
+                                .arg(button->minimumSizeHint().width())
+                                .arg(teaching->width())
+                                .arg(teaching->minimumSizeHint().width())));
+    verifyCentreNotClipped(w);
+
+    // Leaving presenter mode restores the type and the window.
+    button->click();
+    QTRY_VERIFY(!w.presenterMode());
+    QTRY_COMPARE(QFontInfo(w.tokenStrip()->font()).pixelSize(), stripPx);
+    QTRY_COMPARE(w.size(), before.expandedTo(w.minimumSizeHint())); // as before, unless that is below the least
+    QCOMPARE(w.attentionGrid()->labelScale(), 1.0);
+  }
+};
+
+QTEST_MAIN(TestPresenter)
+#include "tst_presenter.moc"
