@@ -1,6 +1,7 @@
 // Legend and model controls above the attention grid.
 #include "ui/AttentionPane.h"
 #include "ui/AttentionGridView.h"
+#include "ui/LayerSpinBox.h"
 #include "ui/Palette.h"
 
 #include <QComboBox>
@@ -61,6 +62,8 @@ AttentionPane::AttentionPane(Session* session, QWidget* parent) : QWidget(parent
   setMinimumHeight(240);
 }
 
+QSpinBox* AttentionPane::layerBox() const { return layerBox_; }
+
 QWidget* AttentionPane::buildLegend() {
   // Three rows: what the mask does (and the model controls), what a reader must not miss, and the
   // greyed rows and the strips.
@@ -77,7 +80,7 @@ QWidget* AttentionPane::buildLegend() {
   ll->addWidget(legendItem(CellClass::OtherExample, tr("other example"), legend));
   ll->addStretch();
   ll->addWidget(new QLabel(tr("layer"), legend));
-  layerBox_ = new QSpinBox(legend);
+  layerBox_ = new LayerSpinBox(legend);
   ll->addWidget(layerBox_);
   ll->addWidget(new QLabel(tr("head"), legend));
   headBox_ = new QSpinBox(legend);
@@ -102,6 +105,7 @@ QWidget* AttentionPane::buildLegend() {
   // height follows its width would move the docks whenever the centre's width changes).
   auto* rows3 = new QHBoxLayout();
   rows->addLayout(rows3);
+  rows3->addWidget(legendItem(CellClass::OutsideWindow, tr("outside the window (sliding layer)"), legend));
   rows3->addWidget(legendItem(CellClass::Allowed, tr("pad query row (output unread)"), legend, true));
   auto* strips = new QLabel(tr("strips: <span style='color:%1'>&#9632;</span> pad "
                                "<span style='color:#808080'>&#9632;</span> special, colours = example")

@@ -9,6 +9,7 @@ class QSpinBox;
 namespace maskscope {
 
 class AttentionGridView;
+class LayerSpinBox;
 class Session;
 
 class AttentionPane : public QWidget {
@@ -17,7 +18,8 @@ public:
   explicit AttentionPane(Session* session, QWidget* parent = nullptr);
 
   AttentionGridView* grid() const { return grid_; }
-  QSpinBox* layerBox() const { return layerBox_; }
+  QSpinBox* layerBox() const;
+  LayerSpinBox* layerPicker() const { return layerBox_; } // says which layers slide once a model is loaded
   QSpinBox* headBox() const { return headBox_; }
   // 0: the mask; 1: a model's attention probabilities (objectName "gridMode").
   QComboBox* modeBox() const { return modeBox_; }
@@ -26,7 +28,7 @@ private:
   QWidget* buildLegend();
 
   AttentionGridView* grid_ = nullptr;
-  QSpinBox* layerBox_ = nullptr;
+  LayerSpinBox* layerBox_ = nullptr;
   QSpinBox* headBox_ = nullptr;
   QComboBox* modeBox_ = nullptr;
 };

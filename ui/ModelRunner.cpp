@@ -68,7 +68,8 @@ void ModelRunner::load(const QString& spec) {
   }));
 }
 
-ModelRun runModelOnce(ForwardModel& model, const Batch& batch, int layer, int head, const std::atomic<bool>* cancel) {
+ModelRun runModelOnce(ForwardModel& model, const Batch& batch, int layer, int head, const std::atomic<bool>* cancel,
+                      const std::function<void(double, const std::string&)>& progress) {
   ForwardInputs in;
   in.inputIds = batch.inputIds;
   in.attentionMask = batch.attentionMask;
@@ -84,7 +85,8 @@ ModelRun runModelOnce(ForwardModel& model, const Batch& batch, int layer, int he
   r.head = head;
   try {
     RunControl ctl;
-    ctl.cancel = const_cast<std::atomic<bool>*>(cancel);
+    ctl.cancel = cancel;
+    ctl.progress = progress;
     r.output = model.forward(in, cap, false, ctl);
   } catch (const std::exception& e) {
     r.error = QString::fromUtf8(e.what());
@@ -113,8 +115,13 @@ void ModelRunner::run(const Batch& batch, int layer, int head) {
   cancel_ = std::make_shared<std::atomic<bool>>(false);
   auto model = model_;
   auto cancel = cancel_;
-  runWatcher_->setFuture(QtConcurrent::run(
-      [model, batch, cancel, layer, head]() { return runModelOnce(*model, batch, layer, head, cancel.get()); }));
+  // Emitted from the worker: the connection to the window is queued (this object lives on the UI thread,
+  // and the destructor waits for the run, so `this` outlives the worker).
+  auto report = [this](double f, const std::string& text) { Q_EMIT progress(f, QString::fromStdString(text)); };
+  Q_EMIT runStarted();
+  runWatcher_->setFuture(QtConcurrent::run([model, batch, cancel, layer, head, report]() {
+    return runModelOnce(*model, batch, layer, head, cancel.get(), report);
+  }));
 }
 
 } // namespace maskscope

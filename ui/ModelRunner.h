@@ -9,6 +9,7 @@
 #include <QObject>
 #include <QString>
 #include <atomic>
+#include <functional>
 #include <memory>
 
 namespace maskscope {
@@ -21,8 +22,10 @@ struct ModelRun {
 
 // One forward pass with one layer/head's attention captured (when the row is short enough);
 // what ModelRunner runs in a worker and what off-screen snapshots run directly.
+// progress (fraction, text) is called from the running thread after every decoder layer.
 ModelRun runModelOnce(ForwardModel& model, const Batch& batch, int layer, int head,
-                      const std::atomic<bool>* cancel = nullptr);
+                      const std::atomic<bool>* cancel = nullptr,
+                      const std::function<void(double, const std::string&)>& progress = {});
 // Row r's captured attention probabilities ([T, T], row-major), empty when none was captured.
 std::vector<float> rowAttention(const ModelRun& run, int row, int64_t length);
 // Pre-softmax scores up to a per-row constant: log p (softmax is shift-invariant); 0 -> -30.
@@ -35,12 +38,13 @@ public:
   ~ModelRunner() override;
 
   void load(const QString& spec);                    // async; modelLoaded or failed
-  void run(const Batch& batch, int layer, int head); // async; finished or failed
-  void cancel();
+  void run(const Batch& batch, int layer, int head); // async; progress per layer, then finished or failed
+  void cancel();                                     // a running forward stops after the current layer
   bool hasModel() const { return model_ != nullptr; }
   bool busy() const;
   QString description() const;
   int layers() const { return model_ ? int(model_->info().layers) : 0; }
+  const ModelInfo* info() const { return model_ ? &model_->info() : nullptr; }
   int heads() const { return model_ ? int(model_->info().heads) : 0; }
   // Attention is captured only up to this length ([T, T] floats per row).
   static constexpr int64_t kMaxCaptureLength = 2048;
@@ -49,7 +53,8 @@ Q_SIGNALS:
   void modelLoaded(const QString& description);
   void finished(const maskscope::ModelRun& run);
   void failed(const QString& message);
-  void progress(double fraction, const QString& text);
+  void progress(double fraction, const QString& text); // loading, and each layer of a forward pass
+  void runStarted();                                   // a forward pass began (progress follows)
 
 private:
   std::shared_ptr<ForwardModel> model_;

@@ -21,6 +21,8 @@ struct SnapshotArgs {
   int teachingStep = 0;        // --step N (1-based) for the teaching view; 0 = the intro
   double zoom = 1.0;           // --zoom Z: attention grid zoom around the selected position
   bool softmaxExample = false; // --example: the softmax view's 2.0/1.0/0.1 teaching row
+  int layer = -1;              // --layer N (needs --model): the decoder layer shown; -1 = not given (layer 0)
+  long window = 0;             // --window N (without --model): draw a sliding window of N keys; 0 = none
 };
 
 // The views snapshot knows (the view registry's names, then "window"), for --help and errors.

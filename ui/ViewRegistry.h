@@ -42,6 +42,10 @@ struct ViewSnapshot {
   bool softmaxExample = false; // softmax: the 2.0 / 1.0 / 0.1 teaching row
   QString compareA, compareB;  // compare: the two collators (empty: the panel's own)
   int teachingStep = 0;        // teaching: 1-based step, 0 = the introduction
+  // attention, softmax: the layer shown (--layer with --model, or --window without one).
+  int64_t window = 0; // sliding window of that layer; 0 = full attention
+  double softcap = 0; // the model's attention-logit soft-cap; 0 = none
+  QString layerText;  // "layer 3 — sliding, window 4096"
 };
 
 struct ViewSpec {
