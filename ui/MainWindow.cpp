@@ -385,8 +385,13 @@ void MainWindow::connectModel() {
     if (model_->hasModel() && probsMode->currentIndex() == 1)
       model_->run(session_->batch(), layerBox->value(), headBox->value());
   };
-  connect(layerBox, &QSpinBox::valueChanged, this, &MainWindow::applyLayerAttention);
-  connect(layerBox, &QSpinBox::valueChanged, this, rerun);
+  connect(layerBox, &QSpinBox::valueChanged, this, [this, layerBox, headBox] {
+    applyLayerAttention();
+    // The softmax view's scores belong to the layer they were captured from: rerun for the new one.
+    if (!model_->hasModel() || !session_->hasBatch()) return;
+    softmax_->setModelScores({}, {});
+    model_->run(session_->batch(), layerBox->value(), headBox->value());
+  });
   connect(headBox, &QSpinBox::valueChanged, this, rerun);
   connect(model_, &ModelRunner::modelLoaded, this, [this, layerBox, headBox](const QString& d) {
     modelLabel_->setText(d);

@@ -27,6 +27,7 @@ ModelRunner::ModelRunner(QObject* parent) : QObject(parent), cancel_(std::make_s
       Q_EMIT failed(r.error);
     else
       Q_EMIT finished(r);
+    startPending();
   });
 }
 
@@ -38,7 +39,17 @@ ModelRunner::~ModelRunner() {
 
 bool ModelRunner::busy() const { return loadWatcher_->isRunning() || runWatcher_->isRunning(); }
 
-void ModelRunner::cancel() { cancel_->store(true); }
+void ModelRunner::cancel() {
+  pending_.reset();
+  cancel_->store(true);
+}
+
+void ModelRunner::startPending() {
+  if (!pending_ || runWatcher_->isRunning()) return;
+  Request next = std::move(*pending_);
+  pending_.reset();
+  run(next.batch, next.layer, next.head);
+}
 
 QString ModelRunner::description() const {
   if (!model_) return {};
@@ -111,7 +122,11 @@ std::vector<float> scoresFromProbabilities(const std::vector<float>& probs) {
 }
 
 void ModelRunner::run(const Batch& batch, int layer, int head) {
-  if (!model_ || runWatcher_->isRunning()) return;
+  if (!model_) return;
+  if (runWatcher_->isRunning()) {
+    pending_ = Request{batch, layer, head};
+    return;
+  }
   cancel_ = std::make_shared<std::atomic<bool>>(false);
   auto model = model_;
   auto cancel = cancel_;

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace maskscope {
 
@@ -37,9 +38,11 @@ public:
   explicit ModelRunner(QObject* parent = nullptr);
   ~ModelRunner() override;
 
-  void load(const QString& spec);                    // async; modelLoaded or failed
-  void run(const Batch& batch, int layer, int head); // async; progress per layer, then finished or failed
-  void cancel();                                     // a running forward stops after the current layer
+  void load(const QString& spec); // async; modelLoaded or failed
+  // async; progress per layer, then finished or failed. While a pass runs, the latest request waits
+  // and runs next (a layer picked mid-run is not lost).
+  void run(const Batch& batch, int layer, int head);
+  void cancel(); // a running forward stops after the current layer
   bool hasModel() const { return model_ != nullptr; }
   bool busy() const;
   QString description() const;
@@ -63,6 +66,12 @@ private:
   QFutureWatcher<std::shared_ptr<ForwardModel>>* loadWatcher_ = nullptr;
   QFutureWatcher<ModelRun>* runWatcher_ = nullptr;
   QString loadError_;
+  struct Request {
+    Batch batch;
+    int layer = 0, head = 0;
+  };
+  std::optional<Request> pending_;
+  void startPending();
 };
 
 } // namespace maskscope

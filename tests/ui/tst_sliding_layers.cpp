@@ -1,8 +1,9 @@
 // The views follow the loaded model's layers: the layer picker says which layers slide, a sliding
 // layer's grid shows the band (its own cell class: tooltip, legend, pixels in both themes), the
 // softmax view soft-caps example scores and blocks keys outside the window; and a forward pass
-// reports progress layer by layer with a Cancel that stops it between layers. Off screen, with the
-// tiny engine test models (tests/data/engine) and builtin:tiny, through the LibTorch module.
+// reports progress layer by layer with a Cancel that stops it between layers (a layer picked mid-pass
+// runs next). Off screen, with the tiny engine test models (tests/data/engine) and builtin:tiny,
+// through the LibTorch module.
 #include "core/forward/ForwardEngineLoader.h"
 #include "ui/AttentionGridView.h"
 #include "ui/AttentionPane.h"
@@ -232,7 +233,8 @@ private Q_SLOTS:
     QVERIFY(runner->busy());
     QVERIFY(!window.cancelRunButton()->isHidden());
     QTRY_VERIFY_WITH_TIMEOUT(atLayer.available() > 0, 20000); // (no side effect: QTRY re-evaluates)
-    QTRY_VERIFY(window.runProgressBar()->value() > 0);        // the layer's progress reached the bar
+    atLayer.acquire();
+    QTRY_VERIFY(window.runProgressBar()->value() > 0); // the layer's progress reached the bar
     window.cancelRunButton()->click();
     clicked.release();
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
@@ -245,6 +247,18 @@ private Q_SLOTS:
     QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("cancelled")));
     QVERIFY(window.runProgressBar()->isHidden());
     QVERIFY(runner->hasModel()); // the model stays loaded
+
+    // A layer picked while a pass runs is not lost: its pass runs next.
+    QSignalSpy again(runner, &ModelRunner::finished);
+    hold = true;
+    runner->run(session.batch(), 0, 0);
+    QTRY_VERIFY_WITH_TIMEOUT(atLayer.available() > 0, 20000);
+    atLayer.acquire();
+    window.findChild<LayerSpinBox*>(QStringLiteral("layerPicker"))->setValue(2);
+    clicked.release();
+    QTRY_COMPARE_WITH_TIMEOUT(again.count(), 2, 30000);
+    QCOMPARE(again.at(0).at(0).value<ModelRun>().layer, 0);
+    QCOMPARE(again.at(1).at(0).value<ModelRun>().layer, 2);
   }
 };
 
