@@ -124,7 +124,8 @@ private:
     return std::min(n, B);
   }
 
-  at::Tensor hiddenFor(const ForwardInputs& in, Grids g, int64_t r0, int64_t n, AttentionKeep* keep) {
+  at::Tensor hiddenFor(const ForwardInputs& in, Grids g, int64_t r0, int64_t n, AttentionKeep* keep,
+                       const std::function<void(size_t)>& afterLayer = {}) {
     at::Device d = model_.device;
     const int64_t T = in.inputIds.cols;
     at::Tensor ids = gridRows(in.inputIds, r0, n, d);
@@ -133,7 +134,7 @@ private:
     at::Tensor pos = g.positions->empty()
                          ? at::arange(T, at::TensorOptions().dtype(at::kLong).device(d)).unsqueeze(0).expand({n, T})
                          : gridRows(*g.positions, r0, n, d);
-    return model_.hidden(ids, mask, pos, keep);
+    return model_.hidden(ids, mask, pos, keep, afterLayer);
   }
 
   // Runs body over row chunks; on CUDA out-of-memory retries the chunk with half the rows, and at one
@@ -164,6 +165,23 @@ private:
     report(control, 1.0, what + " done");
   }
 
+  // -log p(targets[t][j] | position t) from one row's final hidden states h [n, hidden] and targets
+  // [n, k] -> [n, k] float32, as logsumexp(logits) - logits[target]. By chunks of positions, so only
+  // [chunk, V] logits exist at once (64 MB) instead of [T, V] (620 MB at T = 1024, V = 152k, twice
+  // with log_softmax's output): the forward's peak memory stays at one layer's activations.
+  at::Tensor targetNll(const at::Tensor& h, const at::Tensor& targets) const {
+    const int64_t n = h.size(0);
+    const int64_t step = std::max<int64_t>(1, (int64_t(16) << 20) / std::max<int64_t>(1, model_.config.vocabSize));
+    if (n == 0) return at::zeros({0, targets.size(1)}, h.options().dtype(at::kFloat)); // a one-token row
+    std::vector<at::Tensor> parts;
+    for (int64_t t0 = 0; t0 < n; t0 += step) {
+      const int64_t c = std::min(step, n - t0);
+      at::Tensor lg = model_.logits(h.narrow(0, t0, c)); // [c, V] float32
+      parts.push_back(at::logsumexp(lg, -1, true) - lg.gather(1, targets.narrow(0, t0, c)));
+    }
+    return at::cat(parts, 0);
+  }
+
   ForwardOutput forwardImpl(const ForwardInputs& in, const AttentionCapture& capture, bool wantLogits,
                             const RunControl& control) {
     validateInputs(in, model_.config.vocabSize);
@@ -184,24 +202,33 @@ private:
     c10::InferenceMode guard;
     forEachChunk(B, T, control, "forward", out.notes, [&](int64_t r0, int64_t n) {
       AttentionKeep keep{capture.layers, capture.heads, {}};
-      at::Tensor h =
-          hiddenFor(in, {&in.attentionMask, &in.positionIds}, r0, n, capture.layers.empty() ? nullptr : &keep);
+      // Progress after every layer (the logits take the last share); cancel stops between layers.
+      const int64_t L = model_.config.layers;
+      auto afterLayer = [&, r0, n](size_t l) {
+        report(control, (double(r0) + double(n) * double(l + 1) / double(L + 1)) / double(B),
+               "forward rows " + std::to_string(r0) + "-" + std::to_string(r0 + n - 1) + ": layer " +
+                   std::to_string(l + 1) + "/" + std::to_string(L));
+        checkCancel(control); // before the next layer starts
+      };
+      at::Tensor h = hiddenFor(in, {&in.attentionMask, &in.positionIds}, r0, n,
+                               capture.layers.empty() ? nullptr : &keep, afterLayer);
       std::vector<std::vector<double>> nll(static_cast<size_t>(n));
       std::vector<at::Tensor> rowLogits;
       double sum = 0;
       int64_t count = 0;
       for (int64_t i = 0; i < n; ++i) {
-        at::Tensor logp = at::log_softmax(model_.logits(h[i]), -1); // [T, V] float32
+        // Targets [T-1, 1 or 2]: the next input id, and the label when there are labels.
         at::Tensor next = gridRows(in.inputIds, r0 + i, 1, model_.device)[0].narrow(0, 1, T - 1);
-        at::Tensor tok = -logp.narrow(0, 0, T - 1).gather(1, next.unsqueeze(1)).squeeze(1);
-        at::Tensor cpu = tok.to(at::kCPU, at::kDouble).contiguous();
+        at::Tensor lab =
+            in.labels.empty() ? at::Tensor() : gridRows(in.labels, r0 + i, 1, model_.device)[0].narrow(0, 1, T - 1);
+        at::Tensor targets = lab.defined() ? at::stack({next, lab.clamp_min(0)}, 1) : next.unsqueeze(1);
+        at::Tensor terms = targetNll(h[i].narrow(0, 0, T - 1), targets); // [T-1, 1 or 2]
+        at::Tensor cpu = terms.select(1, 0).to(at::kCPU, at::kDouble).contiguous();
         nll[size_t(i)].assign(cpu.data_ptr<double>(), cpu.data_ptr<double>() + (T - 1));
         nll[size_t(i)].push_back(0.0);
-        if (!in.labels.empty()) {
-          at::Tensor lab = gridRows(in.labels, r0 + i, 1, model_.device)[0].narrow(0, 1, T - 1);
+        if (lab.defined()) {
           at::Tensor valid = lab != kIgnoreIndex;
-          at::Tensor terms = -logp.narrow(0, 0, T - 1).gather(1, lab.clamp_min(0).unsqueeze(1)).squeeze(1);
-          sum += (terms * valid).sum().item<double>();
+          sum += (terms.select(1, 1) * valid).sum().item<double>();
           count += valid.sum().item<int64_t>();
         }
         if (wantLogits) rowLogits.push_back(model_.logits(h[i]).to(at::kCPU).contiguous());

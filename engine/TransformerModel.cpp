@@ -2,12 +2,25 @@
 // b = rows, T = length, H = heads, kvH = key/value heads, D = head dim, n_rep = H / kvH.
 #include "engine/TransformerModel.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 
 namespace maskscope::engine {
 namespace {
+
+// Drops the mapped pages of a tensor that was copied out (BF16/F16 widened on the CPU). They are
+// clean pages of a private file mapping, so the kernel frees them now (and would re-read them from
+// the file if touched) instead of keeping them resident until the mapping closes: loading peaks at
+// the widened weights plus one tensor, not plus the whole file. Only whole pages inside the tensor.
+void releaseMappedPages(const void* ptr, size_t bytes) {
+  const auto page = uintptr_t(::sysconf(_SC_PAGESIZE));
+  const uintptr_t b = (uintptr_t(ptr) + page - 1) / page * page, e = (uintptr_t(ptr) + bytes) / page * page;
+  if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_DONTNEED);
+}
 
 std::string shapeText(at::IntArrayRef s) {
   std::string t = "[";
@@ -45,8 +58,12 @@ struct WeightSource {
       at::Tensor t = at::from_blob(
           ptr, shape, [keep](void*) {}, at::TensorOptions().dtype(st));
       const bool aligned = reinterpret_cast<uintptr_t>(ptr) % at::elementSize(st) == 0;
-      if (device.is_cuda()) return t.to(device);     // keeps the stored dtype on the GPU
-      if (st != at::kFloat) return t.to(at::kFloat); // CPU computes in float32: one widened copy
+      if (device.is_cuda()) return t.to(device); // keeps the stored dtype on the GPU
+      if (st != at::kFloat) {                    // CPU computes in float32: one widened copy, the mapped bytes released
+        at::Tensor wide = t.to(at::kFloat);
+        if (f.keepAlive) releaseMappedPages(ptr, size_t(t.numel()) * at::elementSize(st));
+        return wide;
+      }
       if (copy || !aligned) return t.clone();
       return t; // float32 straight from the mapping: no copy
     }
@@ -305,7 +322,7 @@ at::Tensor TransformerModel::mlp(const LayerWeights& l, const at::Tensor& x) con
 }
 
 at::Tensor TransformerModel::hidden(const at::Tensor& ids, const at::Tensor& mask, const at::Tensor& positions,
-                                    AttentionKeep* keep) const {
+                                    AttentionKeep* keep, const std::function<void(size_t)>& afterLayer) const {
   const ModelConfig& c = config;
   at::Tensor h = at::embedding(embed, ids); // [b, T, hidden]
   // Gemma: embeddings x sqrt(hidden), the factor rounded to the compute dtype first.
@@ -326,6 +343,7 @@ at::Tensor TransformerModel::hidden(const at::Tensor& ids, const at::Tensor& mas
       h = h + a;
       h = h + mlp(l, norm(h, l.postNorm));
     }
+    if (afterLayer) afterLayer(li);
   }
   return norm(h, finalNorm);
 }

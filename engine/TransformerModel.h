@@ -6,6 +6,7 @@
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -56,8 +57,9 @@ public:
 
   // Final hidden states [b, T, hidden] after the last RMSNorm. ids/mask/positions: [b, T] int64 on
   // `device`. mask follows ForwardEngine.h (0 = pad, nonzero = segment id).
+  // afterLayer(l) runs after decoder layer l (progress; it may throw to cancel between layers).
   at::Tensor hidden(const at::Tensor& ids, const at::Tensor& mask, const at::Tensor& positions,
-                    AttentionKeep* keep = nullptr) const;
+                    AttentionKeep* keep = nullptr, const std::function<void(size_t)>& afterLayer = {}) const;
   // Logits in float32 for hidden states [..., hidden] -> [..., V] (transformers upcasts to float),
   // soft-capped when the model has final_logit_softcapping (Gemma 2).
   at::Tensor logits(const at::Tensor& hidden) const;

@@ -86,7 +86,7 @@ void AttentionGridView::rebuild() {
   const Batch* b = batch();
   if (b && row() >= 0 && row() < b->batchSize()) {
     try {
-      static_cast<RowAnatomy&>(source_) = rowAnatomy(*b, row(), MaskSemantics::Eager);
+      static_cast<RowAnatomy&>(source_) = rowAnatomy(*b, row(), MaskSemantics::Eager, window_);
     } catch (const std::exception&) {
       source_ = GridSource();
     }
@@ -109,6 +109,13 @@ void AttentionGridView::setProbabilities(std::vector<float> probs, const QString
   overview_ = QImage();
   zoomCache_.clear();
   update();
+}
+
+void AttentionGridView::setLayerAttention(int64_t window, const QString& text) {
+  layerText_ = text;
+  if (window == window_) return update();
+  window_ = std::max<int64_t>(0, window);
+  rebuild();
 }
 
 void AttentionGridView::setDiffSource(const GridSource* other) {
@@ -242,6 +249,12 @@ QString AttentionGridView::describeCell(int q, int k) const {
               .arg(source_.maskSegments[size_t(k)])
               .arg(source_.maskSegments[size_t(q)]);
     break;
+  case CellClass::OutsideWindow:
+    why = tr("blocked: sliding-window layer, the key is %1 positions back and the window sees the %2 most recent keys "
+             "(query included; adds -inf)")
+              .arg(q - k)
+              .arg(source_.window);
+    break;
   case CellClass::AllowedPad:
     why = tr("allowed, but this key is padding: the mask adds 0, so the query reads a pad");
     break;
@@ -328,9 +341,10 @@ void AttentionGridView::paintCaption(QPainter& p, QRect area) const {
   p.setPen(palette().text().color());
   const int64_t examples = exampleCount();
   p.drawText(QRect(area.left() + 4, area.top() + 2, area.width() - 8, scaled(16)), Qt::AlignLeft,
-             tr("keys \u2192   queries \u2193   %1 x %2%3%4")
+             tr("keys \u2192   queries \u2193   %1 x %2%3%4%5")
                  .arg(n)
                  .arg(n)
+                 .arg(layerText_.isEmpty() ? QString() : QStringLiteral("   ") + layerText_)
                  .arg(examples > 1 ? tr("   %1 packed examples (dashed)").arg(examples) : QString())
                  .arg(probs_.empty() ? QString() : QStringLiteral("   ") + probsLabel_));
   if (view_.width() < double(n) || view_.height() < double(n))

@@ -1,10 +1,10 @@
 // The attention grid of one batch row: queries down, keys across; each cell allowed or blocked,
 // the reason shown by colour and, zoomed in, by a glyph (✓ allowed, · future, P padding,
-// × other example, ! allowed pad key, ≠ allowed key of another example; the last two striped).
-// Strips along the top and left show each position's kind; packed examples are outlined. The grid
-// fills its area (fitted, cells may be oblong); zooming in tends to square cells (the area's aspect).
-// Wheel zooms around the cursor, drag pans, double-click fits; arrows move the focus cell.
-// Rendered from the row's anatomy (GridRenderer), only the visible part, never one item per cell.
+// × other example, W outside a sliding layer's window, ! allowed pad key, ≠ allowed key of another example; the last
+// two striped). Strips along the top and left show each position's kind; packed examples are outlined. The grid fills
+// its area (fitted, cells may be oblong); zooming in tends to square cells (the area's aspect). Wheel zooms around the
+// cursor, drag pans, double-click fits; arrows move the focus cell. Rendered from the row's anatomy (GridRenderer),
+// only the visible part, never one item per cell.
 #pragma once
 #include "ui/GridRenderer.h"
 
@@ -27,6 +27,10 @@ public:
   // Real attention probabilities [T, T] of one layer/head; empty = the mask only.
   void setProbabilities(std::vector<float> probs, const QString& label);
   bool showsProbabilities() const { return !probs_.empty(); }
+  // The layer shown: window > 0 draws a sliding layer's band (keys older than the window are
+  // "outside the window"); text (e.g. "layer 3: sliding, window 4096") goes into the caption.
+  void setLayerAttention(int64_t window, const QString& text);
+  int64_t window() const { return window_; }
 
   int64_t gridSize() const { return source_.size(); }
   CellState cellState(int query, int key) const { return source_.state(query, key); }
@@ -106,6 +110,8 @@ private:
   GridSource source_;
   std::vector<float> probs_;
   QString probsLabel_;
+  int64_t window_ = 0; // the shown layer's sliding window; 0 = full attention
+  QString layerText_;
   QRectF view_;
   double labelScale_ = 1.0;
   int scaled(int pixels) const { return int(pixels * labelScale_ + 0.5); }

@@ -1,6 +1,7 @@
 // Legend and model controls above the attention grid.
 #include "ui/AttentionPane.h"
 #include "ui/AttentionGridView.h"
+#include "ui/LayerSpinBox.h"
 #include "ui/Palette.h"
 
 #include <QComboBox>
@@ -99,6 +100,8 @@ QString AttentionPane::stripsText() {
       .arg(palette::padding().name());
 }
 
+QSpinBox* AttentionPane::layerBox() const { return layerBox_; }
+
 QWidget* AttentionPane::buildLegend() {
   // Three rows: what the mask does (and the model controls), what a reader must not miss, and the
   // greyed rows and the strips.
@@ -115,7 +118,7 @@ QWidget* AttentionPane::buildLegend() {
   ll->addWidget(legendItem(CellClass::OtherExample, tr("other example"), legend));
   ll->addStretch();
   ll->addWidget(new QLabel(tr("layer"), legend));
-  layerBox_ = new QSpinBox(legend);
+  layerBox_ = new LayerSpinBox(legend);
   ll->addWidget(layerBox_);
   ll->addWidget(new QLabel(tr("head"), legend));
   headBox_ = new QSpinBox(legend);
@@ -140,6 +143,7 @@ QWidget* AttentionPane::buildLegend() {
   // height follows its width would move the docks whenever the centre's width changes).
   auto* rows3 = new QHBoxLayout();
   rows->addLayout(rows3);
+  rows3->addWidget(legendItem(CellClass::OutsideWindow, tr("outside the window (sliding layer)"), legend));
   rows3->addWidget(legendItem(CellClass::Allowed, tr("pad query row (output unread)"), legend, true));
   strips_ = new QLabel(stripsText(), legend);
   rows3->addWidget(strips_);

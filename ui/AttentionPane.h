@@ -10,6 +10,7 @@ class QSpinBox;
 namespace maskscope {
 
 class AttentionGridView;
+class LayerSpinBox;
 class Session;
 
 class AttentionPane : public QWidget {
@@ -18,7 +19,8 @@ public:
   explicit AttentionPane(Session* session, QWidget* parent = nullptr);
 
   AttentionGridView* grid() const { return grid_; }
-  QSpinBox* layerBox() const { return layerBox_; }
+  QSpinBox* layerBox() const;
+  LayerSpinBox* layerPicker() const { return layerBox_; } // says which layers slide once a model is loaded
   QSpinBox* headBox() const { return headBox_; }
   // 0: the mask; 1: a model's attention probabilities (objectName "gridMode").
   QComboBox* modeBox() const { return modeBox_; }
@@ -32,7 +34,7 @@ private:
   static QString stripsText();
 
   AttentionGridView* grid_ = nullptr;
-  QSpinBox* layerBox_ = nullptr;
+  LayerSpinBox* layerBox_ = nullptr;
   QSpinBox* headBox_ = nullptr;
   QComboBox* modeBox_ = nullptr;
   QLabel* strips_ = nullptr;

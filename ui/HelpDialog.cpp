@@ -42,8 +42,10 @@ QString HelpDialog::legendHtml() {
   html += tr("</table><h3>Attention grid cells (glyphs show when zoomed in)</h3><table cellspacing=4>");
   const char* why[] = {QT_TR_NOOP("the query may attend this key"), QT_TR_NOOP("blocked: the key is in the future"),
                        QT_TR_NOOP("blocked: the key is padding"),
-                       QT_TR_NOOP("blocked: the key belongs to another packed example")};
-  for (CellState s : {CellState::Allowed, CellState::Future, CellState::Padding, CellState::OtherExample})
+                       QT_TR_NOOP("blocked: the key belongs to another packed example"),
+                       QT_TR_NOOP("blocked: a sliding-window layer, the key is older than the window")};
+  for (CellState s :
+       {CellState::Allowed, CellState::Future, CellState::Padding, CellState::OtherExample, CellState::OutsideWindow})
     html += row(swatch(palette::cellColour(s)) + QStringLiteral(" <b>%1</b>").arg(palette::cellGlyph(s)),
                 QStringLiteral("%1: %2").arg(QString::fromLatin1(cellStateName(s)), tr(why[int(s)])));
   return html + QStringLiteral("</table>");

@@ -11,6 +11,7 @@
 #include "ui/DatasetBrowser.h"
 #include "ui/Export.h"
 #include "ui/HelpDialog.h"
+#include "ui/LayerSpinBox.h"
 #include "ui/LintPanel.h"
 #include "ui/LossView.h"
 #include "ui/ModelRunner.h"
@@ -37,7 +38,9 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QProgressBar>
 #include <QPromise>
+#include <QPushButton>
 #include <QScreen>
 #include <QSettings>
 #include <QShowEvent>
@@ -100,6 +103,17 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
   statusBar()->addPermanentWidget(readOnly);
   modelLabel_ = new QLabel(tr("no model"), this);
   statusBar()->addPermanentWidget(modelLabel_);
+  runProgress_ = new QProgressBar(this);
+  runProgress_->setObjectName(QStringLiteral("forwardProgress"));
+  runProgress_->setRange(0, 1000);
+  runProgress_->setMaximumWidth(160);
+  runProgress_->hide();
+  statusBar()->addPermanentWidget(runProgress_);
+  cancelRun_ = new QPushButton(tr("Cancel"), this);
+  cancelRun_->setObjectName(QStringLiteral("cancelForward"));
+  cancelRun_->setToolTip(tr("Stop the forward pass after the current layer"));
+  cancelRun_->hide();
+  statusBar()->addPermanentWidget(cancelRun_);
   buildMenus();
 
   connectSession();
@@ -411,22 +425,67 @@ void MainWindow::connectModel() {
     if (model_->hasModel() && probsMode->currentIndex() == 1)
       model_->run(session_->batch(), layerBox->value(), headBox->value());
   };
-  connect(layerBox, &QSpinBox::valueChanged, this, rerun);
+  connect(layerBox, &QSpinBox::valueChanged, this, [this, layerBox, headBox] {
+    applyLayerAttention();
+    // The softmax view's scores belong to the layer they were captured from: rerun for the new one.
+    if (!model_->hasModel() || !session_->hasBatch()) return;
+    softmax_->setModelScores({}, {});
+    model_->run(session_->batch(), layerBox->value(), headBox->value());
+  });
   connect(headBox, &QSpinBox::valueChanged, this, rerun);
   connect(model_, &ModelRunner::modelLoaded, this, [this, layerBox, headBox](const QString& d) {
     modelLabel_->setText(d);
     compare_->setModel(model_->model(), model_->modelLock(), d);
-    layerBox->setRange(0, std::max(0, model_->layers() - 1));
+    attentionPane_->layerPicker()->setModel(*model_->info());
     headBox->setRange(0, std::max(0, model_->heads() - 1));
+    applyLayerAttention();
     if (session_->hasBatch()) model_->run(session_->batch(), layerBox->value(), headBox->value(), session_->batchRow());
   });
   connect(model_, &ModelRunner::failed, this, [this](const QString& m) {
-    modelLabel_->setText(tr("no model"));
-    if (!model_->hasModel()) compare_->setModel(nullptr, nullptr, {});
-    statusBar()->showMessage(m, 20000);
+    if (!model_->hasModel()) {
+      modelLabel_->setText(tr("no model"));
+      compare_->setModel(nullptr, nullptr, {});
+      attentionPane_->layerPicker()->setModel(ModelInfo{});
+      applyLayerAttention();
+    }
+    statusBar()->showMessage(m == QLatin1String("cancelled") ? tr("forward pass cancelled") : m, 20000);
   });
-  connect(model_, &ModelRunner::progress, this, [this](double, const QString& t) { statusBar()->showMessage(t); });
   connect(model_, &ModelRunner::finished, this, &MainWindow::onModelRun);
+  connectRunProgress();
+}
+
+// Loading reports in the status line; a forward pass also fills the progress bar, layer by layer,
+// with a Cancel that stops it between layers.
+void MainWindow::connectRunProgress() {
+  connect(model_, &ModelRunner::runStarted, this, [this] {
+    runProgress_->setValue(0);
+    runProgress_->show();
+    cancelRun_->setEnabled(true);
+    cancelRun_->show();
+  });
+  connect(model_, &ModelRunner::progress, this, [this](double f, const QString& t) {
+    statusBar()->showMessage(t);
+    if (!runProgress_->isHidden()) runProgress_->setValue(int(std::clamp(f, 0.0, 1.0) * 1000));
+  });
+  auto done = [this] {
+    runProgress_->hide();
+    cancelRun_->hide();
+  };
+  connect(model_, &ModelRunner::finished, this, done);
+  connect(model_, &ModelRunner::failed, this, done);
+  connect(cancelRun_, &QPushButton::clicked, this, [this] {
+    cancelRun_->setEnabled(false);
+    model_->cancel();
+    statusBar()->showMessage(tr("cancelling after the current layer..."));
+  });
+}
+
+void MainWindow::applyLayerAttention() {
+  LayerSpinBox* picker = attentionPane_->layerPicker();
+  const int layer = picker->value();
+  const QString text = picker->describe(layer);
+  grid_->setLayerAttention(picker->windowOf(layer), text);
+  softmax_->setLayerAttention(picker->windowOf(layer), picker->softcap(), text);
 }
 
 void MainWindow::buildMenus() {

@@ -15,6 +15,8 @@ class QLabel;
 class QLineEdit;
 class QListWidget;
 class QMenu;
+class QProgressBar;
+class QPushButton;
 class QSpinBox;
 
 namespace maskscope {
@@ -58,6 +60,10 @@ public:
   ComparePanel* comparePanel() const { return compare_; }
   TeachingPanel* teachingPanel() const { return teaching_; }
   QLabel* summaryLabel() const { return summary_; }
+  // The forward pass's progress (status bar, shown while a pass runs) and its Cancel button.
+  QProgressBar* runProgressBar() const { return runProgress_; }
+  QPushButton* cancelRunButton() const { return cancelRun_; }
+  ModelRunner* modelRunner() const { return model_; }
   QStringList recentFiles() const { return recent_; }
 
   // A view of the registry by name (nullptr for an unknown name), and its dock (nullptr in the centre).
@@ -106,6 +112,8 @@ private:
   void connectDatasetBrowser();
   void connectPipelineControls();
   void connectModel();
+  void connectRunProgress();
+  void applyLayerAttention(); // the picked layer's window and soft-cap into the grid and softmax view
   void buildMenus();
   void buildFileMenu();
   void buildViewMenu();
@@ -137,6 +145,8 @@ private:
   QLabel* centreError_ = nullptr;
   QString pendingError_; // the session's last error, until the next batchChanged
   QLabel* modelLabel_ = nullptr;
+  QProgressBar* runProgress_ = nullptr;
+  QPushButton* cancelRun_ = nullptr;
   TokenStripView* strip_ = nullptr;
   AttentionPane* attentionPane_ = nullptr;
   AttentionGridView* grid_ = nullptr;

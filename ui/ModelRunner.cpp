@@ -30,6 +30,7 @@ ModelRunner::ModelRunner(QObject* parent) : QObject(parent), cancel_(std::make_s
       Q_EMIT failed(r.error);
     else
       Q_EMIT finished(r);
+    startPending();
   });
 }
 
@@ -41,7 +42,17 @@ ModelRunner::~ModelRunner() {
 
 bool ModelRunner::busy() const { return loadWatcher_->isRunning() || runWatcher_->isRunning(); }
 
-void ModelRunner::cancel() { cancel_->store(true); }
+void ModelRunner::cancel() {
+  pending_.reset();
+  cancel_->store(true);
+}
+
+void ModelRunner::startPending() {
+  if (!pending_ || runWatcher_->isRunning()) return;
+  Request next = std::move(*pending_);
+  pending_.reset();
+  run(next.batch, next.layer, next.head, next.analyseRow);
+}
 
 QString ModelRunner::description() const {
   if (!model_) return {};
@@ -87,7 +98,7 @@ void analyseRowInto(ForwardModel& model, const Batch& batch, int row, const RunC
 } // namespace
 
 ModelRun runModelOnce(ForwardModel& model, const Batch& batch, int layer, int head, const std::atomic<bool>* cancel,
-                      int analyseRow) {
+                      int analyseRow, const std::function<void(double, const std::string&)>& progress) {
   ForwardInputs in;
   in.inputIds = batch.inputIds;
   in.attentionMask = batch.attentionMask;
@@ -103,7 +114,8 @@ ModelRun runModelOnce(ForwardModel& model, const Batch& batch, int layer, int he
   r.head = head;
   try {
     RunControl ctl;
-    ctl.cancel = const_cast<std::atomic<bool>*>(cancel);
+    ctl.cancel = cancel;
+    ctl.progress = progress;
     r.output = model.forward(in, cap, false, ctl);
     analyseRowInto(model, batch, analyseRow, ctl, r);
   } catch (const std::exception& e) {
@@ -129,14 +141,22 @@ std::vector<float> scoresFromProbabilities(const std::vector<float>& probs) {
 }
 
 void ModelRunner::run(const Batch& batch, int layer, int head, int analyseRow) {
-  if (!model_ || runWatcher_->isRunning()) return;
+  if (!model_) return;
+  if (runWatcher_->isRunning()) {
+    pending_ = Request{batch, layer, head, analyseRow};
+    return;
+  }
   cancel_ = std::make_shared<std::atomic<bool>>(false);
   auto model = model_;
   auto cancel = cancel_;
   auto lock = lock_;
-  runWatcher_->setFuture(QtConcurrent::run([model, lock, batch, cancel, layer, head, analyseRow]() {
+  // Emitted from the worker: the connection to the window is queued (this object lives on the UI thread,
+  // and the destructor waits for the run, so `this` outlives the worker).
+  auto report = [this](double f, const std::string& text) { Q_EMIT progress(f, QString::fromStdString(text)); };
+  Q_EMIT runStarted();
+  runWatcher_->setFuture(QtConcurrent::run([model, lock, batch, cancel, layer, head, analyseRow, report]() {
     std::lock_guard<std::mutex> hold(*lock);
-    return runModelOnce(*model, batch, layer, head, cancel.get(), analyseRow);
+    return runModelOnce(*model, batch, layer, head, cancel.get(), analyseRow, report);
   }));
 }
 

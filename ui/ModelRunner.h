@@ -9,6 +9,7 @@
 #include <QObject>
 #include <QString>
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -29,9 +30,11 @@ struct ModelRun {
 
 // One forward pass with one layer/head's attention captured (when the row is short enough), then,
 // when analyseRow >= 0, ForwardModel::analyse of that row; what ModelRunner runs in a worker and
-// what off-screen snapshots run directly.
+// what off-screen snapshots run directly. progress (fraction, text) is called from the running
+// thread after every decoder layer.
 ModelRun runModelOnce(ForwardModel& model, const Batch& batch, int layer, int head,
-                      const std::atomic<bool>* cancel = nullptr, int analyseRow = -1);
+                      const std::atomic<bool>* cancel = nullptr, int analyseRow = -1,
+                      const std::function<void(double, const std::string&)>& progress = {});
 
 // Row r's captured attention probabilities ([T, T], row-major), empty when none was captured.
 std::vector<float> rowAttention(const ModelRun& run, int row, int64_t length);
@@ -45,9 +48,11 @@ public:
   ~ModelRunner() override;
 
   void load(const QString& spec); // async; modelLoaded or failed
-  // async; finished or failed. analyseRow >= 0: also the loss analysis of that row (rowReport).
+  // async; progress per layer, then finished or failed. analyseRow >= 0: also the loss analysis of
+  // that row (rowReport). While a pass runs, the latest request waits and runs next (a layer picked
+  // mid-run is not lost).
   void run(const Batch& batch, int layer, int head, int analyseRow = -1);
-  void cancel();
+  void cancel(); // a running forward stops after the current layer
   bool hasModel() const { return model_ != nullptr; }
   bool busy() const;
   QString description() const;
@@ -56,6 +61,7 @@ public:
   std::shared_ptr<ForwardModel> model() const { return model_; }
   std::shared_ptr<std::mutex> modelLock() const { return lock_; }
   int layers() const { return model_ ? int(model_->info().layers) : 0; }
+  const ModelInfo* info() const { return model_ ? &model_->info() : nullptr; }
   int heads() const { return model_ ? int(model_->info().heads) : 0; }
   // Attention is captured only up to this length ([T, T] floats per row).
   static constexpr int64_t kMaxCaptureLength = 2048;
@@ -64,7 +70,8 @@ Q_SIGNALS:
   void modelLoaded(const QString& description);
   void finished(const maskscope::ModelRun& run);
   void failed(const QString& message);
-  void progress(double fraction, const QString& text);
+  void progress(double fraction, const QString& text); // loading, and each layer of a forward pass
+  void runStarted();                                   // a forward pass began (progress follows)
 
 private:
   std::shared_ptr<ForwardModel> model_;
@@ -74,6 +81,12 @@ private:
   QFutureWatcher<std::shared_ptr<ForwardModel>>* loadWatcher_ = nullptr;
   QFutureWatcher<ModelRun>* runWatcher_ = nullptr;
   QString loadError_;
+  struct Request {
+    Batch batch;
+    int layer = 0, head = 0, analyseRow = -1;
+  };
+  std::optional<Request> pending_;
+  void startPending();
 };
 
 } // namespace maskscope

@@ -111,6 +111,8 @@ QColor cellClassColour(CellClass c) {
     return dark() ? QColor(0x8a, 0x5a, 0x42) : QColor(0xf4, 0xa5, 0x82); // muted orange
   case CellClass::OtherExample:
     return dark() ? QColor(0x5c, 0x56, 0x80) : QColor(0xb2, 0xab, 0xd2); // muted violet
+  case CellClass::OutsideWindow:
+    return dark() ? QColor(0x3a, 0x62, 0x5a) : QColor(0x9f, 0xd3, 0xc4); // muted teal: the sliding band's edge
   case CellClass::AllowedPad:
     return dark() ? QColor(0xf0, 0x6a, 0x10) : QColor(0xd9, 0x48, 0x01); // saturated orange: a bug
   case CellClass::AllowedOtherExample:
@@ -162,6 +164,8 @@ QChar cellGlyph(CellState s) {
     return QLatin1Char('P');
   case CellState::OtherExample:
     return QChar(0x00D7); // ×
+  case CellState::OutsideWindow:
+    return QLatin1Char('W'); // older than the sliding window
   }
   return QLatin1Char('?');
 }

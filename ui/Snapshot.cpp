@@ -2,15 +2,18 @@
 // requested size the way its row of the view registry says (the window through grab()).
 #include "ui/Snapshot.h"
 #include "core/collate/CollatorSpec.h"
+#include "core/forward/LayerAttention.h"
 #include "core/forward/ModelSpec.h"
 #include "core/util/Error.h"
 #include "core/util/JsonString.h"
+#include "ui/AttentionGridView.h"
 #include "ui/Export.h"
 #include "ui/MainWindow.h"
 #include "ui/ModelRunner.h"
 #include "ui/Palette.h"
 #include "ui/Session.h"
 #include "ui/TeachingPanel.h"
+#include "ui/SoftmaxView.h"
 #include "ui/ViewRegistry.h"
 
 #include <QApplication>
@@ -104,6 +107,31 @@ void openInputs(Session& session, const SnapshotArgs& a) {
   }
 }
 
+// --layer / --window: the layer the attention grid and the softmax view show. A model says which
+// of its layers slide; without one --window draws a band of N keys. Neither replaces the other.
+int chooseLayer(const SnapshotArgs& a, const ForwardModel* model, ViewSnapshot& o) {
+  if (a.window < 0) throw Error("--window must be 1 or more (0 = full attention), got " + std::to_string(a.window));
+  if (!model) {
+    if (a.layer >= 0)
+      throw Error("--layer needs --model (the model says which layers slide); without one use --window N");
+    o.window = a.window;
+    if (a.window > 0) o.layerText = QStringLiteral("sliding window %1 (--window)").arg(a.window);
+    return 0;
+  }
+  if (a.window > 0)
+    throw Error("--window is for snapshots without --model: the model's layers have their own window (pick one with "
+                "--layer)");
+  const ModelInfo& info = model->info();
+  const int layer = std::max(0, a.layer);
+  if (layer >= info.layers)
+    throw Error("--layer " + std::to_string(layer) + " is outside the model (" + std::to_string(info.layers) +
+                " layers: 0.." + std::to_string(info.layers - 1) + ")");
+  o.window = layerWindow(info, layer);
+  o.softcap = info.attnLogitSoftcap;
+  o.layerText = QStringLiteral("layer %1 \u2014 %2").arg(layer).arg(QString::fromStdString(layerKindText(info, layer)));
+  return layer;
+}
+
 QImage grabWindow(MainWindow& window) {
   window.show();
   QApplication::processEvents();
@@ -171,12 +199,14 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
 
   // A model, when given, runs once here (synchronously: there is no UI to keep responsive).
   std::optional<ModelRun> run;
-  if (!a.modelSpec.empty()) {
-    auto model = loadForwardModel(a.modelSpec, "auto");
-    run = runModelOnce(*model, session.batch(), 0, 0, nullptr, session.batchRow());
+  ViewSnapshot options;
+  std::shared_ptr<ForwardModel> model;
+  if (!a.modelSpec.empty()) model = loadForwardModel(a.modelSpec, "auto");
+  const int layer = chooseLayer(a, model.get(), options);
+  if (model) {
+    run = runModelOnce(*model, session.batch(), layer, 0, nullptr, session.batchRow());
     if (!run->error.isEmpty()) throw Error("forward pass failed: " + run->error.toStdString(), {a.modelSpec});
   }
-  ViewSnapshot options;
   options.session = &session;
   options.run = run ? &*run : nullptr;
   options.modelLabel = QString::fromStdString(a.modelSpec);
@@ -195,6 +225,8 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
   window.setDarkTheme(a.theme == "dark");
   window.resize(a.width, a.height);
   if (a.presenter) window.setPresenterMode(true);
+  window.attentionGrid()->setLayerAttention(options.window, options.layerText); // the whole window's views too
+  window.softmaxView()->setLayerAttention(options.window, options.softcap, options.layerText);
   const ViewSpec* spec = findView(QString::fromStdString(a.view));
   const QImage image = spec ? renderView(*spec, window, options, QSize(a.width, a.height)) : grabWindow(window);
   writeImage(image, a, io);

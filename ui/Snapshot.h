@@ -23,6 +23,8 @@ struct SnapshotArgs {
   bool softmaxExample = false; // --example: the softmax view's 2.0/1.0/0.1 teaching row
   std::string hide;            // --hide system,whitespace,padding: the table view's filters
   bool presenter = false;      // --presenter: the window in presenter mode (large type)
+  int layer = -1;              // --layer N (needs --model): the decoder layer shown; -1 = not given (layer 0)
+  long window = 0;             // --window N (without --model): draw a sliding window of N keys; 0 = none
 };
 
 // The views snapshot knows (the view registry's names, then "window"), for --help and errors.

@@ -38,6 +38,8 @@ QString reason(CellState s) {
     return QStringLiteral("pad");
   case CellState::OtherExample:
     return QStringLiteral("other ex.");
+  case CellState::OutsideWindow:
+    return QStringLiteral("window");
   }
   return {};
 }
@@ -158,7 +160,7 @@ void SoftmaxView::recompute() {
     if (q < 0 || q >= T) q = std::min(T - 1, 8);
     query_ = q;
     try {
-      states = attentionRow(b, r, q);
+      states = attentionRow(b, r, q, MaskSemantics::Eager, window_);
       pads_ = detectPaddingOfRow(b, r, b.padTokenId);
     } catch (const std::exception&) {
       states.assign(size_t(T), CellState::Allowed);
@@ -178,6 +180,10 @@ void SoftmaxView::recompute() {
     }
     source = model ? tr("Scores from the model: %1.").arg(modelLabel_)
                    : tr("Example scores (no model loaded: load one to see real scores). Edit them above.");
+    if (!layerText_.isEmpty()) source += QLatin1Char(' ') + layerText_ + QLatin1Char('.');
+    if (model && softcap_ > 0)
+      source += tr(" The model soft-caps its scores (c = %1 tanh(x / %1)); these log-probabilities already include it.")
+                    .arg(softcap_);
   } else {
     scores_.clear();
     pads_.clear();
@@ -189,7 +195,9 @@ void SoftmaxView::recompute() {
   const int T = int(scores_.size());
   count_ = std::min(T, kMaxShownKeys);
   first_ = std::clamp(query_ - (kMaxShownKeys - 4), 0, std::max(0, T - count_));
-  row_ = computeSoftmaxRow(scores_, states);
+  // Model scores are log-probabilities, already capped; example scores are raw and get the cap here.
+  const bool modelScores = !teaching_ && int64_t(modelScores_.size()) == int64_t(T) * T;
+  row_ = computeSoftmaxRow(scores_, states, teaching_ || modelScores ? 0.0 : softcap_);
   {
     QSignalBlocker block(querySpin_);
     querySpin_->setEnabled(!teaching_);
@@ -199,6 +207,13 @@ void SoftmaxView::recompute() {
   sourceLabel_->setText(source);
   syncEdit();
   chart_->update();
+}
+
+void SoftmaxView::setLayerAttention(int64_t window, double softcap, const QString& text) {
+  window_ = std::max<int64_t>(0, window);
+  softcap_ = std::max(0.0, softcap);
+  layerText_ = text;
+  recompute();
 }
 
 void SoftmaxView::syncEdit() {
@@ -273,7 +288,7 @@ void SoftmaxView::render(QPainter& p, QRect area) const {
   };
   auto open = [&](int k) { return row_.states[size_t(k)] == CellState::Allowed; };
   auto isPad = [&](int k) { return size_t(k) < pads_.size() && pads_[size_t(k)] != 0; };
-  const std::vector<Line> lines = {
+  std::vector<Line> lines = {
       {tr("score x"), [&](int k) { return std::make_pair(num(row_.scores[size_t(k)], 2), text); }},
       // An open pad is the bug an all-ones mask makes: say so, in the warning colour.
       {tr("blocked?"),
@@ -285,7 +300,7 @@ void SoftmaxView::render(QPainter& p, QRect area) const {
        [&](int k) {
          return open(k) ? std::make_pair(QStringLiteral("0"), dim) : std::make_pair(big(row_.maskValue), warn);
        }},
-      {tr("= x + m"),
+      {row_.capped.empty() ? tr("= x + m") : tr("= c + m"),
        [&](int k) {
          return open(k) ? std::make_pair(num(row_.masked[size_t(k)], 2), text)
                         : std::make_pair(big(row_.masked[size_t(k)]), warn);
@@ -295,6 +310,9 @@ void SoftmaxView::render(QPainter& p, QRect area) const {
        [&](int k) { return std::make_pair(num(row_.exps[size_t(k)], 3), open(k) ? text : warn); }},
       {tr("weight = e^.. / sum"), [&](int k) { return std::make_pair(num(row_.weights[size_t(k)], 3), text); }},
   };
+  if (!row_.capped.empty()) // soft-capping comes before the mask: c = cap * tanh(x / cap)
+    lines.insert(lines.begin() + 1, {tr("c = %1 tanh(x/%1)").arg(row_.softcap),
+                                     [&](int k) { return std::make_pair(num(row_.capped[size_t(k)], 2), text); }});
   for (const Line& l : lines) {
     label(y, l.name);
     for (int i = 0; i < count_; ++i) {

@@ -34,6 +34,10 @@ public:
   int shownKeyCount() const { return count_; }
   // Scores from the model for the current row: [T, T] pre-softmax; empty = example scores.
   void setModelScores(std::vector<float> scores, const QString& label);
+  // The layer shown: a sliding window (0 = full) blocks keys older than it ("outside the window");
+  // softcap > 0 adds the soft-capping line c = cap * tanh(x / cap) to example scores (a model's scores
+  // are read back from its probabilities, after its capping). text names the layer in the source line.
+  void setLayerAttention(int64_t window, double softcap, const QString& text);
   // Overrides the scores of the shown keys (what the edit box does).
   void setShownScores(const std::vector<double>& scores);
   void render(QPainter& p, QRect area) const;
@@ -63,6 +67,9 @@ private:
   std::vector<double> edits_;      // user overrides by key (NaN = none)
   std::vector<float> modelScores_; // [T, T]
   QString modelLabel_;
+  int64_t window_ = 0;
+  double softcap_ = 0;
+  QString layerText_;
   std::vector<uint8_t> pads_; // [T] 1 = padding key (detectPaddingOfRow); empty in the example
   SoftmaxRow row_;
 };

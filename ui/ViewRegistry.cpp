@@ -61,8 +61,9 @@ ViewSpec attention() {
           [](QWidget* w) -> QWidget* { return as<AttentionPane>(w)->grid(); },
           [](QWidget* w, QPainter& p, QRect r) { as<AttentionPane>(w)->grid()->render(p, r); },
           [](QWidget* w, const ViewSnapshot& s) {
-            if (s.zoom <= 1.0) return;
             AttentionGridView* grid = as<AttentionPane>(w)->grid();
+            grid->setLayerAttention(s.window, s.layerText);
+            if (s.zoom <= 1.0) return;
             const double n = double(grid->gridSize());
             const double side = n / s.zoom;
             const double c = s.session->selectedPosition() >= 0 ? s.session->selectedPosition() + 0.5 : n / 2;
@@ -109,13 +110,15 @@ ViewSpec softmax() {
           [](QWidget* w, const ViewSnapshot& s) {
             auto* view = as<SoftmaxView>(w);
             if (s.softmaxExample) return view->showTeachingExample();
+            view->setLayerAttention(s.window, s.softcap, s.layerText);
             if (!s.run) return;
             std::vector<float> probs = rowAttention(*s.run, s.session->batchRow(), s.session->batch().length());
             if (!probs.empty())
               view->setModelScores(
                   scoresFromProbabilities(probs),
-                  QStringLiteral("%1: log attention probabilities, layer 0 head 0 (scores up to a per-row constant)")
-                      .arg(s.modelLabel));
+                  QStringLiteral("%1: log attention probabilities, layer %2 head 0 (scores up to a per-row constant)")
+                      .arg(s.modelLabel)
+                      .arg(s.run->layer));
           }};
 }
 

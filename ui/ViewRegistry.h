@@ -46,6 +46,10 @@ struct ViewSnapshot {
   QString compareA, compareB;                     // compare: the two collators (empty: the panel's own)
   int teachingStep = 0;                           // teaching: 1-based step, 0 = the introduction
   std::optional<PositionTableFilter> tableFilter; // table: --hide system,whitespace,padding
+  // attention, softmax: the layer shown (--layer with --model, or --window without one).
+  int64_t window = 0; // sliding window of that layer; 0 = full attention
+  double softcap = 0; // the model's attention-logit soft-cap; 0 = none
+  QString layerText;  // "layer 3 — sliding, window 4096"
 };
 
 struct ViewSpec {

@@ -1,6 +1,7 @@
 // `maskscope loss` (see LossCommand.h): batch -> LossRequest (core/forward/LossPlan) -> the engine ->
 // JSON or a short table.
 #include "core/commands/LossCommand.h"
+#include "core/forward/LayerAttention.h"
 #include "core/forward/LossPlan.h"
 #include "core/forward/ModelSpec.h"
 #include "core/util/Error.h"
@@ -72,6 +73,20 @@ nlohmann::json lossReportJson(const LossReport& r, const ModelInfo& info) {
                 {"kv_heads", info.kvHeads},           {"vocab_size", info.vocabSize},
                 {"parameters", info.parameterCount},  {"weight_dtype", info.weightDtype},
                 {"compute_dtype", info.computeDtype}, {"rope_scaling", info.ropeScaling}};
+  // Soft-capping: null when the model has none (Gemma 2 caps both).
+  auto cap = [](double v) { return v > 0 ? json(v) : json(nullptr); };
+  j["model"]["attn_logit_softcap"] = cap(info.attnLogitSoftcap);
+  j["model"]["final_logit_softcap"] = cap(info.finalLogitSoftcap);
+  json layers = json::array();
+  for (int l = 0; l < int(info.layerAttention.size()); ++l) {
+    const int64_t w = layerWindow(info, l);
+    layers.push_back({{"layer", l},
+                      {"kind", w > 0 ? "sliding" : "full"},
+                      {"window", w > 0 ? json(w) : json(nullptr)},
+                      {"rope_theta", info.layerAttention[size_t(l)].ropeTheta},
+                      {"softcap", cap(info.attnLogitSoftcap)}});
+  }
+  j["model"]["layer_attention"] = layers;
   j["notes"] = r.notes;
   return j;
 }
@@ -120,6 +135,7 @@ int runLoss(const LossArgs& args, CommandIO& io) {
   std::ostream& o = io.out;
   o << "model   " << args.modelSpec << " (" << info.architecture << ", " << info.layers << " layers, "
     << fmt(double(info.parameterCount) / 1e6, "%.2f") << "M parameters) on " << report.device << "\n";
+  o << "layers  " << layerAttentionSummary(info) << "\n";
   o << "batch   " << batch.batchSize() << " x " << batch.length() << (batch.origin.empty() ? "" : ", " + batch.origin)
     << "\n\n";
   char line[160];

@@ -14,6 +14,8 @@ const char* cellStateName(CellState s) {
     return "padding";
   case CellState::OtherExample:
     return "other example";
+  case CellState::OutsideWindow:
+    return "outside the window";
   }
   return "?";
 }
@@ -51,31 +53,33 @@ std::vector<int64_t> segmentIdsForRow(const Batch& b, int64_t r, MaskSemantics s
   return seg;
 }
 
-static CellState cellState(const std::vector<int64_t>& seg, int64_t q, int64_t k) {
+CellState cellStateOf(const std::vector<int64_t>& seg, int64_t q, int64_t k, int64_t window) {
   if (k > q) return CellState::Future;
   const int64_t sk = seg[size_t(k)];
   if (sk == 0) return CellState::Padding;
   const int64_t sq = seg[size_t(q)];
   // A padding query keeps causal + key-padding only (transformers does not mask query rows).
   if (sq != 0 && sq != sk) return CellState::OtherExample;
+  // Sliding layer: keys q - W + 1 .. q stay (W of them, the query included); a pad query too.
+  if (window > 0 && q - k >= window) return CellState::OutsideWindow;
   return CellState::Allowed;
 }
 
-AttentionGrid attentionGridForRow(const Batch& b, int64_t r, MaskSemantics semantics) {
+AttentionGrid attentionGridForRow(const Batch& b, int64_t r, MaskSemantics semantics, int64_t window) {
   const std::vector<int64_t> seg = segmentIdsForRow(b, r, semantics);
   AttentionGrid g;
   g.size = b.length();
   g.cells.resize(size_t(g.size * g.size));
   for (int64_t q = 0; q < g.size; ++q)
-    for (int64_t k = 0; k < g.size; ++k) g.cells[size_t(q * g.size + k)] = cellState(seg, q, k);
+    for (int64_t k = 0; k < g.size; ++k) g.cells[size_t(q * g.size + k)] = cellStateOf(seg, q, k, window);
   return g;
 }
 
-std::vector<CellState> attentionRow(const Batch& b, int64_t r, int64_t q, MaskSemantics semantics) {
+std::vector<CellState> attentionRow(const Batch& b, int64_t r, int64_t q, MaskSemantics semantics, int64_t window) {
   const std::vector<int64_t> seg = segmentIdsForRow(b, r, semantics);
   if (q < 0 || q >= b.length()) throw Error("query position " + std::to_string(q) + " is outside the row");
   std::vector<CellState> row(size_t(b.length()));
-  for (int64_t k = 0; k < b.length(); ++k) row[size_t(k)] = cellState(seg, q, k);
+  for (int64_t k = 0; k < b.length(); ++k) row[size_t(k)] = cellStateOf(seg, q, k, window);
   return row;
 }
 

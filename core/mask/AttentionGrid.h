@@ -1,6 +1,11 @@
 // The attention a model actually applies for one batch row: a [T, T] grid of query x key cells,
 // each allowed or blocked with the reason (future = causal, padding = key mask 0, other example =
-// a different packed segment). Convention: row q may attend column k iff the cell is Allowed.
+// a different packed segment, outside the window = a sliding-window layer's key older than its
+// window). Convention: row q may attend column k iff the cell is Allowed.
+// Sliding window (as engine/ additiveMask and transformers' sliding_window_overlay): with window W > 0
+// a query q sees key k only if q - k < W, i.e. exactly W keys including itself (positions by index,
+// not by position_ids). The window is applied after the other reasons: a cell that is causal,
+// padding or another example's keeps that reason.
 #pragma once
 #include "core/data/Batch.h"
 
@@ -9,7 +14,7 @@
 
 namespace maskscope {
 
-enum class CellState : uint8_t { Allowed = 0, Future = 1, Padding = 2, OtherExample = 3 };
+enum class CellState : uint8_t { Allowed = 0, Future = 1, Padding = 2, OtherExample = 3, OutsideWindow = 4 };
 const char* cellStateName(CellState s);
 
 // How the attention implementation reads the batch.
@@ -27,9 +32,13 @@ struct AttentionGrid {
 
 // Segment id of every position of row r as the model sees it: 0 = padding, 1.. = example.
 std::vector<int64_t> segmentIdsForRow(const Batch& batch, int64_t row, MaskSemantics semantics);
-AttentionGrid attentionGridForRow(const Batch& batch, int64_t row, MaskSemantics semantics = MaskSemantics::Eager);
+// window: 0 = a full-attention layer; W > 0 = a sliding layer that sees the W most recent keys.
+AttentionGrid attentionGridForRow(const Batch& batch, int64_t row, MaskSemantics semantics = MaskSemantics::Eager,
+                                  int64_t window = 0);
 // One query row of the grid (cheap, for the softmax view): states of keys 0..T-1 for query q.
 std::vector<CellState> attentionRow(const Batch& batch, int64_t row, int64_t query,
-                                    MaskSemantics semantics = MaskSemantics::Eager);
+                                    MaskSemantics semantics = MaskSemantics::Eager, int64_t window = 0);
+// The state of one cell from the row's mask segments (segmentIdsForRow) and the window.
+CellState cellStateOf(const std::vector<int64_t>& segments, int64_t query, int64_t key, int64_t window = 0);
 
 } // namespace maskscope

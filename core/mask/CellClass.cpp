@@ -15,6 +15,8 @@ const char* cellClassName(CellClass c) {
     return "padding";
   case CellClass::OtherExample:
     return "other example";
+  case CellClass::OutsideWindow:
+    return "outside the window";
   case CellClass::AllowedPad:
     return "allowed pad";
   case CellClass::AllowedOtherExample:
@@ -23,15 +25,7 @@ const char* cellClassName(CellClass c) {
   return "?";
 }
 
-CellState RowAnatomy::state(int64_t q, int64_t k) const {
-  if (k > q) return CellState::Future;
-  const int64_t sk = maskSegments[size_t(k)];
-  if (sk == 0) return CellState::Padding;
-  const int64_t sq = maskSegments[size_t(q)];
-  // A padding query keeps causal + key-padding only (transformers does not mask query rows).
-  if (sq != 0 && sq != sk) return CellState::OtherExample;
-  return CellState::Allowed;
-}
+CellState RowAnatomy::state(int64_t q, int64_t k) const { return cellStateOf(maskSegments, q, k, window); }
 
 CellClass RowAnatomy::classify(int64_t q, int64_t k) const {
   const CellState s = state(q, k);
@@ -54,8 +48,9 @@ std::vector<int64_t> RowAnatomy::exampleStarts() const {
   return out;
 }
 
-RowAnatomy rowAnatomy(const Batch& b, int64_t r, MaskSemantics semantics) {
+RowAnatomy rowAnatomy(const Batch& b, int64_t r, MaskSemantics semantics, int64_t window) {
   RowAnatomy a;
+  a.window = window;
   a.maskSegments = segmentIdsForRow(b, r, semantics); // checks r
   const size_t T = a.maskSegments.size();
   a.padding = paddingOfRow(b, r);

@@ -11,15 +11,17 @@
 
 namespace maskscope {
 
+// The blocked classes share CellState's numbers (CellClass(uint8_t(state)) is the class of a blocked state).
 enum class CellClass : uint8_t {
   Allowed = 0,             // the query sees a real key of its own example
   Future = 1,              // blocked: causal
   Padding = 2,             // blocked: the key is padding
   OtherExample = 3,        // blocked: the key belongs to another packed example
-  AllowedPad = 4,          // allowed, but the key is padding (e.g. an all-ones mask)
-  AllowedOtherExample = 5, // allowed, but the key belongs to another example (packing that leaks)
+  OutsideWindow = 4,       // blocked: a sliding-window layer, the key is older than the window
+  AllowedPad = 5,          // allowed, but the key is padding (e.g. an all-ones mask)
+  AllowedOtherExample = 6, // allowed, but the key belongs to another example (packing that leaks)
 };
-constexpr int kCellClassCount = 6;
+constexpr int kCellClassCount = 7;
 const char* cellClassName(CellClass c);
 
 // Per-position facts of one row that the cell classes need. All vectors are [T].
@@ -29,6 +31,7 @@ struct RowAnatomy {
   std::vector<int64_t> example;      // 0 = none (padding), 1.. = the packed example; empty = one example
   std::vector<uint8_t> special;      // 1 = template/separator token (collator meta only); may be empty
   bool examplesKnown = false;        // more than one example was revealed (segments, ids or resets)
+  int64_t window = 0;                // sliding-window layer: keys with q - k >= window are blocked; 0 = full
   int64_t size() const { return int64_t(maskSegments.size()); }
   CellState state(int64_t q, int64_t k) const;
   CellClass classify(int64_t q, int64_t k) const;
@@ -37,6 +40,7 @@ struct RowAnatomy {
   std::vector<int64_t> exampleStarts() const;
 };
 
-RowAnatomy rowAnatomy(const Batch& batch, int64_t row, MaskSemantics semantics = MaskSemantics::Eager);
+RowAnatomy rowAnatomy(const Batch& batch, int64_t row, MaskSemantics semantics = MaskSemantics::Eager,
+                      int64_t window = 0);
 
 } // namespace maskscope

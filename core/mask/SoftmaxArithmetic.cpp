@@ -17,17 +17,23 @@ void fillUnmasked(SoftmaxRow& r) {
   r.unmaskedExps.assign(n, 0.0);
   r.unmasked.assign(n, 0.0);
   if (n == 0) return;
-  const double top = *std::max_element(r.scores.begin(), r.scores.end());
+  double top = softmaxLogit(r, 0);
+  for (size_t k = 1; k < n; ++k) top = std::max(top, softmaxLogit(r, k));
   r.unmaskedShift = top > 30 ? top : 0.0;
-  for (size_t k = 0; k < n; ++k) r.unmaskedSum += r.unmaskedExps[k] = std::exp(r.scores[k] - r.unmaskedShift);
+  for (size_t k = 0; k < n; ++k) r.unmaskedSum += r.unmaskedExps[k] = std::exp(softmaxLogit(r, k) - r.unmaskedShift);
   for (size_t k = 0; k < n; ++k) r.unmasked[k] = r.unmaskedExps[k] / r.unmaskedSum;
 }
 } // namespace
 
-SoftmaxRow computeSoftmaxRow(const std::vector<double>& scores, const std::vector<CellState>& states) {
+SoftmaxRow computeSoftmaxRow(const std::vector<double>& scores, const std::vector<CellState>& states, double softcap) {
   SoftmaxRow r;
   const size_t n = std::min(scores.size(), states.size());
   r.scores.assign(scores.begin(), scores.begin() + long(n));
+  if (softcap > 0) {
+    r.softcap = softcap;
+    r.capped.resize(n);
+    for (size_t k = 0; k < n; ++k) r.capped[k] = softcap * std::tanh(r.scores[k] / softcap);
+  }
   r.states.assign(states.begin(), states.begin() + long(n));
   r.maskValue = float32MaskValue();
   r.masked.assign(n, 0.0);
@@ -38,7 +44,7 @@ SoftmaxRow computeSoftmaxRow(const std::vector<double>& scores, const std::vecto
     const bool open = r.states[k] == CellState::Allowed;
     r.allowed += open ? 1 : 0;
     // The model adds in float32: a score plus -3.4e38 rounds to -3.4e38 (the score is lost).
-    r.masked[k] = open ? r.scores[k] : double(float(r.scores[k]) + float(r.maskValue));
+    r.masked[k] = open ? softmaxLogit(r, k) : double(float(softmaxLogit(r, k)) + float(r.maskValue));
     maxMasked = std::max(maxMasked, r.masked[k]);
   }
   r.fullyMasked = r.allowed == 0 && n > 0;

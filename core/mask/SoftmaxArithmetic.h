@@ -1,4 +1,5 @@
 // The arithmetic of one masked softmax row, as a teacher writes it on the board: raw scores, the
+// soft-capped scores when the model caps them (Gemma 2: c = cap * tanh(x / cap), before the mask), the
 // additive mask (0 for allowed keys, the dtype's most negative number for blocked ones, as
 // transformers adds it), e^x, the sum and the weights. Pure; the softmax view shows these numbers.
 #pragma once
@@ -16,8 +17,10 @@ double float32MaskValue();
 // One query's row. Shapes: every vector has one entry per key [T].
 struct SoftmaxRow {
   std::vector<double> scores;       // raw q.k / sqrt(d)
+  std::vector<double> capped;       // cap * tanh(score / cap) when softcap > 0, else empty; the mask is added to these
+  double softcap = 0;               // the attention-logit soft-cap; 0 = none
   std::vector<CellState> states;    // per key, why it is blocked (Allowed = not blocked)
-  std::vector<double> masked;       // score + mask, rounded to float32 as the model adds it
+  std::vector<double> masked;       // (capped) score + mask, rounded to float32 as the model adds it
   std::vector<double> exps;         // e^(masked - shift); exactly 0 for blocked keys unless the row is fully masked
   std::vector<double> weights;      // exps / sum
   std::vector<double> unmasked;     // what softmax would give without the mask
@@ -30,7 +33,11 @@ struct SoftmaxRow {
   int allowed = 0;
   bool fullyMasked = false; // every key blocked: -inf would give NaN; the finite mask value gives a uniform row
 };
-SoftmaxRow computeSoftmaxRow(const std::vector<double>& scores, const std::vector<CellState>& states);
+// softcap > 0: the scores are soft-capped first, as transformers' Gemma 2 eager attention does.
+SoftmaxRow computeSoftmaxRow(const std::vector<double>& scores, const std::vector<CellState>& states,
+                             double softcap = 0);
+// Then the row's logit of key k: the capped score when capping, else the score.
+inline double softmaxLogit(const SoftmaxRow& r, size_t k) { return r.capped.empty() ? r.scores[k] : r.capped[k]; }
 
 // The share of the row's attention that goes to keys flagged in `flags` (e.g. padding positions a
 // buggy all-ones mask leaves open); 0 when no flag is set. flags may be shorter than the row.

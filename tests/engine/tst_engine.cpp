@@ -632,6 +632,40 @@ private Q_SLOTS:
     }
   }
 
+  // One chunk of rows reports after every decoder layer, in order; a cancel raised in the report of
+  // layer 1 stops the pass before layer 2 runs (between layers, not at the end of the pass).
+  void progressPerLayerAndCancelBetweenLayers() {
+    std::atomic<bool> cancel{false};
+    std::vector<std::pair<double, std::string>> seen;
+    RunControl c;
+    c.cancel = &cancel;
+    c.progress = [&](double f, const std::string& t) { seen.emplace_back(f, t); };
+    const ForwardInputs in = inputsOf("right_correct");
+    auto m = model("gemma3_f32"); // 3 layers
+    const int64_t L = m->info().layers;
+    m->forward(in, {}, false, c);
+    std::vector<std::string> layerTexts;
+    for (size_t i = 0; i < seen.size(); ++i) {
+      if (i > 0) QVERIFY(seen[i].first >= seen[i - 1].first); // never goes back
+      if (seen[i].second.find(": layer ") != std::string::npos) layerTexts.push_back(seen[i].second);
+    }
+    QCOMPARE(int64_t(layerTexts.size()), L);
+    QVERIFY2(layerTexts.back().find("layer 3/3") != std::string::npos, layerTexts.back().c_str());
+    QVERIFY(seen.back().first == 1.0);
+    seen.clear();
+    c.progress = [&](double f, const std::string& t) {
+      seen.emplace_back(f, t);
+      if (t.find("layer 1/") != std::string::npos) cancel = true;
+    };
+    try {
+      m->forward(in, {}, false, c);
+      QFAIL("not cancelled");
+    } catch (const std::runtime_error& e) {
+      QCOMPARE(std::string(e.what()), std::string("cancelled"));
+    }
+    for (const auto& [f, t] : seen) QVERIFY2(t.find("layer 2/") == std::string::npos, t.c_str());
+  }
+
   void chunkingGivesTheSameAnswer() {
     Batch b = batchOf("left_all_ones");
     LossRequest req = buildLossRequest(b, true);

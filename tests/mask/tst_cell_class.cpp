@@ -1,7 +1,8 @@
 // Cell classes of hand-made rows: pads that an all-ones mask lets through, packed examples that a
 // plain mask lets see each other (revealed by position-id resets or the collator's segments), and
-// the blocked cases that stay as the mask says. Pictures: A allowed, F future, P padding (blocked),
-// O other example (blocked), a allowed pad key, o allowed key of another example.
+// the blocked cases that stay as the mask says, and sliding-window layers. Pictures: A allowed,
+// F future, P padding (blocked), O other example (blocked), W outside the window (blocked),
+// a allowed pad key, o allowed key of another example.
 #include "core/mask/CellClass.h"
 
 #include <QtTest>
@@ -33,7 +34,7 @@ QStringList picture(const RowAnatomy& a) {
   QStringList out;
   for (int64_t q = 0; q < a.size(); ++q) {
     QString line;
-    for (int64_t k = 0; k < a.size(); ++k) line += QLatin1Char("AFPOao"[int(a.classify(q, k))]);
+    for (int64_t k = 0; k < a.size(); ++k) line += QLatin1Char("AFPOWao"[int(a.classify(q, k))]);
     out << line;
   }
   return out;
@@ -94,6 +95,76 @@ private Q_SLOTS:
         const CellClass c = a.classify(q, k);
         QCOMPARE(allowed, c == CellClass::Allowed || c == CellClass::AllowedPad || c == CellClass::AllowedOtherExample);
       }
+  }
+
+  // Sliding-window layers (engine/ additiveMask, transformers' sliding_window_overlay): query q sees
+  // key k only when q - k < window; the window comes after causal, padding and packing.
+  void slidingWindow_data() {
+    QTest::addColumn<Ids>("ids");
+    QTest::addColumn<Ids>("mask");
+    QTest::addColumn<int>("window");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("window 2, no padding: a band two keys wide")
+        << Ids{10, 11, 12, 13, 14} << Ids{1, 1, 1, 1, 1} << 2 << QStringLiteral("AFFFF AAFFF WAAFF WWAAF WWWAA");
+    QTest::newRow("window 1: each query sees only itself")
+        << Ids{10, 11, 12, 13} << Ids{1, 1, 1, 1} << 1 << QStringLiteral("AFFF WAFF WWAF WWWA");
+    QTest::newRow("window as long as the row: the full causal triangle")
+        << Ids{10, 11, 12} << Ids{1, 1, 1} << 3 << QStringLiteral("AFF AAF AAA");
+    QTest::newRow("right padding: pad keys stay padding, pad queries get the window too")
+        << Ids{10, 11, 12, 0, 0} << Ids{1, 1, 1, 0, 0} << 2 << QStringLiteral("AFFFF AAFFF WAAFF WWAPF WWWPP");
+    QTest::newRow("left padding: padding is the reason even outside the window")
+        << Ids{0, 0, 10, 11, 12} << Ids{0, 0, 1, 1, 1} << 2 << QStringLiteral("PFFFF PPFFF PPAFF PPAAF PPWAA");
+    QTest::newRow("packed segments: another example's key stays other example")
+        << Ids{10, 11, 12, 13, 14} << Ids{1, 1, 1, 2, 2} << 2 << QStringLiteral("AFFFF AAFFF WAAFF OOOAF OOOAA");
+    QTest::newRow("all-ones mask over pads: an allowed pad inside the window, blocked outside")
+        << Ids{10, 11, 0, 0} << Ids{1, 1, 1, 1} << 2 << QStringLiteral("AFFF AAFF WAaF WWaa");
+  }
+  void slidingWindow() {
+    QFETCH(Ids, ids);
+    QFETCH(Ids, mask);
+    QFETCH(int, window);
+    QFETCH(QString, expected);
+    const Batch b = row(ids, mask, {});
+    const RowAnatomy a = rowAnatomy(b, 0, MaskSemantics::Eager, window);
+    QCOMPARE(picture(a).join(QLatin1Char(' ')), expected);
+    // The grid, one query's row and the anatomy agree cell for cell.
+    const AttentionGrid g = attentionGridForRow(b, 0, MaskSemantics::Eager, window);
+    for (int64_t q = 0; q < a.size(); ++q) {
+      const std::vector<CellState> r = attentionRow(b, 0, q, MaskSemantics::Eager, window);
+      for (int64_t k = 0; k < a.size(); ++k) {
+        QCOMPARE(g.at(q, k), a.state(q, k));
+        QCOMPARE(r[size_t(k)], a.state(q, k));
+      }
+    }
+  }
+
+  // A sliding query over real keys of one example sees exactly min(q + 1, window) keys, itself included.
+  void slidingQuerySeesWindowKeys_data() {
+    QTest::addColumn<int>("length");
+    QTest::addColumn<int>("window");
+    QTest::newRow("window 4 of 16") << 16 << 4;
+    QTest::newRow("window 1 of 5") << 5 << 1;
+    QTest::newRow("window 7 of 7") << 7 << 7;
+    QTest::newRow("window longer than the row") << 6 << 4096;
+  }
+  void slidingQuerySeesWindowKeys() {
+    QFETCH(int, length);
+    QFETCH(int, window);
+    Ids ids(static_cast<size_t>(length)), mask(static_cast<size_t>(length), 1);
+    for (int t = 0; t < length; ++t) ids[size_t(t)] = 10 + t;
+    const AttentionGrid g = attentionGridForRow(row(ids, mask, {}), 0, MaskSemantics::Eager, window);
+    for (int64_t q = 0; q < length; ++q) {
+      int64_t seen = 0, oldest = q;
+      for (int64_t k = 0; k < length; ++k)
+        if (g.at(q, k) == CellState::Allowed) {
+          ++seen;
+          oldest = std::min(oldest, k);
+        }
+      QCOMPARE(seen, std::min<int64_t>(q + 1, window));
+      QCOMPARE(oldest, std::max<int64_t>(0, q - window + 1));
+    }
+    QCOMPARE(QString::fromLatin1(cellClassName(CellClass::OutsideWindow)), QStringLiteral("outside the window"));
+    QCOMPARE(QString::fromLatin1(cellStateName(CellState::OutsideWindow)), QStringLiteral("outside the window"));
   }
 
   void collatorMetaIsThePaddingRule() {

@@ -11,7 +11,7 @@ namespace {
 constexpr double kTolerance = 1e-6; // the hand values carry 6-7 significant digits
 using States = std::vector<CellState>;
 using Values = std::vector<double>;
-constexpr CellState A = CellState::Allowed, F = CellState::Future, P = CellState::Padding;
+constexpr CellState A = CellState::Allowed, F = CellState::Future, P = CellState::Padding, W = CellState::OutsideWindow;
 } // namespace
 
 Q_DECLARE_METATYPE(std::vector<double>)
@@ -56,6 +56,41 @@ private Q_SLOTS:
       QVERIFY(!std::isnan(r.weights[k]));
     }
     QVERIFY(std::abs(r.sum - sum) < kTolerance);
+  }
+
+  // Soft-capping (Gemma 2): c = cap * tanh(x / cap) first, then the mask, then softmax. Hand values
+  // from Python's math module: tanh(2) = 0.964028, tanh(1) = 0.761594; 5 tanh(0.4) = 1.899745 ...
+  void softcapMatchesHandValues_data() {
+    QTest::addColumn<Values>("scores");
+    QTest::addColumn<States>("states");
+    QTest::addColumn<double>("cap");
+    QTest::addColumn<Values>("capped");
+    QTest::addColumn<Values>("weights");
+    QTest::newRow("cap 1, future key blocked")
+        << Values{2.0, 1.0, 0.1} << States{A, A, F} << 1.0 << Values{0.964028, 0.761594, 0.099668}
+        << Values{0.550436, 0.449564, 0.0};
+    QTest::newRow("cap 5, oldest key outside the window")
+        << Values{2.0, 1.0, 0.1} << States{W, A, A} << 5.0 << Values{1.899745, 0.986877, 0.099987}
+        << Values{0.0, 0.708248, 0.291752};
+  }
+  void softcapMatchesHandValues() {
+    QFETCH(Values, scores);
+    QFETCH(States, states);
+    QFETCH(double, cap);
+    QFETCH(Values, capped);
+    QFETCH(Values, weights);
+    const SoftmaxRow r = computeSoftmaxRow(scores, states, cap);
+    QCOMPARE(r.softcap, cap);
+    QCOMPARE(r.capped.size(), capped.size());
+    for (size_t k = 0; k < capped.size(); ++k) {
+      QVERIFY2(std::abs(r.capped[k] - capped[k]) < kTolerance, qPrintable(QString::number(r.capped[k], 'g', 10)));
+      QVERIFY2(std::abs(r.weights[k] - weights[k]) < kTolerance, qPrintable(QString::number(r.weights[k], 'g', 10)));
+      if (weights[k] == 0.0) QCOMPARE(r.weights[k], 0.0);
+    }
+    // Without a cap nothing is capped and the weights differ.
+    const SoftmaxRow plain = computeSoftmaxRow(scores, states);
+    QVERIFY(plain.capped.empty());
+    QVERIFY(std::abs(plain.weights[1] - r.weights[1]) > 1e-3);
   }
 
   void maskValueIsFloat32Lowest() {

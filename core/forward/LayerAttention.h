@@ -1,0 +1,19 @@
+// Words and numbers for how a loaded model's decoder layers attend (ModelInfo::layerAttention):
+// the app's layer picker, `loss` text and JSON and `snapshot --layer` all read them from here, so
+// they say the same. A sliding layer's window W means each query sees its W most recent keys.
+#pragma once
+#include "core/forward/ForwardEngine.h"
+
+#include <string>
+
+namespace maskscope {
+
+// The window of a layer: 0 when it attends to the whole causal prefix or the layer is unknown.
+int64_t layerWindow(const ModelInfo& info, int layer);
+// "sliding, window 4096" or "full"; ", soft-capped at 50" when the model caps attention logits.
+std::string layerKindText(const ModelInfo& info, int layer);
+// The whole model in one line: "28 layers, all full" or
+// "26 layers: sliding (window 512) 0-4, 6-10, ...; full 5, 11, ...; attention logits soft-capped at 50".
+std::string layerAttentionSummary(const ModelInfo& info);
+
+} // namespace maskscope

@@ -1,0 +1,30 @@
+// The attention pane's layer picker: a spin box whose text says how each layer attends once a
+// model is loaded ("3 · sliding 4096", "5 · full"), with the whole model's layout in its tooltip.
+// Without a model it is a plain number (layer 0 of nothing).
+#pragma once
+#include "core/forward/ForwardEngine.h"
+
+#include <QSpinBox>
+
+namespace maskscope {
+
+class LayerSpinBox : public QSpinBox {
+  Q_OBJECT
+public:
+  explicit LayerSpinBox(QWidget* parent = nullptr);
+  // The loaded model's layers (range 0 .. layers - 1); a default ModelInfo clears them.
+  void setModel(const ModelInfo& info);
+  int64_t windowOf(int layer) const; // 0 = full attention (or no model)
+  double softcap() const { return info_.attnLogitSoftcap; }
+  QString describe(int layer) const; // "layer 3 — sliding, window 4096" / "layer 5 — full"; empty without a model
+
+protected:
+  QString textFromValue(int value) const override;
+  int valueFromText(const QString& text) const override;
+  QValidator::State validate(QString& text, int& pos) const override;
+
+private:
+  ModelInfo info_;
+};
+
+} // namespace maskscope
