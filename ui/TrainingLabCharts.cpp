@@ -41,7 +41,7 @@ TrainingLabCharts::TrainingLabCharts(QWidget* parent) : QWidget(parent) {
     }
     views_[c] = new QChartView(chart);
     views_[c]->setRenderHint(QPainter::Antialiasing);
-    views_[c]->setMinimumSize(220, 200);
+    views_[c]->setMinimumSize(150, 120); // small: the panel docks beside others at the bottom
     row->addWidget(views_[c]);
   }
   reset(tr("run A"), tr("run B"), 1);
@@ -65,7 +65,10 @@ void TrainingLabCharts::append(Chart c, int run, double x, double y) {
   if (y > yMax_[c]) {
     yMax_[c] = y;
     // Shares stay on 0..1; losses get 10 % headroom above the largest value so far.
-    if (c != PadShare) yAxis_[c]->setRange(0, y * 1.1);
+    if (c != PadShare) {
+      yAxis_[c]->setRange(0, y * 1.1);
+      yAxis_[c]->applyNiceNumbers(); // round ticks (0.1, 0.2, ...) instead of fifths of the maximum
+    }
   }
 }
 

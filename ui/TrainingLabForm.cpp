@@ -5,10 +5,11 @@
 #include "core/util/Error.h"
 
 #include <QComboBox>
-#include <QGridLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QVBoxLayout>
 
 namespace maskscope {
 
@@ -33,7 +34,7 @@ TrainingLabForm::TrainingLabForm(QWidget* parent) : QWidget(parent) {
     collator_[r]->setEditable(true); // any spec: "preset,key=value,..." or a JSON file
     collator_[r]->setObjectName(r == 0 ? QStringLiteral("collatorA") : QStringLiteral("collatorB"));
     for (const CollatorPreset& p : collatorPresets()) collator_[r]->addItem(QString::fromStdString(p.name));
-    collator_[r]->setMinimumContentsLength(18);
+    collator_[r]->setMinimumContentsLength(10);
   }
   const TrainArgs defaults;
   steps_ = spinBox(1, 100000, int(kDefaultTrainSteps), QStringLiteral("steps"));
@@ -43,21 +44,26 @@ TrainingLabForm::TrainingLabForm(QWidget* parent) : QWidget(parent) {
   cancel_ = new QPushButton(tr("Cancel"));
   lookFor_ = new QLabel;
   lookFor_->setWordWrap(true);
-  auto* grid = new QGridLayout(this);
-  grid->setContentsMargins(0, 0, 0, 0);
-  int col = 0;
-  for (auto [label, w] : {std::pair<QString, QWidget*>{tr("Experiment"), experiment_},
-                          {tr("A"), collator_[0]},
-                          {tr("B"), collator_[1]},
-                          {tr("Steps"), steps_},
-                          {tr("Seed"), seed_},
-                          {tr("Held-out every"), evalEvery_}}) {
-    grid->addWidget(new QLabel(label), 0, col++, Qt::AlignRight);
-    grid->addWidget(w, 0, col++);
+  // Two rows of their own (not one grid), so the panel fits beside the others in a 700 px wide dock:
+  // what to train, then how long and the buttons; then what to look for.
+  auto* column = new QVBoxLayout(this);
+  column->setContentsMargins(0, 0, 0, 0);
+  const std::pair<QString, QWidget*> rows[2][3] = {
+      {{tr("Experiment"), experiment_}, {tr("A"), collator_[0]}, {tr("B"), collator_[1]}},
+      {{tr("Steps"), steps_}, {tr("Seed"), seed_}, {tr("Held-out every"), evalEvery_}}};
+  for (int row = 0; row < 2; ++row) {
+    auto* line = new QHBoxLayout;
+    for (const auto& [label, w] : rows[row]) {
+      line->addWidget(new QLabel(label));
+      line->addWidget(w, 1);
+    }
+    if (row == 1) {
+      line->addWidget(start_);
+      line->addWidget(cancel_);
+    }
+    column->addLayout(line);
   }
-  grid->addWidget(start_, 0, col++);
-  grid->addWidget(cancel_, 0, col++);
-  grid->addWidget(lookFor_, 1, 0, 1, col);
+  column->addWidget(lookFor_);
   connect(experiment_, &QComboBox::currentIndexChanged, this, &TrainingLabForm::experimentChanged);
   connect(start_, &QPushButton::clicked, this, &TrainingLabForm::startRequested);
   connect(cancel_, &QPushButton::clicked, this, &TrainingLabForm::cancelRequested);

@@ -6,7 +6,6 @@
 #include "ui/TrainingLabCharts.h"
 
 #include <QGridLayout>
-#include <QLabel>
 #include <QTextBrowser>
 #include <cmath>
 
@@ -33,21 +32,19 @@ TrainingLabGenerations::TrainingLabGenerations(QWidget* parent) : QWidget(parent
   auto* grid = new QGridLayout(this);
   grid->setContentsMargins(0, 0, 0, 0);
   for (int r = 0; r < 2; ++r) {
-    heading_[r] = new QLabel;
-    heading_[r]->setWordWrap(true);
-    heading_[r]->setStyleSheet(QStringLiteral("color:%1;font-weight:bold").arg(trainingRunColour(r).name()));
     text_[r] = new QTextBrowser;
+    text_[r]->setMinimumHeight(60); // the panel must dock beside the others at the bottom
     text_[r]->setObjectName(r == 0 ? QStringLiteral("generationsA") : QStringLiteral("generationsB"));
-    grid->addWidget(heading_[r], 0, r);
-    grid->addWidget(text_[r], 1, r);
+    grid->addWidget(text_[r], 0, r);
   }
   clear();
 }
 
 void TrainingLabGenerations::clear() {
   for (int r = 0; r < 2; ++r) {
-    heading_[r]->setText(r == 0 ? tr("Run A") : tr("Run B"));
-    text_[r]->setHtml(tr("<p style=\"color:gray\">The generations appear here when both runs have trained.</p>"));
+    heading_[r] = r == 0 ? tr("Run A") : tr("Run B");
+    text_[r]->setHtml(headingHtml(r) +
+                      tr("<p style=\"color:gray\">The generations appear here when both runs have trained.</p>"));
   }
 }
 
@@ -61,15 +58,15 @@ void TrainingLabGenerations::showResults(const TrainABPlan& plan, const TrainRep
     const TrainRunResult& run = report.runs[r];
     size_t stopped = 0;
     for (const GenerationRecord& g : run.generations) stopped += g.stopped;
-    heading_[r]->setText(tr("Run %1 - %2: stop_fraction %3 (%4 of %5 ended), final training loss %6, held-out %7")
-                             .arg(r == 0 ? QLatin1Char('A') : QLatin1Char('B'))
-                             .arg(QString::fromStdString(plan.collator[r]))
-                             .arg(number(stopFraction(run), 2))
-                             .arg(stopped)
-                             .arg(run.generations.size())
-                             .arg(number(run.steps.empty() ? NAN : run.steps.back().trainLoss, 3))
-                             .arg(number(run.heldOut.empty() ? NAN : run.heldOut.back().loss, 3)));
-    QString html;
+    heading_[r] = tr("Run %1 - %2: stop_fraction %3 (%4 of %5 ended), final training loss %6, held-out %7")
+                      .arg(r == 0 ? QLatin1Char('A') : QLatin1Char('B'))
+                      .arg(QString::fromStdString(plan.collator[r]))
+                      .arg(number(stopFraction(run), 2))
+                      .arg(stopped)
+                      .arg(run.generations.size())
+                      .arg(number(run.steps.empty() ? NAN : run.steps.back().trainLoss, 3))
+                      .arg(number(run.heldOut.empty() ? NAN : run.heldOut.back().loss, 3));
+    QString html = headingHtml(r);
     for (size_t i = 0; i < run.generations.size(); ++i)
       html += QStringLiteral("<p><b>row %1</b>: %2</p>")
                   .arg(i < plan.generationRows.size() ? plan.generationRows[i] : long(i))
@@ -79,6 +76,13 @@ void TrainingLabGenerations::showResults(const TrainABPlan& plan, const TrainRep
 }
 
 QString TrainingLabGenerations::html(int run) const { return text_[run]->toHtml(); }
-QString TrainingLabGenerations::heading(int run) const { return heading_[run]->text(); }
+QString TrainingLabGenerations::heading(int run) const { return heading_[run]; }
+
+// The heading in the run's colour, at the top of its column (it scrolls with the generations, so it
+// never takes room from them in a small dock).
+QString TrainingLabGenerations::headingHtml(int run) const {
+  return QStringLiteral("<p style=\"color:%1\"><b>%2</b></p>")
+      .arg(trainingRunColour(run).name(), heading_[run].toHtmlEscaped());
+}
 
 } // namespace maskscope

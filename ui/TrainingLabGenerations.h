@@ -7,7 +7,6 @@
 
 #include <QWidget>
 
-class QLabel;
 class QTextBrowser;
 
 namespace maskscope {
@@ -22,7 +21,8 @@ public:
   QString heading(int run) const;
 
 private:
-  QLabel* heading_[2] = {};
+  QString headingHtml(int run) const;
+  QString heading_[2];
   QTextBrowser* text_[2] = {};
 };
 

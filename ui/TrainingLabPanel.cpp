@@ -39,10 +39,10 @@ TrainingLabPanel::TrainingLabPanel(QWidget* parent) : QWidget(parent) {
   bar->addWidget(exportJson_);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(form_);
-  layout->addWidget(charts_, 3);
+  layout->addWidget(charts_, 5);
   layout->addLayout(bar);
   layout->addWidget(status_);
-  layout->addWidget(generations_, 2);
+  layout->addWidget(generations_, 4);
 
   connect(form_, &TrainingLabForm::startRequested, this, &TrainingLabPanel::start);
   connect(form_, &TrainingLabForm::cancelRequested, this, &TrainingLabPanel::cancel);
@@ -85,6 +85,7 @@ void TrainingLabPanel::start() {
   exportJson_->setEnabled(false);
   form_->setRunning(true);
   setStatus(tr("Preparing the batches of both runs..."));
+  clock_.start();
   runner_->start(args);
 }
 
@@ -102,7 +103,15 @@ void TrainingLabPanel::finished() {
   progress_->setFormat(tr("done"));
   generations_->showResults(plan, report);
   exportJson_->setEnabled(true);
-  setStatus(tr("Done on %1. %2").arg(QString::fromStdString(report.device), QString::fromStdString(plan.lookFor)));
+  QString notes;
+  for (const auto& n : trainReportJson(plan, report)["notes"])
+    notes += tr(" Note: %1.").arg(QString::fromStdString(n.get<std::string>()));
+  setStatus(tr("Done on %1 in %2 s: %3 steps of each run, %4 held-out prompts answered by each model.%5")
+                .arg(QString::fromStdString(report.device))
+                .arg(double(clock_.elapsed()) / 1000.0, 0, 'f', 1)
+                .arg(report.runs[0].steps.size())
+                .arg(report.runs[0].generations.size())
+                .arg(notes));
   Q_EMIT runEnded(true);
 }
 

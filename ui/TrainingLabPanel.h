@@ -3,6 +3,7 @@
 // at the end, both models' generations side by side. Exports the panel as PNG and the run as the
 // same JSON log `train-ab --json` prints.
 #pragma once
+#include <QElapsedTimer>
 #include <QWidget>
 
 class QLabel;
@@ -51,6 +52,7 @@ private:
   QLabel* status_ = nullptr;
   QPushButton* exportPng_ = nullptr;
   QPushButton* exportJson_ = nullptr;
+  QElapsedTimer clock_; // wall time of the run, shown when it ends
 };
 
 } // namespace maskscope
