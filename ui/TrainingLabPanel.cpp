@@ -30,6 +30,9 @@ TrainingLabPanel::TrainingLabPanel(QWidget* parent) : QWidget(parent) {
   progress_->setValue(0);
   status_ = new QLabel(tr("builtin:tiny on the demo data, the buggy collator (A) against the correct one (B)."));
   status_->setWordWrap(true);
+  // Room for the done line and the report's notes: a squeezed panel would clip a wrapped label.
+  status_->setMinimumHeight(3 * status_->fontMetrics().lineSpacing());
+  status_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
   exportPng_ = new QPushButton(tr("Export PNG..."));
   exportJson_ = new QPushButton(tr("Export JSON..."));
   exportJson_->setEnabled(false);
