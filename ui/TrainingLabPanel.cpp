@@ -107,8 +107,8 @@ void TrainingLabPanel::finished() {
   generations_->showResults(plan, report);
   exportJson_->setEnabled(true);
   QString notes;
-  for (const auto& n : trainReportJson(plan, report)["notes"])
-    notes += tr(" Note: %1.").arg(QString::fromStdString(n.get<std::string>()));
+  const nlohmann::json log = trainReportJson(plan, report); // kept: its notes are iterated below
+  for (const auto& n : log["notes"]) notes += tr(" Note: %1.").arg(QString::fromStdString(n.get<std::string>()));
   setStatus(tr("Done on %1 in %2 s: %3 steps of each run, %4 held-out prompts answered by each model.%5")
                 .arg(QString::fromStdString(report.device))
                 .arg(double(clock_.elapsed()) / 1000.0, 0, 'f', 1)

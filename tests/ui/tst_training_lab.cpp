@@ -160,6 +160,9 @@ private Q_SLOTS:
     QCOMPARE(j["experiment"].get<std::string>(), std::string("stop-token"));
     QCOMPARE(j["steps"].get<int>(), steps);
     QCOMPARE(j["runs"].size(), size_t(2));
+    QVERIFY(!j["notes"].empty()); // builtin:tiny on builtin:demo: the held-out note
+    for (const auto& n : j["notes"])
+      QVERIFY2(panel.status().contains(QString::fromStdString(n.get<std::string>())), qPrintable(panel.status()));
     const char* collators[2] = {"buggy-pad-is-eos", "hf-lm"};
     for (int r = 0; r < 2; ++r) {
       const nlohmann::json& run = j["runs"][size_t(r)];
