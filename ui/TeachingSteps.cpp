@@ -281,11 +281,40 @@ TeachingStep bertStep() {
           },
           QStringLiteral("default"), QStringLiteral("tokens"), [](const Session&) { return -1; }};
 }
+// Links the lesson to its consequence: the Training lab opens with the stop-token experiment selected.
+TeachingStep trainStep() {
+  return {tr("11. Train it and see"),
+          [](const Session& s) -> QString {
+            const int p = s.selectedPosition();
+            QString here;
+            if (p >= 0)
+              here = tr("In this row it is position %1 (<code>%2</code>), label %3. ")
+                         .arg(p)
+                         .arg(tokenAt(s, p))
+                         .arg(s.batch().labels.at(s.batchRow(), p));
+            return tr("<p><b>Train it and see.</b> The Training lab beside this panel trains builtin:tiny twice "
+                      "on the demo data, from the same weights on the same batches: run A with "
+                      "<b>buggy-pad-is-eos</b>, which masks the token that closes every reply. ") +
+                   here +
+                   tr("Run B uses the correct collator.</p><p>Press <b>Start</b>. Compare the training-loss "
+                      "curves (each as its own collator grades) with the held-out ones, then read the generations: run "
+                      "B's replies end with the end-of-turn "
+                      "token, run A's run on to the length limit - it was never graded on stopping. "
+                      "<code>stop_fraction</code> counts it for each run.</p>");
+          },
+          QStringLiteral("buggy-pad-is-eos"), QStringLiteral("lab"),
+          [](const Session& s) {
+            return findPosition(s, [](const Batch& b, int r, int64_t t) {
+              const PositionMeta* m = metaAt(b, r, t);
+              return m && m->closesReply;
+            });
+          }};
+}
 } // namespace
 
 std::vector<TeachingStep> teachingSteps() {
-  return {flagsStep(),   labelsStep(),      closingStep(), causalStep(),   teacherForcingStep(),
-          paddingStep(), positionIdsStep(), packingStep(), dilutionStep(), bertStep()};
+  return {flagsStep(),       labelsStep(),  closingStep(),  causalStep(), teacherForcingStep(), paddingStep(),
+          positionIdsStep(), packingStep(), dilutionStep(), bertStep(),   trainStep()};
 }
 
 } // namespace maskscope

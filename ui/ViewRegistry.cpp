@@ -15,6 +15,8 @@
 #include "ui/SoftmaxView.h"
 #include "ui/TeachingPanel.h"
 #include "ui/TokenStripView.h"
+#include "ui/TrainingLabForm.h"
+#include "ui/TrainingLabPanel.h"
 
 #include <QApplication>
 #include <QScrollBar>
@@ -193,6 +195,8 @@ ViewSpec teaching() {
             MainWindow* window = h.window;
             return new TeachingPanel(h.session, [window](const QString& v, bool example) {
               window->showView(v);
+              if (v == QLatin1String("lab")) // "Train it and see": the stop-token experiment, ready to start
+                as<TrainingLabPanel>(window->view(v))->form()->selectExperiment(QStringLiteral("stop-token"));
               if (v == QLatin1String("softmax"))
                 example ? window->softmaxView()->showTeachingExample() : window->softmaxView()->showSelectedRow();
             });
@@ -204,11 +208,25 @@ ViewSpec teaching() {
           }};
 }
 
+ViewSpec lab() {
+  return {QStringLiteral("lab"),
+          tr("Training lab"),
+          QStringLiteral("trainingLabDock"),
+          Qt::BottomDockWidgetArea,
+          {1024, 768},
+          OffscreenRender::Grab, // live Qt Charts and text: the panel as it is on screen
+          [](const ViewHost&) { return new TrainingLabPanel; },
+          [](QWidget* w) { return w; },
+          {},
+          {}};
+}
+
 } // namespace
 
 const std::vector<ViewSpec>& viewRegistry() {
-  static const std::vector<ViewSpec> views = {tokens(), attention(),     dataset(), lint(),       softmax(),
-                                              loss(),   positionTable(), compare(), preference(), teaching()};
+  static const std::vector<ViewSpec> views = {tokens(),  attention(),     dataset(), lint(),       softmax(),
+                                              loss(),    positionTable(), compare(), preference(), teaching(),
+                                              lab()};
   return views;
 }
 

@@ -152,45 +152,44 @@ void checkArgs(const TrainArgs& a) {
     throw Error("--device must be auto, cpu or cuda, not '" + a.device + "'", {"--device"});
 }
 
-struct Built {
-  TrainRequest request;
-  Prepared prepared;
-  std::string collator[2];
-  std::shared_ptr<DatasetPipeline> pipe;
-};
-
-Built buildRequest(const TrainArgs& a, const TrainExperiment& e, CommandIO& io) {
-  Built b;
+TrainABPlan buildRequest(const TrainArgs& a, const TrainExperiment& e, std::ostream& err) {
+  TrainABPlan b;
+  b.args = a;
+  b.experiment = a.collatorA.empty() ? e.name : "custom";
+  b.lookFor = a.collatorA.empty() ? e.lookFor : "compare the two runs' curves and generations";
   b.collator[0] = a.collatorA.empty() ? e.collatorA : a.collatorA;
   b.collator[1] = a.collatorB.empty() ? e.collatorB : a.collatorB;
   PipelineSpec ps;
   ps.tokenizerSpec = a.tokenizerSpec;
   ps.templateSpec = a.templateSpec;
   ps.collatorSpec = "default"; // the held-out loss is always under correct masks
-  b.pipe = std::make_shared<DatasetPipeline>(ps);
+  b.pipeline = std::make_shared<DatasetPipeline>(ps);
   std::vector<RowError> errors;
   std::vector<Conversation> rows = readDataset(a.dataSpec, &errors);
-  for (const RowError& r : errors) io.err << "skipped: " << r.toString() << "\n";
+  for (const RowError& r : errors) err << "skipped: " << r.toString() << "\n";
   TrainRequest& req = b.request;
-  b.prepared = prepare(*b.pipe, rows, a, req.generation);
+  const Prepared prepared = prepare(*b.pipeline, rows, a, req.generation);
+  b.trainConversations = prepared.train.size();
+  b.heldOutConversations = prepared.heldOut.size();
+  b.generationRows = prepared.generationRows;
   const int64_t steps = a.steps > 0 ? a.steps : kDefaultTrainSteps;
   const int64_t micro = a.microBatch > 0 ? a.microBatch : e.microBatch > 0 ? e.microBatch : a.batchSize;
   const bool meanBug[2] = {a.collatorA.empty() && e.perMicroBatchMeanA, a.collatorB.empty() && e.perMicroBatchMeanB};
   for (int r = 0; r < 2; ++r) {
-    DatasetPipeline runPipe(*b.pipe, parseCollatorSpec(b.collator[r]));
+    DatasetPipeline runPipe(*b.pipeline, parseCollatorSpec(b.collator[r]));
     req.runs[r].name = b.collator[r];
     req.runs[r].perMicroBatchMean = meanBug[r];
-    req.runs[r].steps = stepsFor(runPipe, b.prepared.train, a, steps, micro);
+    req.runs[r].steps = stepsFor(runPipe, prepared.train, a, steps, micro);
   }
-  for (size_t i = 0; i < b.prepared.heldOut.size(); i += size_t(a.batchSize)) {
-    std::vector<TokenizedConversation> part(b.prepared.heldOut.begin() + long(i),
-                                            b.prepared.heldOut.begin() +
-                                                long(std::min(b.prepared.heldOut.size(), i + size_t(a.batchSize))));
-    req.heldOut.push_back(trainBatchOf(b.pipe->collate(part)));
+  for (size_t i = 0; i < prepared.heldOut.size(); i += size_t(a.batchSize)) {
+    std::vector<TokenizedConversation> part(prepared.heldOut.begin() + long(i),
+                                            prepared.heldOut.begin() +
+                                                long(std::min(prepared.heldOut.size(), i + size_t(a.batchSize))));
+    req.heldOut.push_back(trainBatchOf(b.pipeline->collate(part)));
   }
-  SpecialTokenIds special = collatorSpecialTokens(b.pipe->tokenizer(), b.pipe->renderOptions());
+  SpecialTokenIds special = collatorSpecialTokens(b.pipeline->tokenizer(), b.pipeline->renderOptions());
   if (special.eos) req.generation.stopIds.push_back(*special.eos);
-  if (auto te = b.pipe->tokenizer().specialTokens().eos; te && (!special.eos || *te != *special.eos))
+  if (auto te = b.pipeline->tokenizer().specialTokens().eos; te && (!special.eos || *te != *special.eos))
     req.generation.stopIds.push_back(*te);
   if (req.generation.stopIds.empty()) throw Error("the tokenizer has no end-of-turn (EOS) token to stop on");
   req.generation.maxNewTokens = a.maxNewTokens;
@@ -210,14 +209,7 @@ Built buildRequest(const TrainArgs& a, const TrainExperiment& e, CommandIO& io) 
 double last(const std::vector<HeldOutRecord>& v) { return v.empty() ? NAN : v.back().loss; }
 double lastTrain(const std::vector<TrainStepRecord>& v) { return v.empty() ? NAN : v.back().trainLoss; }
 
-double stopFraction(const TrainRunResult& r) {
-  if (r.generations.empty()) return NAN;
-  size_t n = 0;
-  for (const GenerationRecord& g : r.generations) n += g.stopped;
-  return double(n) / double(r.generations.size());
-}
-
-nlohmann::json runJson(const TrainRunResult& r, const Built& b, int index, const Tokenizer& tok) {
+nlohmann::json runJson(const TrainRunResult& r, const TrainABPlan& b, int index, const Tokenizer& tok) {
   using nlohmann::json;
   json curve = {{"step", json::array()},
                 {"train_loss", json::array()},
@@ -244,7 +236,7 @@ nlohmann::json runJson(const TrainRunResult& r, const Built& b, int index, const
   for (size_t i = 0; i < r.generations.size(); ++i) {
     const GenerationRecord& g = r.generations[i];
     std::vector<int32_t> ids(g.tokens.begin(), g.tokens.end());
-    gens.push_back({{"row", b.prepared.generationRows[i]},
+    gens.push_back({{"row", i < b.generationRows.size() ? b.generationRows[i] : -1L},
                     {"stopped", g.stopped},
                     {"new_tokens", g.tokens.size()},
                     {"text", tok.decode(ids)}});
@@ -298,10 +290,46 @@ void printHuman(const nlohmann::json& j, std::ostream& o) {
 
 } // namespace
 
-int runTrainAB(const TrainArgs& args, CommandIO& io) {
+double stopFraction(const TrainRunResult& r) {
+  if (r.generations.empty()) return NAN;
+  size_t n = 0;
+  for (const GenerationRecord& g : r.generations) n += g.stopped;
+  return double(n) / double(r.generations.size());
+}
+
+TrainABPlan planTrainAB(const TrainArgs& args, std::ostream& err) {
   checkArgs(args);
-  const TrainExperiment& e = findExperiment(args.experiment);
-  Built b = buildRequest(args, e, io);
+  return buildRequest(args, findExperiment(args.experiment), err);
+}
+
+nlohmann::json trainReportJson(const TrainABPlan& b, const TrainReport& rep) {
+  const TrainArgs& args = b.args;
+  nlohmann::json j;
+  j["experiment"] = b.experiment;
+  j["look_for"] = b.lookFor;
+  j["model"] = args.modelSpec;
+  j["init"] = args.init;
+  j["data"] = args.dataSpec;
+  j["device"] = rep.device;
+  j["steps"] = args.steps > 0 ? args.steps : kDefaultTrainSteps;
+  j["seed"] = args.seed;
+  j["learning_rate"] = args.learningRate;
+  j["batch_size"] = args.batchSize;
+  j["train_conversations"] = b.trainConversations;
+  j["held_out_conversations"] = b.heldOutConversations;
+  j["runs"] = nlohmann::json::array();
+  for (int r = 0; r < 2; ++r) j["runs"].push_back(runJson(rep.runs[r], b, r, b.pipeline->tokenizer()));
+  std::vector<std::string> notes = rep.notes;
+  if (args.modelSpec == kBuiltinTinyModel && args.init == "pretrained" && args.dataSpec == "builtin:demo")
+    notes.push_back("builtin:tiny was pretrained on every demo conversation, the held-out ones included: the "
+                    "held-out loss starts low and rises as fine-tuning on the others overwrites them; the "
+                    "split is honest for the fine-tuning only");
+  j["notes"] = notes;
+  return j;
+}
+
+int runTrainAB(const TrainArgs& args, CommandIO& io) {
+  TrainABPlan b = planTrainAB(args, io.err);
   auto engine = requireForwardEngine();
   TrainObserver obs;
   obs.heldOut = [&](int run, const HeldOutRecord& h) {
@@ -316,32 +344,13 @@ int runTrainAB(const TrainArgs& args, CommandIO& io) {
   } catch (const std::exception& ex) {
     throw Error(ex.what(), {args.modelSpec});
   }
-  nlohmann::json j;
-  j["experiment"] = args.collatorA.empty() ? e.name : "custom";
-  j["look_for"] = args.collatorA.empty() ? e.lookFor : "compare the two runs' curves and generations";
-  j["model"] = args.modelSpec;
-  j["init"] = args.init;
-  j["data"] = args.dataSpec;
-  j["device"] = rep.device;
-  j["steps"] = args.steps > 0 ? args.steps : kDefaultTrainSteps;
-  j["seed"] = args.seed;
-  j["learning_rate"] = args.learningRate;
-  j["batch_size"] = args.batchSize;
-  j["train_conversations"] = b.prepared.train.size();
-  j["held_out_conversations"] = b.prepared.heldOut.size();
-  j["runs"] = nlohmann::json::array();
-  for (int r = 0; r < 2; ++r) j["runs"].push_back(runJson(rep.runs[r], b, r, b.pipe->tokenizer()));
-  if (args.modelSpec == kBuiltinTinyModel && args.init == "pretrained" && args.dataSpec == "builtin:demo")
-    rep.notes.push_back("builtin:tiny was pretrained on every demo conversation, the held-out ones included: the "
-                        "held-out loss starts low and rises as fine-tuning on the others overwrites them; the "
-                        "split is honest for the fine-tuning only");
-  j["notes"] = rep.notes;
+  const nlohmann::json j = trainReportJson(b, rep);
   if (io.json)
     io.out << escapeLineSeparators(j.dump()) << "\n";
   else
     printHuman(j, io.out);
   if (!io.json)
-    for (const std::string& n : rep.notes) io.err << "note: " << n << "\n";
+    for (const auto& n : j["notes"]) io.err << "note: " << n.get<std::string>() << "\n";
   return 0;
 }
 

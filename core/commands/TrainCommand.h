@@ -7,10 +7,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <iosfwd>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace maskscope {
+
+class DatasetPipeline;
 
 // One experiment: two collators (run A shows the bug, run B is correct) and what to look for.
 struct TrainExperiment {
@@ -49,6 +53,28 @@ inline constexpr int64_t kDefaultTrainSteps = 60;
 
 // The held-out split: conversation i is held out when i % every == every - 1.
 bool isHeldOut(size_t index, int64_t every);
+
+// Everything train-ab builds before training: the module's request and what the report quotes.
+// The command line and the app's Training lab both make it here, so both train on the same batches.
+struct TrainABPlan {
+  TrainArgs args;
+  std::string experiment, lookFor; // "custom" when the collators were given by hand
+  std::string collator[2];         // run A, run B
+  TrainRequest request;
+  size_t trainConversations = 0, heldOutConversations = 0;
+  std::vector<long> generationRows;          // dataset row of each generation prompt
+  std::shared_ptr<DatasetPipeline> pipeline; // its tokenizer decodes the generations
+};
+
+// Reads the data, splits it, collates every step of both runs. Skipped rows are reported on err.
+// Throws maskscope::Error on unusable input.
+TrainABPlan planTrainAB(const TrainArgs& args, std::ostream& err);
+
+// The report `train-ab --json` prints and the Training lab exports (one writer, one schema).
+nlohmann::json trainReportJson(const TrainABPlan& plan, const TrainReport& report);
+
+// Share of a run's held-out generations that ended with the end-of-turn token (NaN when none ran).
+double stopFraction(const TrainRunResult& run);
 
 // Builds the request, trains, and prints the report (JSON with io.json). Exit 0; 2 on unusable input.
 int runTrainAB(const TrainArgs& args, CommandIO& io);

@@ -50,6 +50,8 @@ echo "package: $(basename "$deb"), $(du -k "$deb" | cut -f1) KiB"
 echo "Depends: $depends"
 grep -qE '(^|[ ,|])[a-z0-9.+-]+-dev([ ,(|]|$)' <<<"$depends" && fail "Depends names a -dev package: $depends"
 grep -qE '(^|, )libtorch[0-9.]+( |,|$)' <<<"$depends" || fail "Depends lacks libtorch's runtime package: $depends"
+# The Training lab draws with Qt Charts: dpkg-shlibdeps must have found its runtime library.
+grep -qE '(^|, )libqt6charts6( |,|$)' <<<"$depends" || fail "Depends lacks libqt6charts6 (Qt Charts): $depends"
 
 # Every file (not directory) of the package, as an absolute path.
 dpkg-deb -c "$deb" | awk '$1 !~ /^d/ {print substr($6, 2)}' >"$work/files"
@@ -99,6 +101,8 @@ check "loss --model builtin:tiny runs on the installed engine module" bash -c \
    ! grep -hoE "file=[^ ]*libmaskscope_torch\.so " ld.* | grep -vE "^file=/usr/(bin/\.\./)?lib/maskscope/"'
 check "snapshot --view attention writes a PNG (Qt plugins of the package's Depends)" bash -c \
   '/usr/bin/maskscope snapshot --view attention --out grid.png && [ "$(head -c 4 grid.png | tail -c 3)" = PNG ]'
+check "snapshot --view lab writes a PNG (the Training lab's Qt Charts from Depends)" bash -c \
+  '/usr/bin/maskscope snapshot --view lab --out lab.png && [ "$(head -c 4 lab.png | tail -c 3)" = PNG ]'
 
 echo "+ dpkg -r maskscope"
 dpkg -r maskscope >"$work/dpkg-r.log" 2>&1 || {

@@ -1,0 +1,43 @@
+// The Training lab's live charts (Qt Charts): both runs' training loss per step (as each run's own
+// collator and normalisation compute it), both runs' held-out loss under correct masks, and the share
+// of each step's loss whose target is a pad. Every point is a number the trainer reported.
+#pragma once
+#include "core/forward/ForwardEngine.h"
+
+#include <QWidget>
+
+class QChart;
+class QChartView;
+class QLineSeries;
+class QValueAxis;
+
+namespace maskscope {
+
+class TrainingLabCharts : public QWidget {
+  Q_OBJECT
+public:
+  enum Chart { TrainLoss = 0, HeldOut = 1, PadShare = 2 };
+  static constexpr int kCharts = 3;
+
+  explicit TrainingLabCharts(QWidget* parent = nullptr);
+
+  // Empties every chart for a new pair of runs of `steps` optimizer steps.
+  void reset(const QString& nameA, const QString& nameB, int steps);
+  void addStep(int run, const TrainStepRecord& record);
+  void addHeldOut(int run, const HeldOutRecord& record);
+  int pointCount(Chart chart, int run) const;
+  QChartView* view(Chart chart) const { return views_[chart]; }
+
+private:
+  void append(Chart chart, int run, double x, double y);
+  QChartView* views_[kCharts] = {};
+  QLineSeries* series_[kCharts][2] = {};
+  QValueAxis* xAxis_[kCharts] = {};
+  QValueAxis* yAxis_[kCharts] = {};
+  double yMax_[kCharts] = {};
+};
+
+// The colours of run A (the bug) and run B (correct) in every part of the lab.
+QColor trainingRunColour(int run);
+
+} // namespace maskscope
