@@ -6,6 +6,7 @@
 #include "ui/LossView.h"
 #include "ui/Session.h"
 #include "ui/TokenStripView.h"
+#include "ui/WorkerPool.h"
 
 #include <QComboBox>
 #include <QFutureWatcher>
@@ -160,7 +161,8 @@ void ComparePanel::recompute() {
       differingCells_ = watcher->result();
       if (a_.batchSize() && b_.batchSize()) diff_->setText(summaryText());
     });
-    watcher->setFuture(QtConcurrent::run([sources] { return countDifferingCells(sources->first, sources->second); }));
+    watcher->setFuture(
+        QtConcurrent::run(workerPool(), [sources] { return countDifferingCells(sources->first, sources->second); }));
   } else {
     differingCells_ = countDifferingCells(gridA_->gridSource(), gridB_->gridSource());
   }

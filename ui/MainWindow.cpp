@@ -19,6 +19,7 @@
 #include "ui/TeachingPanel.h"
 #include "ui/TokenStripView.h"
 #include "ui/ViewRegistry.h"
+#include "ui/WorkerPool.h"
 
 #include <QAction>
 #include <QApplication>
@@ -672,7 +673,7 @@ void MainWindow::startTokenLengths() {
     applyFilter();
   });
   statusBar()->showMessage(tr("Measuring token lengths: 0 / %1 rows").arg(rows->size()));
-  watcher->setFuture(QtConcurrent::run([pipeline, rows](QPromise<std::vector<int>>& promise) {
+  watcher->setFuture(QtConcurrent::run(workerPool(), [pipeline, rows](QPromise<std::vector<int>>& promise) {
     const int n = int(rows->size());
     promise.setProgressRange(0, n);
     std::vector<int> lengths(size_t(n), 0);

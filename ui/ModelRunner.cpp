@@ -1,6 +1,7 @@
 // Model loading and forward passes in worker threads.
 #include "ui/ModelRunner.h"
 #include "core/forward/ModelSpec.h"
+#include "ui/WorkerPool.h"
 
 #include <cmath>
 
@@ -56,7 +57,7 @@ void ModelRunner::load(const QString& spec) {
   model_.reset();
   Q_EMIT progress(0, tr("loading %1 (LibTorch loads on first use)...").arg(spec));
   const std::string s = spec.toStdString();
-  loadWatcher_->setFuture(QtConcurrent::run([this, s]() -> std::shared_ptr<ForwardModel> {
+  loadWatcher_->setFuture(QtConcurrent::run(workerPool(), [this, s]() -> std::shared_ptr<ForwardModel> {
     try {
       return loadForwardModel(s, "auto");
     } catch (const std::exception& e) {
@@ -113,8 +114,9 @@ void ModelRunner::run(const Batch& batch, int layer, int head) {
   cancel_ = std::make_shared<std::atomic<bool>>(false);
   auto model = model_;
   auto cancel = cancel_;
-  runWatcher_->setFuture(QtConcurrent::run(
-      [model, batch, cancel, layer, head]() { return runModelOnce(*model, batch, layer, head, cancel.get()); }));
+  runWatcher_->setFuture(QtConcurrent::run(workerPool(), [model, batch, cancel, layer, head]() {
+    return runModelOnce(*model, batch, layer, head, cancel.get());
+  }));
 }
 
 } // namespace maskscope

@@ -1,5 +1,6 @@
 // Tokenize command: one load of the tokenizer, any number of texts.
 #include "core/commands/TokenizeCommand.h"
+#include "core/data/DatasetReader.h"
 #include "core/tokenizer/Tokenizer.h"
 #include "core/util/Error.h"
 #include "core/util/FileReading.h"
@@ -86,6 +87,13 @@ int runTokenize(const TokenizeArgs& a, CommandIO& io) {
     ++lineNo;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    if (line.size() > DatasetReader::kMaxRowBytes) { // as for dataset rows: refused before parsing
+      io.err << a.jsonlFile << ":" << lineNo << ": line is longer than " << (DatasetReader::kMaxRowBytes >> 20)
+             << " MiB\n";
+      if (io.json) io.out << "null\n";
+      ++failures;
+      continue;
+    }
     std::string parseError;
     auto j = parseJsonOrExplain(line, &parseError);
     std::string text;

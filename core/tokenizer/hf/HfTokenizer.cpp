@@ -1,5 +1,6 @@
 // HfTokenizer: assembling the pipeline from tokenizer.json (+ tokenizer_config.json) and running it.
 #include "core/tokenizer/hf/HfTokenizer.h"
+#include "core/tokenizer/hf/Regex.h"
 
 #include "core/util/Utf8.h"
 
@@ -143,11 +144,15 @@ Encoding HfTokenizer::encode(std::string_view text, const EncodeOptions& options
   }
   Encoding enc;
   reserveMore(enc, text.size() / 4 + 4); // about 4 bytes a token in English; grows gently beyond
-  for (const AddedSplit& s : added_.split(text, false, options.splitSpecialTokens)) {
-    if (s.id >= 0)
-      pushAdded(s.id, {int64_t(s.begin), int64_t(s.end)}, enc);
-    else
-      encodeText(text.substr(s.begin, s.end - s.begin), int64_t(s.begin), options.splitSpecialTokens, enc);
+  try {
+    for (const AddedSplit& s : added_.split(text, false, options.splitSpecialTokens)) {
+      if (s.id >= 0)
+        pushAdded(s.id, {int64_t(s.begin), int64_t(s.end)}, enc);
+      else
+        encodeText(text.substr(s.begin, s.end - s.begin), int64_t(s.begin), options.splitSpecialTokens, enc);
+    }
+  } catch (const RegexMatchError& e) { // a pattern of this tokenizer.json, so the error names it
+    throw Error(std::string("pre-tokenizer or normalizer regex: ") + e.what(), SourceLocation{source_});
   }
   if (postProcessor_) postProcessor_->process(enc, options.addSpecialTokens);
   return enc;
