@@ -58,6 +58,10 @@ struct WeightSource {
       at::Tensor t = at::from_blob(
           ptr, shape, [keep](void*) {}, at::TensorOptions().dtype(st));
       const bool aligned = reinterpret_cast<uintptr_t>(ptr) % at::elementSize(st) == 0;
+      // A NaN or Inf weight makes every loss NaN (reported as n/a, exit 0): refuse the file instead,
+      // naming the tensor. One pass over the mapped data, before any copy.
+      if (!at::isfinite(t).all().item<bool>())
+        throw std::runtime_error(f.fileName + ": tensor '" + name + "' holds NaN or Inf values");
       if (device.is_cuda()) return t.to(device); // keeps the stored dtype on the GPU
       if (st != at::kFloat) {                    // CPU computes in float32: one widened copy, the mapped bytes released
         at::Tensor wide = t.to(at::kFloat);

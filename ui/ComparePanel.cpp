@@ -7,6 +7,7 @@
 #include "ui/ModelRunner.h"
 #include "ui/Session.h"
 #include "ui/TokenStripView.h"
+#include "ui/WorkerPool.h"
 
 #include <QComboBox>
 #include <QFutureWatcher>
@@ -164,7 +165,7 @@ void ComparePanel::startModelLosses() {
     summaryA_->setText(sideSummary(a_, rowA_, r ? &r->first : nullptr));
     summaryB_->setText(sideSummary(b_, rowB_, r ? &r->second : nullptr));
   });
-  watcher->setFuture(QtConcurrent::run([rows, model, lock]() -> std::optional<Result> {
+  watcher->setFuture(QtConcurrent::run(workerPool(), [rows, model, lock]() -> std::optional<Result> {
     std::lock_guard<std::mutex> hold(*lock);
     try {
       auto nllOf = [&](const Batch& b) {
@@ -221,7 +222,8 @@ void ComparePanel::recompute() {
       differingCells_ = watcher->result();
       if (a_.batchSize() && b_.batchSize()) diff_->setText(summaryText());
     });
-    watcher->setFuture(QtConcurrent::run([sources] { return countDifferingCells(sources->first, sources->second); }));
+    watcher->setFuture(
+        QtConcurrent::run(workerPool(), [sources] { return countDifferingCells(sources->first, sources->second); }));
   } else {
     differingCells_ = countDifferingCells(gridA_->gridSource(), gridB_->gridSource());
   }

@@ -3,6 +3,7 @@
 #include "core/lint/Lint.h"
 #include "ui/Palette.h"
 #include "ui/Session.h"
+#include "ui/WorkerPool.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -209,7 +210,7 @@ void LintPanel::lintCurrentBatchAsync() {
     }
   });
   summary_->setText(staleNote() + tr("Linting this batch \u2026"));
-  watcher->setFuture(QtConcurrent::run([job] { return lintBatch(job->batch, job->ctx); }));
+  watcher->setFuture(QtConcurrent::run(workerPool(), [job] { return lintBatch(job->batch, job->ctx); }));
 }
 
 void LintPanel::lintDataset() {
@@ -229,7 +230,7 @@ void LintPanel::lintDataset() {
   progress_->setVisible(true);
   datasetButton_->setEnabled(false);
   summary_->setText(tr("Linting %1 ...").arg(session_->datasetSpec()));
-  watcher_->setFuture(QtConcurrent::run([spec, opt] { return maskscope::lintDataset(spec, opt); }));
+  watcher_->setFuture(QtConcurrent::run(workerPool(), [spec, opt] { return maskscope::lintDataset(spec, opt); }));
 }
 
 void LintPanel::showReport(LintReport report, bool datasetRows) {

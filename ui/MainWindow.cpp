@@ -22,6 +22,7 @@
 #include "ui/TokenStripView.h"
 #include "ui/TokenizerPicker.h"
 #include "ui/ViewRegistry.h"
+#include "ui/WorkerPool.h"
 
 #include <QAction>
 #include <QApplication>
@@ -781,7 +782,7 @@ void MainWindow::startTokenLengths() {
     applyFilter();
   });
   statusBar()->showMessage(tr("Measuring token lengths: 0 / %1 rows").arg(rows->size()));
-  watcher->setFuture(QtConcurrent::run([pipeline, rows](QPromise<std::vector<int>>& promise) {
+  watcher->setFuture(QtConcurrent::run(workerPool(), [pipeline, rows](QPromise<std::vector<int>>& promise) {
     const int n = int(rows->size());
     promise.setProgressRange(0, n);
     std::vector<int> lengths(size_t(n), 0);

@@ -2,9 +2,9 @@
 #include "ui/ModelRunner.h"
 #include "core/forward/LossPlan.h"
 #include "core/forward/ModelSpec.h"
+#include "ui/WorkerPool.h"
 
 #include <algorithm>
-
 #include <cmath>
 
 #include <QtConcurrent/QtConcurrentRun>
@@ -70,7 +70,7 @@ void ModelRunner::load(const QString& spec) {
   model_.reset();
   Q_EMIT progress(0, tr("loading %1 (LibTorch loads on first use)...").arg(spec));
   const std::string s = spec.toStdString();
-  loadWatcher_->setFuture(QtConcurrent::run([this, s]() -> std::shared_ptr<ForwardModel> {
+  loadWatcher_->setFuture(QtConcurrent::run(workerPool(), [this, s]() -> std::shared_ptr<ForwardModel> {
     try {
       return loadForwardModel(s, "auto");
     } catch (const std::exception& e) {
@@ -154,7 +154,7 @@ void ModelRunner::run(const Batch& batch, int layer, int head, int analyseRow) {
   // and the destructor waits for the run, so `this` outlives the worker).
   auto report = [this](double f, const std::string& text) { Q_EMIT progress(f, QString::fromStdString(text)); };
   Q_EMIT runStarted();
-  runWatcher_->setFuture(QtConcurrent::run([model, lock, batch, cancel, layer, head, analyseRow, report]() {
+  runWatcher_->setFuture(QtConcurrent::run(workerPool(), [model, lock, batch, cancel, layer, head, analyseRow, report]() {
     std::lock_guard<std::mutex> hold(*lock);
     return runModelOnce(*model, batch, layer, head, cancel.get(), analyseRow, report);
   }));

@@ -154,6 +154,12 @@ Batch batchFromJson(const nlohmann::json& o, const std::string& file, bool stric
 
 Batch readJsonBatch(const std::string& path, bool strictShapes) {
   std::string text = readFileCapped(path, int64_t(1) << 30);
+  // A JSON dump is parsed whole (16+ bytes a value): refuse one too large before parsing it, so a
+  // 100 MB line of ids fails in a fraction of a second instead of exhausting memory.
+  if (const size_t values = countJsonValues(text); values > kMaxJsonDumpValues)
+    throw Error("the JSON dump holds about " + std::to_string(values) + " values, over the limit of " +
+                    std::to_string(kMaxJsonDumpValues) + " for JSON dumps; save large batches with safetensors",
+                {path});
   if (path.ends_with(".jsonl")) {
     // One JSON object per line, each holding 1-D lists: stack them into rows.
     nlohmann::json stacked = nlohmann::json::object();

@@ -15,6 +15,9 @@ nlohmann::ordered_json batchToJson(const Batch& batch);
 // strictShapes, on fields whose shapes differ. A 1-D list is one row. attention_mask may be
 // missing (padding-free collators write none): it becomes all ones.
 Batch batchFromJson(const nlohmann::json& object, const std::string& file, bool strictShapes = true);
+// Values a JSON/JSONL dump may hold (all tensors together): 16 Mi, e.g. 4 tensors of 128 x 32768,
+// about 0.5 GB once parsed. Larger batches belong in safetensors, which is read without parsing.
+inline constexpr size_t kMaxJsonDumpValues = size_t(1) << 24;
 // A .json file holding one object, or a .jsonl file holding one object per row (each with 1-D lists).
 Batch readJsonBatch(const std::string& path, bool strictShapes = true);
 

@@ -18,6 +18,25 @@ namespace {
 const char* const kBatchTensorNames[] = {"input_ids",    "attention_mask", "labels",      "position_ids",
                                          "pad_token_id", "eos_token_id",   "bos_token_id"};
 
+// What every command needs of a dump, whatever its format: at least one token, and no negative
+// token ids, attention values or positions (labels may be negative: -100 and other ignore indices).
+// Refused here once, so lint, loss, snapshot and the app all give the same exit-2 error.
+void checkDumpValues(const Batch& b, const std::string& path) {
+  if (b.batchSize() <= 0 || b.length() <= 0)
+    throw Error("the batch dump holds no tokens (input_ids is empty)", {path, -1, -1, -1, "input_ids"});
+  auto nonNegative = [&](const IntGrid& g, const char* name, const char* what) {
+    for (int64_t r = 0; r < g.rows; ++r)
+      for (int64_t t = 0; t < g.cols; ++t)
+        if (g.at(r, t) < 0)
+          throw Error(std::string(name) + "[" + std::to_string(r) + "][" + std::to_string(t) +
+                          "] = " + std::to_string(g.at(r, t)) + ": " + what + " cannot be negative",
+                      {path, -1, -1, -1, name});
+  };
+  nonNegative(b.inputIds, "input_ids", "a token id");
+  nonNegative(b.attentionMask, "attention_mask", "an attention mask value");
+  nonNegative(b.positionIds, "position_ids", "a position id");
+}
+
 } // namespace
 
 Batch readSafetensorsBatch(const std::string& path, bool strictShapes) {
@@ -62,6 +81,7 @@ Batch loadBatchDump(const std::string& path, bool strictShapes) {
     b = readTorchBatch(path, strictShapes);
   else
     throw Error("unsupported batch file type (expected .json, .jsonl, .safetensors or .pt)", {path});
+  checkDumpValues(b, path);
   deriveSegments(b);
   return b;
 }

@@ -332,6 +332,25 @@ void printTextReport(const LintArgs& a, const LintedInput& in, CommandIO& io) {
     io.out << "\nrun `maskscope lint --explain RULE` for what a rule means and how to fix it\n";
 }
 
+// A dataset of which no row could be linted is unusable input (exit 2): say why, with the first
+// skipped row's reason (a row the reader could not read, or one the template refused).
+bool reportNothingLinted(const std::string& source, const LintReport& report, CommandIO& io) {
+  const LintSummary& s = report.summary;
+  if (s.input != "dataset" || s.rows > 0) return false;
+  std::string first;
+  for (const Finding& f : report.findings)
+    if (f.rule == "row-skipped") {
+      first = "; first: " + f.message;
+      break;
+    }
+  if (s.rowsRead == 0)
+    io.err << "maskscope: error: " << source << ": no readable rows (" << s.rowsSkipped << " skipped" << first << ")\n";
+  else
+    io.err << "maskscope: error: " << source << ": no row could be linted (" << s.rowsRead << " read, every one refused"
+           << first << ")\n";
+  return true;
+}
+
 // `lint --merge SHARD.json...`: the report of the unsharded run, from its shard reports.
 int runMerge(const LintArgs& a, CommandIO& io) {
   if (!a.input.empty() || !a.shard.empty() || !a.tokenizerSpec.empty() || !a.templateSpec.empty() ||
@@ -367,12 +386,9 @@ int runMerge(const LintArgs& a, CommandIO& io) {
       io.err << "maskscope: note: no token view of offending rows (" << e.what() << ")\n";
     }
     printTextReport(shown, in, io);
-    return in.report.summary.rowsRead == 0 ? 2 : in.report.summary.errors > 0 ? 1 : 0;
+    return reportNothingLinted(source, in.report, io) ? 2 : in.report.summary.errors > 0 ? 1 : 0;
   }
-  if (s.rowsRead == 0) {
-    io.err << "maskscope: error: " << source << ": no readable rows (" << s.rowsSkipped << " skipped)\n";
-    return 2;
-  }
+  if (reportNothingLinted(source, m.report, io)) return 2;
   return s.errors > 0 ? 1 : 0;
 }
 
@@ -415,10 +431,7 @@ int runLint(const LintArgs& a, CommandIO& io) {
     io.err << "maskscope: error: " << a.input << ": --rows selects no readable rows\n";
     return 2;
   }
-  if (report.summary.input == "dataset" && report.summary.rowsRead == 0 && shardN == 1) {
-    io.err << "maskscope: error: " << a.input << ": no readable rows (" << report.summary.rowsSkipped << " skipped)\n";
-    return 2;
-  }
+  if (shardN == 1 && reportNothingLinted(a.input, report, io)) return 2;
   const long failing = report.summary.errors + (a.failOn == "warning" ? report.summary.warnings : 0);
   return failing > 0 ? 1 : 0;
 }

@@ -1,5 +1,6 @@
 // Tokenize command: one load of the tokenizer, any number of texts.
 #include "core/commands/TokenizeCommand.h"
+#include "core/data/DatasetReader.h"
 #include "core/tokenizer/Tokenizer.h"
 #include "core/util/Error.h"
 #include "core/util/FileReading.h"
@@ -17,7 +18,7 @@ namespace {
 
 // Streams {"ids": [...], "tokens": [...], "offsets": [[b, e], ...]} (keys in docs/cli.md's order)
 // in 64 KiB pieces, so memory stays that of the encoding whatever the output's size.
-void writeEncodingJson(const Encoding& e, std::ostream& out) {
+void writeEncodingJson(const Tokenizer& tok, const Encoding& e, std::ostream& out) {
   std::string buf;
   buf.reserve(size_t(1) << 17);
   auto flushIfFull = [&] {
@@ -34,7 +35,8 @@ void writeEncodingJson(const Encoding& e, std::ostream& out) {
   buf += "],\"tokens\":[";
   for (size_t i = 0; i < e.size(); ++i) {
     if (i) buf += ',';
-    appendJsonString(buf, e.tokens[i]); // invalid UTF-8 (byte pieces) becomes U+FFFD
+    // invalid UTF-8 (byte pieces) becomes U+FFFD
+    appendJsonString(buf, e.hasTokenStrings() ? e.tokens[i] : tok.idToToken(e.ids[i]));
     flushIfFull();
   }
   buf += "],\"offsets\":[";
@@ -62,10 +64,11 @@ int runTokenize(const TokenizeArgs& a, CommandIO& io) {
   if (sources != 1) throw Error("give exactly one of --text, --text-file, --jsonl");
   auto tok = loadTokenizer(a.tokenizerSpec);
   EncodeOptions opts{a.addSpecialTokens, a.splitSpecialTokens};
+  opts.tokenStrings = false; // the JSON writer looks them up: ~32 bytes a token less on big texts
   auto emit = [&](const std::string& text) {
     Encoding e = tok->encode(text, opts);
     if (io.json)
-      writeEncodingJson(e, io.out);
+      writeEncodingJson(*tok, e, io.out);
     else
       printHuman(*tok, e, io.out);
   };
@@ -86,6 +89,13 @@ int runTokenize(const TokenizeArgs& a, CommandIO& io) {
     ++lineNo;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    if (line.size() > DatasetReader::kMaxRowBytes) { // as for dataset rows: refused before parsing
+      io.err << a.jsonlFile << ":" << lineNo << ": line is longer than " << (DatasetReader::kMaxRowBytes >> 20)
+             << " MiB\n";
+      if (io.json) io.out << "null\n";
+      ++failures;
+      continue;
+    }
     std::string parseError;
     auto j = parseJsonOrExplain(line, &parseError);
     std::string text;

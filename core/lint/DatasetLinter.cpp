@@ -6,6 +6,7 @@
 #include "core/lint/RoleRecovery.h"
 #include "core/lint/TemplateChecks.h"
 #include "core/util/Error.h"
+#include "core/util/WorkerThread.h"
 
 #include <algorithm>
 #include <chrono>
@@ -91,7 +92,14 @@ class ChunkPool {
 public:
   ChunkPool(const DatasetPipeline& pipeline, const DatasetLintOptions& opt, int workers)
       : pipeline_(pipeline), opt_(opt), queueCap_(size_t(workers) * 4) {
-    for (int i = 0; i < workers; ++i) pool_.emplace_back([this] { work(); });
+    // Explicit stacks (kWorkerStackBytes, StackSizes.h): a row's template render recurses up to the
+    // template caps on these threads. If a thread cannot start, the started ones are stopped.
+    try {
+      for (int i = 0; i < workers; ++i) pool_.emplace_back([this] { work(); });
+    } catch (...) {
+      stop();
+      throw;
+    }
   }
   ~ChunkPool() { stop(); }
 
@@ -186,7 +194,7 @@ private:
   std::map<long, ChunkResult> done_;
   bool finished_ = false;
   std::exception_ptr failure_;
-  std::vector<std::thread> pool_;
+  std::vector<WorkerThread> pool_;
   long pushed_ = 0, nextToReduce_ = 0;
 };
 
@@ -261,9 +269,11 @@ LintReport lintDataset(const std::string& dataSpec, const DatasetLintOptions& op
   report.summary.maxLength = pipeline.collator().spec().maxLength;
   report.summary.gradAccum.microBatchSize = opt.microBatchSize;
   FindingCollector out(report, opt.maxFindings);
-  // Template-level checks once (shard 0 only, so merged shards count them once).
+  // Every shard renders the probe conversations, so a template that hits a sandbox limit stops the
+  // run here (exit 2) instead of costing the limit on every row. Template-level checks once (shard
+  // 0 only, so merged shards count them once).
+  RoleMarkers markers = learnRoleMarkers(pipeline.encoder(), pipeline.renderOptions());
   if (opt.shardIndex == 0) {
-    RoleMarkers markers = learnRoleMarkers(pipeline.encoder(), pipeline.renderOptions());
     runTemplateChecks(pipeline.encoder(), pipeline.renderOptions(), markers, &pipeline.collator().spec(), out);
   }
   report.findingMicroBatch.assign(report.findings.size(), kBeforeMicroBatches);

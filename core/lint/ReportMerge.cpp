@@ -4,6 +4,7 @@
 #include "core/lint/BatchRules.h"
 #include "core/util/Error.h"
 #include "core/util/FileReading.h"
+#include "core/util/JsonParse.h"
 
 #include <algorithm>
 #include <set>
@@ -299,8 +300,8 @@ ShardFile readShardFile(const std::string& path) {
   f.path = path;
   const std::string text = readFileCapped(path);
   try {
-    f.json = json::parse(text);
-  } catch (const json::exception& e) {
+    f.json = parseJsonOrThrow(text, SourceLocation{path});
+  } catch (const Error& e) {
     throw bad(path, std::string("not JSON (") + e.what() + ")");
   }
   return f;

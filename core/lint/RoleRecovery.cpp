@@ -5,6 +5,7 @@
 #include "core/lint/RoleRecovery.h"
 #include "core/collate/Collator.h"
 #include "core/lint/RowLayout.h"
+#include "core/template/jinja/Template.h"
 
 #include <algorithm>
 #include <map>
@@ -44,6 +45,8 @@ RoleMarkers learnRoleMarkers(const ConversationEncoder& encoder, const RenderOpt
       out.probe = encoder.encode(c, eo);
       out.probeMessages = c.messages;
       break;
+    } catch (const jinja::TemplateLimitError&) {
+      throw; // a sandbox limit on a probe: the template is unusable for every row
     } catch (const std::exception&) {
       continue;
     }

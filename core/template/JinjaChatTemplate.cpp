@@ -162,6 +162,8 @@ JinjaChatTemplate::spansFromLoop(const SpanInputs& in, const std::vector<std::pa
       std::vector<Value> prefix(in.messages.begin(), in.messages.begin() + long(k) + 1);
       jinja::RenderOutput p = renderOnce(in.base, std::move(prefix), false, in.options);
       ok = startsWith(text, p.text) && int64_t(p.text.size()) == spans[k].block.end;
+    } catch (const jinja::TemplateLimitError&) {
+      throw;
     } catch (const Error&) {
       ok = false;
     }
@@ -190,6 +192,8 @@ JinjaChatTemplate::spansFromPrefixes(const SpanInputs& in, const std::vector<std
   try {
     jinja::RenderOutput empty = renderOnce(in.base, {}, false, in.options);
     if (startsWith(text, empty.text)) start = int64_t(empty.text.size());
+  } catch (const jinja::TemplateLimitError&) {
+    throw;
   } catch (const Error&) {
     start = in.bosEnd;
   }
@@ -206,6 +210,8 @@ JinjaChatTemplate::spansFromPrefixes(const SpanInputs& in, const std::vector<std
         std::vector<Value> prefix(in.messages.begin(), in.messages.begin() + k + 1);
         jinja::RenderOutput p = renderOnce(in.base, std::move(prefix), false, in.options);
         if (startsWith(text, p.text) && int64_t(p.text.size()) >= prevEnd) end = int64_t(p.text.size());
+      } catch (const jinja::TemplateLimitError&) {
+        throw;
       } catch (const Error&) {
       }
     }

@@ -5,6 +5,7 @@
 
 #include "core/template/GenerationMarkers.h"
 #include "core/template/JinjaChatTemplate.h"
+#include "core/template/jinja/Template.h"
 #include "core/util/Error.h"
 
 #include <algorithm>
@@ -203,15 +204,19 @@ TrainingTemplateResult makeTrainingTemplate(const std::string& source,
     const std::vector<Probe> ps = probes();
     std::vector<RenderResult> origResults(ps.size());
     const RenderResult* firstReply = nullptr;
+    std::string firstRefusal;
     for (size_t i = 0; i < ps.size(); ++i) {
       try {
         origResults[i] = renderProbe(original, ps[i], true);
-      } catch (const std::exception&) {
+      } catch (const jinja::TemplateLimitError& e) {
+        throw Error("probe \"" + ps[i].name + "\": " + e.what()); // it would cost each probe the limit again
+      } catch (const std::exception& e) {
+        if (firstRefusal.empty()) firstRefusal = e.what();
         continue;
       }
       if (!firstReply) firstReply = &origResults[i];
     }
-    if (!firstReply) throw Error("the template rejects every probe conversation");
+    if (!firstReply) throw Error("the template rejects every probe conversation (first: " + firstRefusal + ")");
     std::vector<std::string> candidates = specialTokens;
     auto eos = variables.find("eos_token");
     if (eos != variables.end()) candidates.push_back(eos->second);

@@ -1,6 +1,8 @@
 // Depth-capped JSON parsing with the parser's message kept, for row-level and file-level errors.
 #include "core/util/JsonParse.h"
 
+#include "core/util/Utf8.h"
+
 namespace maskscope {
 
 std::string JsonTooDeep::message() const {
@@ -37,6 +39,26 @@ std::optional<JsonTooDeep> findJsonTooDeep(std::string_view text, int maxDepth) 
   return std::nullopt;
 }
 
+size_t countJsonValues(std::string_view text) {
+  size_t n = 0;
+  bool inString = false, escape = false;
+  for (const char c : text) {
+    if (inString) {
+      if (escape)
+        escape = false;
+      else if (c == '\\')
+        escape = true;
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == ',' || c == '[' || c == '{') {
+      ++n;
+    }
+  }
+  return n;
+}
+
 std::string shortJsonParseMessage(const std::string& what) {
   constexpr size_t kMaxExcerpt = 80;
   auto pos = what.find("parse error");
@@ -50,7 +72,24 @@ std::string shortJsonParseMessage(const std::string& what) {
 
 namespace {
 
-std::string parserMessage(const nlohmann::json::parse_error& e) { return shortJsonParseMessage(e.what()); }
+// Any nlohmann exception (parse_error, and out_of_range 406 for a number like 1e999999) as a short
+// message without its "[json.exception...]" prefix; a quoted number is cut like a "last read".
+std::string parserMessage(const nlohmann::json::exception& e) {
+  std::string msg = shortJsonParseMessage(e.what());
+  if (msg.rfind("[json.exception.", 0) == 0) {
+    const auto close = msg.find("] ");
+    if (close != std::string::npos) msg.erase(0, close + 2);
+  }
+  constexpr size_t kMaxMessage = 200;
+  if (msg.size() > kMaxMessage) msg = msg.substr(0, kMaxMessage) + "...' (" + std::to_string(msg.size()) + " bytes)";
+  return utf8::sanitize(msg);
+}
+
+// Byte of the error, 0-based, when the parser knows it (parse errors); 0 otherwise.
+size_t errorByte(const nlohmann::json::exception& e) {
+  const auto* pe = dynamic_cast<const nlohmann::json::parse_error*>(&e);
+  return pe && pe->byte > 0 ? pe->byte - 1 : 0;
+}
 
 template <class Json> Json parseOrExplain(const std::string& text, std::string* error, long* byteOffset) {
   if (auto deep = findJsonTooDeep(text)) {
@@ -60,9 +99,9 @@ template <class Json> Json parseOrExplain(const std::string& text, std::string* 
   }
   try {
     return Json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
     if (error) *error = parserMessage(e);
-    if (byteOffset) *byteOffset = long(e.byte);
+    if (byteOffset) *byteOffset = long(errorByte(e));
   }
   return Json(Json::value_t::discarded);
 }
@@ -89,9 +128,8 @@ template <class Json> Json parseOrThrow(const std::string& text, const SourceLoc
                 at(text, where, size_t(deep->byteOffset)));
   try {
     return Json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.byte is 1-based (0 when unknown).
-    throw Error("invalid JSON: " + parserMessage(e), at(text, where, e.byte > 0 ? e.byte - 1 : 0));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error("invalid JSON: " + parserMessage(e), at(text, where, errorByte(e)));
   }
 }
 

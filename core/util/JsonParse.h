@@ -14,6 +14,7 @@ namespace maskscope {
 // Deeper than any real config or conversation; shallow enough that every recursive walk over a
 // parsed value (nlohmann's copy, dump and compare, row-shape conversion, template values) stays far
 // inside a 1 MiB stack.
+// Worker threads get kWorkerStackBytes (StackSizes.h), sized for this cap and the template ones.
 inline constexpr int kMaxJsonDepth = 128;
 
 struct JsonTooDeep {
@@ -26,6 +27,11 @@ struct JsonTooDeep {
 // A string-aware bracket scan (no recursion, no allocation): where text first opens more than
 // maxDepth nested arrays/objects, or nothing. Malformed text is left for the parser to report.
 std::optional<JsonTooDeep> findJsonTooDeep(std::string_view text, int maxDepth = kMaxJsonDepth);
+
+// An upper bound of the values (array elements and object members) in text, from a string-aware
+// scan of commas and brackets: lets a reader refuse a document whose parsed form would not fit in
+// memory (a parsed value takes 16 bytes or more) before parsing it.
+size_t countJsonValues(std::string_view text);
 
 // nlohmann's parse-error text without its "[json.exception...]" prefix, and with the "last read"
 // excerpt (the whole offending token: a 10 MB unterminated string) cut to a readable length.

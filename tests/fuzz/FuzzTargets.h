@@ -6,7 +6,9 @@
 #include "core/batchio/BatchLoader.h"
 #include "core/batchio/SafetensorsReader.h"
 #include "core/collate/CollatorSpec.h"
+#include "core/collate/DatasetPipeline.h"
 #include "core/data/DatasetReader.h"
+#include "core/lint/Lint.h"
 #include "core/template/JinjaChatTemplate.h"
 #include "core/tokenizer/Tokenizer.h"
 #include "core/tokenizer/hf/HfTokenizer.h"
@@ -154,6 +156,54 @@ inline const Tokenizer& encodeTokenizer(bool huggingFace) {
 inline void runTokenizerEncodeInput(const std::string& bytes) {
   if (bytes.empty()) return;
   runTokenizerEncode(bytes.substr(1), encodeTokenizer((uint8_t(bytes[0]) & 1) != 0));
+}
+
+// Dataset rows of every shape (messages, prompt/completion as strings or messages, text, ShareGPT,
+// Alpaca; preference rows must be refused cleanly) through the whole pipeline: read, rendered with
+// ChatML, tokenized by the demo tokenizer, collated. The first byte picks the collator (padding,
+// completion-only labels, packing, padding-free), the rest is the JSONL file.
+inline void runDatasetRows(const std::string& bytes) {
+  if (bytes.empty()) return;
+  static const char* const kCollators[] = {
+      "default",          "trl-completion-only",      "axolotl-packed",       "hf-flattening",
+      "buggy-pad-is-eos", "buggy-left-pad-positions", "buggy-last-turn-only", "naive-packed"};
+  static std::vector<std::unique_ptr<DatasetPipeline>> pipelines = [] {
+    std::vector<std::unique_ptr<DatasetPipeline>> all;
+    for (const char* c : kCollators) {
+      PipelineSpec spec;
+      spec.templateSpec = "builtin:chatml";
+      spec.collatorSpec = c;
+      spec.render.now = "2024-07-26";
+      all.push_back(std::make_unique<DatasetPipeline>(spec));
+    }
+    return all;
+  }();
+  const DatasetPipeline& pipeline = *pipelines[uint8_t(bytes[0]) % pipelines.size()];
+  const std::string path = scratchFile(bytes.substr(1), ".jsonl");
+  expectNoCrash([&] {
+    DatasetReader reader(path);
+    std::vector<TokenizedConversation> rows;
+    Conversation c;
+    for (int i = 0; i < 64 && reader.next(c); ++i) expectNoCrash([&] { rows.push_back(pipeline.encode(c)); });
+    if (!rows.empty()) (void)pipeline.collate(rows);
+  });
+}
+
+// A batch dump as every command loads it (loadBatchDump: the JSON wrappers, a 1-D list as one row,
+// JSONL rows stacked, cu_seq_lens, the value checks, packed segments), then linted. The first byte:
+// bit 0 picks .jsonl over .json, bit 1 a generation batch; the rest is the file.
+inline void runBatchDump(const std::string& bytes) {
+  if (bytes.empty()) return;
+  const uint8_t mode = uint8_t(bytes[0]);
+  const std::string path = scratchFile(bytes.substr(1), (mode & 1) ? ".jsonl" : ".json");
+  for (bool strict : {true, false}) {
+    expectNoCrash([&] {
+      Batch b = loadBatchDump(path, strict);
+      LintContext ctx;
+      ctx.generation = (mode & 2) != 0;
+      (void)lintBatch(b, ctx).toJson().dump();
+    });
+  }
 }
 
 } // namespace maskscope::fuzz

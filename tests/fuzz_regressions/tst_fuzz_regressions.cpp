@@ -53,13 +53,18 @@ private Q_SLOTS:
       fuzz::runCollatorSpec(bytes);
     else if (target == QLatin1String("tokenizer_encode"))
       fuzz::runTokenizerEncodeInput(bytes);
+    else if (target == QLatin1String("dataset_rows"))
+      fuzz::runDatasetRows(bytes);
+    else if (target == QLatin1String("batch_dump"))
+      fuzz::runBatchDump(bytes);
     else
       QFAIL("unknown fuzz target folder");
   }
 
 private:
-  static constexpr const char* kTargets[] = {"dataset",    "tokenizer_json", "template",        "safetensors",
-                                             "batch_json", "collator_spec",  "tokenizer_encode"};
+  static constexpr const char* kTargets[] = {"dataset",          "tokenizer_json", "template",
+                                             "safetensors",      "batch_json",     "collator_spec",
+                                             "tokenizer_encode", "dataset_rows",   "batch_dump"};
 };
 
 QTEST_GUILESS_MAIN(TestFuzzRegressions)

@@ -1,11 +1,14 @@
-// Every hostile file in tests/data/hostile, run through the maskscope binary as a user would: the
-// program must refuse it (exit 2) within 5 s, with a short error naming the file and the problem.
-// A stack overflow (deep JSON or a long template chain) shows up here as a crash, not as exit 2.
+// Every hostile file in tests/data/hostile, run through every command that accepts it as a user would:
+// the program must refuse it (exit 2) within 5 s and 1 GiB of address space, with a short error
+// naming the file and the problem. A stack overflow (deep JSON or a long template chain) shows up
+// here as a crash, a runaway allocation as a crash or "out of memory", a hang as a timeout.
 #include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <sys/resource.h>
 
 static const QString kHostile = QStringLiteral(MASKSCOPE_TEST_DATA_DIR "/hostile/");
 
@@ -15,11 +18,17 @@ private Q_SLOTS:
   // Files too large to commit are written here at start (make_hostile.py describes them too).
   void initTestCase() {
     QVERIFY(generated_.isValid());
-    QFile f(generated_.filePath(QStringLiteral("long_line.jsonl"))); // one 10 MiB line, unterminated string
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("{\"messages\": \"");
-    f.write(QByteArray(10 << 20, 'a'));
-    f.write("\n");
+    // One 10 MiB line, unterminated string.
+    write("long_line.jsonl", {"{\"messages\": \"", QByteArray(10 << 20, 'a'), "\n"});
+    // A 100 MiB dataset row (over the 64 MiB row cap), and a 100 MiB JSONL dump line of ids.
+    write("long_line_100mb.jsonl",
+          {"{\"messages\": [{\"role\": \"user\", \"content\": \"", QByteArray(100 << 20, 'a'), "\"}]}\n"});
+    QByteArray ids;
+    ids.reserve(100 << 20);
+    while (ids.size() < (100 << 20)) ids.append("1, ");
+    write("batch_line_100mb.jsonl", {"{\"input_ids\": [", ids, "1], \"labels\": [1]}\n"});
+    // A 2 MiB template, over the 1 MiB template cap.
+    write("too_large.jinja", {"{# ", QByteArray(2 << 20, 'x'), " #}"});
   }
   void refused_data() {
     QTest::addColumn<QString>("file");
@@ -40,13 +49,24 @@ private Q_SLOTS:
       QTest::newRow(qPrintable(cols[0])) << cols[1] << cols[2] << args;
       ++rows;
     }
-    QVERIFY(rows >= 20);
+    QVERIFY(rows >= 300);
   }
   void refused() {
     QFETCH(QString, file);
     QFETCH(QString, problem);
     QFETCH(QStringList, args);
     QProcess p;
+    // 1 GiB of address space, as `ulimit -v 1048576` would set. Two malloc arenas: glibc reserves
+    // 64 MiB of address space per arena and per thread, which the limit would count as use.
+    p.setChildProcessModifier([] {
+      const rlimit limit{rlim_t(1) << 30, rlim_t(1) << 30};
+      setrlimit(RLIMIT_AS, &limit);
+    });
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("MALLOC_ARENA_MAX"), QStringLiteral("2"));
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    p.setProcessEnvironment(env);
+    p.setWorkingDirectory(generated_.path());
     QElapsedTimer clock;
     clock.start();
     p.start(QStringLiteral(MASKSCOPE_BINARY), args);
@@ -67,6 +87,12 @@ private Q_SLOTS:
   }
 
 private:
+  void write(const char* name, const QList<QByteArray>& parts) {
+    QFile f(generated_.filePath(QString::fromLatin1(name)));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    for (const QByteArray& part : parts) QVERIFY(f.write(part) == part.size());
+  }
+
   QTemporaryDir generated_;
 };
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # ctest "scale": runs the recipes of docs/scale.md on this machine and checks that each merged
-# report equals the unsharded report byte for byte. The xargs recipe runs for real; the Slurm
+# report equals the unsharded report byte for byte. The xargs and GNU parallel recipes run for real; the Slurm
 # array runs for real on a throw-away single-node Slurm (slurmctld + slurmd + munged started here,
 # as root) when slurm-wlm is installed, else its body runs by hand with SLURM_ARRAY_TASK_ID set.
 # Usage: test-recipes.sh MASKSCOPE_BINARY [DATASET]
@@ -36,6 +36,14 @@ P=3 "$here/lint-xargs.sh" "$data" 5 "$tmp/xargs" "${opts[@]}" || rc=$?
 [ "$rc" = "$want" ] || fail "xargs recipe: exit $rc, unsharded $want"
 cmp "$tmp/whole.json" "$tmp/xargs/report.json" || fail "xargs recipe: merged report differs from the unsharded one"
 echo "xargs recipe (5 shards): merged report == unsharded report"
+
+# 1b. GNU parallel, for real, N = 4 (packaging/debian-packages.txt installs it).
+command -v parallel >/dev/null || fail "GNU parallel is not installed (apt-get install parallel)"
+rc=0
+P=3 "$here/lint-parallel.sh" "$data" 4 "$tmp/parallel" "${opts[@]}" || rc=$?
+[ "$rc" = "$want" ] || fail "GNU parallel recipe: exit $rc, unsharded $want"
+cmp "$tmp/whole.json" "$tmp/parallel/report.json" || fail "GNU parallel recipe: merged report differs from the unsharded one"
+echo "GNU parallel recipe (4 shards): merged report == unsharded report"
 
 # A shard lost on the way is refused, naming what is missing.
 rm "$tmp/xargs/shard-3.json"

@@ -1211,12 +1211,13 @@ const FilterEntry kFilters[] = {
        return Value::integer(int64_t(splitWhitespace(v.toStr(), -1).size()));
      }},
     {"center",
-     [](Interpreter&, const std::string&, const Value& v, CallArgs& a) -> Value {
+     [](Interpreter& in, const std::string&, const Value& v, CallArgs& a) -> Value {
        int64_t w = argInt(a, 0, "width", 80);
        std::string s = v.toStr();
        int64_t len = py::length(s);
        if (w <= len) return Value::string(s);
-       int64_t total = std::min<int64_t>(w - len, 1 << 20);
+       in.checkStringSize(size_t(w - len) + s.size()); // a width over the output limit is refused, not cut
+       int64_t total = w - len;
        int64_t left = total / 2 + (total & w & 1);
        return Value::string(std::string(size_t(left), ' ') + s + std::string(size_t(total - left), ' '));
      }},

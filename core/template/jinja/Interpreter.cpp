@@ -52,6 +52,7 @@ RenderOutput Interpreter::run(const Variables& variables) {
 void Interpreter::failAt(uint32_t pos, const std::string& kind, const std::string& msg) const {
   SourceLocation loc = t_.location(pos);
   if (kind == "TemplateError") throw Error(msg, loc); // raise_exception: the template's own words
+  if (kind == "LimitError" || kind == "OverflowError") throw TemplateLimitError(kind + ": " + msg, loc);
   throw Error(kind + ": " + msg, loc);
 }
 

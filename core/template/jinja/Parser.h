@@ -29,6 +29,7 @@ struct ParseError {
   uint32_t pos;
 };
 
+// Worker threads get kWorkerStackBytes (core/util/StackSizes.h), sized for this cap and maxCallDepth.
 inline constexpr int kMaxParseDepth = 100;
 
 // Throws ParseError.

@@ -2,6 +2,7 @@
 #include "core/template/jinja/Template.h"
 
 #include "core/template/jinja/Interpreter.h"
+#include "core/util/Utf8.h"
 
 #include <algorithm>
 
@@ -52,6 +53,14 @@ std::shared_ptr<const Template> Template::parse(const std::string& source, const
   t->lineStarts_.push_back(0);
   for (size_t i = 0; i < t->source_.size(); ++i)
     if (t->source_[i] == '\n') t->lineStarts_.push_back(uint32_t(i + 1));
+  // A template is text: transformers reads it as UTF-8 (a .jinja file, or a JSON string), so invalid
+  // UTF-8 or a raw NUL byte means a binary or corrupted file, refused where it starts.
+  if (const int64_t bad = utf8::firstInvalid(t->source_); bad >= 0)
+    throw Error("TemplateSyntaxError: the template is not valid UTF-8 (byte " + std::to_string(bad) + ")",
+                t->location(uint32_t(bad)));
+  if (const size_t nul = t->source_.find('\0'); nul != std::string::npos)
+    throw Error("TemplateSyntaxError: the template contains a NUL byte (byte " + std::to_string(nul) + ")",
+                t->location(uint32_t(nul)));
   try {
     std::vector<Token> tokens = lex(t->source_);
     t->body_ = parseTemplate(tokens, t->symbols_);

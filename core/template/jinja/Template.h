@@ -14,11 +14,19 @@
 
 namespace maskscope::jinja {
 
+// A render stopped by a sandbox limit (time, loop iterations, output size, recursion, range size):
+// the template's fault, not the conversation's, so callers that try several renders (probes,
+// prefixes) stop at the first instead of paying the limit again for each.
+class TemplateLimitError : public Error {
+public:
+  using Error::Error;
+};
+
 struct Limits {
   int64_t maxSourceBytes = int64_t(1) << 20;  // 1 MiB of template text
   int64_t maxOutputBytes = int64_t(16) << 20; // 16 MiB rendered (also caps any one string)
   int64_t maxLoopIterations = 1'000'000;      // over the whole render
-  int maxCallDepth = 200;                     // nested macro calls
+  int maxCallDepth = 200;                     // nested macro calls (stacks: core/util/StackSizes.h)
   double maxSeconds = 1.0;                    // wall clock per render
 };
 

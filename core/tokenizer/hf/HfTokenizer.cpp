@@ -1,5 +1,6 @@
 // HfTokenizer: assembling the pipeline from tokenizer.json (+ tokenizer_config.json) and running it.
 #include "core/tokenizer/hf/HfTokenizer.h"
+#include "core/tokenizer/hf/Regex.h"
 
 #include "core/util/Utf8.h"
 
@@ -118,7 +119,7 @@ void reserveMore(Encoding& enc, size_t n) {
   if (enc.ids.size() + n <= enc.ids.capacity()) return;
   const size_t want = std::max(enc.ids.size() + n, enc.ids.capacity() + enc.ids.capacity() / 4);
   enc.ids.reserve(want);
-  enc.tokens.reserve(want);
+  if (enc.keepTokenStrings) enc.tokens.reserve(want);
   enc.offsets.reserve(want);
   enc.special.reserve(want);
 }
@@ -128,7 +129,7 @@ void reserveMore(Encoding& enc, size_t n) {
 void HfTokenizer::pushAdded(int32_t id, ByteSpan span, Encoding& enc) const {
   const AddedToken* t = added_.byId(id);
   enc.ids.push_back(id);
-  enc.tokens.push_back(t ? t->content : std::string());
+  if (enc.keepTokenStrings) enc.tokens.push_back(t ? t->content : std::string());
   enc.offsets.push_back(span);
   enc.special.push_back(t && t->special ? 1 : 0);
 }
@@ -142,12 +143,19 @@ Encoding HfTokenizer::encode(std::string_view text, const EncodeOptions& options
     throw Error("text to tokenize is not valid UTF-8 at byte " + std::to_string(bad), where);
   }
   Encoding enc;
+  // Token strings are the vocabulary's: callers that can look them up may skip them, unless the
+  // post-processor reads them (trim_offsets).
+  enc.keepTokenStrings = options.tokenStrings || (postProcessor_ && postProcessor_->needsTokenStrings());
   reserveMore(enc, text.size() / 4 + 4); // about 4 bytes a token in English; grows gently beyond
-  for (const AddedSplit& s : added_.split(text, false, options.splitSpecialTokens)) {
-    if (s.id >= 0)
-      pushAdded(s.id, {int64_t(s.begin), int64_t(s.end)}, enc);
-    else
-      encodeText(text.substr(s.begin, s.end - s.begin), int64_t(s.begin), options.splitSpecialTokens, enc);
+  try {
+    for (const AddedSplit& s : added_.split(text, false, options.splitSpecialTokens)) {
+      if (s.id >= 0)
+        pushAdded(s.id, {int64_t(s.begin), int64_t(s.end)}, enc);
+      else
+        encodeText(text.substr(s.begin, s.end - s.begin), int64_t(s.begin), options.splitSpecialTokens, enc);
+    }
+  } catch (const RegexMatchError& e) { // a pattern of this tokenizer.json, so the error names it
+    throw Error(std::string("pre-tokenizer or normalizer regex: ") + e.what(), SourceLocation{source_});
   }
   if (postProcessor_) postProcessor_->process(enc, options.addSpecialTokens);
   return enc;
@@ -181,8 +189,10 @@ void HfTokenizer::encodePieces(NormalizedText text, Encoding& enc) const {
       reserveMore(enc, words.size());
       for (const WordToken& w : words) {
         enc.ids.push_back(w.id);
-        const std::string* tok = model_->idToToken(w.id);
-        enc.tokens.push_back(tok ? *tok : std::string());
+        if (enc.keepTokenStrings) {
+          const std::string* tok = model_->idToToken(w.id);
+          enc.tokens.push_back(tok ? *tok : std::string());
+        }
         enc.offsets.push_back(text.original(b + size_t(w.begin), b + size_t(w.end)));
         enc.special.push_back(0);
       }
@@ -202,8 +212,10 @@ void HfTokenizer::encodePieces(NormalizedText text, Encoding& enc) const {
     reserveMore(enc, words.size());
     for (const WordToken& w : words) {
       enc.ids.push_back(w.id);
-      const std::string* tok = model_->idToToken(w.id);
-      enc.tokens.push_back(tok ? *tok : std::string());
+      if (enc.keepTokenStrings) {
+        const std::string* tok = model_->idToToken(w.id);
+        enc.tokens.push_back(tok ? *tok : std::string());
+      }
       enc.offsets.push_back(p.original(size_t(w.begin), size_t(w.end)));
       enc.special.push_back(0);
     }

@@ -15,7 +15,7 @@ struct Piece { // a template item: a special token's ids/tokens, or the sequence
 void insertSpecial(Encoding& out, const Piece& p) {
   for (size_t i = 0; i < p.ids.size(); ++i) {
     out.ids.push_back(p.ids[i]);
-    out.tokens.push_back(p.tokens[i]);
+    if (out.keepTokenStrings) out.tokens.push_back(p.tokens[i]);
     out.offsets.push_back({0, 0});
     out.special.push_back(1);
   }
@@ -27,6 +27,7 @@ public:
   void process(Encoding& enc, bool add) const override {
     if (!add) return;
     Encoding out;
+    out.keepTokenStrings = enc.keepTokenStrings;
     for (const Piece& p : single_) {
       if (!p.sequence) {
         insertSpecial(out, p);
@@ -93,6 +94,7 @@ public:
   void process(Encoding& enc, bool) const override {
     if (trim_) trimOffsets(enc, addPrefixSpace_);
   }
+  bool needsTokenStrings() const override { return trim_; }
 
 private:
   bool trim_, addPrefixSpace_;
@@ -107,6 +109,7 @@ public:
     if (!add) return;
     Template({cls_, Piece{true, {}, {}}, sep_}).process(enc, true);
   }
+  bool needsTokenStrings() const override { return trim_; }
 
 private:
   Piece cls_, sep_;
@@ -118,6 +121,11 @@ public:
   std::vector<std::unique_ptr<PostProcessor>> parts;
   void process(Encoding& enc, bool add) const override {
     for (const auto& p : parts) p->process(enc, add);
+  }
+  bool needsTokenStrings() const override {
+    for (const auto& p : parts)
+      if (p->needsTokenStrings()) return true;
+    return false;
   }
 };
 

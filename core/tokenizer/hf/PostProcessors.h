@@ -14,6 +14,8 @@ class PostProcessor {
 public:
   virtual ~PostProcessor() = default;
   virtual void process(Encoding& enc, bool addSpecialTokens) const = 0;
+  // True when process() reads Encoding::tokens (trim_offsets), so encode() must fill them.
+  virtual bool needsTokenStrings() const { return false; }
 };
 
 // Resolves a special-token string to (id, token text) for templates; nullopt when unknown.

@@ -62,7 +62,9 @@ void Regex::forEachMatch(std::string_view text, const std::function<void(size_t,
     if (rc < 0) {
       PCRE2_UCHAR buf[256];
       pcre2_get_error_message(rc, buf, sizeof buf);
-      throw std::runtime_error(std::string("regex match failed: ") + reinterpret_cast<const char*>(buf));
+      throw RegexMatchError("the pattern \"" + pattern_.substr(0, 80) + (pattern_.size() > 80 ? "..." : "") +
+                            "\" gives up on this text: " + reinterpret_cast<const char*>(buf) +
+                            " (catastrophic backtracking)");
     }
     const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(st.data);
     size_t b = ov[0], e = ov[1];

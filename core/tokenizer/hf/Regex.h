@@ -5,10 +5,18 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
 namespace maskscope::hf {
+
+// A match PCRE2 gave up on: its match or depth limit (catastrophic backtracking in a hostile
+// pattern such as "(a+)+$"), or the JIT stack. The tokenizer turns it into an error naming its file.
+class RegexMatchError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
 
 class Regex {
 public:
@@ -19,7 +27,8 @@ public:
   Regex& operator=(const Regex&) = delete;
 
   // Calls f(begin, end) for each successive non-overlapping match in text (valid UTF-8).
-  // An empty match is reported and the search resumes one character later.
+  // An empty match is reported and the search resumes one character later. Throws RegexMatchError
+  // when PCRE2 gives up (PCRE2's default match limit: 10 million backtracking steps per search).
   void forEachMatch(std::string_view text, const std::function<void(size_t, size_t)>& f) const;
   // Escapes a literal string for use inside a pattern.
   static std::string quote(std::string_view literal);
