@@ -154,10 +154,11 @@ void ModelRunner::run(const Batch& batch, int layer, int head, int analyseRow) {
   // and the destructor waits for the run, so `this` outlives the worker).
   auto report = [this](double f, const std::string& text) { Q_EMIT progress(f, QString::fromStdString(text)); };
   Q_EMIT runStarted();
-  runWatcher_->setFuture(QtConcurrent::run(workerPool(), [model, lock, batch, cancel, layer, head, analyseRow, report]() {
-    std::lock_guard<std::mutex> hold(*lock);
-    return runModelOnce(*model, batch, layer, head, cancel.get(), analyseRow, report);
-  }));
+  runWatcher_->setFuture(
+      QtConcurrent::run(workerPool(), [model, lock, batch, cancel, layer, head, analyseRow, report]() {
+        std::lock_guard<std::mutex> hold(*lock);
+        return runModelOnce(*model, batch, layer, head, cancel.get(), analyseRow, report);
+      }));
 }
 
 } // namespace maskscope

@@ -12,8 +12,8 @@
 #include "ui/ModelRunner.h"
 #include "ui/Palette.h"
 #include "ui/Session.h"
-#include "ui/TeachingPanel.h"
 #include "ui/SoftmaxView.h"
+#include "ui/TeachingPanel.h"
 #include "ui/ViewRegistry.h"
 
 #include <QApplication>

@@ -224,9 +224,8 @@ ViewSpec lab() {
 } // namespace
 
 const std::vector<ViewSpec>& viewRegistry() {
-  static const std::vector<ViewSpec> views = {tokens(),  attention(),     dataset(), lint(),       softmax(),
-                                              loss(),    positionTable(), compare(), preference(), teaching(),
-                                              lab()};
+  static const std::vector<ViewSpec> views = {tokens(),        attention(), dataset(),    lint(),     softmax(), loss(),
+                                              positionTable(), compare(),   preference(), teaching(), lab()};
   return views;
 }
 

@@ -1,6 +1,7 @@
 // `maskscope loss` (see LossCommand.h): batch -> LossRequest (core/forward/LossPlan) -> the engine ->
 // JSON or a short table.
 #include "core/commands/LossCommand.h"
+#include "core/data/PreferenceRow.h"
 #include "core/forward/LayerAttention.h"
 #include "core/forward/LossPlan.h"
 #include "core/forward/ModelSpec.h"
@@ -111,6 +112,7 @@ std::string lossVerdict(const LossReport& r, bool problems) {
 
 int runLoss(const LossArgs& args, CommandIO& io) {
   if (args.modelSpec.empty()) throw Error("loss needs --model (a model folder or builtin:tiny)", {"--model"});
+  if (args.inputs.batchFile.empty()) refusePreferenceData(args.inputs.dataSpec, "loss");
   Batch batch = buildBatch(args.inputs);
   std::vector<std::string> notes;
   LossRequest request = buildLossRequest(batch, args.gradients, &notes);

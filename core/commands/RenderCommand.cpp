@@ -4,6 +4,7 @@
 #include "core/commands/RenderCommand.h"
 
 #include "core/data/DatasetReader.h"
+#include "core/data/PreferenceRow.h"
 #include "core/template/ChatTemplate.h"
 #include "core/template/JinjaChatTemplate.h"
 #include "core/util/Error.h"
@@ -93,6 +94,7 @@ int runRender(const RenderArgs& args, CommandIO& io) {
       input = readMessagesFile(args.messagesFile);
     } else {
       if (args.row < 0) throw Error("--data needs --row N (0-based)", SourceLocation{args.dataFile});
+      refusePreferenceData(args.dataFile, "render");
       input = fromConversation(readDatasetRow(args.dataFile, args.row));
     }
     std::shared_ptr<ChatTemplate> tmpl = loadChatTemplate(args.templateSpec, args.tokenizerSpec);

@@ -3,6 +3,7 @@
 // Everything the model sees is built here with the same encoder and collators the other commands use.
 #include "core/commands/TrainCommand.h"
 #include "core/collate/DatasetPipeline.h"
+#include "core/data/PreferenceRow.h"
 #include "core/forward/ForwardEngineLoader.h"
 #include "core/forward/LossPlan.h"
 #include "core/forward/ModelSpec.h"
@@ -164,6 +165,7 @@ TrainABPlan buildRequest(const TrainArgs& a, const TrainExperiment& e, std::ostr
   ps.templateSpec = a.templateSpec;
   ps.collatorSpec = "default"; // the held-out loss is always under correct masks
   b.pipeline = std::make_shared<DatasetPipeline>(ps);
+  refusePreferenceData(a.dataSpec, "train-ab");
   std::vector<RowError> errors;
   std::vector<Conversation> rows = readDataset(a.dataSpec, &errors);
   for (const RowError& r : errors) err << "skipped: " << r.toString() << "\n";

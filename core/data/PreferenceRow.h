@@ -38,6 +38,9 @@ PreferenceRow preferenceFromJson(const OrderedJson& row);
 // Whether the first readable row of a dataset is a preference row (commands then read the whole
 // dataset as preference data). False for an unreadable or empty dataset.
 bool isPreferenceDataset(const std::string& spec);
+// Preference data is read by collate, lint and snapshot. A command that reads conversations refuses
+// it by name (Error, exit 2) instead of calling every row malformed; other data passes.
+void refusePreferenceData(const std::string& dataSpec, const std::string& command);
 // Streams the preference rows of a dataset, one at a time (constant memory). Bad rows (invalid
 // JSON, another shape, bad fields) go to errors() with file and line and are skipped.
 class PreferenceReader {

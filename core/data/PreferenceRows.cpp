@@ -145,6 +145,14 @@ bool isPreferenceDataset(const std::string& spec) {
   }
 }
 
+void refusePreferenceData(const std::string& dataSpec, const std::string& command) {
+  if (dataSpec.empty() || !isPreferenceDataset(dataSpec)) return;
+  throw Error("holds preference data (prompt/chosen/rejected); `maskscope " + command +
+                  "` reads conversation rows. Preference pairs are read by `collate --side chosen|rejected|both`, "
+                  "`lint` and `snapshot --view preference`",
+              {dataSpec});
+}
+
 PreferenceReader::PreferenceReader(const std::string& spec)
     : reader_(std::make_unique<DatasetReader>(spec)), spec_(spec) {}
 PreferenceReader::~PreferenceReader() = default;

@@ -1,7 +1,8 @@
 // Small command-line truths, end to end through the binary: snapshot --compare takes any collator
 // spec and refuses a bad one, --step out of range exits 2, lint --rows A:B lints exactly those rows,
 // lint's length statistics count truncated rows, packing findings name rows in one numbering, and
-// collate/lint read preference data (both sides, --side, the preference rule).
+// collate/lint read preference data (both sides, --side, the preference rule) and the commands that
+// read conversations refuse it by name.
 #include "RunMaskscope.h"
 
 #include <QTemporaryDir>
@@ -220,6 +221,29 @@ private Q_SLOTS:
         args({"collate", "--tokenizer", "builtin:demo", "--data", "builtin:demo", "--side", "chosen", "--json"}));
     QCOMPARE(r.status, 2);
     QVERIFY2(r.err.contains("--side applies to preference data"), r.err.constData());
+  }
+
+  // Commands that read conversations refuse preference data by name, never as "malformed rows".
+  void preferenceRefusedByConversationCommands_data() {
+    QTest::addColumn<QStringList>("command");
+    const QString pairs = kData + QStringLiteral("/preference/conversational.jsonl");
+    QTest::newRow("render") << QStringList{QStringLiteral("render"), QStringLiteral("--data"), pairs,
+                                           QStringLiteral("--row"), QStringLiteral("0")};
+    QTest::newRow("loss") << QStringList{QStringLiteral("loss"),
+                                         QStringLiteral("--model"),
+                                         QStringLiteral("builtin:tiny"),
+                                         QStringLiteral("--data"),
+                                         pairs,
+                                         QStringLiteral("--no-gradients")};
+    QTest::newRow("train-ab") << QStringList{QStringLiteral("train-ab"), QStringLiteral("--experiment"),
+                                             QStringLiteral("stop-token"), QStringLiteral("--data"), pairs};
+  }
+  void preferenceRefusedByConversationCommands() {
+    QFETCH(QStringList, command);
+    const Run r = runMaskscope(command);
+    QCOMPARE(r.status, 2);
+    QVERIFY2(r.err.contains("conversational.jsonl: holds preference data"), r.err.constData());
+    QVERIFY2(r.err.contains("collate --side"), r.err.constData());
   }
 
   // lint on preference data: the template that adds <think> to the generation prompt grades prompt

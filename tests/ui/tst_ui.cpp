@@ -4,9 +4,9 @@
 // reset of the dock layout, theme contrast.
 #include "core/collate/CollatorSpec.h"
 #include "core/forward/ForwardEngine.h"
-#include "core/template/ChatTemplate.h"
 #include "core/forward/LossPlan.h"
 #include "core/mask/CellClass.h"
+#include "core/template/ChatTemplate.h"
 #include "ui/AttentionGridView.h"
 #include "ui/ComparePanel.h"
 #include "ui/Export.h"
