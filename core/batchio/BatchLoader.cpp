@@ -62,7 +62,9 @@ Batch readTorchBatch(const std::string& path, bool strictShapes) {
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {
-    throw Error(e.what(), {path});
+    const std::string message = e.what();
+    if (message.rfind(path, 0) == 0) throw Error(message); // the engine named the file already
+    throw Error(message, {path});
   }
   std::map<std::string, TensorGrid> tensors;
   for (const char* name : kBatchTensorNames)

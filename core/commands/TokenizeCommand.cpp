@@ -9,6 +9,7 @@
 #include "core/util/Utf8.h"
 
 #include <fstream>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -77,7 +78,13 @@ int runTokenize(const TokenizeArgs& a, CommandIO& io) {
     return 0;
   }
   if (!a.textFile.empty()) {
-    emit(readFileCapped(a.textFile, int64_t(256) << 20));
+    try {
+      emit(readFileCapped(a.textFile, int64_t(256) << 20));
+    } catch (const std::bad_alloc&) { // name the file: "out of memory" alone does not say what to split
+      throw Error("out of memory tokenizing the whole file as one text; split it, or give one text per line with "
+                  "--jsonl",
+                  {a.textFile});
+    }
     return 0;
   }
   std::ifstream in(a.jsonlFile, std::ios::binary);

@@ -27,6 +27,12 @@ private Q_SLOTS:
     ids.reserve(100 << 20);
     while (ids.size() < (100 << 20)) ids.append("1, ");
     write("batch_line_100mb.jsonl", {"{\"input_ids\": [", ids, "1], \"labels\": [1]}\n"});
+    // 100 MiB of text in one --text-file: under the 1 GiB limit, encoding it whole runs out of
+    // memory, and the error must still name the file.
+    QByteArray words;
+    words.reserve(100 << 20);
+    while (words.size() < (100 << 20)) words.append("hello world padding mask ");
+    write("text_100mb.txt", {words});
     // A 2 MiB template, over the 1 MiB template cap.
     write("too_large.jinja", {"{# ", QByteArray(2 << 20, 'x'), " #}"});
   }
