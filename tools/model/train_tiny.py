@@ -74,7 +74,7 @@ def main():
     model.w["lm_head.weight"] = w["model.embed_tokens.weight"]  # tied
     params = [p for k, p in w.items() if k != "lm_head.weight"]
     opt = torch.optim.AdamW(params, lr=3e-3, weight_decay=0.01)
-    T, B, steps = 128, 8, int(os.environ.get("TINY_STEPS", "150"))
+    T, B, steps = 128, 8, int(os.environ.get("TINY_STEPS", "400"))
     g = torch.Generator().manual_seed(99)
     for step in range(steps):
         lr = 3e-3 * min(1.0, (step + 1) / 50) * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * step / steps)))
