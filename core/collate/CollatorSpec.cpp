@@ -47,8 +47,8 @@ const std::vector<CollatorPreset>& collatorPresets() {
        "TRL SFTTrainer assistant_only_loss=True: labels -100 where assistant_masks == 0, "
        "the mask built from the template's {% generation %} spans. With a template that has none "
        "TRL finds no reply tokens and stops; maskscope recovers each reply's content and closing "
-       "token from the message roles instead, in every turn alike, says so (collate: reply_spans "
-       "recovered) and lint reports template-no-generation-markers",
+       "token from the message roles instead, in every turn alike, says so (collate: \"replies: "
+       "recovered from the message roles\") and lint reports template-no-generation-markers",
        "labels=assistant_only", false},
       {"trl-padding-free", "TRL padding_free: one row, positions restart per example, replies graded",
 

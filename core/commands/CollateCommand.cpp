@@ -80,9 +80,11 @@ int runCollate(const BatchInputs& inputs, CommandIO& io, const CollateTableOptio
   const bool fromData = inputs.batchFile.empty();
   const bool markers = fromData && loadChatTemplate(inputs.templateSpec, inputs.tokenizerSpec)->hasGenerationMarkers();
   if (io.json) {
-    nlohmann::ordered_json j = batchToJson(b);
-    if (fromData) j["reply_spans"] = markers ? "generation" : "recovered";
-    io.out << escapeLineSeparators(j.dump()) << "\n";
+    // stdout keeps the contract's four keys; where the replies came from goes to stderr.
+    if (fromData && !markers)
+      io.err << "maskscope: note: replies recovered from the message roles (each reply's content and closing "
+                "token, in every turn); the template has no {% generation %}\n";
+    io.out << escapeLineSeparators(batchToJson(b).dump()) << "\n";
     return 0;
   }
   io.out << b.origin << ": " << b.batchSize() << " rows x " << b.length() << " positions\n";
