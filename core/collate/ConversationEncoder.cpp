@@ -108,6 +108,30 @@ void markRecoveredReplies(TokenizedConversation& out, const std::string& eosText
 
 } // namespace
 
+void appendEncodedTokens(const Tokenizer& tokenizer, const Encoding& enc, int64_t offset, TokenizedConversation& out) {
+  out.tokens.reserve(out.tokens.size() + enc.size());
+  for (size_t i = 0; i < enc.size(); ++i) {
+    TokenInfo t;
+    t.id = enc.ids[i];
+    t.text = tokenizer.displayText(t.id);
+    t.span = {enc.offsets[i].begin + offset, enc.offsets[i].end + offset};
+    t.special = enc.special[i] != 0;
+    t.scaffolding = true;
+    out.tokens.push_back(std::move(t));
+  }
+}
+
+void assignTokensToMessages(TokenizedConversation& conv) {
+  for (const MessageSpan& m : conv.messages)
+    for (TokenInfo& t : conv.tokens) {
+      if (t.span.empty() || !m.block.contains(t.span.begin)) continue;
+      t.messageIndex = m.messageIndex;
+      t.role = m.role;
+      t.turn = m.turn;
+      t.scaffolding = t.special || !m.content.overlaps(t.span);
+    }
+}
+
 std::pair<int, int> tokensCoveringSpan(const std::vector<TokenInfo>& tokens, ByteSpan span, std::string_view text) {
   const int start = charToToken(tokens, characterAt(text, span.begin));
   if (start < 0) return {-1, -1};
@@ -155,26 +179,9 @@ TokenizedConversation ConversationEncoder::encode(const Conversation& conv, cons
   out.messages = std::move(rendered.messages);
   out.generationSpans = std::move(rendered.generationSpans);
 
-  Encoding enc = tokenizer_->encode(out.text, eo);
-  out.tokens.resize(enc.size());
-  for (size_t i = 0; i < enc.size(); ++i) {
-    TokenInfo& t = out.tokens[i];
-    t.id = enc.ids[i];
-    t.text = tokenizer_->displayText(t.id);
-    t.span = enc.offsets[i];
-    t.special = enc.special[i] != 0;
-    t.scaffolding = true;
-  }
-  // A token belongs to the message whose block holds its first byte.
-  for (const MessageSpan& m : out.messages) {
-    for (TokenInfo& t : out.tokens) {
-      if (t.span.empty() || !m.block.contains(t.span.begin)) continue;
-      t.messageIndex = m.messageIndex;
-      t.role = m.role;
-      t.turn = m.turn;
-      t.scaffolding = t.special || !m.content.overlaps(t.span);
-    }
-  }
+  out.tokens.clear();
+  appendEncodedTokens(*tokenizer_, tokenizer_->encode(out.text, eo), 0, out);
+  assignTokensToMessages(out);
   markThinkSpans(out);
   // Reply positions.
   if (out.generationSpans) {

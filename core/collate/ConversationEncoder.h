@@ -45,6 +45,14 @@ private:
 // characters; without it each byte is its own character.
 std::pair<int, int> tokensCoveringSpan(const std::vector<TokenInfo>& tokens, ByteSpan span, std::string_view text = {});
 
+// Appends enc's tokens to out.tokens, their byte spans shifted by offset into out.text; each starts
+// as scaffolding of no message (assignTokensToMessages then places it).
+void appendEncodedTokens(const Tokenizer& tokenizer, const Encoding& enc, int64_t offset, TokenizedConversation& out);
+
+// A token belongs to the message whose block holds its first byte; inside the block it is
+// scaffolding unless it overlaps the message's content (special tokens always are).
+void assignTokensToMessages(TokenizedConversation& conv);
+
 // The assistant mask transformers builds from all generation spans (1 = inside a reply), with the
 // same early stop: a span whose first character no token holds ends the marking.
 std::vector<uint8_t> assistantMaskFromSpans(const std::vector<TokenInfo>& tokens, const std::vector<ByteSpan>& spans,

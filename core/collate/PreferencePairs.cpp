@@ -16,31 +16,6 @@ std::string commonPrefix(const std::string& a, const std::string& b) {
   return std::string(a.begin(), ia);
 }
 
-void appendTokens(const Tokenizer& tok, const std::string& text, int64_t offset, TokenizedConversation& out) {
-  const Encoding enc = tok.encode(text, EncodeOptions{});
-  for (size_t i = 0; i < enc.size(); ++i) {
-    TokenInfo t;
-    t.id = enc.ids[i];
-    t.text = tok.displayText(t.id);
-    t.span = {enc.offsets[i].begin + offset, enc.offsets[i].end + offset};
-    t.special = enc.special[i] != 0;
-    t.scaffolding = true;
-    out.tokens.push_back(std::move(t));
-  }
-}
-
-// Roles as the encoder gives them: a token belongs to the message whose block holds its first byte.
-void assignMessages(TokenizedConversation& out) {
-  for (const MessageSpan& m : out.messages)
-    for (TokenInfo& t : out.tokens) {
-      if (t.span.empty() || !m.block.contains(t.span.begin)) continue;
-      t.messageIndex = m.messageIndex;
-      t.role = m.role;
-      t.turn = m.turn;
-      t.scaffolding = t.special || !m.content.overlaps(t.span);
-    }
-}
-
 // The full render of prompt + side and TRL's prompt text for it.
 void renderSide(const DatasetPipeline& p, const Conversation& c, PreferenceSide& side, std::string& full,
                 std::vector<MessageSpan>& spans) {
@@ -74,9 +49,9 @@ PreferenceSide encodeSide(const DatasetPipeline& p, const Conversation& c) {
   renderSide(p, c, side, full, out.messages);
   const Tokenizer& tok = p.tokenizer();
   const int64_t promptBytes = int64_t(side.promptText.size());
-  appendTokens(tok, side.promptText, 0, out);
+  appendEncodedTokens(tok, tok.encode(side.promptText, EncodeOptions{}), 0, out);
   out.completionStart = int(out.tokens.size());
-  appendTokens(tok, full.substr(size_t(promptBytes)), promptBytes, out);
+  appendEncodedTokens(tok, tok.encode(full.substr(size_t(promptBytes)), EncodeOptions{}), promptBytes, out);
   out.text = full;
   // DPOTrainer.tokenize_row: chosen_input_ids + [eos_token_id], even when the side already ends with it.
   if (const auto eos = p.collator().eosId()) {
@@ -90,7 +65,7 @@ PreferenceSide encodeSide(const DatasetPipeline& p, const Conversation& c) {
     t.scaffolding = true;
     out.tokens.push_back(std::move(t));
   }
-  assignMessages(out);
+  assignTokensToMessages(out);
   // The appended EOS lies past every block: it closes the last message.
   if (!out.tokens.empty() && !out.messages.empty() && out.tokens.back().messageIndex < 0 &&
       out.completionStart < int(out.tokens.size())) {

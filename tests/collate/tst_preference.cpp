@@ -7,6 +7,7 @@
 #include "core/collate/PreferencePairs.h"
 #include "core/data/DatasetReader.h"
 #include "core/lint/Lint.h"
+#include "tests/TokenizerCacheRequired.h"
 
 #include <QTest>
 #include <cstdlib>
@@ -165,11 +166,7 @@ private Q_SLOTS:
     QFETCH(QString, file);
     QFETCH(bool, expectFire);
     const std::string qwen = std::string(MASKSCOPE_TOKENIZER_CACHE) + "/qwen3";
-    if (!std::filesystem::exists(qwen + "/tokenizer.json")) {
-      const char* allow = std::getenv("MASKSCOPE_ALLOW_MISSING_TOKENIZERS");
-      if (allow && std::string(allow) == "1") QSKIP("tokenizer cache missing (tools/fetch-tokenizers.sh)");
-      QFAIL("tokenizer cache missing: run tools/fetch-tokenizers.sh (or MASKSCOPE_ALLOW_MISSING_TOKENIZERS=1)");
-    }
+    REQUIRE_TOKENIZER_CACHE(std::filesystem::exists(qwen + "/tokenizer.json"));
     DatasetLintOptions o;
     o.pipeline.tokenizerSpec = qwen;
     const LintReport r = lintPreferenceDataset(kData + file.toStdString(), o);

@@ -7,6 +7,7 @@
 #include "core/collate/DatasetPipeline.h"
 #include "core/commands/RenderCommand.h"
 #include "core/lint/Lint.h"
+#include "tests/TokenizerCacheRequired.h"
 
 #include <QTest>
 #include <cstdlib>
@@ -22,14 +23,7 @@ const std::string kData = MASKSCOPE_TEST_DATA_DIR "/lint/";
 
 std::string cached(const std::string& name) { return std::string(MASKSCOPE_TOKENIZER_CACHE) + "/" + name; }
 
-#define REQUIRE_CACHED(name)                                                                                           \
-  do {                                                                                                                 \
-    if (!std::filesystem::exists(cached(name) + "/tokenizer_config.json")) {                                           \
-      const char* allow = std::getenv("MASKSCOPE_ALLOW_MISSING_TOKENIZERS");                                           \
-      if (allow && std::string(allow) == "1") QSKIP("tokenizer cache missing (tools/fetch-tokenizers.sh)");            \
-      QFAIL("tokenizer cache missing: run tools/fetch-tokenizers.sh (or MASKSCOPE_ALLOW_MISSING_TOKENIZERS=1)");       \
-    }                                                                                                                  \
-  } while (0)
+#define REQUIRE_CACHED(name) REQUIRE_TOKENIZER_CACHE(std::filesystem::exists(cached(name) + "/tokenizer_config.json"))
 
 std::vector<const Finding*> findingsOf(const LintReport& r, const std::string& rule) {
   std::vector<const Finding*> out;

@@ -7,6 +7,7 @@
 #include "core/template/ChatTemplate.h"
 #include "core/template/JinjaChatTemplate.h"
 #include "core/template/TrainingTemplate.h"
+#include "tests/TokenizerCacheRequired.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -57,16 +58,7 @@ Run patchCli(const PatchTemplateArgs& a, bool json) {
   int st = runPatchTemplate(a, io);
   return {st, out.str(), err.str()};
 }
-// A missing tokenizer cache fails (CI fetches it; a skip would hide a broken fetch), unless
-// MASKSCOPE_ALLOW_MISSING_TOKENIZERS=1 asks to skip, as in the tokenizer tests.
-#define REQUIRE_CACHED(spec)                                                                                           \
-  do {                                                                                                                 \
-    if ((spec).empty()) {                                                                                              \
-      const char* allow = std::getenv("MASKSCOPE_ALLOW_MISSING_TOKENIZERS");                                           \
-      if (allow && std::string(allow) == "1") QSKIP("tokenizer cache missing (tools/fetch-tokenizers.sh)");            \
-      QFAIL("tokenizer cache missing: run tools/fetch-tokenizers.sh (or MASKSCOPE_ALLOW_MISSING_TOKENIZERS=1)");       \
-    }                                                                                                                  \
-  } while (0)
+#define REQUIRE_CACHED(spec) REQUIRE_TOKENIZER_CACHE(!(spec).empty())
 } // namespace
 
 class TestPatchTemplate : public QObject {
