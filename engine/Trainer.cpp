@@ -149,6 +149,7 @@ TransformerModel ownedCopy(const TransformerModel& source, at::Device device) {
     for (at::Tensor* x : l.all()) own(*x);
   m.device = device;
   m.dtype = at::kFloat;
+  m.layersOnMapping = false;
   return m;
 }
 

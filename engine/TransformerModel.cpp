@@ -33,8 +33,12 @@ struct WeightSource {
   at::Device device;
   bool copy;
   std::string* dtypeSeen;
+  bool* allMapped = nullptr; // cleared when a narrow tensor kept in its stored dtype is not on a file mapping
 
-  at::Tensor get(const std::string& name, std::vector<int64_t> shape, bool optional = false) const {
+  // widen: BF16/F16 on the CPU become float32 now (embeddings, final norm, head). Otherwise (decoder
+  // layers) they stay in the stored dtype and TransformerModel::layerForCompute widens one layer at a
+  // time during the forward: the resident weights are the file, not twice the file.
+  at::Tensor get(const std::string& name, std::vector<int64_t> shape, bool widen = true) const {
     for (const SafetensorsFile& f : files) {
       auto it = f.tensors.find(name);
       if (it == f.tensors.end()) continue;
@@ -63,15 +67,20 @@ struct WeightSource {
       if (!at::isfinite(t).all().item<bool>())
         throw std::runtime_error(f.fileName + ": tensor '" + name + "' holds NaN or Inf values");
       if (device.is_cuda()) return t.to(device); // keeps the stored dtype on the GPU
-      if (st != at::kFloat) {                    // CPU computes in float32: one widened copy, the mapped bytes released
+      if (st != at::kFloat && widen) {           // CPU computes in float32: one widened copy, the mapped bytes released
         at::Tensor wide = t.to(at::kFloat);
         if (f.keepAlive) releaseMappedPages(ptr, size_t(t.numel()) * at::elementSize(st));
         return wide;
       }
-      if (copy || !aligned) return t.clone();
-      return t; // float32 straight from the mapping: no copy
+      if (copy || !aligned || !f.keepAlive) {
+        if (st != at::kFloat && allMapped) *allMapped = false;
+        return t.clone();
+      }
+      // Straight from the mapping, no copy. A narrow layer tensor was just read whole by the finite
+      // check: drop those pages again until its layer runs.
+      if (st != at::kFloat) releaseMappedPages(ptr, size_t(t.numel()) * at::elementSize(st));
+      return t;
     }
-    if (optional) return {};
     throw std::runtime_error("model weights: tensor '" + name + "' is missing (expected shape " + shapeText(shape) +
                              ")");
   }
@@ -172,8 +181,11 @@ TransformerModel TransformerModel::fromSafetensors(const ModelConfig& c, const s
   m.config = c;
   m.device = device;
   std::string dtypeSeen;
-  WeightSource w{files, device, copyWeights, &dtypeSeen};
-  auto get = [&](const std::string& name, std::vector<int64_t> shape) { return w.get(name, std::move(shape)); };
+  bool allMapped = true;
+  WeightSource w{files, device, copyWeights, &dtypeSeen, &allMapped};
+  auto get = [&](const std::string& name, std::vector<int64_t> shape) {
+    return w.get(name, std::move(shape), /*widen=*/false);
+  };
   const int64_t Hd = c.hiddenSize, V = c.vocabSize;
   m.embed = w.get("model.embed_tokens.weight", {V, Hd});
   m.finalNorm = w.get("model.norm.weight", {Hd});
@@ -182,6 +194,7 @@ TransformerModel TransformerModel::fromSafetensors(const ModelConfig& c, const s
   m.lmHead = c.tieWordEmbeddings ? m.embed : w.get("lm_head.weight", {V, Hd});
   m.weightDtype = dtypeSeen.empty() ? "F32" : dtypeSeen;
   m.dtype = m.embed.scalar_type();
+  m.layersOnMapping = allMapped;
   if (device.is_cuda()) m.moveTo(device, m.dtype); // one compute dtype even when files mix them
   return m;
 }
@@ -223,6 +236,7 @@ void TransformerModel::moveTo(at::Device d, at::ScalarType t) {
     for (at::Tensor* x : l.all()) mv(*x);
   device = d;
   dtype = t;
+  layersOnMapping = false; // copies now (or, when nothing changed, pages that are no longer released)
 }
 
 std::vector<at::Tensor> TransformerModel::parameters() const {
@@ -238,6 +252,22 @@ int64_t TransformerModel::parameterCount() const {
   int64_t n = 0;
   for (const at::Tensor& t : parameters()) n += t.numel();
   return n;
+}
+
+LayerWeights TransformerModel::layerForCompute(size_t li) const {
+  LayerWeights w = layers[li];
+  bool widened = false;
+  for (at::Tensor* x : w.all())
+    if (x->defined() && x->scalar_type() != dtype) {
+      *x = x->to(dtype);
+      widened = true;
+    }
+  // The stored tensors were read whole just now: their mapped pages go back to the page cache, so
+  // at most one layer's file bytes stay resident beside its widened copy.
+  if (widened && layersOnMapping)
+    for (at::Tensor* x : const_cast<LayerWeights&>(layers[li]).all())
+      if (x->defined() && x->scalar_type() != dtype) releaseMappedPages(x->data_ptr(), x->nbytes());
+  return w;
 }
 
 // Llama-style RMSNorm: w * (x_f32 * rsqrt(mean(x^2) + eps)).to(dtype). Gemma: the whole product in
@@ -258,10 +288,9 @@ TransformerModel::Rope TransformerModel::rope(const RopeConfig& r, const at::Ten
 }
 
 // One attention block on normed input x [b, T, hidden] -> [b, T, hidden] (after o_proj).
-at::Tensor TransformerModel::attention(size_t li, const at::Tensor& x, const Rope& r, const at::Tensor& addMask,
-                                       AttentionKeep* keep) const {
+at::Tensor TransformerModel::attention(size_t li, const LayerWeights& l, const at::Tensor& x, const Rope& r,
+                                       const at::Tensor& addMask, AttentionKeep* keep) const {
   const ModelConfig& c = config;
-  const LayerWeights& l = layers[li];
   const int64_t b = x.size(0), T = x.size(1), H = c.heads, kvH = c.kvHeads, D = c.headDim, rep = H / kvH;
   at::Tensor q, k, v;
   if (l.qkv.defined()) { // Phi-3: one projection, split [H*D | kvH*D | kvH*D]
@@ -337,9 +366,10 @@ at::Tensor TransformerModel::hidden(const at::Tensor& ids, const at::Tensor& mas
   const bool anySliding = std::find(c.slidingLayers.begin(), c.slidingLayers.end(), true) != c.slidingLayers.end();
   const at::Tensor slidingMask = anySliding ? additiveMask(mask, dtype, c.slidingWindow) : fullMask;
   for (size_t li = 0; li < layers.size(); ++li) {
-    const LayerWeights& l = layers[li];
+    const LayerWeights l = layerForCompute(li); // widened for this layer only when stored narrower
     const bool sliding = li < c.slidingLayers.size() && c.slidingLayers[li];
-    at::Tensor a = attention(li, norm(h, l.inputNorm), sliding ? local : full, sliding ? slidingMask : fullMask, keep);
+    at::Tensor a =
+        attention(li, l, norm(h, l.inputNorm), sliding ? local : full, sliding ? slidingMask : fullMask, keep);
     if (c.sandwichNorms) { // Gemma: norm after attention, and around the feed-forward
       h = h + norm(a, l.postNorm);
       h = h + norm(mlp(l, norm(h, l.preFfnNorm)), l.postFfnNorm);

@@ -43,10 +43,17 @@ public:
   at::Tensor lmHead; // [V, hidden]; the same tensor as embed when tied
   std::vector<LayerWeights> layers;
   at::Device device = at::kCPU;
-  at::ScalarType dtype = at::kFloat;
+  at::ScalarType dtype = at::kFloat; // the compute dtype
+  // Decoder layers keep their stored dtype on the CPU (BF16/F16 files) and are widened to `dtype`
+  // one layer at a time during the forward; true when those stored tensors view a file mapping
+  // (their pages are released after each widening).
+  bool layersOnMapping = false;
 
-  // From safetensors files (one or several shards). CPU: F32 stays on the mapping, BF16/F16 are
-  // widened to float32. CUDA: copied to the GPU in the stored dtype.
+  // From safetensors files (one or several shards). CPU: F32 stays on the mapping; BF16/F16
+  // embeddings, final norm and head are widened to float32 at load, decoder layers stay in the stored
+  // dtype (on the mapping, or copied when copyWeights) and are widened per layer while the forward
+  // runs: peak memory is the file, the widened embeddings, one widened layer and one layer's
+  // activations. CUDA: copied to the GPU in the stored dtype.
   static TransformerModel fromSafetensors(const ModelConfig& config, const std::vector<SafetensorsFile>& files,
                                           at::Device device, bool copyWeights);
   static TransformerModel random(const ModelConfig& config, uint64_t seed, at::Device device);
@@ -70,8 +77,10 @@ private:
   };
   Rope rope(const RopeConfig& r, const at::Tensor& positions) const;
   at::Tensor norm(const at::Tensor& x, const at::Tensor& weight) const;
-  at::Tensor attention(size_t layer, const at::Tensor& x, const Rope& rope, const at::Tensor& addMask,
-                       AttentionKeep* keep) const;
+  // Layer li's weights in the compute dtype: the stored tensors, or widened copies of them.
+  LayerWeights layerForCompute(size_t li) const;
+  at::Tensor attention(size_t layer, const LayerWeights& l, const at::Tensor& x, const Rope& rope,
+                       const at::Tensor& addMask, AttentionKeep* keep) const;
   at::Tensor mlp(const LayerWeights& l, const at::Tensor& x) const;
 };
 

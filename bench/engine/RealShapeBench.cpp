@@ -8,8 +8,11 @@
 
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -41,6 +44,26 @@ double field(const std::string& json, const std::string& key) {
   return at == std::string::npos ? -1 : std::atof(json.c_str() + at + key.size() + 4);
 }
 
+// One decoder layer's activations for the rows the engine runs at once (its chunk rule: [n, H, T, T]
+// scores near 512 MiB), float32: the residual stream, its norm, the attention output and the sum
+// [n, T, hidden] x4; q, k, v before and after RoPE [n, T, (H + 2 kvH) D] x2; scores, float32 softmax
+// and probabilities [n, H, T, T] x3; gate, up, activation and product [n, T, I] x4.
+double layerActivationsMiB(const ModelInfo& m, int64_t B, int64_t T) {
+  const int64_t perRow = std::max<int64_t>(1, m.heads * T * T * 4 * 3);
+  const int64_t n = std::min<int64_t>(B, std::max<int64_t>(1, (int64_t(512) << 20) / perRow));
+  const double values =
+      double(n) * double(T) *
+      double(4 * m.hiddenSize + 2 * (m.heads + 2 * m.kvHeads) * m.headDim + 3 * m.heads * T + 4 * m.intermediateSize);
+  return values * 4.0 / 1048576.0;
+}
+
+double currentRssMiB() {
+  std::ifstream f("/proc/self/statm");
+  long pages = 0, resident = 0;
+  f >> pages >> resident;
+  return double(resident) * double(::sysconf(_SC_PAGESIZE)) / 1048576.0;
+}
+
 double peakRssMiB() {
   rusage u{};
   ::getrusage(RUSAGE_SELF, &u);
@@ -51,10 +74,10 @@ int runShape(const Options& o) {
   const std::string tool = std::string(MASKSCOPE_SOURCE_DIR) + "/tools/model/realshape.py";
   const std::string model = o.dir + "/" + o.shape + "-L" + std::to_string(o.layers);
   struct stat st {};
-  if (::stat((model + "/config.json").c_str(), &st) != 0) {
+  if (::stat((model + "/model.safetensors").c_str(), &st) != 0) {
     std::string cmd = "/usr/bin/python3 " + tool + " write " + o.shape + " " + model +
                       (o.layers ? " --layers " + std::to_string(o.layers) : "") + " >&2";
-    if (std::system(cmd.c_str()) != 0) return 2;
+    if (std::system(cmd.c_str()) != 0 || ::stat((model + "/model.safetensors").c_str(), &st) != 0) return 2;
   }
   ::setenv("OMP_NUM_THREADS", std::to_string(o.threads).c_str(), 1); // before LibTorch loads
   std::string error;
@@ -68,6 +91,7 @@ int runShape(const Options& o) {
   src.spec = src.folder = model;
   auto m = engine->loadModel(src, "cpu", {});
   auto t1 = std::chrono::steady_clock::now();
+  const double rssAfterLoad = currentRssMiB();
   ForwardInputs in;
   in.inputIds = IntGrid(o.batch, o.length);
   std::mt19937 rng(5);
@@ -101,6 +125,11 @@ int runShape(const Options& o) {
               pyForward > 0 ? cppForward / pyForward : 0.0);
   std::printf("  peak RSS C++ %8.0f MiB python3-torch %8.0f MiB ratio C++/python %.2f\n", cppPeak, pyPeak,
               pyPeak > 0 ? cppPeak / pyPeak : 0.0);
+  const double fileMiB = double(st.st_size) / 1048576.0, act = layerActivationsMiB(info, o.batch, o.length);
+  std::printf("  memory   weights file %.0f MiB; C++ resident after load %.0f MiB; bound 2 x weights + one layer's "
+              "activations (%.0f MiB) = %.0f MiB: C++ peak is %.2f of it (%s)\n",
+              fileMiB, rssAfterLoad, act, 2 * fileMiB + act, cppPeak / (2 * fileMiB + act),
+              cppPeak <= 2 * fileMiB + act ? "within" : "over");
   std::printf("  loss     C++ %.6f   python3-torch %.6f   |diff| %.2e\n", out.loss, pyLoss,
               std::abs(out.loss - pyLoss));
   return std::abs(out.loss - pyLoss) < 1e-3 ? 0 : 1;
