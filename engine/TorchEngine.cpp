@@ -394,11 +394,16 @@ private:
     const ForwardInputs& in = req.asGiven;
     const int64_t B = in.inputIds.rows, T = in.inputIds.cols;
     std::vector<at::Tensor> params = model_.parameters();
-    std::vector<at::Tensor> accPad, accReal;
-    for (const at::Tensor& p : params) {
-      accPad.push_back(at::zeros(p.sizes(), p.options().dtype(at::kFloat)));
-      accReal.push_back(at::zeros(p.sizes(), p.options().dtype(at::kFloat)));
-    }
+    // Sums over row chunks, float32, made from the first chunk's gradients (a one-chunk request, such
+    // as the app's selected row, holds no second copy of the model-sized gradients).
+    std::vector<at::Tensor> accPad(params.size()), accReal(params.size());
+    auto accumulate = [](at::Tensor& acc, const at::Tensor& g) {
+      if (!g.defined()) return;
+      if (acc.defined())
+        acc.add_(g.to(at::kFloat));
+      else
+        acc = g.to(at::kFloat);
+    };
     struct GradOff {
       std::vector<at::Tensor>& ps;
       ~GradOff() {
@@ -429,13 +434,14 @@ private:
       // commit
       at::NoGradGuard ng;
       for (size_t k = 0; k < params.size(); ++k) {
-        if (k < gPad.size() && gPad[k].defined()) accPad[k].add_(gPad[k].to(at::kFloat));
-        if (k < gReal.size() && gReal[k].defined()) accReal[k].add_(gReal[k].to(at::kFloat));
+        if (k < gPad.size()) accumulate(accPad[k], gPad[k]);
+        if (k < gReal.size()) accumulate(accReal[k], gReal[k]);
       }
     });
     auto norm = [&](const std::vector<at::Tensor>& acc) {
       double sq = 0;
-      for (const at::Tensor& g : acc) sq += g.to(at::kDouble).pow(2).sum().item<double>();
+      for (const at::Tensor& g : acc)
+        if (g.defined()) sq += g.to(at::kDouble).pow(2).sum().item<double>();
       return std::sqrt(sq) / double(rep.gradedCount);
     };
     rep.gradNormPad = norm(accPad);

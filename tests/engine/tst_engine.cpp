@@ -276,6 +276,33 @@ private Q_SLOTS:
     QVERIFY2(std::abs(fixed - wantFixed) < tol, qPrintable(QStringLiteral("%1 vs %2").arg(fixed).arg(wantFixed)));
   }
 
+  // The loss view's gradient shares: the norms of the pad and real parts of the mean loss's gradient
+  // against tools/model/reference.py gradients (autograd over the float32 weights). Relative 1e-4 for
+  // F32 files; 2e-2 for BF16 files, whose decoder layers stay BF16 on the CPU and are widened per
+  // layer, so their gradients come back rounded to BF16.
+  void gradientNormsEveryArchitecture_data() {
+    QTest::addColumn<QString>("modelName");
+    static const json g = json::parse(slurp(kData + "/gradient_goldens.json"));
+    for (auto m = g["models"].begin(); m != g["models"].end(); ++m)
+      QTest::newRow(m.key().c_str()) << QString::fromStdString(m.key());
+  }
+  void gradientNormsEveryArchitecture() {
+    QFETCH(QString, modelName);
+    const std::string name = modelName.toStdString();
+    const json want = json::parse(slurp(kData + "/gradient_goldens.json"))["models"][name];
+    LossReport rep = model(name)->analyse(buildLossRequest(batchOf("right_both_buggy"), true), {});
+    QVERIFY(rep.gradientsComputed);
+    const double tol = name.find("_f32") != std::string::npos ? 1e-4 : 2e-2;
+    for (auto [got, key] : {std::pair{rep.gradNormPad, "pad"}, std::pair{rep.gradNormReal, "real"}}) {
+      const double w = want[key].get<double>();
+      QVERIFY(w > 0); // the batch grades pads and real tokens: both parts exist
+      QVERIFY2(std::abs(got - w) <= tol * w, qPrintable(QStringLiteral("%1 %2: engine %3, reference %4")
+                                                            .arg(modelName, QLatin1String(key))
+                                                            .arg(got, 0, 'g', 8)
+                                                            .arg(w, 0, 'g', 8)));
+    }
+  }
+
   // Packed rows: the block-diagonal variant equals the reference's loss with segment ids.
   void blockDiagonalEveryArchitecture_data() {
     QTest::addColumn<QString>("modelName");

@@ -9,6 +9,8 @@ against the goldens this writes (tests/engine/tst_engine.cpp).
   reference.py generate [OUT_DIR]   tiny random F32/BF16 models + batches + goldens (tests/data/engine)
   reference.py bench --layers N --batch B --length T --threads K   time one Qwen2-0.5B-shaped forward
   reference.py nll MODEL_DIR BATCH.json   per-token NLL of a batch (debugging)
+  reference.py gradients [DATA_DIR]   gradient norms of the pad and real loss terms for the fixtures
+                                      (DATA_DIR/gradient_goldens.json; reads the models generate wrote)
 """
 import json
 import math
@@ -531,6 +533,45 @@ def nll_cmd(model_dir, batch_path):
     print(json.dumps(out))
 
 
+def gradient_norms(model, b, pad_positions):
+    """||d(sum of graded NLL terms whose target is a pad)/N|| and the same for real targets, over every
+    weight tensor once (tied embeddings count once), N = all graded targets: the two parts of the mean
+    loss's gradient, as the engine's loss view reports them."""
+    params = list({id(t): t for t in model.w.values()}.values())
+    for t in params:
+        t.requires_grad_(True)
+    logits, _ = model.forward(b["input_ids"], b["attention_mask"], b.get("position_ids"))
+    labels = b["labels"][:, 1:]
+    terms = F.cross_entropy(logits[:, :-1].transpose(1, 2), labels.clamp(min=0), reduction="none")
+    graded = labels != -100
+    is_pad = graded & pad_positions[:, 1:]
+    n = graded.sum()
+    out = {}
+    for key, sel in (("pad", is_pad), ("real", graded & ~is_pad)):
+        if not sel.any():
+            out[key] = 0.0
+            continue
+        grads = torch.autograd.grad((terms * sel).sum() / n, params, retain_graph=True, allow_unused=True)
+        out[key] = math.sqrt(sum(float(g.double().pow(2).sum()) for g in grads if g is not None))
+    return out
+
+
+def gradients(data_dir):
+    """Gradient norms on right_both_buggy (pads attended and graded) for every fixture model."""
+    goldens = json.load(open(os.path.join(data_dir, "goldens.json")))
+    raw = goldens["batches"]["right_both_buggy"]
+    b = {k: torch.tensor(v) for k, v in raw.items()}
+    pads = torch.tensor(goldens["batches"]["right_correct"]["attention_mask"]) == 0
+    out = {"batch": "right_both_buggy", "models": {}}
+    for name in goldens["models"]:
+        d = os.path.join(data_dir, name)
+        config = json.load(open(os.path.join(d, "config.json")))
+        model = Reference(config, read_safetensors(os.path.join(d, "model.safetensors")))
+        out["models"][name] = gradient_norms(model, b, pads)
+    with open(os.path.join(data_dir, "gradient_goldens.json"), "w") as f:
+        json.dump(out, f, indent=1)
+
+
 if __name__ == "__main__":
     torch.manual_seed(0)
     cmd = sys.argv[1] if len(sys.argv) > 1 else "generate"
@@ -539,6 +580,9 @@ if __name__ == "__main__":
         generate(sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "..", "..", "tests", "data", "engine"))
     elif cmd == "bench":
         bench(sys.argv[2:])
+    elif cmd == "gradients":
+        here = os.path.dirname(os.path.abspath(__file__))
+        gradients(sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "..", "..", "tests", "data", "engine"))
     elif cmd == "nll":
         nll_cmd(sys.argv[2], sys.argv[3])
     else:
