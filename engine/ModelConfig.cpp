@@ -146,6 +146,8 @@ void parseArchitecture(const json& j, const std::string& source, ModelConfig& c)
   } else if (boolField(j, "attention_bias", false)) {
     fail(source, "attention_bias", "true is not supported for " + t);
   }
+  // LlamaConfig's mlp_bias adds biases to gate, up and down that this engine does not read.
+  if (boolField(j, "mlp_bias", false)) fail(source, "mlp_bias", "true is not supported");
   c.attentionScale = 1.0 / std::sqrt(double(c.headDim));
   if (gemma) {
     c.attentionScale = 1.0 / std::sqrt(positiveField(j, source, "query_pre_attn_scalar", 256.0));

@@ -333,6 +333,8 @@ private Q_SLOTS:
     QTest::newRow("phi3-longrope") << QStringLiteral("phi3_f32") << QStringLiteral("rope_scaling")
                                    << QStringLiteral("{\"type\": \"longrope\", \"short_factor\": [1]}")
                                    << QStringLiteral("LongRoPE");
+    QTest::newRow("llama-mlp-bias") << QStringLiteral("llama_f32") << QStringLiteral("mlp_bias")
+                                    << QStringLiteral("true") << QStringLiteral("(mlp_bias): true is not supported");
     QTest::newRow("phi3-su") << QStringLiteral("phi3_f32") << QStringLiteral("rope_scaling")
                              << QStringLiteral("{\"type\": \"su\"}") << QStringLiteral("LongRoPE");
     QTest::newRow("yarn") << QStringLiteral("qwen3_f32") << QStringLiteral("rope_scaling")
