@@ -394,16 +394,11 @@ private:
     const ForwardInputs& in = req.asGiven;
     const int64_t B = in.inputIds.rows, T = in.inputIds.cols;
     std::vector<at::Tensor> params = model_.parameters();
-    // Sums over row chunks, float32, made from the first chunk's gradients (a one-chunk request, such
-    // as the app's selected row, holds no second copy of the model-sized gradients).
+    // Several row chunks: float32 sums over the chunks, made from the first chunk's gradients. One
+    // chunk (the app's selected row): squared norms straight from each gradient set, freed before the
+    // next, so no model-sized copy beyond one set of gradients.
     std::vector<at::Tensor> accPad(params.size()), accReal(params.size());
-    auto accumulate = [](at::Tensor& acc, const at::Tensor& g) {
-      if (!g.defined()) return;
-      if (acc.defined())
-        acc.add_(g.to(at::kFloat));
-      else
-        acc = g.to(at::kFloat);
-    };
+    double sqPad = 0, sqReal = 0;
     struct GradOff {
       std::vector<at::Tensor>& ps;
       ~GradOff() {
@@ -412,20 +407,17 @@ private:
     } off{params};
     for (at::Tensor& p : params) p.requires_grad_(true);
     forEachChunk(B, T, control, "gradients", rep.notes, [&](int64_t r0, int64_t n) {
-      at::Tensor h = hiddenFor(in, {&in.attentionMask, &in.positionIds}, r0, n, nullptr);
-      at::Tensor padSum = at::zeros({}, h.options().dtype(at::kFloat)), realSum = padSum.clone();
+      at::Tensor padSum, realSum;
       int64_t padCount = 0, realCount = 0;
-      for (int64_t i = 0; i < n; ++i) {
-        at::Tensor logp = at::log_softmax(model_.logits(h[i]), -1).narrow(0, 0, T - 1);
-        at::Tensor lab = gridRows(in.labels, r0 + i, 1, model_.device)[0].narrow(0, 1, T - 1);
-        at::Tensor roles = gridRows(req.roles, r0 + i, 1, model_.device)[0].narrow(0, 1, T - 1);
-        at::Tensor valid = lab != kIgnoreIndex;
-        at::Tensor isPad = valid.logical_and(roles == RolePad), isReal = valid.logical_and(roles != RolePad);
-        at::Tensor terms = -logp.gather(1, lab.clamp_min(0).unsqueeze(1)).squeeze(1);
-        padSum = padSum + (terms * isPad).sum();
-        realSum = realSum + (terms * isReal).sum();
-        padCount += isPad.sum().item<int64_t>();
-        realCount += isReal.sum().item<int64_t>();
+      gradedSums(req, r0, n, padSum, realSum, padCount, realCount);
+      if (n == B) { // the only chunk: commit two numbers at the end
+        const double pad =
+            padCount > 0 ? squaredNorm(torch::autograd::grad({padSum}, params, {}, true, false, true)) : 0;
+        const double real =
+            realCount > 0 ? squaredNorm(torch::autograd::grad({realSum}, params, {}, false, false, true)) : 0;
+        sqPad = pad;
+        sqReal = real;
+        return;
       }
       std::vector<at::Tensor> gPad, gReal;
       if (padCount > 0)
@@ -438,15 +430,59 @@ private:
         if (k < gReal.size()) accumulate(accReal[k], gReal[k]);
       }
     });
-    auto norm = [&](const std::vector<at::Tensor>& acc) {
-      double sq = 0;
-      for (const at::Tensor& g : acc)
-        if (g.defined()) sq += g.to(at::kDouble).pow(2).sum().item<double>();
-      return std::sqrt(sq) / double(rep.gradedCount);
-    };
-    rep.gradNormPad = norm(accPad);
-    rep.gradNormReal = norm(accReal);
+    sqPad += squaredNorm(accPad);
+    sqReal += squaredNorm(accReal);
+    rep.gradNormPad = std::sqrt(sqPad) / double(rep.gradedCount);
+    rep.gradNormReal = std::sqrt(sqReal) / double(rep.gradedCount);
     rep.gradientsComputed = true;
+  }
+
+  // The summed NLL of rows r0 .. r0+n of the graded targets that are pads, and of those that are
+  // not (scalars with their autograd graph), with their counts.
+  void gradedSums(const LossRequest& req, int64_t r0, int64_t n, at::Tensor& padSum, at::Tensor& realSum,
+                  int64_t& padCount, int64_t& realCount) {
+    const ForwardInputs& in = req.asGiven;
+    const int64_t T = in.inputIds.cols;
+    at::Tensor h = hiddenFor(in, {&in.attentionMask, &in.positionIds}, r0, n, nullptr);
+    padSum = at::zeros({}, h.options().dtype(at::kFloat));
+    realSum = padSum.clone();
+    for (int64_t i = 0; i < n; ++i) {
+      at::Tensor logp = at::log_softmax(model_.logits(h[i]), -1).narrow(0, 0, T - 1);
+      at::Tensor lab = gridRows(in.labels, r0 + i, 1, model_.device)[0].narrow(0, 1, T - 1);
+      at::Tensor roles = gridRows(req.roles, r0 + i, 1, model_.device)[0].narrow(0, 1, T - 1);
+      at::Tensor valid = lab != kIgnoreIndex;
+      at::Tensor isPad = valid.logical_and(roles == RolePad), isReal = valid.logical_and(roles != RolePad);
+      at::Tensor terms = -logp.gather(1, lab.clamp_min(0).unsqueeze(1)).squeeze(1);
+      padSum = padSum + (terms * isPad).sum();
+      realSum = realSum + (terms * isReal).sum();
+      padCount += isPad.sum().item<int64_t>();
+      realCount += isReal.sum().item<int64_t>();
+    }
+  }
+
+  static void accumulate(at::Tensor& acc, const at::Tensor& g) {
+    if (!g.defined()) return;
+    if (acc.defined())
+      acc.add_(g.to(at::kFloat));
+    else
+      acc = g.to(at::kFloat);
+  }
+
+  // Sum of squares in float64, 4M values at a time (no float64 copy of a whole embedding).
+  static double squaredNorm(const std::vector<at::Tensor>& tensors) {
+    at::NoGradGuard ng;
+    double sq = 0;
+    for (const at::Tensor& g : tensors) {
+      if (!g.defined()) continue;
+      const at::Tensor flat = g.reshape({-1});
+      for (int64_t i = 0; i < flat.numel(); i += int64_t(1) << 22)
+        sq += flat.narrow(0, i, std::min<int64_t>(int64_t(1) << 22, flat.numel() - i))
+                  .to(at::kDouble)
+                  .pow(2)
+                  .sum()
+                  .item<double>();
+    }
+    return sq;
   }
 };
 

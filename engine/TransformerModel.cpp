@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -108,8 +109,28 @@ at::Tensor inverseFrequencies(const RopeConfig& r, int64_t D) {
   return inv;
 }
 
-at::Tensor linear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b) {
-  return b.defined() ? at::linear(x, w, b) : at::linear(x, w);
+// x @ w^T for a weight stored narrower than x (a BF16 layer on the CPU) while gradients are on:
+// the float32 copy of w lives only inside forward and backward, so the autograd graph keeps the
+// stored tensor (half the bytes) instead of a widened copy of every layer's matrices.
+struct WidenOnUseLinear : public torch::autograd::Function<WidenOnUseLinear> {
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& x, const at::Tensor& w) {
+    ctx->save_for_backward({x, w});
+    return at::linear(x, w.to(x.scalar_type()));
+  }
+  static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                               torch::autograd::tensor_list gradOut) {
+    const auto saved = ctx->get_saved_variables();
+    const at::Tensor &x = saved[0], &w = saved[1], &g = gradOut[0]; // x [..., in], w [out, in], g [..., out]
+    at::Tensor gx = at::matmul(g, w.to(x.scalar_type()));
+    at::Tensor gw = at::matmul(g.reshape({-1, g.size(-1)}).t(), x.reshape({-1, x.size(-1)})).to(w.scalar_type());
+    return {gx, gw};
+  }
+};
+
+at::Tensor project(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b = {}) {
+  if (w.scalar_type() == x.scalar_type()) return b.defined() ? at::linear(x, w, b) : at::linear(x, w);
+  at::Tensor y = WidenOnUseLinear::apply(x, w);
+  return b.defined() ? y + b : y;
 }
 
 } // namespace
@@ -256,15 +277,20 @@ int64_t TransformerModel::parameterCount() const {
 
 LayerWeights TransformerModel::layerForCompute(size_t li) const {
   LayerWeights w = layers[li];
+  // With gradients on, the matrices stay narrow: project() widens them inside its own forward and
+  // backward (WidenOnUseLinear), so the graph does not hold a widened copy of every layer.
+  const bool keepMatrices = at::GradMode::is_enabled();
+  const std::vector<at::Tensor*> matrices{&w.q, &w.k, &w.v, &w.o, &w.qkv, &w.gate, &w.up, &w.down, &w.gateUp};
   bool widened = false;
   for (at::Tensor* x : w.all())
-    if (x->defined() && x->scalar_type() != dtype) {
+    if (x->defined() && x->scalar_type() != dtype &&
+        !(keepMatrices && std::find(matrices.begin(), matrices.end(), x) != matrices.end())) {
       *x = x->to(dtype);
       widened = true;
     }
   // The stored tensors were read whole just now: their mapped pages go back to the page cache, so
   // at most one layer's file bytes stay resident beside its widened copy.
-  if (widened && layersOnMapping)
+  if (widened && layersOnMapping && !keepMatrices)
     for (at::Tensor* x : const_cast<LayerWeights&>(layers[li]).all())
       if (x->defined() && x->scalar_type() != dtype) releaseMappedPages(x->data_ptr(), x->nbytes());
   return w;
@@ -294,14 +320,14 @@ at::Tensor TransformerModel::attention(size_t li, const LayerWeights& l, const a
   const int64_t b = x.size(0), T = x.size(1), H = c.heads, kvH = c.kvHeads, D = c.headDim, rep = H / kvH;
   at::Tensor q, k, v;
   if (l.qkv.defined()) { // Phi-3: one projection, split [H*D | kvH*D | kvH*D]
-    at::Tensor all = at::linear(x, l.qkv);
+    at::Tensor all = project(x, l.qkv);
     q = all.narrow(-1, 0, H * D);
     k = all.narrow(-1, H * D, kvH * D);
     v = all.narrow(-1, H * D + kvH * D, kvH * D);
   } else {
-    q = linear(x, l.q, l.qBias);
-    k = linear(x, l.k, l.kBias);
-    v = linear(x, l.v, l.vBias);
+    q = project(x, l.q, l.qBias);
+    k = project(x, l.k, l.kBias);
+    v = project(x, l.v, l.vBias);
   }
   q = q.reshape({b, T, H, D});
   k = k.reshape({b, T, kvH, D});
@@ -333,25 +359,25 @@ at::Tensor TransformerModel::attention(size_t li, const LayerWeights& l, const a
                        .view({b, H, T, D})
                        .transpose(1, 2)
                        .reshape({b, T, H * D});
-  return linear(out, l.o, l.oBias);
+  return project(out, l.o, l.oBias);
 }
 
 // down(act(gate(x)) * up(x)); Phi-3 computes gate and up as one projection, gate rows first.
 at::Tensor TransformerModel::mlp(const LayerWeights& l, const at::Tensor& x) const {
   at::Tensor gate, up;
   if (l.gateUp.defined()) {
-    at::Tensor both = at::linear(x, l.gateUp);
+    at::Tensor both = project(x, l.gateUp);
     const int64_t I = config.intermediateSize;
     gate = both.narrow(-1, 0, I);
     up = both.narrow(-1, I, I);
   } else {
-    gate = at::linear(x, l.gate);
-    up = at::linear(x, l.up);
+    gate = project(x, l.gate);
+    up = project(x, l.up);
   }
   at::Tensor act = config.activation == Activation::Silu       ? at::silu(gate)
                    : config.activation == Activation::GeluTanh ? at::gelu(gate, "tanh")
                                                                : at::gelu(gate);
-  return at::linear(act * up, l.down);
+  return project(act * up, l.down);
 }
 
 at::Tensor TransformerModel::hidden(const at::Tensor& ids, const at::Tensor& mask, const at::Tensor& positions,

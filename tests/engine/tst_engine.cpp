@@ -278,8 +278,8 @@ private Q_SLOTS:
 
   // The loss view's gradient shares: the norms of the pad and real parts of the mean loss's gradient
   // against tools/model/reference.py gradients (autograd over the float32 weights). Relative 1e-4 for
-  // F32 files; 2e-2 for BF16 files, whose decoder layers stay BF16 on the CPU and are widened per
-  // layer, so their gradients come back rounded to BF16.
+  // F32 files; 1e-3 for BF16 files, whose decoder layers stay BF16 on the CPU and are widened per
+  // layer, so their gradients come back rounded to BF16 (measured: within 3e-5).
   void gradientNormsEveryArchitecture_data() {
     QTest::addColumn<QString>("modelName");
     static const json g = json::parse(slurp(kData + "/gradient_goldens.json"));
@@ -290,16 +290,24 @@ private Q_SLOTS:
     QFETCH(QString, modelName);
     const std::string name = modelName.toStdString();
     const json want = json::parse(slurp(kData + "/gradient_goldens.json"))["models"][name];
-    LossReport rep = model(name)->analyse(buildLossRequest(batchOf("right_both_buggy"), true), {});
-    QVERIFY(rep.gradientsComputed);
-    const double tol = name.find("_f32") != std::string::npos ? 1e-4 : 2e-2;
-    for (auto [got, key] : {std::pair{rep.gradNormPad, "pad"}, std::pair{rep.gradNormReal, "real"}}) {
-      const double w = want[key].get<double>();
-      QVERIFY(w > 0); // the batch grades pads and real tokens: both parts exist
-      QVERIFY2(std::abs(got - w) <= tol * w, qPrintable(QStringLiteral("%1 %2: engine %3, reference %4")
-                                                            .arg(modelName, QLatin1String(key))
-                                                            .arg(got, 0, 'g', 8)
-                                                            .arg(w, 0, 'g', 8)));
+    const double tol = name.find("_f32") != std::string::npos ? 1e-4 : 1e-3;
+    // The whole batch as one chunk (norms straight from the gradients) and a row at a time (sums
+    // over the chunks).
+    for (int64_t rowsPerChunk : {int64_t(0), int64_t(1)}) {
+      RunControl control;
+      control.maxRowsPerChunk = rowsPerChunk;
+      LossReport rep = model(name)->analyse(buildLossRequest(batchOf("right_both_buggy"), true), control);
+      QVERIFY(rep.gradientsComputed);
+      for (auto [got, key] : {std::pair{rep.gradNormPad, "pad"}, std::pair{rep.gradNormReal, "real"}}) {
+        const double w = want[key].get<double>();
+        QVERIFY(w > 0); // the batch grades pads and real tokens: both parts exist
+        QVERIFY2(std::abs(got - w) <= tol * w, qPrintable(QStringLiteral("%1 %2, %3 rows per chunk: engine %4, "
+                                                                         "reference %5")
+                                                              .arg(modelName, QLatin1String(key))
+                                                              .arg(rowsPerChunk)
+                                                              .arg(got, 0, 'g', 8)
+                                                              .arg(w, 0, 'g', 8)));
+      }
     }
   }
 
