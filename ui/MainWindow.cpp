@@ -426,8 +426,9 @@ void MainWindow::connectModel() {
     if (model_->hasModel() && probsMode->currentIndex() == 1)
       model_->run(session_->batch(), layerBox->value(), headBox->value());
   };
+  // The layer, its layout or the window box: what the grid and softmax view draw.
+  connect(attentionPane_, &AttentionPane::layerAttentionChanged, this, &MainWindow::applyLayerAttention);
   connect(layerBox, &QSpinBox::valueChanged, this, [this, layerBox, headBox] {
-    applyLayerAttention();
     // The softmax view's scores belong to the layer they were captured from: rerun for the new one.
     if (!model_->hasModel() || !session_->hasBatch()) return;
     softmax_->setModelScores({}, {});
@@ -439,7 +440,11 @@ void MainWindow::connectModel() {
     compare_->setModel(model_->model(), model_->modelLock(), d);
     attentionPane_->layerPicker()->setModel(*model_->info());
     headBox->setRange(0, std::max(0, model_->heads() - 1));
-    applyLayerAttention();
+    if (attentionPane_->userWindow() > 0) // the window box's setting is set aside, not lost
+      statusBar()->showMessage(tr("The model's layers set the window now; your window of %1 keys applies again "
+                                  "without a model.")
+                                   .arg(attentionPane_->userWindow()),
+                               15000);
     if (session_->hasBatch()) model_->run(session_->batch(), layerBox->value(), headBox->value(), session_->batchRow());
   });
   connect(model_, &ModelRunner::failed, this, [this](const QString& m) {
@@ -447,7 +452,6 @@ void MainWindow::connectModel() {
       modelLabel_->setText(tr("no model"));
       compare_->setModel(nullptr, nullptr, {});
       attentionPane_->layerPicker()->setModel(ModelInfo{});
-      applyLayerAttention();
     }
     statusBar()->showMessage(m == QLatin1String("cancelled") ? tr("forward pass cancelled") : m, 20000);
   });
@@ -482,11 +486,10 @@ void MainWindow::connectRunProgress() {
 }
 
 void MainWindow::applyLayerAttention() {
-  LayerSpinBox* picker = attentionPane_->layerPicker();
-  const int layer = picker->value();
-  const QString text = picker->describe(layer);
-  grid_->setLayerAttention(picker->windowOf(layer), text);
-  softmax_->setLayerAttention(picker->windowOf(layer), picker->softcap(), text);
+  const ShownLayer shown = attentionPane_->shownLayer();
+  const QString text = QString::fromStdString(shown.text);
+  grid_->setLayerAttention(shown.window, text);
+  softmax_->setLayerAttention(shown.window, shown.softcap, text);
 }
 
 void MainWindow::buildMenus() {

@@ -52,6 +52,7 @@ public:
   QString modelTokenizerProblem(const QString& modelSpec) const;
   TokenStripView* tokenStrip() const { return strip_; }
   AttentionGridView* attentionGrid() const { return grid_; }
+  AttentionPane* attentionPane() const { return attentionPane_; } // the grid with its legend and layer controls
   // The error shown in the centre when the selected row cannot be shown ("" while it shows).
   QString centreErrorText() const;
   SoftmaxView* softmaxView() const { return softmax_; }

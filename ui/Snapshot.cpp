@@ -7,7 +7,9 @@
 #include "core/util/Error.h"
 #include "core/util/JsonString.h"
 #include "ui/AttentionGridView.h"
+#include "ui/AttentionPane.h"
 #include "ui/Export.h"
+#include "ui/LayerSpinBox.h"
 #include "ui/MainWindow.h"
 #include "ui/ModelRunner.h"
 #include "ui/Palette.h"
@@ -110,25 +112,24 @@ void openInputs(Session& session, const SnapshotArgs& a) {
 // --layer / --window: the layer the attention grid and the softmax view show. A model says which
 // of its layers slide; without one --window draws a band of N keys. Neither replaces the other.
 int chooseLayer(const SnapshotArgs& a, const ForwardModel* model, ViewSnapshot& o) {
-  if (a.window < 0) throw Error("--window must be 1 or more (0 = full attention), got " + std::to_string(a.window));
-  if (!model) {
-    if (a.layer >= 0)
-      throw Error("--layer needs --model (the model says which layers slide); without one use --window N");
-    o.window = a.window;
-    if (a.window > 0) o.layerText = QStringLiteral("sliding window %1 (--window)").arg(a.window);
-    return 0;
-  }
-  if (a.window > 0)
+  if (a.window < 0 || a.window > kMaxSlidingWindow)
+    throw Error("--window must be 1 or more (0 = full attention) and at most " + std::to_string(kMaxSlidingWindow) +
+                ", got " + std::to_string(a.window));
+  if (!model && a.layer >= 0)
+    throw Error("--layer needs --model (the model says which layers slide); without one use --window N");
+  if (model && a.window > 0)
     throw Error("--window is for snapshots without --model: the model's layers have their own window (pick one with "
                 "--layer)");
-  const ModelInfo& info = model->info();
+  const ModelInfo none;
+  const ModelInfo& info = model ? model->info() : none;
   const int layer = std::max(0, a.layer);
-  if (layer >= info.layers)
+  if (model && layer >= info.layers)
     throw Error("--layer " + std::to_string(layer) + " is outside the model (" + std::to_string(info.layers) +
                 " layers: 0.." + std::to_string(info.layers - 1) + ")");
-  o.window = layerWindow(info, layer);
-  o.softcap = info.attnLogitSoftcap;
-  o.layerText = QStringLiteral("layer %1 \u2014 %2").arg(layer).arg(QString::fromStdString(layerKindText(info, layer)));
+  const ShownLayer shown = shownLayer(info, layer, a.window); // as the app's attention pane
+  o.window = shown.window;
+  o.softcap = shown.softcap;
+  o.layerText = QString::fromStdString(shown.text);
   return layer;
 }
 
@@ -225,8 +226,15 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
   window.setDarkTheme(a.theme == "dark");
   window.resize(a.width, a.height);
   if (a.presenter) window.setPresenterMode(true);
-  window.attentionGrid()->setLayerAttention(options.window, options.layerText); // the whole window's views too
-  window.softmaxView()->setLayerAttention(options.window, options.softcap, options.layerText);
+  // The attention pane's controls as in the app (they draw the whole window's grid and softmax view):
+  // the model's layer in the layer picker, or the band in the window box.
+  AttentionPane* pane = window.attentionPane();
+  if (model) {
+    pane->layerPicker()->setModel(model->info());
+    pane->layerPicker()->setValue(layer);
+  } else {
+    pane->windowBox()->setValue(int(a.window));
+  }
   const ViewSpec* spec = findView(QString::fromStdString(a.view));
   const QImage image = spec ? renderView(*spec, window, options, QSize(a.width, a.height)) : grabWindow(window);
   writeImage(image, a, io);

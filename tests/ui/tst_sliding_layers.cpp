@@ -21,6 +21,7 @@
 #include <QPushButton>
 #include <QSemaphore>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QTest>
 #include <cmath>
@@ -160,6 +161,36 @@ private Q_SLOTS:
     g.render(pf, full.rect());
     pf.end();
     QCOMPARE(countNear(full, band), 0);
+  }
+
+  // With a model the window box shows the picked layer's window, read-only; the user's own window is
+  // set aside (the status bar says so), not replaced: it draws again once no model is loaded.
+  void windowBoxFollowsTheModel() {
+    Session session;
+    MainWindow window(&session);
+    QSpinBox* box = window.attentionPane()->windowBox();
+    QVERIFY(session.openBatchDump(dataFile("ui/sliding_batch.json")));
+    box->setValue(6);
+    QCOMPARE(window.attentionGrid()->window(), int64_t(6));
+    session.setModelSpec(dataFile("engine/gemma2_f32"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.modelRunner()->hasModel(), 20000);
+    LayerSpinBox* picker = window.findChild<LayerSpinBox*>(QStringLiteral("layerPicker"));
+    picker->setValue(0);
+    QTRY_COMPARE(window.attentionGrid()->window(), int64_t(4));
+    QVERIFY(!box->isEnabled());
+    QCOMPARE(box->value(), 4);
+    QVERIFY(box->toolTip().contains(QStringLiteral("model decides")));
+    QVERIFY(box->toolTip().contains(QStringLiteral("Your window of 6 keys")));
+    QCOMPARE(window.softmaxView()->current().states.size(), size_t(window.attentionGrid()->gridSize()));
+    picker->setValue(1);
+    QCOMPARE(box->value(), 0); // layer 1 is full
+    QCOMPARE(window.attentionGrid()->window(), int64_t(0));
+    QCOMPARE(window.attentionPane()->userWindow(), int64_t(6));
+    // No model any more (the layout cleared, as a failed load does): the user's window is back.
+    picker->setModel(ModelInfo{});
+    QVERIFY(box->isEnabled());
+    QCOMPARE(box->value(), 6);
+    QCOMPARE(window.attentionGrid()->window(), int64_t(6));
   }
 
   // The softmax view of a sliding, soft-capped layer: keys outside the window are blocked, example
