@@ -139,8 +139,8 @@ void AttentionPane::syncWindowBox() {
     windowBox_->setEnabled(!layout);
     windowBox_->setValue(int(layout ? layerWindow(layerBox_->model(), layerBox_->value()) : userWindow_));
   }
-  QString tip = layout ? tr("The model decides each layer's window: this is layer %1's (pick another layer to see "
-                            "its own).")
+  QString tip = layout ? tr("The model decides each layer's window (its weights or its config.json): this is layer "
+                            "%1's (pick another layer to see its own).")
                              .arg(layerBox_->value())
                        : tr("Draw a sliding-window layer's band of N keys in the grid and the softmax view (each "
                             "query sees its N most recent keys, itself included); full = full attention.");

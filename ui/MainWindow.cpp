@@ -2,6 +2,8 @@
 // sit and how they export comes from the view registry (ui/ViewRegistry.cpp).
 #include "ui/MainWindow.h"
 #include "core/collate/CollatorSpec.h"
+#include "core/forward/LayerAttention.h"
+#include "core/forward/ModelSpec.h"
 #include "core/mask/RowFacts.h"
 #include "core/template/ChatTemplate.h"
 #include "core/template/TrainingTemplate.h"
@@ -360,7 +362,7 @@ void MainWindow::connectSession() {
     if (spec.isEmpty()) return;
     if (const QString problem = modelTokenizerProblem(spec); !problem.isEmpty()) {
       statusBar()->showMessage(problem, 30000);
-      modelLabel_->setText(tr("no model"));
+      if (!model_->hasModel()) showNoModel();
       session_->setModelSpec(QString()); // refused: choosing the model again retries
       return;
     }
@@ -437,6 +439,7 @@ void MainWindow::connectModel() {
   connect(headBox, &QSpinBox::valueChanged, this, rerun);
   connect(model_, &ModelRunner::modelLoaded, this, [this, layerBox, headBox](const QString& d) {
     modelLabel_->setText(d);
+    layoutConfig_.clear(); // the model's own layers from now on
     compare_->setModel(model_->model(), model_->modelLock(), d);
     attentionPane_->layerPicker()->setModel(*model_->info());
     headBox->setRange(0, std::max(0, model_->heads() - 1));
@@ -449,9 +452,9 @@ void MainWindow::connectModel() {
   });
   connect(model_, &ModelRunner::failed, this, [this](const QString& m) {
     if (!model_->hasModel()) {
-      modelLabel_->setText(tr("no model"));
+      showNoModel();
       compare_->setModel(nullptr, nullptr, {});
-      attentionPane_->layerPicker()->setModel(ModelInfo{});
+      if (layoutConfig_.isEmpty()) attentionPane_->layerPicker()->setModel(ModelInfo{}); // a config's stays
     }
     statusBar()->showMessage(m == QLatin1String("cancelled") ? tr("forward pass cancelled") : m, 20000);
   });
@@ -483,6 +486,44 @@ void MainWindow::connectRunProgress() {
     model_->cancel();
     statusBar()->showMessage(tr("cancelling after the current layer..."));
   });
+}
+
+bool MainWindow::loadLayerLayout(const QString& path, QString* error) {
+  auto fail = [&](const QString& why) {
+    if (error) *error = tr("%1: %2").arg(path, why);
+    return false;
+  };
+  if (model_->hasModel())
+    return fail(tr("a model is loaded and the layer picker shows its layers; a layout from a config.json is for "
+                   "when no weights are loaded"));
+  ModelInfo info;
+  try {
+    info = describeModelConfig(path.toStdString()); // the engine's parser, as loading the weights would read it
+  } catch (const std::exception& e) {
+    return fail(QString::fromStdString(e.what()));
+  }
+  layoutConfig_ = path;
+  showNoModel();
+  attentionPane_->layerPicker()->setModel(info); // draws the picked layer's band (layerAttentionChanged)
+  statusBar()->showMessage(tr("Layer layout of %1: %2. No weights: the mask only.")
+                               .arg(path, QString::fromStdString(layerAttentionSummary(info))),
+                           20000);
+  return true;
+}
+
+void MainWindow::openLayerLayout(const QString& path) {
+  QString error;
+  if (loadLayerLayout(path, &error)) return;
+  QMessageBox box(QMessageBox::Warning, tr("Layer layout"), tr("Could not show a layer layout.\n\n%1").arg(error),
+                  QMessageBox::Ok, this);
+  box.setObjectName(QStringLiteral("layerLayoutError"));
+  box.exec();
+}
+
+void MainWindow::showNoModel() {
+  modelLabel_->setText(layoutConfig_.isEmpty()
+                           ? tr("no model")
+                           : tr("no model (layers of %1)").arg(QFileInfo(layoutConfig_).fileName()));
 }
 
 void MainWindow::applyLayerAttention() {
@@ -519,6 +560,11 @@ void MainWindow::buildMenus() {
   });
   model->addAction(tr("Load the built-in tiny model"), this,
                    [this] { session_->setModelSpec(QStringLiteral("builtin:tiny")); });
+  model->addAction(tr("Layer layout from config.json\u2026"), this, [this] {
+    const QString f = QFileDialog::getOpenFileName(this, tr("A model's config.json"), {},
+                                                   tr("Model configs (*.json);;All files (*)"));
+    if (!f.isEmpty()) openLayerLayout(f);
+  });
   model->addAction(tr("Cancel the running pass"), this, [this] { model_->cancel(); });
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));

@@ -93,6 +93,13 @@ public:
   // reply and its closing token (core's makeTrainingTemplate, verified before writing). Writes
   // nothing and says why when the template has markers already or cannot be patched.
   bool exportTrainingTemplate(const QString& path, QString* error = nullptr);
+  // Model > Layer layout from config.json: the layer picker (and so the grid's band and the softmax
+  // view's soft-cap) follows a config.json's layers (or a model folder's) without loading weights,
+  // through the engine's parser. Refused while a model is loaded (its layers are shown). false with
+  // *error naming the file when it cannot be read; openLayerLayout shows that in a message box.
+  bool loadLayerLayout(const QString& path, QString* error = nullptr);
+  void openLayerLayout(const QString& path);
+  QString layerLayoutFile() const { return layoutConfig_; } // "" unless a config's layout is shown
   int visibleRowCount() const;
   // The token-length filter measures every row once per dataset and tokenizer/template, in a worker.
   bool tokenLengthsPending() const { return lengthsPending_; }
@@ -130,6 +137,7 @@ private:
   void restoreSettings();
   void saveSettings();
   void onModelRun(const ModelRun& run);
+  void showNoModel(); // the status bar's model label without a model (a config's layout named)
 
   Session* session_;
   bool persistent_ = false;
@@ -145,6 +153,7 @@ private:
   QLabel* summary_ = nullptr;
   QLabel* centreError_ = nullptr;
   QString pendingError_; // the session's last error, until the next batchChanged
+  QString layoutConfig_; // the config.json whose layer layout the picker shows without weights
   QLabel* modelLabel_ = nullptr;
   QProgressBar* runProgress_ = nullptr;
   QPushButton* cancelRun_ = nullptr;

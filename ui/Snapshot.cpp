@@ -52,6 +52,8 @@ void checkArgs(const SnapshotArgs& a) {
   if (!a.hide.empty() && a.view != "table")
     throw Error("--hide filters the position table: use it with --view table, not --view " + a.view);
   if (!a.hide.empty()) parseTableFilter(a.hide); // throws, naming an unknown word
+  if (!a.modelSpec.empty() && !a.modelConfig.empty())
+    throw Error("--model-config is for snapshots without --model: a loaded model's layers come from its own config");
 }
 
 // Snapshots run without the app: a QApplication of their own (offscreen unless a platform is set).
@@ -109,21 +111,22 @@ void openInputs(Session& session, const SnapshotArgs& a) {
   }
 }
 
-// --layer / --window: the layer the attention grid and the softmax view show. A model says which
-// of its layers slide; without one --window draws a band of N keys. Neither replaces the other.
-int chooseLayer(const SnapshotArgs& a, const ForwardModel* model, ViewSnapshot& o) {
+// --layer / --window: the layer the attention grid and the softmax view show. A model (or its
+// config.json alone, --model-config) says which of its layers slide; without one --window draws a
+// band of N keys. Neither replaces the other. layout: the model's or the config's layers, or null.
+int chooseLayer(const SnapshotArgs& a, const ModelInfo* layout, ViewSnapshot& o) {
   if (a.window < 0 || a.window > kMaxSlidingWindow)
     throw Error("--window must be 1 or more (0 = full attention) and at most " + std::to_string(kMaxSlidingWindow) +
                 ", got " + std::to_string(a.window));
-  if (!model && a.layer >= 0)
-    throw Error("--layer needs --model (the model says which layers slide); without one use --window N");
-  if (model && a.window > 0)
-    throw Error("--window is for snapshots without --model: the model's layers have their own window (pick one with "
-                "--layer)");
+  if (!layout && a.layer >= 0)
+    throw Error("--layer needs --model or --model-config (they say which layers slide); without one use --window N");
+  if (layout && a.window > 0)
+    throw Error("--window is for snapshots without --model or --model-config: the model's layers have their own "
+                "window (pick one with --layer)");
   const ModelInfo none;
-  const ModelInfo& info = model ? model->info() : none;
+  const ModelInfo& info = layout ? *layout : none;
   const int layer = std::max(0, a.layer);
-  if (model && layer >= info.layers)
+  if (layout && layer >= info.layers)
     throw Error("--layer " + std::to_string(layer) + " is outside the model (" + std::to_string(info.layers) +
                 " layers: 0.." + std::to_string(info.layers - 1) + ")");
   const ShownLayer shown = shownLayer(info, layer, a.window); // as the app's attention pane
@@ -202,8 +205,14 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
   std::optional<ModelRun> run;
   ViewSnapshot options;
   std::shared_ptr<ForwardModel> model;
-  if (!a.modelSpec.empty()) model = loadForwardModel(a.modelSpec, "auto");
-  const int layer = chooseLayer(a, model.get(), options);
+  std::optional<ModelInfo> layout; // the layers' kinds: the model's, or a config.json's without weights
+  if (!a.modelSpec.empty()) {
+    model = loadForwardModel(a.modelSpec, "auto");
+    layout = model->info();
+  } else if (!a.modelConfig.empty()) {
+    layout = describeModelConfig(a.modelConfig);
+  }
+  const int layer = chooseLayer(a, layout ? &*layout : nullptr, options);
   if (model) {
     run = runModelOnce(*model, session.batch(), layer, 0, nullptr, session.batchRow());
     if (!run->error.isEmpty()) throw Error("forward pass failed: " + run->error.toStdString(), {a.modelSpec});
@@ -227,10 +236,10 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
   window.resize(a.width, a.height);
   if (a.presenter) window.setPresenterMode(true);
   // The attention pane's controls as in the app (they draw the whole window's grid and softmax view):
-  // the model's layer in the layer picker, or the band in the window box.
+  // the model's (or config's) layer in the layer picker, or the band in the window box.
   AttentionPane* pane = window.attentionPane();
-  if (model) {
-    pane->layerPicker()->setModel(model->info());
+  if (layout) {
+    pane->layerPicker()->setModel(*layout);
     pane->layerPicker()->setValue(layer);
   } else {
     pane->windowBox()->setValue(int(a.window));
