@@ -13,6 +13,7 @@
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace maskscope {
 
@@ -124,6 +125,7 @@ QSpinBox* AttentionPane::buildWindowBox(QWidget* legend) {
   }
   connect(box, &QSpinBox::valueChanged, this, [this](int v) {
     userWindow_ = v; // programmatic updates (a layout's window) are made with the signal blocked
+    updateWindowLegend();
     Q_EMIT layerAttentionChanged();
   });
   connect(layerBox_, &QSpinBox::valueChanged, this, &AttentionPane::syncWindowBox);
@@ -147,7 +149,16 @@ void AttentionPane::syncWindowBox() {
   if (layout && userWindow_ > 0)
     tip += tr(" Your window of %1 keys applies again once no model is loaded.").arg(userWindow_);
   windowBox_->setToolTip(tip);
+  updateWindowLegend();
   Q_EMIT layerAttentionChanged();
+}
+
+// Hidden, not removed; its row keeps the pad query row and the strips, which apply to every model.
+void AttentionPane::updateWindowLegend() {
+  const ModelInfo& m = layerBox_->model();
+  const bool sliding = std::any_of(m.layerAttention.begin(), m.layerAttention.end(),
+                                   [](const LayerAttentionInfo& l) { return l.sliding && l.window > 0; });
+  windowLegend_->setVisible(layerBox_->hasLayout() ? sliding : userWindow_ > 0);
 }
 
 QWidget* AttentionPane::buildLegend() {
@@ -196,7 +207,8 @@ QWidget* AttentionPane::buildLegend() {
   // height follows its width would move the docks whenever the centre's width changes).
   auto* rows3 = new QHBoxLayout();
   rows->addLayout(rows3);
-  rows3->addWidget(legendItem(CellClass::OutsideWindow, tr("outside the window (sliding layer)"), legend));
+  windowLegend_ = legendItem(CellClass::OutsideWindow, tr("outside the window (sliding layer)"), legend);
+  rows3->addWidget(windowLegend_);
   rows3->addWidget(legendItem(CellClass::Allowed, tr("pad query row (output unread)"), legend, true));
   strips_ = new QLabel(stripsText(), legend);
   rows3->addWidget(strips_);

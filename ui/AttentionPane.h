@@ -31,6 +31,9 @@ public:
   // (0 = full attention); with one, the selected layer's window, read-only (the layout decides).
   QSpinBox* windowBox() const { return windowBox_; }
   int64_t userWindow() const { return userWindow_; } // kept while a layout shows its own
+  // The legend's "outside the window" entry: shown while a band can appear (a layout with sliding
+  // layers, or a window set), folded away otherwise.
+  QWidget* windowLegend() const { return windowLegend_; }
   // What the grid and softmax view draw now (core's shownLayer, as `snapshot --window` / `--layer`).
   ShownLayer shownLayer() const;
 
@@ -44,6 +47,7 @@ private:
   QWidget* buildLegend();
   QSpinBox* buildWindowBox(QWidget* legend);
   void syncWindowBox();
+  void updateWindowLegend();
   void refreshLegend();
   static QString stripsText();
 
@@ -53,6 +57,7 @@ private:
   QComboBox* modeBox_ = nullptr;
   QSpinBox* windowBox_ = nullptr;
   int64_t userWindow_ = 0;
+  QWidget* windowLegend_ = nullptr;
   QLabel* strips_ = nullptr;
 };
 

@@ -74,10 +74,17 @@ public:
     l->addWidget(panel);
   }
   QSize sizeHint() const override { return hint_; }
-  QSize minimumSizeHint() const override { return {120, 90}; }
+  QSize minimumSizeHint() const override { return {120, shrinkTo_ ? shrinkTo_->minimumSizeHint().height() : 90}; }
+  // Presenter mode: the bottom docks share one tab group, whose least height is its tallest
+  // least; each may shrink to the folded lint panel's summary line (nullptr: back to 90 px).
+  void setShrinkTo(const QWidget* w) {
+    shrinkTo_ = w;
+    updateGeometry();
+  }
 
 private:
   QSize hint_;
+  const QWidget* shrinkTo_ = nullptr;
 };
 
 } // namespace
@@ -123,6 +130,13 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
   connectDatasetBrowser();
   connectPipelineControls();
   connectModel();
+  // Presenter mode sizes the bottom docks by the tab in front (the folded lint panel small, another
+  // view at its usual height): a tab brought forward there (it becomes visible) gets its height.
+  for (QDockWidget* d : docks_)
+    connect(d, &QDockWidget::visibilityChanged, this, [this, d](bool visible) {
+      if (visible && presenter_ && dockSizesApplied_ && dockWidgetArea(d) == Qt::BottomDockWidgetArea)
+        QTimer::singleShot(0, this, [this, d] { applyDefaultDockSizes(d); });
+    });
   fillConversationList();
   syncPipelineControls();
   updateSummary();
@@ -293,8 +307,8 @@ void MainWindow::arrangeDocks() {
 
 // First-show sizes: the strip and grid get most of the height, the bottom panels a strip, the
 // dataset browser a column.
-void MainWindow::applyDefaultDockSizes() {
-  QDockWidget* bottom = nullptr;
+void MainWindow::applyDefaultDockSizes(QDockWidget* front) {
+  QDockWidget* bottom = front; // the tab in front of the bottom area, when known
   QDockWidget* side = nullptr;
   for (QDockWidget* d : docks_) {
     const Qt::DockWidgetArea a = dockWidgetArea(d);
@@ -310,7 +324,11 @@ void MainWindow::applyDefaultDockSizes() {
     const int shared = centralWidget()->height() + bottom->height();
     const int room = shared - centralWidget()->minimumSizeHint().height();
     const int least = bottom->minimumSizeHint().height();
-    const int target = std::clamp(std::max(180, height() * 28 / 100), least, std::max(least, room));
+    // Presenter mode with the lint panel in front: it is folded to its summary line, and the room
+    // goes to the grid (a 1024 x 768 projector leaves little height).
+    const bool folded = presenter_ && bottom == dock(QStringLiteral("lint"));
+    const int wanted = folded ? least : std::max(180, height() * 28 / 100);
+    const int target = std::clamp(wanted, least, std::max(least, room));
     resizeDocks({bottom}, {target}, Qt::Vertical);
     // The size given covers the area's tab bar when the docks are tabbed already (after a reset),
     // not on the first run: correct by what the dock actually got, so both end at the same height.
@@ -323,7 +341,7 @@ void MainWindow::applyDefaultDockSizes() {
 void MainWindow::resetLayout() {
   dockSizesApplied_ = false;
   arrangeDocks();
-  QTimer::singleShot(0, this, &MainWindow::applyDefaultDockSizes);
+  QTimer::singleShot(0, this, [this] { applyDefaultDockSizes(); });
 }
 
 void MainWindow::connectSession() {
@@ -716,7 +734,7 @@ void MainWindow::showEvent(QShowEvent* e) {
     QTimer::singleShot(0, this, [this] { fitToScreen(false); });
   if (persistent_ && QSettings().contains(QStringLiteral("windowState"))) return;
   // First run: the default dock sizes, once the window has its size (from a queued call).
-  QTimer::singleShot(0, this, &MainWindow::applyDefaultDockSizes);
+  QTimer::singleShot(0, this, [this] { applyDefaultDockSizes(); });
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
@@ -930,6 +948,7 @@ void MainWindow::setPresenterMode(bool on) {
   for (AttentionGridView* g : {grid_, compare_->gridA(), compare_->gridB()})
     g->setLabelScale(on ? kPresenterScale : 1.0);
   if (QDockWidget* d = dock(QStringLiteral("dataset"))) d->setVisible(!on);
+  foldBottomDocks(on);
   if (auto* a = findChild<QAction*>(QStringLiteral("presenterAction"))) {
     QSignalBlocker block(a);
     a->setChecked(on);
@@ -951,6 +970,23 @@ void MainWindow::setPresenterMode(bool on) {
     }
     applyDefaultDockSizes();
   });
+}
+
+// Presenter mode: the lint panel shows its summary line only, the bottom docks may shrink to it and
+// their title bars fold away (the tabs name them): the height goes to the grid. Undone on leaving.
+void MainWindow::foldBottomDocks(bool on) {
+  lint_->setCompact(on);
+  for (QDockWidget* d : docks_) {
+    if (dockWidgetArea(d) != Qt::BottomDockWidgetArea) continue;
+    if (auto* frame = dynamic_cast<PanelFrame*>(d->widget())) frame->setShrinkTo(on ? lint_ : nullptr);
+    if (on && !d->titleBarWidget()) {
+      d->setTitleBarWidget(new QWidget(d));
+    } else if (!on && d->titleBarWidget()) {
+      QWidget* empty = d->titleBarWidget();
+      d->setTitleBarWidget(nullptr); // the default title bar again
+      delete empty;
+    }
+  }
 }
 
 QRect MainWindow::screenRoom() const {

@@ -76,8 +76,10 @@ public:
   void resetLayout();
   // True once the first-run (or reset) dock sizes have been applied (a queued call after show).
   bool dockSizesApplied() const { return dockSizesApplied_; }
-  // Presenter mode: type, token chips and grid labels 1.6x, the dataset dock hidden, the window
-  // filling its screen's available geometry (leaving it restores the window's geometry).
+  // Presenter mode: type, token chips and grid labels 1.6x, the dataset dock hidden, the lint panel
+  // folded to its summary line and the bottom docks untitled (the grid gets the height of a
+  // 1024 x 768 projector), the window filling its screen's available geometry (leaving it restores
+  // the window's geometry and the docks).
   void setPresenterMode(bool on);
   bool presenterMode() const { return presenter_; }
   // Snapshots keep the size they are asked for: no fitting to the (off-screen) screen.
@@ -115,7 +117,8 @@ private:
   void createViews();
   void buildCentre();
   void arrangeDocks();
-  void applyDefaultDockSizes();
+  void applyDefaultDockSizes(QDockWidget* front = nullptr); // front: the bottom tab just brought forward
+  void foldBottomDocks(bool on); // presenter mode: lint to its summary line, bottom docks untitled
   void connectSession();
   void connectDatasetBrowser();
   void connectPipelineControls();
