@@ -508,7 +508,7 @@ void MainWindow::connectRunProgress() {
 
 bool MainWindow::loadLayerLayout(const QString& path, QString* error) {
   auto fail = [&](const QString& why) {
-    if (error) *error = tr("%1: %2").arg(path, why);
+    if (error) *error = why.contains(path) ? why : tr("%1: %2").arg(path, why); // the file named once
     return false;
   };
   if (model_->hasModel())
