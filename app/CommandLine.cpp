@@ -219,8 +219,11 @@ Runner declareSnapshot(CLI::App* cmd) {
   cmd->add_flag("--presenter", snap->presenter, "presenter mode (large type), as View > Presenter mode");
   cmd->add_option("--batch", snap->inputs.batchFile, "a batch dump instead of a dataset");
   cmd->add_option("--model", snap->modelSpec, "model folder or builtin:tiny (real losses and attention)");
-  cmd->add_option("--layer", snap->layer, "with --model: the decoder layer shown (sliding layers show their window)");
-  cmd->add_option("--window", snap->window, "without --model: draw a sliding window of N keys in the grid");
+  cmd->add_option("--model-config", snap->modelConfig,
+                  "a model's config.json (or folder): its layer layout without weights, for --layer");
+  cmd->add_option("--layer", snap->layer,
+                  "with --model or --model-config: the decoder layer shown (sliding layers show their window)");
+  cmd->add_option("--window", snap->window, "without a model: draw a sliding window of N keys in the grid");
   auto applyRows = addBatchInputs(cmd, snap->inputs); // --rows A:B: the batch shown
   return [snap, size, applyRows](CommandIO& io) {
     applyRows();

@@ -1,6 +1,7 @@
 // config.json parsing for the supported decoder architectures (see ModelConfig.h). Defaults are
 // those of the matching transformers *Config class where a checkpoint may omit the key.
 #include "engine/ModelConfig.h"
+#include "core/forward/LayerAttention.h"
 #include "core/util/JsonParse.h"
 
 #include <nlohmann/json.hpp>
@@ -103,9 +104,9 @@ void parseSliding(const json& j, const std::string& source, ModelConfig& c) {
   const bool gemma = t == "gemma2" || t == "gemma3_text";
   c.slidingLayers.assign(size_t(c.layers), false);
   if (gemma)
-    c.slidingWindow = intField(j, source, "sliding_window", 1, int64_t(1) << 24, 4096);
+    c.slidingWindow = intField(j, source, "sliding_window", 1, kMaxSlidingWindow, 4096);
   else if (present(j, "sliding_window"))
-    c.slidingWindow = intField(j, source, "sliding_window", 1, int64_t(1) << 24);
+    c.slidingWindow = intField(j, source, "sliding_window", 1, kMaxSlidingWindow);
   if (present(j, "layer_types")) {
     if (!j["layer_types"].is_array() || int64_t(j["layer_types"].size()) != c.layers)
       fail(source, "layer_types", "must list one type per layer (" + std::to_string(c.layers) + ")");

@@ -552,13 +552,10 @@ TransformerModel loadTransformerModel(const ModelSource& source, at::Device devi
 
 namespace {
 
-ModelInfo describe(const TransformerModel& m) {
+// What a config says, weights or not: describeConfig stops here, a loaded model adds its tensors'.
+ModelInfo describe(const ModelConfig& c) {
   ModelInfo i;
-  const ModelConfig& c = m.config;
   i.architecture = c.modelType;
-  i.weightDtype = m.weightDtype;
-  i.computeDtype = m.dtype == at::kFloat ? "float32" : m.dtype == at::kBFloat16 ? "bfloat16" : "float16";
-  i.device = m.device.is_cuda() ? "cuda" : "cpu";
   i.vocabSize = c.vocabSize;
   i.hiddenSize = c.hiddenSize;
   i.layers = c.layers;
@@ -566,7 +563,6 @@ ModelInfo describe(const TransformerModel& m) {
   i.kvHeads = c.kvHeads;
   i.headDim = c.headDim;
   i.intermediateSize = c.intermediateSize;
-  i.parameterCount = m.parameterCount();
   i.tiedEmbeddings = c.tieWordEmbeddings;
   i.attentionBias = c.qkvBias;
   i.ropeTheta = c.rope.theta;
@@ -579,6 +575,15 @@ ModelInfo describe(const TransformerModel& m) {
         {sliding, sliding ? c.slidingWindow : 0, sliding && c.hasLocalRope ? c.localRope.theta : c.rope.theta});
   }
   for (const std::string& n : c.notes) i.notes.push_back(n);
+  return i;
+}
+
+ModelInfo describe(const TransformerModel& m) {
+  ModelInfo i = describe(m.config);
+  i.weightDtype = m.weightDtype;
+  i.computeDtype = m.dtype == at::kFloat ? "float32" : m.dtype == at::kBFloat16 ? "bfloat16" : "float16";
+  i.device = m.device.is_cuda() ? "cuda" : "cpu";
+  i.parameterCount = m.parameterCount();
   return i;
 }
 
@@ -599,6 +604,12 @@ public:
     } catch (const c10::Error& e) {
       throw std::runtime_error(source.spec + ": LibTorch: " + e.what_without_backtrace());
     }
+  }
+
+  ModelInfo describeConfig(const std::string& configPath) override {
+    const std::string file = isDirectory(configPath) ? joinPath(configPath, "config.json") : configPath;
+    // The cap loadModel reads config.json with; both throw std::runtime_error naming the file.
+    return describe(parseModelConfig(readFileCapped(file, 16 << 20), file));
   }
 
   std::map<std::string, TensorGrid> loadTorchBatch(const std::string& path) override { return readTorchBatch(path); }

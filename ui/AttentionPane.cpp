@@ -10,8 +10,10 @@
 #include <QLabel>
 #include <QPainter>
 #include <QPixmap>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace maskscope {
 
@@ -46,7 +48,7 @@ QWidget* legendItem(CellClass c, const QString& text, QWidget* parent, bool grey
   const QPixmap pm = swatch(c, greyed);
   auto* w = new QWidget(parent);
   auto* l = new QHBoxLayout(w);
-  l->setContentsMargins(0, 0, 8, 0);
+  l->setContentsMargins(0, 0, 6, 0);
   auto* sw = new QLabel(w);
   sw->setObjectName(QStringLiteral("swatch:%1%2")
                         .arg(QString::fromLatin1(cellClassName(c)), greyed ? QStringLiteral(":greyed") : QString()));
@@ -73,6 +75,7 @@ AttentionPane::AttentionPane(Session* session, QWidget* parent) : QWidget(parent
   fixed.setPointSizeF(fixed.pointSizeF()); // marks the size as set: the app font's size no longer reaches it
   legend->setFont(fixed);
   gl->addWidget(legend);
+  syncWindowBox();
   grid_ = new AttentionGridView(session, this);
   gl->addWidget(grid_, 1);
   setFocusProxy(grid_);
@@ -102,9 +105,65 @@ QString AttentionPane::stripsText() {
 
 QSpinBox* AttentionPane::layerBox() const { return layerBox_; }
 
+ShownLayer AttentionPane::shownLayer() const {
+  return maskscope::shownLayer(layerBox_->model(), layerBox_->value(), userWindow_);
+}
+
+// The box takes the windows a config may give (kMaxSlidingWindow, as engine/ModelConfig caps them).
+QSpinBox* AttentionPane::buildWindowBox(QWidget* legend) {
+  auto* box = new QSpinBox(legend);
+  box->setObjectName(QStringLiteral("windowBox"));
+  box->setRange(0, int(kMaxSlidingWindow));
+  box->setSpecialValueText(tr("full"));
+  // As wide as six digits (131072, the longest window of today's configs), not as 16777216: the first
+  // legend row sets the centre's least width, which must fit a 1024 px window.
+  {
+    QSpinBox probe;
+    probe.setFont(box->font());
+    probe.setRange(0, 999999);
+    box->setFixedWidth(probe.sizeHint().width());
+  }
+  connect(box, &QSpinBox::valueChanged, this, [this](int v) {
+    userWindow_ = v; // programmatic updates (a layout's window) are made with the signal blocked
+    updateWindowLegend();
+    Q_EMIT layerAttentionChanged();
+  });
+  connect(layerBox_, &QSpinBox::valueChanged, this, &AttentionPane::syncWindowBox);
+  connect(layerBox_, &LayerSpinBox::modelChanged, this, &AttentionPane::syncWindowBox);
+  return box;
+}
+
+// With a layout the box shows the picked layer's window, disabled; without one the user's again.
+void AttentionPane::syncWindowBox() {
+  const bool layout = layerBox_->hasLayout();
+  {
+    QSignalBlocker block(windowBox_);
+    windowBox_->setEnabled(!layout);
+    windowBox_->setValue(int(layout ? layerWindow(layerBox_->model(), layerBox_->value()) : userWindow_));
+  }
+  QString tip = layout ? tr("The model decides each layer's window (its weights or its config.json): this is layer "
+                            "%1's (pick another layer to see its own).")
+                             .arg(layerBox_->value())
+                       : tr("Draw a sliding-window layer's band of N keys in the grid and the softmax view (each "
+                            "query sees its N most recent keys, itself included); full = full attention.");
+  if (layout && userWindow_ > 0)
+    tip += tr(" Your window of %1 keys applies again once no model is loaded.").arg(userWindow_);
+  windowBox_->setToolTip(tip);
+  updateWindowLegend();
+  Q_EMIT layerAttentionChanged();
+}
+
+// Hidden, not removed; its row keeps the pad query row and the strips, which apply to every model.
+void AttentionPane::updateWindowLegend() {
+  const ModelInfo& m = layerBox_->model();
+  const bool sliding = std::any_of(m.layerAttention.begin(), m.layerAttention.end(),
+                                   [](const LayerAttentionInfo& l) { return l.sliding && l.window > 0; });
+  windowLegend_->setVisible(layerBox_->hasLayout() ? sliding : userWindow_ > 0);
+}
+
 QWidget* AttentionPane::buildLegend() {
-  // Three rows: what the mask does (and the model controls), what a reader must not miss, and the
-  // greyed rows and the strips.
+  // Three rows: what the mask does (and the layer, head, window and mode controls), what a reader
+  // must not miss (another example's keys, blocked or leaking), and the band, greyed rows and strips.
   auto* legend = new QWidget(this);
   auto* rows = new QVBoxLayout(legend);
   rows->setContentsMargins(0, 0, 0, 0);
@@ -115,7 +174,6 @@ QWidget* AttentionPane::buildLegend() {
   ll->addWidget(legendItem(CellClass::Allowed, tr("allowed"), legend));
   ll->addWidget(legendItem(CellClass::Future, tr("future (causal)"), legend));
   ll->addWidget(legendItem(CellClass::Padding, tr("padding"), legend));
-  ll->addWidget(legendItem(CellClass::OtherExample, tr("other example"), legend));
   ll->addStretch();
   ll->addWidget(new QLabel(tr("layer"), legend));
   layerBox_ = new LayerSpinBox(legend);
@@ -123,6 +181,9 @@ QWidget* AttentionPane::buildLegend() {
   ll->addWidget(new QLabel(tr("head"), legend));
   headBox_ = new QSpinBox(legend);
   ll->addWidget(headBox_);
+  ll->addWidget(new QLabel(tr("window"), legend));
+  windowBox_ = buildWindowBox(legend);
+  ll->addWidget(windowBox_);
   modeBox_ = new QComboBox(legend);
   modeBox_->addItem(tr("mask"));
   modeBox_->addItem(tr("attention probabilities (model)"));
@@ -135,6 +196,9 @@ QWidget* AttentionPane::buildLegend() {
   ll->addWidget(modeBox_);
   auto* bugs = new QHBoxLayout();
   rows->addLayout(bugs);
+  // "other example" here, beside the leak it is confused with: the first row keeps the room the
+  // window box takes.
+  bugs->addWidget(legendItem(CellClass::OtherExample, tr("other example"), legend));
   bugs->addWidget(legendItem(CellClass::AllowedPad, tr("allowed, but this key is padding"), legend));
   bugs->addWidget(
       legendItem(CellClass::AllowedOtherExample, tr("allowed, but this key belongs to another example"), legend));
@@ -143,7 +207,8 @@ QWidget* AttentionPane::buildLegend() {
   // height follows its width would move the docks whenever the centre's width changes).
   auto* rows3 = new QHBoxLayout();
   rows->addLayout(rows3);
-  rows3->addWidget(legendItem(CellClass::OutsideWindow, tr("outside the window (sliding layer)"), legend));
+  windowLegend_ = legendItem(CellClass::OutsideWindow, tr("outside the window (sliding layer)"), legend);
+  rows3->addWidget(windowLegend_);
   rows3->addWidget(legendItem(CellClass::Allowed, tr("pad query row (output unread)"), legend, true));
   strips_ = new QLabel(stripsText(), legend);
   rows3->addWidget(strips_);

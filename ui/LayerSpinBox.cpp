@@ -20,6 +20,7 @@ void LayerSpinBox::setModel(const ModelInfo& info) {
           : tr("Decoder layer whose attention is shown"));
   updateGeometry(); // the text width depends on the layers' kinds
   lineEdit()->setText(textFromValue(value()));
+  Q_EMIT modelChanged();
 }
 
 int64_t LayerSpinBox::windowOf(int layer) const { return layerWindow(info_, layer); }

@@ -14,9 +14,14 @@ public:
   explicit LayerSpinBox(QWidget* parent = nullptr);
   // The loaded model's layers (range 0 .. layers - 1); a default ModelInfo clears them.
   void setModel(const ModelInfo& info);
-  int64_t windowOf(int layer) const; // 0 = full attention (or no model)
+  const ModelInfo& model() const { return info_; }
+  bool hasLayout() const { return !info_.layerAttention.empty(); } // a model's (or a config's) layers
+  int64_t windowOf(int layer) const;                               // 0 = full attention (or no model)
   double softcap() const { return info_.attnLogitSoftcap; }
   QString describe(int layer) const; // "layer 3 — sliding, window 4096" / "layer 5 — full"; empty without a model
+
+Q_SIGNALS:
+  void modelChanged(); // setModel: the layers' kinds (and so the shown window) may have changed
 
 protected:
   QString textFromValue(int value) const override;

@@ -43,6 +43,7 @@ LintPanel::LintPanel(Session* session, QWidget* parent) : QWidget(parent), sessi
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
   layout->addWidget(split, 1);
+  findings_ = split;
   watcher_ = new QFutureWatcher<LintReport>(this);
   connect(watcher_, &QFutureWatcher<LintReport>::finished, this, [this] {
     progress_->setVisible(false);
@@ -86,6 +87,14 @@ bool LintPanel::isStale() const { return reportKey_ != settingsKey() || lintPend
 QString LintPanel::staleNote() const { return session_->selectedRow() == staleNoteRow_ ? staleNote_ : QString(); }
 
 QString LintPanel::summaryText() const { return summary_->text(); }
+
+void LintPanel::setCompact(bool on) {
+  compact_ = on;
+  findings_->setVisible(!on);
+  // Folded, the panel is as tall as its summary line: the dock shrinks to it, and grows back.
+  setSizePolicy(QSizePolicy::Preferred, on ? QSizePolicy::Maximum : QSizePolicy::Preferred);
+  updateGeometry();
+}
 
 void LintPanel::onSettingsChanged() {
   if (!datasetRows_ || reportKey_ == settingsKey()) return;

@@ -44,6 +44,11 @@ public:
   // The shown findings were made for another file or other settings (until the re-lint lands).
   bool isStale() const;
   bool showsDatasetFindings() const { return datasetRows_; }
+  // Compact (presenter mode on a small screen): the buttons and the summary line only, the findings
+  // list and the explanation folded away (kept, not cleared) until compact is turned off.
+  void setCompact(bool on);
+  bool compact() const { return compact_; }
+  QLabel* summaryLabel() const { return summary_; }
 
 Q_SIGNALS:
   void reportChanged();
@@ -63,6 +68,8 @@ private:
   QListWidget* list_ = nullptr;
   QTextBrowser* explanation_ = nullptr;
   QLabel* summary_ = nullptr;
+  QWidget* findings_ = nullptr; // the list and the explanation, side by side
+  bool compact_ = false;
   QPushButton* datasetButton_ = nullptr;
   QProgressBar* progress_ = nullptr;
   LintReport report_;

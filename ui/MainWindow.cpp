@@ -2,6 +2,8 @@
 // sit and how they export comes from the view registry (ui/ViewRegistry.cpp).
 #include "ui/MainWindow.h"
 #include "core/collate/CollatorSpec.h"
+#include "core/forward/LayerAttention.h"
+#include "core/forward/ModelSpec.h"
 #include "core/mask/RowFacts.h"
 #include "core/template/ChatTemplate.h"
 #include "core/template/TrainingTemplate.h"
@@ -72,10 +74,17 @@ public:
     l->addWidget(panel);
   }
   QSize sizeHint() const override { return hint_; }
-  QSize minimumSizeHint() const override { return {120, 90}; }
+  QSize minimumSizeHint() const override { return {120, shrinkTo_ ? shrinkTo_->minimumSizeHint().height() : 90}; }
+  // Presenter mode: the bottom docks share one tab group, whose least height is its tallest
+  // least; each may shrink to the folded lint panel's summary line (nullptr: back to 90 px).
+  void setShrinkTo(const QWidget* w) {
+    shrinkTo_ = w;
+    updateGeometry();
+  }
 
 private:
   QSize hint_;
+  const QWidget* shrinkTo_ = nullptr;
 };
 
 } // namespace
@@ -121,6 +130,13 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
   connectDatasetBrowser();
   connectPipelineControls();
   connectModel();
+  // Presenter mode sizes the bottom docks by the tab in front (the folded lint panel small, another
+  // view at its usual height): a tab brought forward there (it becomes visible) gets its height.
+  for (QDockWidget* d : docks_)
+    connect(d, &QDockWidget::visibilityChanged, this, [this, d](bool visible) {
+      if (visible && presenter_ && dockSizesApplied_ && dockWidgetArea(d) == Qt::BottomDockWidgetArea)
+        QTimer::singleShot(0, this, [this, d] { applyDefaultDockSizes(d); });
+    });
   fillConversationList();
   syncPipelineControls();
   updateSummary();
@@ -291,8 +307,8 @@ void MainWindow::arrangeDocks() {
 
 // First-show sizes: the strip and grid get most of the height, the bottom panels a strip, the
 // dataset browser a column.
-void MainWindow::applyDefaultDockSizes() {
-  QDockWidget* bottom = nullptr;
+void MainWindow::applyDefaultDockSizes(QDockWidget* front) {
+  QDockWidget* bottom = front; // the tab in front of the bottom area, when known
   QDockWidget* side = nullptr;
   for (QDockWidget* d : docks_) {
     const Qt::DockWidgetArea a = dockWidgetArea(d);
@@ -308,7 +324,11 @@ void MainWindow::applyDefaultDockSizes() {
     const int shared = centralWidget()->height() + bottom->height();
     const int room = shared - centralWidget()->minimumSizeHint().height();
     const int least = bottom->minimumSizeHint().height();
-    const int target = std::clamp(std::max(180, height() * 28 / 100), least, std::max(least, room));
+    // Presenter mode with the lint panel in front: it is folded to its summary line, and the room
+    // goes to the grid (a 1024 x 768 projector leaves little height).
+    const bool folded = presenter_ && bottom == dock(QStringLiteral("lint"));
+    const int wanted = folded ? least : std::max(180, height() * 28 / 100);
+    const int target = std::clamp(wanted, least, std::max(least, room));
     resizeDocks({bottom}, {target}, Qt::Vertical);
     // The size given covers the area's tab bar when the docks are tabbed already (after a reset),
     // not on the first run: correct by what the dock actually got, so both end at the same height.
@@ -321,7 +341,7 @@ void MainWindow::applyDefaultDockSizes() {
 void MainWindow::resetLayout() {
   dockSizesApplied_ = false;
   arrangeDocks();
-  QTimer::singleShot(0, this, &MainWindow::applyDefaultDockSizes);
+  QTimer::singleShot(0, this, [this] { applyDefaultDockSizes(); });
 }
 
 void MainWindow::connectSession() {
@@ -360,7 +380,7 @@ void MainWindow::connectSession() {
     if (spec.isEmpty()) return;
     if (const QString problem = modelTokenizerProblem(spec); !problem.isEmpty()) {
       statusBar()->showMessage(problem, 30000);
-      modelLabel_->setText(tr("no model"));
+      if (!model_->hasModel()) showNoModel();
       session_->setModelSpec(QString()); // refused: choosing the model again retries
       return;
     }
@@ -426,8 +446,9 @@ void MainWindow::connectModel() {
     if (model_->hasModel() && probsMode->currentIndex() == 1)
       model_->run(session_->batch(), layerBox->value(), headBox->value());
   };
+  // The layer, its layout or the window box: what the grid and softmax view draw.
+  connect(attentionPane_, &AttentionPane::layerAttentionChanged, this, &MainWindow::applyLayerAttention);
   connect(layerBox, &QSpinBox::valueChanged, this, [this, layerBox, headBox] {
-    applyLayerAttention();
     // The softmax view's scores belong to the layer they were captured from: rerun for the new one.
     if (!model_->hasModel() || !session_->hasBatch()) return;
     softmax_->setModelScores({}, {});
@@ -436,18 +457,22 @@ void MainWindow::connectModel() {
   connect(headBox, &QSpinBox::valueChanged, this, rerun);
   connect(model_, &ModelRunner::modelLoaded, this, [this, layerBox, headBox](const QString& d) {
     modelLabel_->setText(d);
+    layoutConfig_.clear(); // the model's own layers from now on
     compare_->setModel(model_->model(), model_->modelLock(), d);
     attentionPane_->layerPicker()->setModel(*model_->info());
     headBox->setRange(0, std::max(0, model_->heads() - 1));
-    applyLayerAttention();
+    if (attentionPane_->userWindow() > 0) // the window box's setting is set aside, not lost
+      statusBar()->showMessage(tr("The model's layers set the window now; your window of %1 keys applies again "
+                                  "without a model.")
+                                   .arg(attentionPane_->userWindow()),
+                               15000);
     if (session_->hasBatch()) model_->run(session_->batch(), layerBox->value(), headBox->value(), session_->batchRow());
   });
   connect(model_, &ModelRunner::failed, this, [this](const QString& m) {
     if (!model_->hasModel()) {
-      modelLabel_->setText(tr("no model"));
+      showNoModel();
       compare_->setModel(nullptr, nullptr, {});
-      attentionPane_->layerPicker()->setModel(ModelInfo{});
-      applyLayerAttention();
+      if (layoutConfig_.isEmpty()) attentionPane_->layerPicker()->setModel(ModelInfo{}); // a config's stays
     }
     statusBar()->showMessage(m == QLatin1String("cancelled") ? tr("forward pass cancelled") : m, 20000);
   });
@@ -481,12 +506,49 @@ void MainWindow::connectRunProgress() {
   });
 }
 
+bool MainWindow::loadLayerLayout(const QString& path, QString* error) {
+  auto fail = [&](const QString& why) {
+    if (error) *error = why.contains(path) ? why : tr("%1: %2").arg(path, why); // the file named once
+    return false;
+  };
+  if (model_->hasModel())
+    return fail(tr("a model is loaded and the layer picker shows its layers; a layout from a config.json is for "
+                   "when no weights are loaded"));
+  ModelInfo info;
+  try {
+    info = describeModelConfig(path.toStdString()); // the engine's parser, as loading the weights would read it
+  } catch (const std::exception& e) {
+    return fail(QString::fromStdString(e.what()));
+  }
+  layoutConfig_ = path;
+  showNoModel();
+  attentionPane_->layerPicker()->setModel(info); // draws the picked layer's band (layerAttentionChanged)
+  statusBar()->showMessage(tr("Layer layout of %1: %2. No weights: the mask only.")
+                               .arg(path, QString::fromStdString(layerAttentionSummary(info))),
+                           20000);
+  return true;
+}
+
+void MainWindow::openLayerLayout(const QString& path) {
+  QString error;
+  if (loadLayerLayout(path, &error)) return;
+  QMessageBox box(QMessageBox::Warning, tr("Layer layout"), tr("Could not show a layer layout.\n\n%1").arg(error),
+                  QMessageBox::Ok, this);
+  box.setObjectName(QStringLiteral("layerLayoutError"));
+  box.exec();
+}
+
+void MainWindow::showNoModel() {
+  modelLabel_->setText(layoutConfig_.isEmpty()
+                           ? tr("no model")
+                           : tr("no model (layers of %1)").arg(QFileInfo(layoutConfig_).fileName()));
+}
+
 void MainWindow::applyLayerAttention() {
-  LayerSpinBox* picker = attentionPane_->layerPicker();
-  const int layer = picker->value();
-  const QString text = picker->describe(layer);
-  grid_->setLayerAttention(picker->windowOf(layer), text);
-  softmax_->setLayerAttention(picker->windowOf(layer), picker->softcap(), text);
+  const ShownLayer shown = attentionPane_->shownLayer();
+  const QString text = QString::fromStdString(shown.text);
+  grid_->setLayerAttention(shown.window, text);
+  softmax_->setLayerAttention(shown.window, shown.softcap, text);
 }
 
 void MainWindow::buildMenus() {
@@ -516,6 +578,11 @@ void MainWindow::buildMenus() {
   });
   model->addAction(tr("Load the built-in tiny model"), this,
                    [this] { session_->setModelSpec(QStringLiteral("builtin:tiny")); });
+  model->addAction(tr("Layer layout from config.json\u2026"), this, [this] {
+    const QString f = QFileDialog::getOpenFileName(this, tr("A model's config.json"), {},
+                                                   tr("Model configs (*.json);;All files (*)"));
+    if (!f.isEmpty()) openLayerLayout(f);
+  });
   model->addAction(tr("Cancel the running pass"), this, [this] { model_->cancel(); });
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -667,7 +734,7 @@ void MainWindow::showEvent(QShowEvent* e) {
     QTimer::singleShot(0, this, [this] { fitToScreen(false); });
   if (persistent_ && QSettings().contains(QStringLiteral("windowState"))) return;
   // First run: the default dock sizes, once the window has its size (from a queued call).
-  QTimer::singleShot(0, this, &MainWindow::applyDefaultDockSizes);
+  QTimer::singleShot(0, this, [this] { applyDefaultDockSizes(); });
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
@@ -881,6 +948,7 @@ void MainWindow::setPresenterMode(bool on) {
   for (AttentionGridView* g : {grid_, compare_->gridA(), compare_->gridB()})
     g->setLabelScale(on ? kPresenterScale : 1.0);
   if (QDockWidget* d = dock(QStringLiteral("dataset"))) d->setVisible(!on);
+  foldBottomDocks(on);
   if (auto* a = findChild<QAction*>(QStringLiteral("presenterAction"))) {
     QSignalBlocker block(a);
     a->setChecked(on);
@@ -902,6 +970,23 @@ void MainWindow::setPresenterMode(bool on) {
     }
     applyDefaultDockSizes();
   });
+}
+
+// Presenter mode: the lint panel shows its summary line only, the bottom docks may shrink to it and
+// their title bars fold away (the tabs name them): the height goes to the grid. Undone on leaving.
+void MainWindow::foldBottomDocks(bool on) {
+  lint_->setCompact(on);
+  for (QDockWidget* d : docks_) {
+    if (dockWidgetArea(d) != Qt::BottomDockWidgetArea) continue;
+    if (auto* frame = dynamic_cast<PanelFrame*>(d->widget())) frame->setShrinkTo(on ? lint_ : nullptr);
+    if (on && !d->titleBarWidget()) {
+      d->setTitleBarWidget(new QWidget(d));
+    } else if (!on && d->titleBarWidget()) {
+      QWidget* empty = d->titleBarWidget();
+      d->setTitleBarWidget(nullptr); // the default title bar again
+      delete empty;
+    }
+  }
 }
 
 QRect MainWindow::screenRoom() const {

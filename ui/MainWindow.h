@@ -52,6 +52,7 @@ public:
   QString modelTokenizerProblem(const QString& modelSpec) const;
   TokenStripView* tokenStrip() const { return strip_; }
   AttentionGridView* attentionGrid() const { return grid_; }
+  AttentionPane* attentionPane() const { return attentionPane_; } // the grid with its legend and layer controls
   // The error shown in the centre when the selected row cannot be shown ("" while it shows).
   QString centreErrorText() const;
   SoftmaxView* softmaxView() const { return softmax_; }
@@ -75,8 +76,10 @@ public:
   void resetLayout();
   // True once the first-run (or reset) dock sizes have been applied (a queued call after show).
   bool dockSizesApplied() const { return dockSizesApplied_; }
-  // Presenter mode: type, token chips and grid labels 1.6x, the dataset dock hidden, the window
-  // filling its screen's available geometry (leaving it restores the window's geometry).
+  // Presenter mode: type, token chips and grid labels 1.6x, the dataset dock hidden, the lint panel
+  // folded to its summary line and the bottom docks untitled (the grid gets the height of a
+  // 1024 x 768 projector), the window filling its screen's available geometry (leaving it restores
+  // the window's geometry and the docks).
   void setPresenterMode(bool on);
   bool presenterMode() const { return presenter_; }
   // Snapshots keep the size they are asked for: no fitting to the (off-screen) screen.
@@ -92,6 +95,13 @@ public:
   // reply and its closing token (core's makeTrainingTemplate, verified before writing). Writes
   // nothing and says why when the template has markers already or cannot be patched.
   bool exportTrainingTemplate(const QString& path, QString* error = nullptr);
+  // Model > Layer layout from config.json: the layer picker (and so the grid's band and the softmax
+  // view's soft-cap) follows a config.json's layers (or a model folder's) without loading weights,
+  // through the engine's parser. Refused while a model is loaded (its layers are shown). false with
+  // *error naming the file when it cannot be read; openLayerLayout shows that in a message box.
+  bool loadLayerLayout(const QString& path, QString* error = nullptr);
+  void openLayerLayout(const QString& path);
+  QString layerLayoutFile() const { return layoutConfig_; } // "" unless a config's layout is shown
   int visibleRowCount() const;
   // The token-length filter measures every row once per dataset and tokenizer/template, in a worker.
   bool tokenLengthsPending() const { return lengthsPending_; }
@@ -107,7 +117,8 @@ private:
   void createViews();
   void buildCentre();
   void arrangeDocks();
-  void applyDefaultDockSizes();
+  void applyDefaultDockSizes(QDockWidget* front = nullptr); // front: the bottom tab just brought forward
+  void foldBottomDocks(bool on); // presenter mode: lint to its summary line, bottom docks untitled
   void connectSession();
   void connectDatasetBrowser();
   void connectPipelineControls();
@@ -129,6 +140,7 @@ private:
   void restoreSettings();
   void saveSettings();
   void onModelRun(const ModelRun& run);
+  void showNoModel(); // the status bar's model label without a model (a config's layout named)
 
   Session* session_;
   bool persistent_ = false;
@@ -144,6 +156,7 @@ private:
   QLabel* summary_ = nullptr;
   QLabel* centreError_ = nullptr;
   QString pendingError_; // the session's last error, until the next batchChanged
+  QString layoutConfig_; // the config.json whose layer layout the picker shows without weights
   QLabel* modelLabel_ = nullptr;
   QProgressBar* runProgress_ = nullptr;
   QPushButton* cancelRun_ = nullptr;

@@ -7,7 +7,9 @@
 #include "core/util/Error.h"
 #include "core/util/JsonString.h"
 #include "ui/AttentionGridView.h"
+#include "ui/AttentionPane.h"
 #include "ui/Export.h"
+#include "ui/LayerSpinBox.h"
 #include "ui/MainWindow.h"
 #include "ui/ModelRunner.h"
 #include "ui/Palette.h"
@@ -50,6 +52,8 @@ void checkArgs(const SnapshotArgs& a) {
   if (!a.hide.empty() && a.view != "table")
     throw Error("--hide filters the position table: use it with --view table, not --view " + a.view);
   if (!a.hide.empty()) parseTableFilter(a.hide); // throws, naming an unknown word
+  if (!a.modelSpec.empty() && !a.modelConfig.empty())
+    throw Error("--model-config is for snapshots without --model: a loaded model's layers come from its own config");
 }
 
 // Snapshots run without the app: a QApplication of their own (offscreen unless a platform is set).
@@ -107,28 +111,28 @@ void openInputs(Session& session, const SnapshotArgs& a) {
   }
 }
 
-// --layer / --window: the layer the attention grid and the softmax view show. A model says which
-// of its layers slide; without one --window draws a band of N keys. Neither replaces the other.
-int chooseLayer(const SnapshotArgs& a, const ForwardModel* model, ViewSnapshot& o) {
-  if (a.window < 0) throw Error("--window must be 1 or more (0 = full attention), got " + std::to_string(a.window));
-  if (!model) {
-    if (a.layer >= 0)
-      throw Error("--layer needs --model (the model says which layers slide); without one use --window N");
-    o.window = a.window;
-    if (a.window > 0) o.layerText = QStringLiteral("sliding window %1 (--window)").arg(a.window);
-    return 0;
-  }
-  if (a.window > 0)
-    throw Error("--window is for snapshots without --model: the model's layers have their own window (pick one with "
-                "--layer)");
-  const ModelInfo& info = model->info();
+// --layer / --window: the layer the attention grid and the softmax view show. A model (or its
+// config.json alone, --model-config) says which of its layers slide; without one --window draws a
+// band of N keys. Neither replaces the other. layout: the model's or the config's layers, or null.
+int chooseLayer(const SnapshotArgs& a, const ModelInfo* layout, ViewSnapshot& o) {
+  if (a.window < 0 || a.window > kMaxSlidingWindow)
+    throw Error("--window must be 1 or more (0 = full attention) and at most " + std::to_string(kMaxSlidingWindow) +
+                ", got " + std::to_string(a.window));
+  if (!layout && a.layer >= 0)
+    throw Error("--layer needs --model or --model-config (they say which layers slide); without one use --window N");
+  if (layout && a.window > 0)
+    throw Error("--window is for snapshots without --model or --model-config: the model's layers have their own "
+                "window (pick one with --layer)");
+  const ModelInfo none;
+  const ModelInfo& info = layout ? *layout : none;
   const int layer = std::max(0, a.layer);
-  if (layer >= info.layers)
+  if (layout && layer >= info.layers)
     throw Error("--layer " + std::to_string(layer) + " is outside the model (" + std::to_string(info.layers) +
                 " layers: 0.." + std::to_string(info.layers - 1) + ")");
-  o.window = layerWindow(info, layer);
-  o.softcap = info.attnLogitSoftcap;
-  o.layerText = QStringLiteral("layer %1 \u2014 %2").arg(layer).arg(QString::fromStdString(layerKindText(info, layer)));
+  const ShownLayer shown = shownLayer(info, layer, a.window); // as the app's attention pane
+  o.window = shown.window;
+  o.softcap = shown.softcap;
+  o.layerText = QString::fromStdString(shown.text);
   return layer;
 }
 
@@ -201,8 +205,14 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
   std::optional<ModelRun> run;
   ViewSnapshot options;
   std::shared_ptr<ForwardModel> model;
-  if (!a.modelSpec.empty()) model = loadForwardModel(a.modelSpec, "auto");
-  const int layer = chooseLayer(a, model.get(), options);
+  std::optional<ModelInfo> layout; // the layers' kinds: the model's, or a config.json's without weights
+  if (!a.modelSpec.empty()) {
+    model = loadForwardModel(a.modelSpec, "auto");
+    layout = model->info();
+  } else if (!a.modelConfig.empty()) {
+    layout = describeModelConfig(a.modelConfig);
+  }
+  const int layer = chooseLayer(a, layout ? &*layout : nullptr, options);
   if (model) {
     run = runModelOnce(*model, session.batch(), layer, 0, nullptr, session.batchRow());
     if (!run->error.isEmpty()) throw Error("forward pass failed: " + run->error.toStdString(), {a.modelSpec});
@@ -225,8 +235,15 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
   window.setDarkTheme(a.theme == "dark");
   window.resize(a.width, a.height);
   if (a.presenter) window.setPresenterMode(true);
-  window.attentionGrid()->setLayerAttention(options.window, options.layerText); // the whole window's views too
-  window.softmaxView()->setLayerAttention(options.window, options.softcap, options.layerText);
+  // The attention pane's controls as in the app (they draw the whole window's grid and softmax view):
+  // the model's (or config's) layer in the layer picker, or the band in the window box.
+  AttentionPane* pane = window.attentionPane();
+  if (layout) {
+    pane->layerPicker()->setModel(*layout);
+    pane->layerPicker()->setValue(layer);
+  } else {
+    pane->windowBox()->setValue(int(a.window));
+  }
   const ViewSpec* spec = findView(QString::fromStdString(a.view));
   const QImage image = spec ? renderView(*spec, window, options, QSize(a.width, a.height)) : grabWindow(window);
   writeImage(image, a, io);

@@ -23,7 +23,8 @@ struct SnapshotArgs {
   bool softmaxExample = false; // --example: the softmax view's 2.0/1.0/0.1 teaching row
   std::string hide;            // --hide system,whitespace,padding: the table view's filters
   bool presenter = false;      // --presenter: the window in presenter mode (large type)
-  int layer = -1;              // --layer N (needs --model): the decoder layer shown; -1 = not given (layer 0)
+  std::string modelConfig;     // --model-config FILE: a config.json's layer layout, no weights (not with --model)
+  int layer = -1;              // --layer N (needs --model or --model-config): the layer shown; -1 = not given (0)
   long window = 0;             // --window N (without --model): draw a sliding window of N keys; 0 = none
 };
 

@@ -1,6 +1,7 @@
 // Layer kinds as text: runs of consecutive layers of the same kind are written as ranges.
 #include "core/forward/LayerAttention.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <vector>
@@ -62,6 +63,19 @@ std::string layerAttentionSummary(const ModelInfo& info) {
   if (info.attnLogitSoftcap > 0) text += "; attention logits soft-capped at " + number(info.attnLogitSoftcap);
   if (info.finalLogitSoftcap > 0) text += "; final logits soft-capped at " + number(info.finalLogitSoftcap);
   return text;
+}
+
+ShownLayer shownLayer(const ModelInfo& info, int layer, int64_t userWindow) {
+  ShownLayer s;
+  if (!info.layerAttention.empty()) {
+    s.window = layerWindow(info, layer);
+    s.softcap = info.attnLogitSoftcap;
+    s.text = "layer " + std::to_string(layer) + " \xe2\x80\x94 " + layerKindText(info, layer); // an em dash
+    return s;
+  }
+  s.window = std::max<int64_t>(0, userWindow);
+  if (s.window > 0) s.text = "sliding window of " + std::to_string(s.window) + " keys (no model)";
+  return s;
 }
 
 } // namespace maskscope

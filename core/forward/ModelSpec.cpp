@@ -26,6 +26,18 @@ ModelSource modelSourceFor(const std::string& spec) {
   return src;
 }
 
+ModelInfo describeModelConfig(const std::string& path) {
+  if (path.empty()) throw Error("no config.json given");
+  auto engine = requireForwardEngine();
+  try {
+    return engine->describeConfig(path);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Error(e.what()); // the engine's message names the file and the field
+  }
+}
+
 std::shared_ptr<ForwardModel> loadForwardModel(const std::string& spec, const std::string& device,
                                                const RunControl& control) {
   if (device != "auto" && device != "cpu" && device != "cuda")

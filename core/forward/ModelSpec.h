@@ -14,6 +14,11 @@ inline constexpr const char* kBuiltinTinyModel = "builtin:tiny";
 // process). Throws Error for a folder without config.json.
 ModelSource modelSourceFor(const std::string& spec);
 
+// A model's config.json (or a folder holding one) read for its layer layout without weights, by the
+// engine's own parser (ForwardEngine::describeConfig): what the layer picker and `snapshot
+// --model-config` show. Throws Error naming the file (and the field) when it cannot be used.
+ModelInfo describeModelConfig(const std::string& path);
+
 // Loads the engine (first use only) and the model. Throws Error with the engine's message.
 std::shared_ptr<ForwardModel> loadForwardModel(const std::string& spec, const std::string& device,
                                                const RunControl& control = {});

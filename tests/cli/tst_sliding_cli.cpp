@@ -1,7 +1,8 @@
 // The command line follows the model's layers: `loss --json` lists each layer's kind (sliding with
-// its window, or full) and the soft-caps; `snapshot --layer N` draws a sliding layer's band and
-// `--window N` draws one without a model; a layer outside the model, or --window with --model, is
-// refused with exit 2. Runs the built binary on the tiny engine test models (tests/data/engine).
+// its window, or full) and the soft-caps; `snapshot --layer N` draws a sliding layer's band (with
+// --model, or --model-config and no weights) and `--window N` draws one without a model; a layer
+// outside the model, --window with a model, a bad config are refused with exit 2. Runs the built binary on the tiny
+// engine test models (tests/data/engine).
 #include "RunMaskscope.h"
 
 #include <QImage>
@@ -86,9 +87,17 @@ private Q_SLOTS:
                              {QStringLiteral("--model"), gemma2, QStringLiteral("--layer"), QStringLiteral("1")});
     const QImage plain = snap(QStringLiteral("plain.png"), {});
     const QImage window = snap(QStringLiteral("w4.png"), {QStringLiteral("--window"), QStringLiteral("4")});
-    for (const QImage* i : {&sliding, &full, &plain, &window}) QVERIFY(!i->isNull());
+    // --model-config: the same layers from the config.json alone, no weights read.
+    const QString config = dataFile("engine/gemma2_f32/config.json");
+    const QImage configL0 = snap(QStringLiteral("c0.png"), {QStringLiteral("--model-config"), config,
+                                                            QStringLiteral("--layer"), QStringLiteral("0")});
+    const QImage configL1 = snap(QStringLiteral("c1.png"), {QStringLiteral("--model-config"), config,
+                                                            QStringLiteral("--layer"), QStringLiteral("1")});
+    for (const QImage* i : {&sliding, &full, &plain, &window, &configL0, &configL1}) QVERIFY(!i->isNull());
     QVERIFY(differingPixels(sliding, full) > 1000); // the band (and the caption)
     QVERIFY(differingPixels(window, plain) > 1000);
+    QCOMPARE(differingPixels(configL0, sliding), 0); // the mask grid, caption included, as with the weights
+    QCOMPARE(differingPixels(configL1, full), 0);
   }
 
   void snapshotRefusesWhatItCannotHonour_data() {
@@ -102,6 +111,21 @@ private Q_SLOTS:
                                          << QStringLiteral("--window is for snapshots without --model");
     QTest::newRow("layer without a model")
         << QStringList{QStringLiteral("--layer"), QStringLiteral("1")} << QStringLiteral("--layer needs --model");
+    QTest::newRow("model and model-config")
+        << QStringList{QStringLiteral("--model"), dataFile("engine/gemma2_f32"), QStringLiteral("--model-config"),
+                       dataFile("engine/gemma2_f32/config.json")}
+        << QStringLiteral("--model-config is for snapshots without --model");
+    QTest::newRow("window with a model config")
+        << QStringList{QStringLiteral("--model-config"), dataFile("engine/gemma2_f32/config.json"),
+                       QStringLiteral("--window"), QStringLiteral("3")}
+        << QStringLiteral("--window is for snapshots without --model or --model-config");
+    QTest::newRow("layer outside the config")
+        << QStringList{QStringLiteral("--model-config"), dataFile("engine/configs/gemma3_1b_config.json"),
+                       QStringLiteral("--layer"), QStringLiteral("26")}
+        << QStringLiteral("--layer 26 is outside the model (26 layers: 0..25)");
+    QTest::newRow("unknown model_type, the file named")
+        << QStringList{QStringLiteral("--model-config"), dataFile("engine/configs/unknown_model_type.json")}
+        << QStringLiteral("unknown_model_type.json (model_type): 'gpt2' is not supported");
     QTest::newRow("negative window") << QStringList{QStringLiteral("--window"), QStringLiteral("-1")}
                                      << QStringLiteral("--window must be 1 or more");
   }

@@ -1,8 +1,10 @@
 // The attention grid shows the bug: pads an all-ones mask lets through and packed examples that see
 // each other get their own cell classes (model, tooltip, legend, pixels); boundaries of packed
-// examples; the grid fills its area; compare tints differing cells; the lint panel is never stale
+// examples; the window box draws a sliding band without a model (grid and softmax view); the grid
+// fills its area; compare tints differing cells; the lint panel is never stale
 // after a collator change or another file; a row's template error is shown in the centre.
 #include "core/lint/Lint.h"
+#include "core/mask/AttentionGrid.h"
 #include "ui/AttentionGridView.h"
 #include "ui/AttentionPane.h"
 #include "ui/ComparePanel.h"
@@ -10,12 +12,15 @@
 #include "ui/MainWindow.h"
 #include "ui/Palette.h"
 #include "ui/Session.h"
+#include "ui/SoftmaxView.h"
 
 #include <QLabel>
 #include <QListWidget>
 #include <QPainter>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QTest>
+#include <cmath>
 
 using namespace maskscope;
 
@@ -136,6 +141,70 @@ private Q_SLOTS:
           padsAttended ? palette::greyedForPadQuery(palette::cellClassColour(cls)) : palette::cellClassColour(cls);
       QVERIFY(countNear(img, shown) > 50);
     }
+  }
+
+  // Without a model the window box draws a sliding layer's band, as `snapshot --window` does: keys
+  // q - k >= W back are "outside the window" in the grid and get exactly 0 in the softmax view, whose
+  // survivors renormalise. 0 restores full attention. The reference is core's grid with no window.
+  void windowBoxDrawsTheBandWithoutAModel_data() {
+    QTest::addColumn<int>("window");
+    QTest::newRow("window 4") << 4;
+    QTest::newRow("window 1: the query alone") << 1;
+    QTest::newRow("window 0: full attention again") << 0;
+  }
+  void windowBoxDrawsTheBandWithoutAModel() {
+    QFETCH(int, window);
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    QSpinBox* box = w.attentionPane()->windowBox();
+    QVERIFY(box->isEnabled()); // no model: the user decides
+    box->setValue(7);          // another band first, so that 0 has one to remove
+    box->setValue(window);
+    const AttentionGridView& g = *w.attentionGrid();
+    QTRY_COMPARE(g.window(), int64_t(window));
+    const AttentionGrid full = attentionGridForRow(s.batch(), s.batchRow());
+    QCOMPARE(g.gridSize(), full.size);
+    int outside = 0, queryForSoftmax = -1, allowedThere = 0;
+    for (int q = 0; q < int(full.size); ++q) {
+      int allowed = 0;
+      for (int k = 0; k < int(full.size); ++k) {
+        const bool band = window > 0 && full.at(q, k) == CellState::Allowed && q - k >= window;
+        QCOMPARE(g.cellClass(q, k) == CellClass::OutsideWindow, band);
+        if (!band) QCOMPARE(g.cellState(q, k), full.at(q, k));
+        outside += band;
+        allowed += full.at(q, k) == CellState::Allowed;
+      }
+      if (allowed >= std::max(4, window) + 2 && queryForSoftmax < 0) {
+        queryForSoftmax = q;
+        allowedThere = allowed;
+      }
+    }
+    QCOMPARE(outside > 0, window > 0);
+    // The softmax view of a query with more allowed keys than the window.
+    QVERIFY(queryForSoftmax >= 0);
+    s.selectPosition(queryForSoftmax);
+    const SoftmaxView& v = *w.softmaxView();
+    QTRY_COMPARE(v.query(), queryForSoftmax);
+    const SoftmaxRow& r = v.current();
+    // Open keys keep their scores (only a blocked key's sum with the mask is rounded to float32).
+    auto e = [&](size_t k) { return std::exp(r.scores[k] - r.scores[size_t(queryForSoftmax)]); };
+    int nonZero = 0;
+    double denominator = 0;
+    for (size_t k = 0; k < r.weights.size(); ++k) {
+      const bool open = full.at(queryForSoftmax, int64_t(k)) == CellState::Allowed &&
+                        (window == 0 || queryForSoftmax - int64_t(k) < window);
+      if (open) denominator += e(k);
+      if (!open) QCOMPARE(r.weights[k], 0.0); // blocked keys are exactly 0
+      nonZero += r.weights[k] != 0.0;
+    }
+    QCOMPARE(nonZero, window > 0 ? window : allowedThere);
+    // Survivors renormalised: e^(s_k) over the open keys' sum, to 1e-12 (the softmax is in double).
+    for (size_t k = 0; k < r.weights.size(); ++k)
+      if (r.weights[k] != 0.0) {
+        const double expected = e(k) / denominator;
+        QVERIFY2(std::abs(r.weights[k] - expected) < 1e-12, qPrintable(QString::number(r.weights[k] - expected)));
+      }
   }
 
   void padQueryRowsAreGreyed() {

@@ -3,6 +3,8 @@
 // (tests/data/ui/screen-*.json; MASKSCOPE_TEST_SCREEN names the logical size to expect). Geometry is
 // checked against QScreen::availableGeometry through the public API.
 #include "ui/AttentionGridView.h"
+#include "ui/AttentionPane.h"
+#include "ui/LintPanel.h"
 #include "ui/MainWindow.h"
 #include "ui/Palette.h"
 #include "ui/Session.h"
@@ -11,8 +13,10 @@
 
 #include <QDockWidget>
 #include <QLabel>
+#include <QListWidget>
 #include <QPushButton>
 #include <QScreen>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QTest>
 
@@ -140,6 +144,50 @@ private Q_SLOTS:
     QTRY_COMPARE(QFontInfo(w.tokenStrip()->font()).pixelSize(), stripPx);
     QTRY_COMPARE(w.size(), before.expandedTo(w.minimumSizeHint())); // as before, unless that is below the least
     QCOMPARE(w.attentionGrid()->labelScale(), 1.0);
+  }
+
+  // On a 1024 x 768 projector the grid is what the audience reads: presenter mode gives it room
+  // (the lint dock folds to its summary line, the bottom docks' title bars fold away; the legend's
+  // "outside the window" entry shows only while a band can appear), and leaving presenter mode
+  // gives the lint dock back its lists and its height.
+  void presenterModeLeavesTheGridRoom() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    w.resize(1024, 768);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTRY_VERIFY(w.dockSizesApplied());
+    LintPanel* lint = w.lintPanel();
+    QVERIFY(lint->list()->isVisible());
+    const int lintBefore = w.dock(QStringLiteral("lint"))->height();
+    w.setPresenterMode(true);
+    QTRY_VERIFY(w.dockSizesApplied());
+    AttentionGridView* g = w.attentionGrid();
+    QTRY_VERIFY2(g->height() >= 250, qPrintable(QStringLiteral("grid %1 px, lint dock %2 px")
+                                                    .arg(g->height())
+                                                    .arg(w.dock(QStringLiteral("lint"))->height())));
+    QVERIFY(!lint->list()->isVisible());        // folded to its summary line...
+    QVERIFY(lint->summaryLabel()->isVisible()); // ...which still says what lint found
+    QVERIFY(!w.attentionPane()->windowLegend()->isVisible());
+    verifyCentreNotClipped(w);
+    // A band drawn brings the row back (its legend entry explains the band).
+    w.attentionPane()->windowBox()->setValue(8);
+    QTRY_VERIFY(w.attentionPane()->windowLegend()->isVisible());
+    verifyCentreNotClipped(w);
+    w.attentionPane()->windowBox()->setValue(0);
+    QTRY_VERIFY(!w.attentionPane()->windowLegend()->isVisible());
+
+    // Another tab brought forward gets its usual height; the lint tab again, the grid its room.
+    w.showView(QStringLiteral("teaching"));
+    QTRY_VERIFY2(w.dock(QStringLiteral("teaching"))->height() >= 150,
+                 qPrintable(QString::number(w.dock(QStringLiteral("teaching"))->height())));
+    w.showView(QStringLiteral("lint"));
+    QTRY_VERIFY(g->height() >= 250);
+
+    w.setPresenterMode(false);
+    QTRY_VERIFY(lint->list()->isVisible());
+    QTRY_VERIFY(w.dock(QStringLiteral("lint"))->height() >= lintBefore - 2);
   }
 };
 

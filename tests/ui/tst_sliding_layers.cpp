@@ -2,8 +2,8 @@
 // layer's grid shows the band (its own cell class: tooltip, legend, pixels in both themes), the
 // softmax view soft-caps example scores and blocks keys outside the window; and a forward pass
 // reports progress layer by layer with a Cancel that stops it between layers (a layer picked mid-pass
-// runs next). Off screen, with the tiny engine test models (tests/data/engine) and builtin:tiny,
-// through the LibTorch module.
+// runs next). The window box follows the model; a config.json alone gives the layout (no weights). Off screen, with the
+// tiny engine test models (tests/data/engine) and builtin:tiny, through the LibTorch module.
 #include "core/forward/ForwardEngineLoader.h"
 #include "ui/AttentionGridView.h"
 #include "ui/AttentionPane.h"
@@ -14,15 +14,20 @@
 #include "ui/Session.h"
 #include "ui/SoftmaxView.h"
 
+#include <QApplication>
+#include <QComboBox>
 #include <QLabel>
+#include <QMessageBox>
 #include <QMutex>
 #include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSemaphore>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QTest>
+#include <QTimer>
 #include <cmath>
 
 using namespace maskscope;
@@ -160,6 +165,130 @@ private Q_SLOTS:
     g.render(pf, full.rect());
     pf.end();
     QCOMPARE(countNear(full, band), 0);
+  }
+
+  // With a model the window box shows the picked layer's window, read-only; the user's own window is
+  // set aside (the status bar says so), not replaced: it draws again once no model is loaded.
+  void windowBoxFollowsTheModel() {
+    Session session;
+    MainWindow window(&session);
+    QSpinBox* box = window.attentionPane()->windowBox();
+    QVERIFY(session.openBatchDump(dataFile("ui/sliding_batch.json")));
+    box->setValue(6);
+    QCOMPARE(window.attentionGrid()->window(), int64_t(6));
+    session.setModelSpec(dataFile("engine/gemma2_f32"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.modelRunner()->hasModel(), 20000);
+    LayerSpinBox* picker = window.findChild<LayerSpinBox*>(QStringLiteral("layerPicker"));
+    picker->setValue(0);
+    QTRY_COMPARE(window.attentionGrid()->window(), int64_t(4));
+    QVERIFY(!box->isEnabled());
+    QCOMPARE(box->value(), 4);
+    QVERIFY(box->toolTip().contains(QStringLiteral("model decides")));
+    QVERIFY(box->toolTip().contains(QStringLiteral("Your window of 6 keys")));
+    QCOMPARE(window.softmaxView()->current().states.size(), size_t(window.attentionGrid()->gridSize()));
+    picker->setValue(1);
+    QCOMPARE(box->value(), 0); // layer 1 is full
+    QCOMPARE(window.attentionGrid()->window(), int64_t(0));
+    QCOMPARE(window.attentionPane()->userWindow(), int64_t(6));
+    // No model any more (the layout cleared, as a failed load does): the user's window is back.
+    picker->setModel(ModelInfo{});
+    QVERIFY(box->isEnabled());
+    QCOMPARE(box->value(), 6);
+    QCOMPARE(window.attentionGrid()->window(), int64_t(6));
+  }
+
+  // Model > Layer layout from config.json: the picker, the grid's band and the softmax view's
+  // soft-cap follow a config's layers without weights (the engine's parser; tst_engine checks the
+  // layouts); the model's probabilities stay unavailable.
+  void configLayoutFillsThePicker_data() {
+    QTest::addColumn<QString>("config");    // under tests/data
+    QTest::addColumn<QStringList>("texts"); // the picker's text of layers 0, 5 (or the last below 5) and the last
+    QTest::addColumn<int>("band");          // layer 0's window
+    QTest::addColumn<double>("softcap");
+    QTest::newRow("gemma2 fixture's config.json: window 4, soft-capped at 5")
+        << QStringLiteral("engine/gemma2_f32/config.json")
+        << QStringList{QStringLiteral("0 \u00b7 sliding 4"), QStringLiteral("1 \u00b7 full"),
+                       QStringLiteral("1 \u00b7 full")}
+        << 4 << 5.0;
+    QTest::newRow("gemma3 1B config: pattern 6")
+        << QStringLiteral("engine/configs/gemma3_1b_config.json")
+        << QStringList{QStringLiteral("0 \u00b7 sliding 512"), QStringLiteral("5 \u00b7 full"),
+                       QStringLiteral("25 \u00b7 sliding 512")}
+        << 512 << 0.0;
+    QTest::newRow("a model folder: its config.json")
+        << QStringLiteral("engine/mistral_f32")
+        << QStringList{QStringLiteral("0 \u00b7 sliding 4"), QStringLiteral("1 \u00b7 sliding 4"),
+                       QStringLiteral("1 \u00b7 sliding 4")}
+        << 4 << 0.0;
+  }
+  void configLayoutFillsThePicker() {
+    QFETCH(QString, config);
+    QFETCH(QStringList, texts);
+    QFETCH(int, band);
+    QFETCH(double, softcap);
+    Session session;
+    MainWindow window(&session);
+    QVERIFY(session.openBatchDump(dataFile("ui/sliding_batch.json")));
+    window.attentionPane()->windowBox()->setValue(2); // the user's, set aside while the layout shows
+    QString error;
+    QVERIFY2(window.loadLayerLayout(dataFile(config.toLatin1().constData()), &error), qPrintable(error));
+    LayerSpinBox* picker = window.attentionPane()->layerPicker();
+    QCOMPARE(picker->value(), 0);
+    QCOMPARE(picker->text(), texts[0]);
+    const AttentionGridView& g = *window.attentionGrid();
+    QCOMPARE(g.window(), int64_t(band));
+    QCOMPARE(countClass(g, CellClass::OutsideWindow) > 0, band < int(g.gridSize()));
+    QCOMPARE(window.softmaxView()->current().softcap, softcap); // example scores get the config's cap
+    QVERIFY(!window.attentionPane()->windowBox()->isEnabled());
+    picker->setValue(5); // clamped to the last layer of a smaller model
+    QCOMPARE(picker->text(), texts[1]);
+    picker->setValue(picker->maximum());
+    QCOMPARE(picker->text(), texts[2]);
+    QCOMPARE(window.layerLayoutFile(), dataFile(config.toLatin1().constData()));
+    // No weights: the model's probabilities are refused, not faked.
+    QVERIFY(!window.modelRunner()->hasModel());
+    window.attentionPane()->modeBox()->setCurrentIndex(1);
+    QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("Load a model")));
+    QVERIFY(!window.attentionGrid()->showsProbabilities());
+  }
+
+  // An unusable config is refused in a message box that names the file; the picker keeps what it had.
+  void configLayoutErrorsNameTheFile_data() {
+    QTest::addColumn<QString>("config");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("unknown model_type") << QStringLiteral("engine/configs/unknown_model_type.json")
+                                        << QStringLiteral("'gpt2' is not supported");
+    QTest::newRow("bad JSON") << QStringLiteral("engine/configs/truncated.json") << QString();
+    QTest::newRow("a folder without config.json") << QStringLiteral("engine/configs") << QStringLiteral("config.json");
+  }
+  void configLayoutErrorsNameTheFile() {
+    QFETCH(QString, config);
+    QFETCH(QString, message);
+    Session session;
+    MainWindow window(&session);
+    QString shown;
+    QTimer::singleShot(0, &window, [&] { // the box is modal: read and close it from the event loop
+      if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+        shown = box->text();
+        box->accept();
+      }
+    });
+    window.openLayerLayout(dataFile(config.toLatin1().constData()));
+    QVERIFY2(shown.contains(config), qPrintable(shown));
+    if (!message.isEmpty()) QVERIFY2(shown.contains(message), qPrintable(shown));
+    QVERIFY(!window.attentionPane()->layerPicker()->hasLayout());
+    QVERIFY(window.attentionPane()->windowBox()->isEnabled());
+    QVERIFY(window.layerLayoutFile().isEmpty());
+  }
+
+  // With a model loaded its layers are shown: a config's layout is refused, never swapped in.
+  void configLayoutRefusedWhileAModelIsLoaded() {
+    Loaded w;
+    QVERIFY(w.load(dataFile("engine/llama_f32")));
+    QString error;
+    QVERIFY(!w.window.loadLayerLayout(dataFile("engine/gemma2_f32/config.json"), &error));
+    QVERIFY2(error.contains(QStringLiteral("a model is loaded")), qPrintable(error));
+    QCOMPARE(w.picker()->text(), QStringLiteral("0 \u00b7 full"));
   }
 
   // The softmax view of a sliding, soft-capped layer: keys outside the window are blocked, example
