@@ -1,6 +1,6 @@
 // The attention pane's layer picker: a spin box whose text says how each layer attends once a
-// model is loaded ("3 · sliding 4096", "5 · full"), with the whole model's layout in its tooltip.
-// Without a model it is a plain number (layer 0 of nothing).
+// model is loaded ("3 · sliding", "5 · full"; the window box beside it gives the size), with the
+// whole model's layout in its tooltip. Without a model it is a plain number (layer 0 of nothing).
 #pragma once
 #include "core/forward/ForwardEngine.h"
 

@@ -357,7 +357,8 @@ private Q_SLOTS:
   // The loss view's gradient shares: the norms of the pad and real parts of the mean loss's gradient
   // against tools/model/reference.py gradients (autograd over the float32 weights). Relative 1e-4 for
   // F32 files; 1e-3 for BF16 files, whose decoder layers stay BF16 on the CPU and are widened per
-  // layer, so their gradients come back rounded to BF16 (measured: within 3e-5).
+  // layer, so their gradients come back rounded to BF16 (measured: within 3e-5). On a GPU, BF16 files
+  // compute in BF16 throughout: 5e-2.
   void gradientNormsEveryArchitecture_data() {
     QTest::addColumn<QString>("modelName");
     static const json g = json::parse(slurp(kData + "/gradient_goldens.json"));
@@ -368,7 +369,8 @@ private Q_SLOTS:
     QFETCH(QString, modelName);
     const std::string name = modelName.toStdString();
     const json want = json::parse(slurp(kData + "/gradient_goldens.json"))["models"][name];
-    const double tol = name.find("_f32") != std::string::npos ? 1e-4 : 1e-3;
+    const bool narrowCompute = model(name)->info().computeDtype != "float32"; // BF16 files on a GPU
+    const double tol = narrowCompute ? 5e-2 : name.find("_f32") != std::string::npos ? 1e-4 : 1e-3;
     // The whole batch as one chunk (norms straight from the gradients) and a row at a time (sums
     // over the chunks).
     for (int64_t rowsPerChunk : {int64_t(0), int64_t(1)}) {

@@ -91,11 +91,11 @@ private Q_SLOTS:
     QTest::addColumn<QString>("first");     // describe(0)
     QTest::newRow("gemma2: alternation, soft-capped")
         << QStringLiteral("engine/gemma2_f32")
-        << QStringList{QStringLiteral("0 \u00b7 sliding 4"), QStringLiteral("1 \u00b7 full")}
+        << QStringList{QStringLiteral("0 \u00b7 sliding"), QStringLiteral("1 \u00b7 full")}
         << QStringLiteral("layer 0 \u2014 sliding, window 4, soft-capped at 5");
     QTest::newRow("mistral: every layer slides")
         << QStringLiteral("engine/mistral_f32")
-        << QStringList{QStringLiteral("0 \u00b7 sliding 4"), QStringLiteral("1 \u00b7 sliding 4")}
+        << QStringList{QStringLiteral("0 \u00b7 sliding"), QStringLiteral("1 \u00b7 sliding")}
         << QStringLiteral("layer 0 \u2014 sliding, window 4");
     QTest::newRow("llama: full attention")
         << QStringLiteral("engine/llama_f32")
@@ -207,18 +207,18 @@ private Q_SLOTS:
     QTest::addColumn<double>("softcap");
     QTest::newRow("gemma2 fixture's config.json: window 4, soft-capped at 5")
         << QStringLiteral("engine/gemma2_f32/config.json")
-        << QStringList{QStringLiteral("0 \u00b7 sliding 4"), QStringLiteral("1 \u00b7 full"),
+        << QStringList{QStringLiteral("0 \u00b7 sliding"), QStringLiteral("1 \u00b7 full"),
                        QStringLiteral("1 \u00b7 full")}
         << 4 << 5.0;
     QTest::newRow("gemma3 1B config: pattern 6")
         << QStringLiteral("engine/configs/gemma3_1b_config.json")
-        << QStringList{QStringLiteral("0 \u00b7 sliding 512"), QStringLiteral("5 \u00b7 full"),
-                       QStringLiteral("25 \u00b7 sliding 512")}
+        << QStringList{QStringLiteral("0 \u00b7 sliding"), QStringLiteral("5 \u00b7 full"),
+                       QStringLiteral("25 \u00b7 sliding")}
         << 512 << 0.0;
     QTest::newRow("a model folder: its config.json")
         << QStringLiteral("engine/mistral_f32")
-        << QStringList{QStringLiteral("0 \u00b7 sliding 4"), QStringLiteral("1 \u00b7 sliding 4"),
-                       QStringLiteral("1 \u00b7 sliding 4")}
+        << QStringList{QStringLiteral("0 \u00b7 sliding"), QStringLiteral("1 \u00b7 sliding"),
+                       QStringLiteral("1 \u00b7 sliding")}
         << 4 << 0.0;
   }
   void configLayoutFillsThePicker() {
