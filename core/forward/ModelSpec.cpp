@@ -26,16 +26,24 @@ ModelSource modelSourceFor(const std::string& spec) {
   return src;
 }
 
-ModelInfo describeModelConfig(const std::string& path) {
-  if (path.empty()) throw Error("no config.json given");
-  auto engine = requireForwardEngine();
+namespace {
+// An engine call whose exceptions (the module throws std::runtime_error) reach the caller as Error.
+template <typename Call> auto asError(Call&& call, SourceLocation where) {
   try {
-    return engine->describeConfig(path);
+    return call();
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {
-    throw Error(e.what()); // the engine's message names the file and the field
+    throw Error(e.what(), where);
   }
+}
+} // namespace
+
+ModelInfo describeModelConfig(const std::string& path) {
+  if (path.empty()) throw Error("no config.json given");
+  auto engine = requireForwardEngine();
+  // The engine's message names the file and the field.
+  return asError([&] { return engine->describeConfig(path); }, {});
 }
 
 std::shared_ptr<ForwardModel> loadForwardModel(const std::string& spec, const std::string& device,
@@ -44,13 +52,7 @@ std::shared_ptr<ForwardModel> loadForwardModel(const std::string& spec, const st
     throw Error("--device must be auto, cpu or cuda, not '" + device + "'", {"--device"});
   ModelSource src = modelSourceFor(spec);
   auto engine = requireForwardEngine();
-  try {
-    return engine->loadModel(src, device, control);
-  } catch (const Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw Error(e.what(), {spec});
-  }
+  return asError([&] { return engine->loadModel(src, device, control); }, {spec});
 }
 
 } // namespace maskscope
