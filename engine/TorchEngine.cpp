@@ -516,7 +516,7 @@ TransformerModel loadTransformerModel(const ModelSource& source, at::Device devi
     if (!cfg) throw std::runtime_error(source.spec + ": no config.json");
     ModelConfig config =
         parseModelConfig(std::string(static_cast<const char*>(cfg->data), cfg->size), source.spec + "/config.json");
-    std::vector<SafetensorsFile> files;
+    std::vector<SafetensorsView> files;
     std::vector<std::string> names{"model.safetensors"};
     if (!find("model.safetensors")) {
       const MemoryFile* idx = find("model.safetensors.index.json");
@@ -527,7 +527,7 @@ TransformerModel loadTransformerModel(const ModelSource& source, at::Device devi
     for (const std::string& n : names) {
       const MemoryFile* f = find(n);
       if (!f) throw std::runtime_error(source.spec + ": no " + n);
-      files.push_back(parseSafetensors(static_cast<const uint8_t*>(f->data), f->size, source.spec + "/" + n));
+      files.push_back(viewSafetensors(static_cast<const uint8_t*>(f->data), f->size, source.spec + "/" + n));
     }
     model = TransformerModel::fromSafetensors(config, files, device, /*copyWeights=*/true);
   } else {
@@ -539,7 +539,7 @@ TransformerModel loadTransformerModel(const ModelSource& source, at::Device devi
       if (!fileExists(idx)) throw std::runtime_error(dir + ": no model.safetensors or model.safetensors.index.json");
       names = shardNames(readFileCapped(idx, 64 << 20), idx);
     }
-    std::vector<SafetensorsFile> files;
+    std::vector<SafetensorsView> files;
     for (size_t i = 0; i < names.size(); ++i) {
       checkCancel(control);
       report(control, double(i) / double(names.size()), "mapping " + names[i]);

@@ -30,7 +30,7 @@ std::string shapeText(at::IntArrayRef s) {
 }
 
 struct WeightSource {
-  const std::vector<SafetensorsFile>& files;
+  const std::vector<SafetensorsView>& files;
   at::Device device;
   bool copy;
   std::string* dtypeSeen;
@@ -40,7 +40,7 @@ struct WeightSource {
   // layers) they stay in the stored dtype and TransformerModel::layerForCompute widens one layer at a
   // time during the forward: the resident weights are the file, not twice the file.
   at::Tensor get(const std::string& name, std::vector<int64_t> shape, bool widen = true) const {
-    for (const SafetensorsFile& f : files) {
+    for (const SafetensorsView& f : files) {
       auto it = f.tensors.find(name);
       if (it == f.tensors.end()) continue;
       const TensorEntry& e = it->second;
@@ -196,7 +196,7 @@ template <typename Get> LayerWeights layerWeights(const ModelConfig& c, const st
 
 } // namespace
 
-TransformerModel TransformerModel::fromSafetensors(const ModelConfig& c, const std::vector<SafetensorsFile>& files,
+TransformerModel TransformerModel::fromSafetensors(const ModelConfig& c, const std::vector<SafetensorsView>& files,
                                                    at::Device device, bool copyWeights) {
   TransformerModel m;
   m.config = c;

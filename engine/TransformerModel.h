@@ -2,7 +2,7 @@
 // written to match transformers' modeling_{llama,mistral,qwen2,qwen3,gemma2,gemma3,phi3} numerically.
 #pragma once
 #include "engine/ModelConfig.h"
-#include "engine/Safetensors.h"
+#include "engine/SafetensorsView.h"
 
 #include <torch/torch.h>
 
@@ -54,7 +54,7 @@ public:
   // dtype (on the mapping, or copied when copyWeights) and are widened per layer while the forward
   // runs: peak memory is the file, the widened embeddings, one widened layer and one layer's
   // activations. CUDA: copied to the GPU in the stored dtype.
-  static TransformerModel fromSafetensors(const ModelConfig& config, const std::vector<SafetensorsFile>& files,
+  static TransformerModel fromSafetensors(const ModelConfig& config, const std::vector<SafetensorsView>& files,
                                           at::Device device, bool copyWeights);
   static TransformerModel random(const ModelConfig& config, uint64_t seed, at::Device device);
 
