@@ -532,7 +532,7 @@ TransformerModel loadTransformerModel(const ModelSource& source, at::Device devi
     model = TransformerModel::fromSafetensors(config, files, device, /*copyWeights=*/true);
   } else {
     const std::string dir = source.folder.empty() ? source.spec : source.folder;
-    ModelConfig config = parseModelConfig(readFileCapped(dir + "/config.json", 16 << 20), dir + "/config.json");
+    ModelConfig config = parseModelConfig(readFileCapped(dir + "/config.json", kModelConfigCap), dir + "/config.json");
     std::vector<std::string> names{"model.safetensors"};
     if (!fileExists(dir + "/model.safetensors")) {
       const std::string idx = dir + "/model.safetensors.index.json";
@@ -552,34 +552,9 @@ TransformerModel loadTransformerModel(const ModelSource& source, at::Device devi
 
 namespace {
 
-// What a config says, weights or not: describeConfig stops here, a loaded model adds its tensors'.
-ModelInfo describe(const ModelConfig& c) {
-  ModelInfo i;
-  i.architecture = c.modelType;
-  i.vocabSize = c.vocabSize;
-  i.hiddenSize = c.hiddenSize;
-  i.layers = c.layers;
-  i.heads = c.heads;
-  i.kvHeads = c.kvHeads;
-  i.headDim = c.headDim;
-  i.intermediateSize = c.intermediateSize;
-  i.tiedEmbeddings = c.tieWordEmbeddings;
-  i.attentionBias = c.qkvBias;
-  i.ropeTheta = c.rope.theta;
-  i.ropeScaling = c.rope.scaling;
-  i.attnLogitSoftcap = c.attnSoftcap;
-  i.finalLogitSoftcap = c.finalSoftcap;
-  for (int64_t l = 0; l < c.layers; ++l) {
-    const bool sliding = c.slidingLayers[size_t(l)];
-    i.layerAttention.push_back(
-        {sliding, sliding ? c.slidingWindow : 0, sliding && c.hasLocalRope ? c.localRope.theta : c.rope.theta});
-  }
-  for (const std::string& n : c.notes) i.notes.push_back(n);
-  return i;
-}
-
+// The config's ModelInfo (core/forward/ModelConfig.h) plus what the loaded tensors add.
 ModelInfo describe(const TransformerModel& m) {
-  ModelInfo i = describe(m.config);
+  ModelInfo i = modelInfoFromConfig(m.config);
   i.weightDtype = m.weightDtype;
   i.computeDtype = m.dtype == at::kFloat ? "float32" : m.dtype == at::kBFloat16 ? "bfloat16" : "float16";
   i.device = m.device.is_cuda() ? "cuda" : "cpu";
@@ -604,12 +579,6 @@ public:
     } catch (const c10::Error& e) {
       throw std::runtime_error(source.spec + ": LibTorch: " + e.what_without_backtrace());
     }
-  }
-
-  ModelInfo describeConfig(const std::string& configPath) override {
-    const std::string file = isDirectory(configPath) ? joinPath(configPath, "config.json") : configPath;
-    // The cap loadModel reads config.json with; both throw std::runtime_error naming the file.
-    return describe(parseModelConfig(readFileCapped(file, 16 << 20), file));
   }
 
   std::map<std::string, TensorGrid> loadTorchBatch(const std::string& path) override { return readTorchBatch(path); }

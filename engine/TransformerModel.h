@@ -1,7 +1,7 @@
 // The decoder in LibTorch: weights (memory-mapped safetensors or random) and the eager forward pass
 // written to match transformers' modeling_{llama,mistral,qwen2,qwen3,gemma2,gemma3,phi3} numerically.
 #pragma once
-#include "engine/ModelConfig.h"
+#include "core/forward/ModelConfig.h"
 #include "engine/SafetensorsView.h"
 
 #include <torch/torch.h>

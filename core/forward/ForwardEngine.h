@@ -31,7 +31,7 @@
 namespace maskscope {
 
 // Bumped whenever a struct or virtual below changes; the loader refuses a module built otherwise.
-inline constexpr int kForwardEngineAbiVersion = 6;
+inline constexpr int kForwardEngineAbiVersion = 7;
 // The one symbol the module exports: extern "C" ForwardEngine* maskscope_create_forward_engine(int key),
 // returning nullptr unless key == forwardEngineAbiKey() as the module computes it. The key folds in
 // sizeof(std::string) so a module built with the old libstdc++ string ABI (_GLIBCXX_USE_CXX11_ABI=0,
@@ -267,10 +267,6 @@ public:
   // device: "auto" (CUDA when available), "cpu" or "cuda" (error when absent).
   virtual std::shared_ptr<ForwardModel> loadModel(const ModelSource& source, const std::string& device,
                                                   const RunControl& control) = 0;
-  // A model's config.json (or a folder holding one) read for its layout, no weights: architecture,
-  // sizes, soft-caps and layerAttention filled as loadModel fills them (the same parser); weightDtype,
-  // computeDtype and device stay empty, parameterCount 0. Throws naming the file and the field.
-  virtual ModelInfo describeConfig(const std::string& configPath) = 0;
   // Reads a torch.save(dict) of integer/bool tensors (input_ids, attention_mask, labels, ...).
   virtual std::map<std::string, TensorGrid> loadTorchBatch(const std::string& path) = 0;
   // Trains two copies of one model, run 0 and run 1 advancing one step each in turn, then greedy
