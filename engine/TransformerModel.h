@@ -58,7 +58,12 @@ public:
                                           at::Device device, bool copyWeights);
   static TransformerModel random(const ModelConfig& config, uint64_t seed, at::Device device);
 
+  // Every weight copied to device and dtype (the CUDA out-of-memory fallback). The copies are new
+  // leaf tensors that keep each weight's requires_grad, also when it runs inside the gradient pass.
   void moveTo(at::Device device, at::ScalarType dtype);
+  // requires_grad on or off for every weight (the gradient pass). A weight that is not a leaf (a copy
+  // made with autograd recording) is detached first, so turning gradients off never throws.
+  void setRequiresGrad(bool on);
   std::vector<at::Tensor> parameters() const;
   int64_t parameterCount() const;
 

@@ -85,6 +85,10 @@ struct RunControl {
   std::function<void(double fraction, const std::string& text)> progress;
   const std::atomic<bool>* cancel = nullptr; // set to true: the run throws "cancelled" soon after
   int64_t maxRowsPerChunk = 0;               // 0 = all rows at once; halved on CUDA out-of-memory
+  // Tests: the first row chunk of this pass of the run ("forward", "loss" or "gradients") fails as a
+  // CUDA out-of-memory at one row would, so the fallback (the model moved to the CPU in float32, in
+  // the middle of the run) runs on any device. Empty: never.
+  std::string simulateOutOfMemoryIn;
 };
 
 struct ForwardInputs {

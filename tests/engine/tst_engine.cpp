@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -741,6 +742,55 @@ private Q_SLOTS:
     QVERIFY(std::abs(a.asGiven - c.asGiven) < 1e-6);
     QVERIFY(std::abs(a.gradNormReal - c.gradNormReal) < 1e-6 * std::max(1.0, a.gradNormReal));
     QVERIFY(std::abs(a.maxLogitChangeReal - c.maxLogitChangeReal) < 1e-4);
+  }
+
+  // CUDA out of memory at one row moves the model to the CPU in float32 in the middle of a run. Forced
+  // here on the CPU (RunControl::simulateOutOfMemoryIn) with BF16 files, whose stored decoder layers
+  // become real float32 copies: the pass that falls back (the loss, or the gradients with the weights
+  // requiring grad) gives the reference's norms (1e-3, as for BF16 files), and the model stays usable
+  // for the next gradient pass and forward. Before the fix, a fallback inside the gradient pass made
+  // the copies through autograd (non-leaf weights), and the clean-up's requires_grad_(false) on them
+  // threw inside a destructor: std::terminate.
+  void fallbackToCpuMidRun_data() {
+    QTest::addColumn<QString>("modelName");
+    QTest::addColumn<QString>("pass");     // the pass whose first chunk runs out of memory
+    QTest::addColumn<int>("rowsPerChunk"); // 0: the batch as one chunk; 1: sums over row chunks
+    for (const char* m : {"qwen2_bf16", "gemma3_bf16", "phi3_bf16"}) {
+      QTest::newRow((std::string(m) + " gradients one chunk").c_str()) << QString::fromLatin1(m) << "gradients" << 0;
+      QTest::newRow((std::string(m) + " gradients by rows").c_str()) << QString::fromLatin1(m) << "gradients" << 1;
+      QTest::newRow((std::string(m) + " loss").c_str()) << QString::fromLatin1(m) << "loss" << 0;
+    }
+  }
+  void fallbackToCpuMidRun() {
+    QFETCH(QString, modelName);
+    QFETCH(QString, pass);
+    QFETCH(int, rowsPerChunk);
+    if (testDevice() != "cpu") QSKIP("the forced fallback is checked on the CPU run");
+    const std::string name = modelName.toStdString();
+    ModelSource src;
+    src.spec = src.folder = kData + "/" + name;
+    std::shared_ptr<ForwardModel> m = engine()->loadModel(src, "cpu", {}); // its own copy: the fallback changes it
+    const json want = json::parse(slurp(kData + "/gradient_goldens.json"))["models"][name];
+    const LossRequest req = buildLossRequest(batchOf("right_both_buggy"), true);
+    RunControl fallBack;
+    fallBack.simulateOutOfMemoryIn = pass.toStdString();
+    fallBack.maxRowsPerChunk = rowsPerChunk;
+    for (int run = 0; run < 2; ++run) { // the run that falls back, then the next one
+      const LossReport rep = m->analyse(req, run == 0 ? fallBack : RunControl{});
+      QVERIFY(rep.gradientsComputed);
+      const bool noted = std::any_of(rep.notes.begin(), rep.notes.end(),
+                                     [](const std::string& n) { return n.find("continued on the CPU") != n.npos; });
+      QCOMPARE(noted, run == 0);
+      for (auto [got, key] : {std::pair{rep.gradNormPad, "pad"}, std::pair{rep.gradNormReal, "real"}}) {
+        const double w = want[key].get<double>();
+        QVERIFY2(std::abs(got - w) <= 1e-3 * w,
+                 qPrintable(QStringLiteral("%1: engine %2, reference %3").arg(QLatin1String(key)).arg(got).arg(w)));
+      }
+      QCOMPARE(QString::fromStdString(rep.device), QStringLiteral("cpu"));
+    }
+    QCOMPARE(m->info().computeDtype, std::string("float32"));
+    const ForwardOutput out = m->forward(inputsOf("right_correct"), {}, false, {});
+    QVERIFY(std::abs(out.loss - goldens()["models"][name]["right_correct"]["loss"].get<double>()) < 1e-4);
   }
 
   void randomModelForBenchmarks_data() {
