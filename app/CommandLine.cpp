@@ -284,6 +284,15 @@ int checkAppArgument(const std::string& first) {
 
 } // namespace
 
+std::string headlessCommandList() {
+  std::string list;
+  for (const CommandSpec& c : commands()) {
+    if (!list.empty()) list += ", ";
+    list += c.name;
+  }
+  return list;
+}
+
 int runHeadless(int argc, char** argv) {
   if (argc < 2) return -1;
   const std::string first = argv[1];

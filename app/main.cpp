@@ -20,8 +20,8 @@ int main(int argc, char** argv) {
   if (!haveDisplay()) {
     // Qt would abort without a platform; say what to do instead.
     std::cerr << "maskscope: no display to open the app on (DISPLAY/WAYLAND_DISPLAY unset).\n"
-                 "  Headless commands: tokenize, render, collate, lint, loss, snapshot (see --help).\n"
-                 "  To run the app without a screen: QT_QPA_PLATFORM=offscreen or xvfb-run maskscope\n";
+              << "  Headless commands: " << maskscope::headlessCommandList() << " (see --help).\n"
+              << "  To run the app without a screen: QT_QPA_PLATFORM=offscreen or xvfb-run maskscope\n";
     return 2;
   }
   return maskscope::launchDesktopApp(argc, argv);

@@ -1,5 +1,7 @@
-// Every collator preset on tiny ChatML conversations with the demo tokenizer, against arrays worked
-// out by hand. Token ids of the demo vocabulary (resources/tokenizer/demo.vocab):
+// Every collator preset (the registry, collatorPresets()) and the collator keys on tiny ChatML
+// conversations with the demo tokenizer, against arrays worked out by hand: each preset's cases are
+// its own file, tests/data/collate/presets/<preset>.json (a preset without one fails). Token ids of the demo vocabulary
+// (resources/tokenizer/demo.vocab):
 //   <pad>=0 <unk>=1 <s>=2 </s>=3 <|im_start|>=4 <|im_end|>=5 "\n"=16 (byte piece <0x0A>)
 //   user=317 assistant=295 Why=756 A=3826 No=2166 !=3857 O=3844 k=3811
 // X = user "Why", assistant "A":  <|im_start|> user \n Why <|im_end|> \n <|im_start|> assistant \n A <|im_end|> \n
@@ -11,11 +13,16 @@
 #include "core/data/DatasetReader.h"
 #include "core/tokenizer/Tokenizer.h"
 #include "core/util/Error.h"
+#include "core/util/FileReading.h"
+#include "core/util/JsonParse.h"
 
 #include <QtTest>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <optional>
+#include <sstream>
 
 using namespace maskscope;
 
@@ -87,6 +94,14 @@ QString show(const Rows& rows) {
   return s;
 }
 
+const std::string kPresetCases = MASKSCOPE_TEST_DATA_DIR "/collate/presets/";
+
+Rows rowsOf(const nlohmann::json& rows) {
+  Rows out;
+  for (const auto& r : rows) out.push_back(r.get<Ids>());
+  return out;
+}
+
 #define COMPARE_ROWS(actual, expected)                                                                                 \
   do {                                                                                                                 \
     const Rows a_ = (actual), e_ = (expected);                                                                         \
@@ -104,6 +119,8 @@ private Q_SLOTS:
   void tokensAreWhatTheCommentsSay();
   void presets_data();
   void presets();
+  void keys_data();
+  void keys();
   void collatorJsonFile();
   void plainPromptCompletion_data();
   void plainPromptCompletion();
@@ -116,6 +133,8 @@ private Q_SLOTS:
   void packedSegmentsAndMeta();
   void everyPresetOnTheDemo();
   void presetsSayWhatTheyMirror();
+  void everyCaseFileNamesAPreset();
+  void presetTableInDocs();
   void badSpecs_data();
   void badSpecs();
 };
@@ -140,7 +159,45 @@ void TestCollator::tokensAreWhatTheCommentsSay() {
   for (size_t i = 0; i < gx.tokens.size(); ++i) QCOMPARE(gx.tokens[i].inGeneration, i == 9 || i == 10);
 }
 
+// One row per case of each registered preset, read from the preset's own case file.
 void TestCollator::presets_data() {
+  QTest::addColumn<QString>("collator");
+  QTest::addColumn<QString>("conversations");
+  QTest::addColumn<QString>("templ");
+  QTest::addColumn<Rows>("ids");
+  QTest::addColumn<Rows>("attention");
+  QTest::addColumn<Rows>("labels");
+  QTest::addColumn<Rows>("positions");
+  QTest::addColumn<QString>("problem"); // a preset without (usable) hand-worked cases
+  for (const CollatorPreset& preset : collatorPresets()) {
+    const std::string file = kPresetCases + preset.name + ".json";
+    nlohmann::json cases;
+    std::string problem;
+    try {
+      cases = parseJsonOrThrow(readFileCapped(file, int64_t(1) << 20), {file})["cases"];
+      if (!cases.is_array() || cases.empty()) problem = file + ": no \"cases\"";
+    } catch (const Error& e) {
+      problem = std::string(e.what()) + " (each preset needs its hand-worked cases there)";
+    }
+    if (!problem.empty()) {
+      QTest::newRow(preset.name.c_str()) << QString() << QString() << QString() << Rows{} << Rows{} << Rows{} << Rows{}
+                                         << QString::fromStdString(problem);
+      continue;
+    }
+    for (const auto& c : cases) {
+      const std::string collator = c["collator"].get<std::string>();
+      const bool ofThisPreset = collator == preset.name || collator.starts_with(preset.name + ",");
+      QTest::newRow((preset.name + "/" + c["name"].get<std::string>()).c_str())
+          << QString::fromStdString(collator) << QString::fromStdString(c["conversations"].get<std::string>())
+          << QString::fromStdString(c["template"].get<std::string>()) << rowsOf(c["input_ids"])
+          << rowsOf(c["attention_mask"]) << rowsOf(c["labels"]) << rowsOf(c["position_ids"])
+          << (ofThisPreset ? QString() : QString::fromStdString(file + ": a case of collator " + collator));
+    }
+  }
+}
+
+// The collator keys (on top of a preset or of default), hand-worked the same way.
+void TestCollator::keys_data() {
   QTest::addColumn<QString>("collator");
   QTest::addColumn<QString>("conversations");
   QTest::addColumn<QString>("templ");
@@ -153,83 +210,11 @@ void TestCollator::presets_data() {
   const Rows attnXY = {cat({rep(1, 12), {0}}), rep(1, 13)};
   const Rows posXY = {range(0, 13), range(0, 13)};
 
-  QTest::newRow("default") << QStringLiteral("default") << XY << chatml << idsXY << attnXY << Rows{cat({LX, {I}}), LY}
-                           << posXY;
-  QTest::newRow("default-generation-template")
-      << QStringLiteral("default") << XY << QStringLiteral("chatml-assistant-mask") << idsXY << attnXY
-      << Rows{cat({LX, {I}}), LY} << posXY;
-  // DataCollatorForLanguageModeling: labels = input_ids, -100 where input_ids == pad (0).
-  QTest::newRow("hf-lm") << QStringLiteral("hf-lm") << XY << chatml << idsXY << attnXY << Rows{cat({X, {I}}), Y}
-                         << posXY;
-  QTest::newRow("hf-seq2seq-style") << QStringLiteral("hf-seq2seq-style") << XY << chatml << idsXY << attnXY
-                                    << Rows{cat({X, {I}}), Y} << posXY;
-  // pad = eos = <|im_end|> (5): the pad is 5, and every 5 (each reply's stop token) loses its label.
-  QTest::newRow("buggy-pad-is-eos") << QStringLiteral("buggy-pad-is-eos") << XY << chatml << Rows{cat({X, {5}}), Y}
-                                    << attnXY
-                                    << Rows{{4, 317, 16, 756, I, 16, 4, 295, 16, 3826, I, 16, I},
-                                            {4, 317, 16, 756, I, 16, 4, 295, 16, 2166, 3857, I, 16}}
-                                    << posXY;
-  // padding="max_length" (16 here), attention all ones, labels a plain copy (pads graded as id 0).
-  QTest::newRow("buggy-max-length-all-ones")
-      << QStringLiteral("buggy-max-length-all-ones,max_length=16") << XY << chatml
-      << Rows{cat({X, rep(0, 4)}), cat({Y, rep(0, 3)})} << Rows{rep(1, 16), rep(1, 16)}
-      << Rows{cat({X, rep(0, 4)}), cat({Y, rep(0, 3)})} << Rows{range(0, 16), range(0, 16)};
-  // Messages rows: the final assistant message is the completion, graded through the row's end
-  // (its trailing "\n" too, as TRL's completion_mask covers everything after the prompt).
-  const Rows completionLabels = {cat({rep(I, 9), {3826, 5, 16, I}}), cat({rep(I, 9), {2166, 3857, 5, 16}})};
-  QTest::newRow("trl-completion-only") << QStringLiteral("trl-completion-only") << XY << chatml << idsXY << attnXY
-                                       << completionLabels << posXY;
-  // Prompt/completion rows: completion_mask starts after len(tokenize(prompt + generation prompt)) = 9.
-  QTest::newRow("trl-completion-only-prompt-completion")
-      << QStringLiteral("trl-completion-only") << QStringLiteral("XY-prompt-completion") << chatml << idsXY << attnXY
-      << completionLabels << posXY;
-  QTest::newRow("trl-assistant-only") << QStringLiteral("trl-assistant-only") << XY << chatml << idsXY << attnXY
-                                      << Rows{cat({LX, {I}}), LY} << posXY;
   QTest::newRow("without-closing-token") << QStringLiteral("default,grade_closing_token=false") << XY << chatml << idsXY
                                          << attnXY
                                          << Rows{cat({rep(I, 9), {3826, I, I, I}}),
                                                  cat({rep(I, 9), {2166, 3857, I, I}})}
                                          << posXY;
-  const Ids Z = cat({X, {4, 317, 16, 3844, 3811, 5, 16, 4, 295, 16, 2166, 3857, 5, 16}});
-  QTest::newRow("buggy-last-turn-only") << QStringLiteral("buggy-last-turn-only") << QStringLiteral("Z") << chatml
-                                        << Rows{Z} << Rows{rep(1, 26)} << Rows{cat({rep(I, 22), {2166, 3857, 5, I}})}
-                                        << Rows{range(0, 26)};
-  QTest::newRow("default-multi-turn") << QStringLiteral("default") << QStringLiteral("Z") << chatml << Rows{Z}
-                                      << Rows{rep(1, 26)}
-                                      << Rows{cat({rep(I, 9), {3826, 5}, rep(I, 11), {2166, 3857, 5, I}})}
-                                      << Rows{range(0, 26)};
-  // One row, position ids restarting, labels[position_ids == 0] = -100 (already -100 here), no pads.
-  QTest::newRow("trl-padding-free") << QStringLiteral("trl-padding-free") << XY << chatml << Rows{cat({X, Y})}
-                                    << Rows{rep(1, 25)} << Rows{cat({LX, LY})}
-                                    << Rows{cat({range(0, 12), range(0, 13)})};
-  // DataCollatorWithFlattening: labels = input_ids with the first of each example -100.
-  QTest::newRow("hf-flattening") << QStringLiteral("hf-flattening") << XY << chatml << Rows{cat({X, Y})}
-                                 << Rows{rep(1, 25)}
-                                 << Rows{cat({{I}, Ids(X.begin() + 1, X.end()), {I}, Ids(Y.begin() + 1, Y.end())})}
-                                 << Rows{cat({range(0, 12), range(0, 13)})};
-  // Both examples fit in 32: one row, segment ids 1 and 2, positions reset, pads 0 everywhere.
-  QTest::newRow("axolotl-packed-one-row")
-      << QStringLiteral("axolotl-packed,max_length=32") << XY << chatml << Rows{cat({X, Y, rep(0, 7)})}
-      << Rows{cat({rep(1, 12), rep(2, 13), rep(0, 7)})} << Rows{cat({LX, LY, rep(I, 7)})}
-      << Rows{cat({range(0, 12), range(0, 13), rep(0, 7)})};
-  // 12 + 13 > 20: each example gets its own row, padded to max_length.
-  QTest::newRow("axolotl-packed-two-rows") << QStringLiteral("axolotl-packed,max_length=20") << XY << chatml
-                                           << Rows{cat({X, rep(0, 8)}), cat({Y, rep(0, 7)})}
-                                           << Rows{cat({rep(1, 12), rep(0, 8)}), cat({rep(1, 13), rep(0, 7)})}
-                                           << Rows{cat({LX, rep(I, 8)}), cat({LY, rep(I, 7)})}
-                                           << Rows{cat({range(0, 12), rep(0, 8)}), cat({range(0, 13), rep(0, 7)})};
-  // An EOS (5) after each example, positions restarted, plain 0/1 attention.
-  QTest::newRow("naive-packed") << QStringLiteral("naive-packed,max_length=32") << XY << chatml
-                                << Rows{cat({X, {5}, Y, {5}, rep(0, 5)})} << Rows{cat({rep(1, 27), rep(0, 5)})}
-                                << Rows{cat({LX, {I}, LY, {I}, rep(I, 5)})}
-                                << Rows{cat({range(0, 13), range(0, 14), rep(0, 5)})};
-  // Naive packing: the model counts 0..T-1 across the whole row.
-  QTest::newRow("buggy-no-position-reset")
-      << QStringLiteral("buggy-no-position-reset,max_length=32") << XY << chatml << Rows{cat({X, Y, rep(0, 7)})}
-      << Rows{cat({rep(1, 25), rep(0, 7)})} << Rows{cat({LX, LY, rep(I, 7)})} << Rows{range(0, 32)};
-  QTest::newRow("buggy-left-pad-positions")
-      << QStringLiteral("buggy-left-pad-positions") << XY << chatml << Rows{cat({{0}, X}), Y}
-      << Rows{cat({{0}, rep(1, 12)}), rep(1, 13)} << Rows{cat({{I}, LX}), LY} << posXY;
   // Correct left padding: cumsum(mask) - 1 with the pads at 1, as transformers' generate().
   QTest::newRow("left-padding") << QStringLiteral("default,padding_side=left") << XY << chatml << Rows{cat({{0}, X}), Y}
                                 << Rows{cat({{0}, rep(1, 12)}), rep(1, 13)} << Rows{cat({{I}, LX}), LY}
@@ -262,7 +247,9 @@ void TestCollator::presets_data() {
       << Rows{cat({X, {0}}), Y} << posXY;
 }
 
-void TestCollator::presets() {
+namespace {
+
+void checkCollated() {
   QFETCH(QString, collator);
   QFETCH(QString, conversations);
   QFETCH(QString, templ);
@@ -279,6 +266,16 @@ void TestCollator::presets() {
   QCOMPARE(int64_t(b.meta.size()), b.batchSize());
   for (const auto& m : b.meta) QCOMPARE(int64_t(m.size()), b.length());
 }
+
+} // namespace
+
+void TestCollator::presets() {
+  QFETCH(QString, problem);
+  if (!problem.isEmpty()) QFAIL(qPrintable(problem));
+  checkCollated();
+}
+
+void TestCollator::keys() { checkCollated(); }
 
 void TestCollator::collatorJsonFile() {
   const std::string path = MASKSCOPE_TEST_DATA_DIR "/collate/left_multiple_of_7.json";
@@ -452,18 +449,49 @@ void TestCollator::presetsSayWhatTheyMirror() {
   QStringList names;
   for (const CollatorPreset& p : collatorPresets()) {
     QVERIFY2(p.mirrors.size() > 20, p.name.c_str());
+    QVERIFY2(!names.contains(QString::fromStdString(p.name)), p.name.c_str());
     names << QString::fromStdString(p.name);
     QCOMPARE(parseCollatorSpec(p.name).name, p.name);
     QCOMPARE(p.buggy, p.name.starts_with("buggy-") || p.name == "naive-packed");
   }
-  for (const char* required : {"default", "hf-lm", "trl-completion-only", "trl-assistant-only", "trl-padding-free",
-                               "axolotl-packed", "naive-packed", "buggy-max-length-all-ones", "buggy-pad-is-eos",
-                               "buggy-last-turn-only", "buggy-no-position-reset", "buggy-left-pad-positions"})
-    QVERIFY2(names.contains(QLatin1String(required)), required);
   CollatorSpec s = parseCollatorSpec("buggy-max-length-all-ones,max_length=64");
   QCOMPARE(s.maxLength, 64);
   QCOMPARE(s.attention, AttentionMode::AllOnes);
   QCOMPARE(s.labels, LabelMode::All);
+}
+
+// A case file whose preset is gone from the registry fails: removing a preset removes its cases.
+void TestCollator::everyCaseFileNamesAPreset() {
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kPresetCases)) {
+    const std::string name = entry.path().stem().string();
+    const bool registered = std::any_of(collatorPresets().begin(), collatorPresets().end(),
+                                        [&](const CollatorPreset& p) { return p.name == name; });
+    QVERIFY2(registered, (entry.path().string() + ": no collator preset of that name").c_str());
+    const auto j = parseJsonOrThrow(readFileCapped(entry.path().string()), {entry.path().string()});
+    QCOMPARE(j["preset"].get<std::string>(), name);
+    ++files;
+  }
+  QCOMPARE(files, int(collatorPresets().size()));
+}
+
+// docs/cli.md's preset table (### Presets) lists the registry: every preset in order, "bug" exactly
+// for the buggy ones, and the settings each applies on top of default.
+void TestCollator::presetTableInDocs() {
+  std::ifstream in(MASKSCOPE_SOURCE_DIR "/docs/cli.md");
+  std::string line;
+  while (std::getline(in, line) && line != "| preset | kind | what it does | settings on top of `default` |") {
+  }
+  QVERIFY2(in, "docs/cli.md has no preset table");
+  std::getline(in, line); // | --- | ...
+  for (const CollatorPreset& p : collatorPresets()) {
+    QVERIFY2(std::getline(in, line), ("docs/cli.md's preset table ends before " + p.name).c_str());
+    const std::string start = "| `" + p.name + "` | " + (p.buggy ? "bug " : "") + "| ";
+    const std::string end = p.settings.empty() ? " | |" : " | `" + p.settings + "` |";
+    QVERIFY2(line.starts_with(start) && line.ends_with(end),
+             ("docs/cli.md's preset table: expected a row " + start + "... " + end + ", found " + line).c_str());
+  }
+  QVERIFY2(!std::getline(in, line) || !line.starts_with("|"), ("docs/cli.md lists a preset too many: " + line).c_str());
 }
 
 void TestCollator::badSpecs_data() {

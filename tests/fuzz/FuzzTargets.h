@@ -160,19 +160,16 @@ inline void runTokenizerEncodeInput(const std::string& bytes) {
 
 // Dataset rows of every shape (messages, prompt/completion as strings or messages, text, ShareGPT,
 // Alpaca; preference rows must be refused cleanly) through the whole pipeline: read, rendered with
-// ChatML, tokenized by the demo tokenizer, collated. The first byte picks the collator (padding,
-// completion-only labels, packing, padding-free), the rest is the JSONL file.
+// ChatML, tokenized by the demo tokenizer, collated. The first byte picks the collator (every preset
+// of collatorPresets(), index modulo their count), the rest is the JSONL file.
 inline void runDatasetRows(const std::string& bytes) {
   if (bytes.empty()) return;
-  static const char* const kCollators[] = {
-      "default",          "trl-completion-only",      "axolotl-packed",       "hf-flattening",
-      "buggy-pad-is-eos", "buggy-left-pad-positions", "buggy-last-turn-only", "naive-packed"};
   static std::vector<std::unique_ptr<DatasetPipeline>> pipelines = [] {
     std::vector<std::unique_ptr<DatasetPipeline>> all;
-    for (const char* c : kCollators) {
+    for (const CollatorPreset& preset : collatorPresets()) {
       PipelineSpec spec;
       spec.templateSpec = "builtin:chatml";
-      spec.collatorSpec = c;
+      spec.collatorSpec = preset.name;
       spec.render.now = "2024-07-26";
       all.push_back(std::make_unique<DatasetPipeline>(spec));
     }

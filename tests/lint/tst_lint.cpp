@@ -2,6 +2,7 @@
 // IntGrid batches and demo-pipeline batches), presets over builtin:demo, malformed rows, role
 // recovery from dumps, the command's JSON shape and exit codes, shards and thread determinism.
 #include "core/batchio/BatchLoader.h"
+#include "core/collate/CollatorSpec.h"
 #include "core/collate/DatasetPipeline.h"
 #include "core/commands/LintCommand.h"
 #include "core/forward/LossPlan.h"
@@ -13,6 +14,7 @@
 #include "core/mask/RowFacts.h"
 #include "core/util/Error.h"
 #include "core/util/FileReading.h"
+#include "core/util/JsonParse.h"
 
 #include <QDir>
 #include <QTest>
@@ -508,43 +510,54 @@ void TestLint::rules() {
                                     .c_str());
 }
 
+// Every registered preset over builtin:demo, with what its case file (tests/data/collate/presets/
+// <preset>.json, "lint") says it demonstrates: a correct preset gives no error finding but those of
+// "accepted" (rule -> why the framework it mirrors does that; each must still fire); a buggy one fires
+// each rule of "fires" (at least one) and none of "quiet" (the rules it must not be blamed for).
 void TestLint::presets_data() {
   QTest::addColumn<QString>("collator");
-  QTest::addColumn<QString>("expectRule"); // empty: no error-severity finding at all
-  for (const char* c :
-       {"default", "hf-seq2seq-style", "trl-assistant-only", "axolotl-packed", "trl-padding-free", "hf-lm"})
-    QTest::newRow(c) << QString::fromLatin1(c) << QString();
-  QTest::newRow("buggy-max-length-all-ones pad-graded")
-      << QStringLiteral("buggy-max-length-all-ones") << QStringLiteral("pad-graded");
-  QTest::newRow("buggy-max-length-all-ones pad-attended")
-      << QStringLiteral("buggy-max-length-all-ones") << QStringLiteral("pad-attended");
-  QTest::newRow("buggy-pad-is-eos") << QStringLiteral("buggy-pad-is-eos") << QStringLiteral("stop-token-not-graded");
-  QTest::newRow("buggy-last-turn-only") << QStringLiteral("buggy-last-turn-only") << QStringLiteral("last-turn-only");
-  QTest::newRow("buggy-no-position-reset positions")
-      << QStringLiteral("buggy-no-position-reset") << QStringLiteral("position-ids-not-reset");
-  QTest::newRow("buggy-no-position-reset cross")
-      << QStringLiteral("buggy-no-position-reset") << QStringLiteral("packing-cross-attention");
-  QTest::newRow("naive-packed") << QStringLiteral("naive-packed") << QStringLiteral("packing-cross-attention");
-  QTest::newRow("buggy-left-pad-positions")
-      << QStringLiteral("buggy-left-pad-positions") << QStringLiteral("left-pad-positions");
+  QTest::addColumn<bool>("buggy");
+  QTest::addColumn<QStringList>("demonstrates");
+  QTest::addColumn<QStringList>("quiet");
+  QTest::addColumn<QStringList>("accepted");
+  for (const CollatorPreset& p : collatorPresets()) {
+    QStringList demonstrates, quiet, accepted;
+    const std::string file = MASKSCOPE_TEST_DATA_DIR "/collate/presets/" + p.name + ".json";
+    try {
+      const nlohmann::json lint = parseJsonOrThrow(readFileCapped(file, int64_t(1) << 20), {file}).at("lint");
+      for (const auto& r : lint.at("fires")) demonstrates << QString::fromStdString(r.get<std::string>());
+      for (const auto& r : lint.at("quiet")) quiet << QString::fromStdString(r.get<std::string>());
+      if (lint.contains("accepted"))
+        for (const auto& [rule, why] : lint.at("accepted").items()) accepted << QString::fromStdString(rule);
+    } catch (const std::exception& e) {
+      QFAIL(qPrintable(QStringLiteral("%1: %2").arg(QString::fromStdString(file), QString::fromUtf8(e.what()))));
+    }
+    QTest::newRow(p.name.c_str()) << QString::fromStdString(p.name) << p.buggy << demonstrates << quiet << accepted;
+  }
 }
 
 void TestLint::presets() {
   QFETCH(QString, collator);
-  QFETCH(QString, expectRule);
+  QFETCH(bool, buggy);
+  QFETCH(QStringList, demonstrates);
+  QFETCH(QStringList, quiet);
+  QFETCH(QStringList, accepted);
   DatasetLintOptions o;
   o.pipeline.collatorSpec = collator.toStdString();
   o.maxFindings = -1;
   LintReport r = lintDataset("builtin:demo", o);
   QCOMPARE(r.summary.rowsRead, 62L);
-  if (expectRule.isEmpty()) {
-    QVERIFY2(r.summary.errors == 0, ("error findings on a correct preset:" + describe(r)).c_str());
-  } else {
-    QVERIFY2(fires(r, expectRule.toStdString()), ("missing " + expectRule.toStdString() + ":" + describe(r)).c_str());
-  }
-  // Precision: the naive-packed preset resets positions, so it must not be blamed for them.
-  if (collator == QStringLiteral("naive-packed")) QVERIFY(!fires(r, "position-ids-not-reset"));
-  if (collator == QStringLiteral("buggy-last-turn-only")) QVERIFY(!fires(r, "stop-token-not-graded"));
+  QVERIFY2(buggy == !demonstrates.isEmpty(), "a buggy preset names the rules it demonstrates; a correct one none");
+  if (!buggy)
+    for (const Finding& f : r.findings)
+      QVERIFY2(f.severity != Severity::Error || accepted.contains(QString::fromStdString(f.rule)),
+               ("error findings on a correct preset:" + describe(r)).c_str());
+  for (const QString& rule : accepted)
+    QVERIFY2(fires(r, rule.toStdString(), Severity::Error), ("accepted but quiet: " + rule.toStdString()).c_str());
+  for (const QString& rule : demonstrates)
+    QVERIFY2(fires(r, rule.toStdString()), ("missing " + rule.toStdString() + ":" + describe(r)).c_str());
+  for (const QString& rule : quiet)
+    QVERIFY2(!fires(r, rule.toStdString()), ("blamed for " + rule.toStdString() + ":" + describe(r)).c_str());
 }
 
 void TestLint::malformedRows() {
@@ -841,10 +854,7 @@ void TestLint::rowFactsCounts() {
 
 void TestLint::lintAndLossCountsAgree_data() {
   QTest::addColumn<QString>("collator");
-  for (const char* c : {"default", "hf-seq2seq-style", "trl-assistant-only", "hf-lm", "axolotl-packed",
-                        "trl-padding-free", "naive-packed", "buggy-max-length-all-ones", "buggy-pad-is-eos",
-                        "buggy-last-turn-only", "buggy-left-pad-positions", "buggy-no-position-reset"})
-    QTest::newRow(c) << QString::fromLatin1(c);
+  for (const CollatorPreset& p : collatorPresets()) QTest::newRow(p.name.c_str()) << QString::fromStdString(p.name);
 }
 
 // The linter's summary and the loss breakdown count prompt / reply / pad / unknown graded tokens and
@@ -882,7 +892,9 @@ void TestLint::lintAndLossCountsAgree() {
     replies += graded[RoleReply];
   }
   QVERIFY(replies > 0);
-  if (spec == "axolotl-packed" || spec == "trl-padding-free" || spec == "naive-packed") QVERIFY(packed);
+  // Packed presets pack these rows into segments; naive packing keeps no segment boundaries.
+  const Packing packing = parseCollatorSpec(spec).packing;
+  if (packing != Packing::None && packing != Packing::Naive) QVERIFY(packed);
 }
 
 QTEST_GUILESS_MAIN(TestLint)

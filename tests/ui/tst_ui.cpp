@@ -33,6 +33,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QRegularExpression>
 #include <QSet>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -766,6 +767,25 @@ private Q_SLOTS:
     else
       QCOMPARE(snap.size(), QSize(700, 500));
     QVERIFY2(distinctColours(snap) > 4, "blank snapshot");
+  }
+
+  // docs/cli.md's `--view V` row names exactly the registry's views and `window` (viewNames(); the
+  // page orders them for reading): a view added, renamed or removed without the docs fails here.
+  void viewTableInDocs() {
+    QFile doc(QStringLiteral(MASKSCOPE_SOURCE_DIR "/docs/cli.md"));
+    QVERIFY(doc.open(QIODevice::ReadOnly | QIODevice::Text));
+    QString row;
+    for (const QString& line : QString::fromUtf8(doc.readAll()).split(QLatin1Char('\n')))
+      if (line.startsWith(QLatin1String("| `--view V` |"))) row = line;
+    QVERIFY2(!row.isEmpty(), "docs/cli.md has no `--view V` row");
+    const QString names = row.section(QLatin1Char('|'), 2, 2).section(QLatin1String("; "), 0, 0);
+    QStringList documented;
+    static const QRegularExpression quoted(QStringLiteral("`([a-z]+)`"));
+    for (const QRegularExpressionMatch& m : quoted.globalMatch(names)) documented << m.captured(1);
+    QStringList registered = viewNames();
+    documented.sort();
+    registered.sort();
+    QCOMPARE(documented, registered);
   }
 
   // View > Reset layout puts every dock back where a first run has it, whatever the user did.

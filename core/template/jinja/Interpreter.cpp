@@ -2,7 +2,9 @@
 // scope per iteration, if-blocks share their parent's, macros close over the scope they were
 // defined in (falling back to the template's top level if that scope is gone).
 #include "core/template/jinja/Interpreter.h"
-#include "core/template/jinja/Builtins.h"
+#include "core/template/jinja/BuiltinFilters.h"
+#include "core/template/jinja/BuiltinMethods.h"
+#include "core/template/jinja/BuiltinTests.h"
 #include "core/template/jinja/Operators.h"
 #include "core/template/jinja/PyString.h"
 

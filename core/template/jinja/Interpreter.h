@@ -1,6 +1,6 @@
 // The tree-walking evaluator behind Template::render: scopes, statements, expressions and the
-// limits. Python operator semantics are Operators.h; builtins (filters, tests, methods, globals) are
-// Builtins.h and call back into it.
+// limits. Python operator semantics are Operators.h; the builtins (BuiltinGlobals.h, BuiltinMethods.h,
+// StringMethods.h, BuiltinFilters.h, BuiltinTests.h) call back into it.
 #pragma once
 #include "core/template/jinja/Template.h"
 

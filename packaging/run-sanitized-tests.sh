@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The core test suites under AddressSanitizer + UndefinedBehaviorSanitizer (.ci/run's second step):
+# a second build tree, build-sanitize/ (MASKSCOPE_SANITIZE=ON; no UI, no LibTorch module, no
+# benchmarks; the same ccache as build/), then every test_* suite it holds. Any sanitizer report
+# fails its test: UBSan halts on the first error, ASan also reports leaks. Extra arguments go to ctest.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="$root/build-sanitize"
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMASKSCOPE_SANITIZE=ON \
+  -DMASKSCOPE_BUILD_UI=OFF -DMASKSCOPE_BUILD_ENGINE=OFF -DMASKSCOPE_BUILD_BENCH=OFF -DMASKSCOPE_FATAL_WARNINGS=ON
+cmake --build "$build" -j"$(nproc)"
+cd "$build"
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+QT_QPA_PLATFORM=offscreen ctest -R '^test_' --output-on-failure -j"$(nproc)" "$@"
