@@ -2,6 +2,8 @@
 #include "core/commands/BatchInputs.h"
 #include "core/batchio/BatchLoader.h"
 #include "core/collate/DatasetPipeline.h"
+#include "core/collate/TemplateVariables.h"
+#include "core/lint/Lint.h"
 #include "core/tokenizer/Tokenizer.h"
 #include "core/util/Error.h"
 
@@ -10,8 +12,23 @@ namespace maskscope {
 Batch buildBatch(const BatchInputs& in, std::vector<RowError>* rowErrors,
                  std::shared_ptr<const Tokenizer>* tokenizerOut) {
   if (!in.batchFile.empty()) {
-    if (tokenizerOut && !in.tokenizerSpec.empty()) *tokenizerOut = loadTokenizer(in.tokenizerSpec);
-    return loadBatchDump(in.batchFile);
+    Batch dump = loadBatchDump(in.batchFile);
+    if (in.tokenizerSpec.empty()) return dump;
+    // With its tokenizer (and template) a dump is read as lint reads it (core/lint/Lint.h, readDump):
+    // the tokenizer's special-token ids where the dump has none, roles and naive-packing boundaries.
+    LintContext ctx;
+    ctx.tokenizer = loadTokenizer(in.tokenizerSpec);
+    if (tokenizerOut) *tokenizerOut = ctx.tokenizer;
+    try {
+      ctx.chatTemplate = loadChatTemplate(in.templateSpec, in.tokenizerSpec);
+    } catch (const Error&) {
+      if (!in.templateSpec.empty()) throw; // the tokenizer's own template is optional here, a given one is not
+    }
+    RenderOptions given;
+    for (const auto& [k, v] : in.vars) given.variables[k] = v;
+    ctx.render = templateVariables(given, ctx.chatTemplate.get(), ctx.tokenizer.get());
+    readDump(dump, ctx);
+    return dump;
   }
   if (in.dataSpec.empty()) throw Error("give --batch FILE or --data FILE");
   PipelineSpec ps;

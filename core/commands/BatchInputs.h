@@ -26,7 +26,8 @@ struct BatchInputs {
   std::vector<std::pair<std::string, std::string>> vars; // --var k=v: template variables
 };
 
-// Loads or builds the batch. Throws Error on unusable input.
+// Loads or builds the batch. Throws Error on unusable input. A dump given with --tokenizer is read as
+// lint reads it (core/lint/Lint.h's readDump: special-token ids, roles, packing boundaries).
 // rowErrors, when given, receives the dataset rows that were skipped.
 // tokenizerOut, when given, receives the tokenizer the batch was encoded with (for dumps: the
 // --tokenizer one when given, else null).

@@ -4,6 +4,7 @@
 #include "core/collate/CollatorSpec.h"
 #include "core/collate/DatasetPipeline.h"
 #include "core/lint/LintReport.h"
+#include "core/lint/RoleRecovery.h"
 #include "core/template/ChatTemplate.h"
 #include "core/tokenizer/Tokenizer.h"
 
@@ -22,8 +23,19 @@ struct LintContext {
   long maxFindings = -1;                            // -1: keep every finding
 };
 
-// Lints one batch. When batch.meta is empty and both tokenizer and template are given, roles are
-// recovered from the ids first; without them the role-aware rules are listed in rules_not_run.
+// A batch dump read with its tokenizer and template as lint reads it, so the app's views and the loss
+// can show what lint sees: missing pad/EOS/BOS ids become the tokenizer's (TemplateVariables.h),
+// then, when the batch has no collator metadata, roles, conversation starts and the template's turn
+// joins are recovered from the ids (RoleRecovery.h). context.render must hold the variables
+// (templateVariables). markers: learnt from the template (unusable without one).
+struct DumpReading {
+  RoleMarkers markers;
+  bool rolesRecovered = false;
+};
+DumpReading readDump(Batch& batch, const LintContext& context);
+
+// Lints one batch, read first with readDump; without a tokenizer and template the role-aware rules
+// are listed in rules_not_run.
 LintReport lintBatch(const Batch& batch, const LintContext& context = {});
 
 struct DatasetLintOptions {
@@ -41,6 +53,9 @@ struct DatasetLintOptions {
 // Streams the dataset (constant memory), lints every micro-batch on worker threads and reduces the
 // results in dataset order. Throws Error when the dataset or pipeline cannot be loaded at all.
 LintReport lintDataset(const std::string& dataSpec, const DatasetLintOptions& options);
+// The same through a pipeline already loaded (options.pipeline is not read): the app's, or one per
+// collator sharing a tokenizer (DatasetPipeline's sharing constructor).
+LintReport lintDataset(const std::string& dataSpec, const DatasetLintOptions& options, const DatasetPipeline& pipeline);
 
 // Preference data (prompt/chosen/rejected, core/data/PreferenceRow.h): the preference rules on each
 // pair and every batch rule on the chosen and the rejected sequences of each micro-batch (findings

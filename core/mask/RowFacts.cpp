@@ -38,6 +38,17 @@ std::vector<PositionRole> rolesOfRow(const Batch& b, int64_t r) {
   return roles;
 }
 
+bool gradedAt(const Batch& b, int64_t r, int64_t t) {
+  return t >= 1 && t < b.length() && r >= 0 && r < b.batchSize() && b.labels.sameShape(b.inputIds) &&
+         b.labels.at(r, t) != kIgnoreIndex;
+}
+
+int64_t gradedInRow(const Batch& b, int64_t r) {
+  int64_t n = 0;
+  for (int64_t t = 1; t < b.length(); ++t) n += gradedAt(b, r, t);
+  return n;
+}
+
 RowFacts& RowFacts::operator+=(const RowFacts& o) {
   positions += o.positions;
   pads += o.pads;

@@ -22,8 +22,15 @@ PositionRole roleOfMeta(const PositionMeta& meta);
 // paddingOfRow finds padding and RoleUnknown elsewhere.
 std::vector<PositionRole> rolesOfRow(const Batch& batch, int64_t row);
 
-// Counts of one row. "Graded" means the label enters the loss: labels[t] != -100 for t >= 1 (the
-// model shifts, so the logits at t-1 are scored on token t and a label at position 0 never is).
+// "Graded", in every count maskscope shows (collate, lint, loss, tables, the app): the label at
+// position t reaches the loss, labels[t] != -100 with t >= 1. The model shifts (the logits at t-1
+// are scored on token t), so a label at position 0 is never scored (RowFacts::labelAtFirstPosition
+// reports one). docs/cli.md ("Graded") states the same. False when labels are missing or t is out
+// of the row.
+bool gradedAt(const Batch& batch, int64_t row, int64_t t);
+int64_t gradedInRow(const Batch& batch, int64_t row); // graded positions of one row
+
+// Counts of one row; graded as gradedAt.
 struct RowFacts {
   int64_t positions = 0;             // T
   int64_t pads = 0;                  // padding positions (paddingOfRow)
