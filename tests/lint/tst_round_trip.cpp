@@ -130,14 +130,16 @@ void TestRoundTrip::dumpLintsLikeDataset() {
 
   // collate --json, saved, read back as a dump.
   const Batch collated = pipeline.collateConversations(readDataset(kChats));
-  const std::string path = tmp_.filePath(tokenizer + QStringLiteral("-") + preset + QStringLiteral(".json")).toStdString();
+  const std::string path =
+      tmp_.filePath(tokenizer + QStringLiteral("-") + preset + QStringLiteral(".json")).toStdString();
   std::ofstream(path) << batchToJson(collated).dump() << "\n";
   const Batch dump = loadBatchDump(path);
   QVERIFY(dump.meta.empty());
   const LintReport ofDump = lintBatch(dump, contextFor(pipeline, spec));
 
   const std::set<std::string> want = rulesOf(ofDataset), got = rulesOf(ofDump);
-  if (want != got) qInfo("DEBUG dataset:%s\nDEBUG dump:%s", describe(ofDataset).c_str(), describe(ofDump).c_str());
+  if (want != got) // in full (QVERIFY2 cuts its message short)
+    qInfo("findings of the dataset:%s\nfindings of the dump:%s", describe(ofDataset).c_str(), describe(ofDump).c_str());
   QVERIFY2(want == got, ("dataset " + join(want) + " vs dump " + join(got) + "\n  dataset:" + describe(ofDataset) +
                          "\n  dump:" + describe(ofDump))
                             .c_str());
