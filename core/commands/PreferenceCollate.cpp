@@ -81,7 +81,7 @@ int runPreferenceCollate(const BatchInputs& in, CommandIO& io, const CollateTabl
       pairs.push_back(encodePreference(pipeline, row));
     } catch (const Error& e) {
       io.err << "maskscope: skipped " << in.dataSpec << ":" << row.sourceLine
-             << ": the template refused it: " << e.message() << "\n";
+             << ": the template or tokenizer refused it: " << e.message() << "\n";
     }
   }
   if (pairs.empty())

@@ -54,7 +54,7 @@ ChunkResult lintChunk(const DatasetPipeline& pipeline, const DatasetLintOptions&
                 Severity::Warning,
                 c.rowIndex,
                 std::nullopt,
-                "row " + std::to_string(c.rowIndex) + ": the template refused it: " + e.what(),
+                "row " + std::to_string(c.rowIndex) + ": the template or tokenizer refused it: " + e.what(),
                 std::nullopt};
       if (c.sourceLine >= 0) f.line = c.sourceLine;
       out.add(std::move(f));

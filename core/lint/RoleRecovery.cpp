@@ -8,6 +8,7 @@
 #include "core/lint/RowLayout.h"
 
 #include <algorithm>
+#include <set>
 
 namespace maskscope {
 
@@ -23,7 +24,13 @@ struct Found {
 
 class RowMatcher {
 public:
-  RowMatcher(const Batch& b, int64_t r, const RoleMarkers& m, const Tokenizer& tok) : b_(b), r_(r), m_(m), tok_(tok) {}
+  RowMatcher(const Batch& b, int64_t r, const RoleMarkers& m, const Tokenizer& tok) : b_(b), r_(r), m_(m), tok_(tok) {
+    for (const RoleMarker& mk : m.roles) {
+      markerIds_.insert(mk.header.begin(), mk.header.end());
+      markerIds_.insert(mk.footer.begin(), mk.footer.end());
+    }
+    markerIds_.insert(m.conversationPrefix.begin(), m.conversationPrefix.end());
+  }
 
   bool matchAt(int64_t t, int64_t end, const std::vector<int32_t>& seq) const {
     if (seq.empty() || t < 0 || t + int64_t(seq.size()) > end) return false;
@@ -45,6 +52,12 @@ public:
     if (id < 0 || id >= tok_.vocabSize()) return "#" + std::to_string(id);
     const std::string s = tok_.isSpecial(int32_t(id)) ? tok_.idToToken(int32_t(id)) : tok_.displayText(int32_t(id));
     return s.empty() ? std::string("\xc2\xb7") : s; // every token keeps a byte, so it belongs to a message
+  }
+  // A special token the template never writes around a message (an EOS, pad or <|endoftext|> put
+  // between conversations): outside any message, it separates two conversations.
+  bool separatorAt(int64_t t) const {
+    const int64_t id = b_.inputIds.at(r_, t);
+    return id >= 0 && id < tok_.vocabSize() && tok_.isSpecial(int32_t(id)) && !markerIds_.count(int32_t(id));
   }
   std::string textOf(int64_t from, int64_t to) const {
     std::string s;
@@ -68,6 +81,7 @@ private:
   int64_t r_;
   const RoleMarkers& m_;
   const Tokenizer& tok_;
+  std::set<int32_t> markerIds_; // every id of a header, footer or the conversation prefix
 };
 
 void RowMatcher::findContentEnd(Found& f, int64_t end) const {
@@ -75,8 +89,11 @@ void RowMatcher::findContentEnd(Found& f, int64_t end) const {
   int64_t firstFooter = -1;
   f.contentEnd = -1;
   for (int64_t u = f.contentBegin; u < end && f.contentEnd < 0; ++u) {
-    if (footer.empty()) {
-      if (headerAt(u, end) || prefixAt(u, end)) f.contentEnd = f.end = u;
+    if (prefixAt(u, end)) { // a new conversation: this message ends here, footer or not
+      f.truncated = !footer.empty();
+      f.contentEnd = f.end = u;
+    } else if (footer.empty()) {
+      if (headerAt(u, end)) f.contentEnd = f.end = u;
     } else if (matchAt(u, end, footer)) {
       if (firstFooter < 0) firstFooter = u;
       if (endsMessage(u + int64_t(footer.size()), end)) {
@@ -97,14 +114,17 @@ void RowMatcher::findContentEnd(Found& f, int64_t end) const {
 
 std::vector<Found> RowMatcher::messages(const ExampleRange& ex, std::vector<int64_t>& starts) const {
   std::vector<Found> out;
+  bool separated = false; // a separator token since the last message
   for (int64_t t = ex.begin; t < ex.end;) {
     if (prefixAt(t, ex.end)) {
       if (!out.empty()) starts.push_back(t); // a conversation opens in mid-row
+      separated = false;
       t += int64_t(m_.conversationPrefix.size());
       continue;
     }
     const RoleMarker* mk = headerAt(t, ex.end);
     if (!mk) {
+      separated = separated || separatorAt(t);
       ++t;
       continue;
     }
@@ -112,7 +132,15 @@ std::vector<Found> RowMatcher::messages(const ExampleRange& ex, std::vector<int6
     f.mk = mk;
     f.begin = t;
     f.contentBegin = t + int64_t(mk->header.size());
-    if (f.contentBegin >= ex.end) break; // a generation prompt at the end (Llama 3 writes one always)
+    // A header with nothing after it but the end, a new conversation or another header is a
+    // generation prompt (Llama 3 writes one after every conversation), which only ends a conversation.
+    if (f.contentBegin >= ex.end || prefixAt(f.contentBegin, ex.end) || headerAt(f.contentBegin, ex.end)) {
+      separated = true;
+      t = f.contentBegin;
+      continue;
+    }
+    if (separated && !out.empty()) starts.push_back(t);
+    separated = false;
     findContentEnd(f, ex.end);
     out.push_back(f);
     t = std::max(f.end, t + 1);
@@ -160,7 +188,9 @@ TokenizedConversation conversationOf(const RowMatcher& m, const Batch& b, int64_
     tc.tokens.push_back(std::move(ti));
   }
   byteAt.push_back(int64_t(tc.text.size()));
-  auto byte = [&](int64_t t) { return byteAt[size_t(t - ex.begin)]; };
+  // Message bounds clamped to the conversation (a message found in the raw example never crosses a
+  // conversation start, but the bytes of a position outside [begin, end] do not exist).
+  auto byte = [&](int64_t t) { return byteAt[size_t(std::clamp(t, ex.begin, ex.end) - ex.begin)]; };
   int users = 0, turn = 0;
   for (size_t k = 0; k < msgs.size(); ++k) {
     const Found& f = *msgs[k];
@@ -226,7 +256,7 @@ void writeRowMeta(Batch& b, int64_t r, const RowRecovery& rr, const RoleMarkers&
     }
     for (const Found* f : msgs)
       if (f->truncated && f->mk->kind == PositionKind::Assistant)
-        for (int64_t t = f->contentBegin; t < f->end; ++t)
+        for (int64_t t = f->contentBegin; t < std::min(f->end, ex.end); ++t)
           if (meta[size_t(t)].reply) meta[size_t(t)].replyTruncated = true;
   }
 }

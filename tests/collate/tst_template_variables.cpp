@@ -71,7 +71,9 @@ void TestTemplateVariables::oneDecision() {
   REQUIRE_TOKENIZER_CACHE(tokenizer == QStringLiteral("demo") ||
                           std::filesystem::exists(spec + "/tokenizer_config.json"));
   std::vector<std::pair<std::string, std::string>> vars;
-  if (!var.isEmpty()) vars.emplace_back(var.section(QLatin1Char('='), 0, 0).toStdString(), var.section(QLatin1Char('='), 1).toStdString());
+  if (!var.isEmpty())
+    vars.emplace_back(var.section(QLatin1Char('='), 0, 0).toStdString(),
+                      var.section(QLatin1Char('='), 1).toStdString());
 
   // collate (and lint of a dataset, loss, train-ab, the app): the pipeline.
   PipelineSpec ps;

@@ -64,10 +64,9 @@ private Q_SLOTS:
   }
 
 private:
-  static constexpr const char* kTargets[] = {"dataset",          "tokenizer_json", "template",
-                                             "safetensors",      "batch_json",     "collator_spec",
-                                             "tokenizer_encode", "dataset_rows",   "batch_dump",
-                                             "sentencepiece_model"};
+  static constexpr const char* kTargets[] = {"dataset",    "tokenizer_json",     "template",         "safetensors",
+                                             "batch_json", "collator_spec",      "tokenizer_encode", "dataset_rows",
+                                             "batch_dump", "sentencepiece_model"};
 };
 
 QTEST_GUILESS_MAIN(TestFuzzRegressions)

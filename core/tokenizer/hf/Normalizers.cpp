@@ -245,8 +245,8 @@ GrowthLimit GrowthLimit::forInput(size_t inputBytes) {
 }
 
 void Normalizer::tooLarge(const GrowthLimit& limit, size_t reached) const {
-  throw NormalizerGrowthError(field + " (" + type + ") amplifies the text: " + std::to_string(limit.inputBytes) +
-                                  " bytes of input would become " + std::to_string(reached) +
+  throw NormalizerGrowthError("the " + type + " normalizer amplifies the text: an input of " +
+                                  std::to_string(limit.inputBytes) + " bytes would become " + std::to_string(reached) +
                                   " bytes or more (the limit is " + std::to_string(kNormalizerGrowth) +
                                   " times the input plus " + std::to_string(kNormalizerSlack) + " bytes, at most " +
                                   std::to_string(kNormalizerCap >> 20) + " MiB)",

@@ -24,8 +24,8 @@ struct GrowthLimit {
   static GrowthLimit forInput(size_t inputBytes);
 };
 
-// Thrown when a normalizer would pass its GrowthLimit; the tokenizer adds its file. what() names the
-// normalizer ("normalizer.normalizers[2] (Replace)") and the sizes.
+// Thrown when a normalizer would pass its GrowthLimit; the tokenizer adds its file and field()
+// ("normalizer.normalizers[2]") as the location. what() names the type and the sizes.
 class NormalizerGrowthError : public std::runtime_error {
 public:
   NormalizerGrowthError(const std::string& message, std::string field)
