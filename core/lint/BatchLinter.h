@@ -1,0 +1,40 @@
+// lintBatch(): lint one Batch (the app's current batch, or a dump), with the tokenizer, template and
+// collator that made it when known. Rules: see LintRegistry.h.
+#pragma once
+#include "core/collate/CollatorSpec.h"
+#include "core/data/Batch.h"
+#include "core/lint/LintReport.h"
+#include "core/lint/RoleRecovery.h"
+#include "core/template/ChatTemplate.h"
+#include "core/tokenizer/Tokenizer.h"
+
+#include <memory>
+#include <optional>
+
+namespace maskscope {
+
+struct LintContext {
+  std::shared_ptr<const Tokenizer> tokenizer;       // optional: vocabulary size, special ids, roles
+  std::shared_ptr<const ChatTemplate> chatTemplate; // optional: roles of a dump, template checks
+  RenderOptions render;                             // template variables (bos_token, ...)
+  std::optional<CollatorSpec> collator;             // the collator that built the batch, when known
+  bool generation = false;                          // a generation batch (right-pad-generation)
+  long maxFindings = -1;                            // -1: keep every finding
+};
+
+// A batch dump read with its tokenizer and template as lint reads it, so the app's views and the loss
+// can show what lint sees: missing pad/EOS/BOS ids become the tokenizer's (TemplateVariables.h),
+// then, when the batch has no collator metadata, roles, conversation starts and the template's turn
+// joins are recovered from the ids (RoleRecovery.h). context.render must hold the variables
+// (templateVariables). markers: learnt from the template (unusable without one).
+struct DumpReading {
+  RoleMarkers markers;
+  bool rolesRecovered = false;
+};
+DumpReading readDump(Batch& batch, const LintContext& context);
+
+// Lints one batch, read first with readDump; without a tokenizer and template the role-aware rules
+// are listed in rules_not_run.
+LintReport lintBatch(const Batch& batch, const LintContext& context = {});
+
+} // namespace maskscope
