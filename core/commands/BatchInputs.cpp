@@ -4,13 +4,14 @@
 #include "core/collate/DatasetPipeline.h"
 #include "core/collate/TemplateVariables.h"
 #include "core/lint/Lint.h"
+#include "core/lint/TokenizerFit.h"
 #include "core/tokenizer/Tokenizer.h"
 #include "core/util/Error.h"
 
 namespace maskscope {
 
 Batch buildBatch(const BatchInputs& in, std::vector<RowError>* rowErrors,
-                 std::shared_ptr<const Tokenizer>* tokenizerOut) {
+                 std::shared_ptr<const Tokenizer>* tokenizerOut, std::vector<std::string>* notes) {
   if (!in.batchFile.empty()) {
     Batch dump = loadBatchDump(in.batchFile);
     if (in.tokenizerSpec.empty()) return dump;
@@ -27,6 +28,12 @@ Batch buildBatch(const BatchInputs& in, std::vector<RowError>* rowErrors,
     RenderOptions given;
     for (const auto& [k, v] : in.vars) given.variables[k] = v;
     ctx.render = templateVariables(given, ctx.chatTemplate.get(), ctx.tokenizer.get());
+    // The same verdict the app gives when it opens the dump: a tokenizer whose vocabulary cannot hold
+    // the ids (or whose specials differ) is named, with the cached ones that fit.
+    const TokenizerFit fit = tokenizerFit(dump, *ctx.tokenizer, ctx.render);
+    if (!fit.fits && notes)
+      notes->push_back(tokenizerFitNote(in.batchFile, in.tokenizerSpec, &fit,
+                                        rankTokenizers(dump, defaultTokenizerCandidates(), given)));
     readDump(dump, ctx);
     return dump;
   }

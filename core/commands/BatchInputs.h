@@ -30,8 +30,9 @@ struct BatchInputs {
 // lint reads it (core/lint/Lint.h's readDump: special-token ids, roles, packing boundaries).
 // rowErrors, when given, receives the dataset rows that were skipped.
 // tokenizerOut, when given, receives the tokenizer the batch was encoded with (for dumps: the
-// --tokenizer one when given, else null).
+// --tokenizer one when given, else null). notes, when given, receives what the reader noticed: a
+// --tokenizer that does not fit the dump's ids (core/lint/TokenizerFit.h) and the cached ones that do.
 Batch buildBatch(const BatchInputs& inputs, std::vector<RowError>* rowErrors = nullptr,
-                 std::shared_ptr<const Tokenizer>* tokenizerOut = nullptr);
+                 std::shared_ptr<const Tokenizer>* tokenizerOut = nullptr, std::vector<std::string>* notes = nullptr);
 
 } // namespace maskscope

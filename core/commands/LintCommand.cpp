@@ -6,6 +6,7 @@
 #include "core/data/PreferenceRow.h"
 #include "core/lint/Lint.h"
 #include "core/lint/ReportMerge.h"
+#include "core/lint/TokenizerFit.h"
 #include "core/mask/RowFacts.h"
 #include "core/util/Error.h"
 #include "core/util/FileReading.h"
@@ -218,6 +219,17 @@ void lintDumpInput(const LintArgs& a, const std::string& tokenizerSpec, CommandI
     }
     // The variables and special tokens collate would use (core/collate/TemplateVariables.h).
     ctx.render = templateVariables(ctx.render, ctx.chatTemplate.get(), in.tok.get());
+    // The app asks for another tokenizer here (core/lint/TokenizerFit.h); lint names the misfit and the
+    // cached tokenizers that fit, and lints with the one given (its findings say what it reads).
+    const TokenizerFit fit = tokenizerFit(in.dumpBatch, *in.tok, ctx.render);
+    if (!fit.fits) {
+      RenderOptions given;
+      for (const auto& [k, v] : a.vars) given.variables[k] = v;
+      io.err << "maskscope: note: "
+             << tokenizerFitNote(a.input, tokenizerSpec, &fit,
+                                 rankTokenizers(in.dumpBatch, defaultTokenizerCandidates(), given))
+             << "\n";
+    }
   } else if (!a.templateSpec.empty()) {
     throw Error("--template needs --tokenizer (the one that produced the dump) to match role headers in the ids");
   }

@@ -2,6 +2,7 @@
 #include "core/mask/CellClass.h"
 #include "core/mask/PackedSegments.h"
 #include "core/mask/PaddingDetection.h"
+#include "core/mask/RowFacts.h"
 
 namespace maskscope {
 
@@ -55,6 +56,8 @@ RowAnatomy rowAnatomy(const Batch& b, int64_t r, MaskSemantics semantics, int64_
   const size_t T = a.maskSegments.size();
   a.padding = paddingOfRow(b, r);
   a.special.assign(T, 0);
+  a.predicts.assign(T, 0);
+  for (size_t t = 0; t + 1 < T; ++t) a.predicts[t] = gradedAt(b, r, int64_t(t) + 1) ? 1 : 0;
   const bool haveMeta = size_t(r) < b.meta.size() && b.meta[size_t(r)].size() == T;
   if (haveMeta)
     for (size_t t = 0; t < T; ++t) {

@@ -2,6 +2,8 @@
 #include "core/mask/RowFacts.h"
 #include "core/mask/PaddingDetection.h"
 
+#include <cmath>
+
 namespace maskscope {
 
 const char* positionRoleName(PositionRole role) {
@@ -47,6 +49,13 @@ int64_t gradedInRow(const Batch& b, int64_t r) {
   int64_t n = 0;
   for (int64_t t = 1; t < b.length(); ++t) n += gradedAt(b, r, t);
   return n;
+}
+
+double gradedShare(const int64_t (&counts)[kRoleCount], int role) {
+  int64_t total = 0;
+  for (int64_t c : counts) total += c;
+  if (total == 0 || role < 0 || role >= kRoleCount) return std::nan("");
+  return double(counts[role]) / double(total);
 }
 
 RowFacts& RowFacts::operator+=(const RowFacts& o) {
