@@ -29,8 +29,8 @@ void judgeSpecial(const char* field, const std::optional<int64_t>& dumpId, const
     return;
   }
   const int32_t id = int32_t(*dumpId);
-  const bool named = (sp.pad && *sp.pad == id) || (sp.eos && *sp.eos == id) || (sp.bos && *sp.bos == id) ||
-                     (sp.unk && *sp.unk == id);
+  const bool named =
+      (sp.pad && *sp.pad == id) || (sp.eos && *sp.eos == id) || (sp.bos && *sp.bos == id) || (sp.unk && *sp.unk == id);
   if (!named && !tok.isSpecial(id)) {
     fit.problems.push_back(name + " is " + quoted(tok, id) + " there, not a special token");
     return;
@@ -63,10 +63,9 @@ TokenizerFit tokenizerFit(const Batch& dump, const Tokenizer& tok, const RenderO
   if (fit.maxId >= fit.vocabSize) {
     int64_t outside = 0;
     for (int64_t v : ids.values) outside += v >= fit.vocabSize ? 1 : 0;
-    fit.problems.push_back("id " + std::to_string(fit.maxId) + " (row " + std::to_string(fit.maxIdRow) +
-                           ", position " + std::to_string(fit.maxIdPosition) + ") is past its vocabulary of " +
-                           std::to_string(fit.vocabSize) + " tokens (" + std::to_string(outside) +
-                           " input ids are)");
+    fit.problems.push_back("id " + std::to_string(fit.maxId) + " (row " + std::to_string(fit.maxIdRow) + ", position " +
+                           std::to_string(fit.maxIdPosition) + ") is past its vocabulary of " +
+                           std::to_string(fit.vocabSize) + " tokens (" + std::to_string(outside) + " input ids are)");
   }
   const SpecialTokenIds sp = specialTokenIds(tok, variables);
   judgeSpecial("pad_token_id", dump.padTokenId, sp.pad, tok, sp, fit);

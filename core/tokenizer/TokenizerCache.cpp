@@ -105,9 +105,8 @@ std::vector<CachedTokenizer> cachedTokenizers(const std::vector<std::string>& ma
         for (const fs::path& snap : subfolders(repo / "snapshots")) add(snap);
   std::vector<CachedTokenizer> out;
   for (auto& [key, c] : byTarget) out.push_back(std::move(c));
-  std::stable_sort(out.begin(), out.end(), [](const CachedTokenizer& a, const CachedTokenizer& b) {
-    return lower(a.label) < lower(b.label);
-  });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const CachedTokenizer& a, const CachedTokenizer& b) { return lower(a.label) < lower(b.label); });
   return out;
 }
 

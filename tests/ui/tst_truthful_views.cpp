@@ -258,10 +258,11 @@ private Q_SLOTS:
       QVERIFY2(html.contains(cellClassSwatchName(CellClass(i))), cellClassName(CellClass(i)));
     QWidget window;
     HelpDialog help(&window);
-    const QImage hatched = help.browser()
-                               ->document()
-                               ->resource(QTextDocument::ImageResource, QUrl(cellClassSwatchName(CellClass::AllowedPad)))
-                               .value<QImage>();
+    const QImage hatched =
+        help.browser()
+            ->document()
+            ->resource(QTextDocument::ImageResource, QUrl(cellClassSwatchName(CellClass::AllowedPad)))
+            .value<QImage>();
     QVERIFY(!hatched.isNull());
     QVERIFY(countNear(hatched, palette::cellClassStripe(CellClass::AllowedPad)) > 10); // the stripes
     QVERIFY(countNear(hatched, palette::cellClassColour(CellClass::AllowedPad)) > 10);
@@ -287,7 +288,8 @@ private Q_SLOTS:
     c.setCollators(QStringLiteral("default"), QStringLiteral("hf-lm"));
     loss.setExampleLosses(3.0, 0.5, 0.05);
     c.setCollators(QStringLiteral("default"), QStringLiteral("hf-lm"));
-    QVERIFY2(c.sideSummaryText(0).contains(QStringLiteral("prompt 3.00, reply 0.50")), qPrintable(c.sideSummaryText(0)));
+    QVERIFY2(c.sideSummaryText(0).contains(QStringLiteral("prompt 3.00, reply 0.50")),
+             qPrintable(c.sideSummaryText(0)));
     QCOMPARE(s.exampleLosses().prompt, 3.0);
   }
 };

@@ -22,17 +22,16 @@ QString pale(const QColor& c) { return palette::mix(c, Qt::white, 0.78).name(); 
 QString styleSheet() {
   QString s;
   palette::withTheme(palette::Theme::Light, [&] {
-    s = QStringLiteral(
-            "body{font-family:system-ui,'Noto Sans',sans-serif;margin:2em;color:#1a1a1a;background:#fff}\n"
-            ".strip{display:flex;flex-wrap:wrap;gap:4px}\n"
-            ".chip{border:1px dashed %1;padding:3px 5px;font-family:monospace;min-width:2em}\n"
-            ".chip small{display:block;color:#555}\n.graded{border:3px solid %2}\n"
-            ".pad{background:repeating-linear-gradient(45deg,%3,%3 4px,#fff 4px,#fff 8px)}\n"
-            ".pad.graded{border-color:%4}\n.fold{font-style:italic}\n"
-            ".system{background:%5}.user{background:%6}.assistant{background:%7}.think{background:%8}"
-            ".template{background:%9}\n"
-            "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}\n"
-            ".error{color:%4;font-weight:bold}\n.note{border-left:4px solid %3;padding-left:8px}\n")
+    s = QStringLiteral("body{font-family:system-ui,'Noto Sans',sans-serif;margin:2em;color:#1a1a1a;background:#fff}\n"
+                       ".strip{display:flex;flex-wrap:wrap;gap:4px}\n"
+                       ".chip{border:1px dashed %1;padding:3px 5px;font-family:monospace;min-width:2em}\n"
+                       ".chip small{display:block;color:#555}\n.graded{border:3px solid %2}\n"
+                       ".pad{background:repeating-linear-gradient(45deg,%3,%3 4px,#fff 4px,#fff 8px)}\n"
+                       ".pad.graded{border-color:%4}\n.fold{font-style:italic}\n"
+                       ".system{background:%5}.user{background:%6}.assistant{background:%7}.think{background:%8}"
+                       ".template{background:%9}\n"
+                       "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}\n"
+                       ".error{color:%4;font-weight:bold}\n.note{border-left:4px solid %3;padding-left:8px}\n")
             .arg(css(palette::ignored()), css(palette::graded()), pale(palette::padding()), css(palette::gradedPad()),
                  pale(palette::roleColour(PositionKind::System)), pale(palette::roleColour(PositionKind::User)),
                  pale(palette::roleColour(PositionKind::Assistant)), pale(palette::roleColour(PositionKind::Think)),
@@ -129,8 +128,10 @@ QString lossSection(const ReportLoss& loss) {
              .arg(QLatin1String(positionRoleName(PositionRole(role))))
              .arg(d.graded[role])
              .arg(d.sum[role], 0, 'f', 3)
-             .arg(std::isnan(lossShare) ? QStringLiteral("-") : QString::number(100 * lossShare, 'f', 1) + QStringLiteral(" %"))
-             .arg(std::isnan(tokenShare) ? QStringLiteral("-") : QString::number(100 * tokenShare, 'f', 1) + QStringLiteral(" %"));
+             .arg(std::isnan(lossShare) ? QStringLiteral("-")
+                                        : QString::number(100 * lossShare, 'f', 1) + QStringLiteral(" %"))
+             .arg(std::isnan(tokenShare) ? QStringLiteral("-")
+                                         : QString::number(100 * tokenShare, 'f', 1) + QStringLiteral(" %"));
   }
   h += QStringLiteral("</table>\n<p>%1mean as given: %2; pads not graded: %3; replies only: %4. The gradient's share "
                       "is measured by the engine with a model, never the token share.</p>\n")

@@ -30,8 +30,8 @@ QImage cellClassSwatch(CellClass c, bool greyed, int size) {
 }
 
 QString cellClassSwatchName(CellClass c, bool greyed) {
-  return QStringLiteral("swatch:%1%2").arg(QString::fromLatin1(cellClassName(c)), greyed ? QStringLiteral(":greyed")
-                                                                                           : QString());
+  return QStringLiteral("swatch:%1%2")
+      .arg(QString::fromLatin1(cellClassName(c)), greyed ? QStringLiteral(":greyed") : QString());
 }
 
 } // namespace maskscope

@@ -28,8 +28,8 @@ std::vector<TokenizerCandidate> TokenizerChoiceDialog::appCandidates(const QStri
 
 TokenizerChoiceDialog::TokenizerChoiceDialog(std::shared_ptr<const Batch> dump, const QString& dumpName,
                                              const QString& current, const TokenizerFit& fit,
-                                             std::vector<TokenizerCandidate> candidates,
-                                             const RenderOptions& variables, QWidget* parent)
+                                             std::vector<TokenizerCandidate> candidates, const RenderOptions& variables,
+                                             QWidget* parent)
     : QDialog(parent), cancelled_(std::make_shared<std::atomic<bool>>(false)) {
   setObjectName(QStringLiteral("tokenizerChoiceDialog"));
   setWindowTitle(tr("Which tokenizer made %1?").arg(dumpName));
