@@ -25,8 +25,37 @@ PositionKind kindOfRole(const std::string& role) {
   return role.empty() ? PositionKind::Template : PositionKind::Unknown;
 }
 
-Collator::Collator(CollatorSpec spec, const Tokenizer& tokenizer)
-    : Collator(std::move(spec), tokenizer, tokenizer.specialTokens()) {}
+std::vector<PositionMeta> positionMetaOf(const TokenizedConversation& row) {
+  const size_t n = row.tokens.size();
+  std::vector<PositionMeta> meta;
+  meta.reserve(n + 2);
+  for (const TokenInfo& t : row.tokens) {
+    PositionMeta m;
+    m.kind = t.messageIndex < 0 ? PositionKind::Template : t.think ? PositionKind::Think : kindOfRole(t.role);
+    m.messageIndex = t.messageIndex;
+    m.turn = t.turn;
+    m.special = t.special;
+    m.scaffolding = t.scaffolding;
+    m.reply = t.inGeneration;
+    meta.push_back(m);
+  }
+  // The closing token of each reply: the last special token of each run of reply positions.
+  for (size_t i = 0; i < n;) {
+    if (!meta[i].reply) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    int lastSpecial = -1;
+    while (j < n && meta[j].reply) {
+      if (meta[j].special) lastSpecial = int(j);
+      ++j;
+    }
+    if (lastSpecial >= 0) meta[size_t(lastSpecial)].closesReply = true;
+    i = j;
+  }
+  return meta;
+}
 
 Collator::Collator(CollatorSpec spec, const Tokenizer& tokenizer, const SpecialTokenIds& sp) : spec_(std::move(spec)) {
   if (sp.eos) eosId_ = *sp.eos;
@@ -133,40 +162,14 @@ CollatedExample Collator::prepare(const TokenizedConversation& row) const {
   ex.sourceRow = row.rowIndex;
   const size_t n = row.tokens.size();
   ex.ids.reserve(n + 2);
-  ex.meta.reserve(n + 2);
   ex.graded.assign(n, 0);
 
   int lastAssistant = -1;
   for (const MessageSpan& m : row.messages)
     if (kindOfRole(m.role) == PositionKind::Assistant) lastAssistant = std::max(lastAssistant, m.messageIndex);
 
-  for (size_t i = 0; i < n; ++i) {
-    const TokenInfo& t = row.tokens[i];
-    ex.ids.push_back(t.id);
-    PositionMeta m;
-    m.kind = t.messageIndex < 0 ? PositionKind::Template : t.think ? PositionKind::Think : kindOfRole(t.role);
-    m.messageIndex = t.messageIndex;
-    m.turn = t.turn;
-    m.special = t.special;
-    m.scaffolding = t.scaffolding;
-    m.reply = t.inGeneration;
-    ex.meta.push_back(m);
-  }
-  // The closing token of each reply: the last special token of each run of reply positions.
-  for (size_t i = 0; i < n;) {
-    if (!ex.meta[i].reply) {
-      ++i;
-      continue;
-    }
-    size_t j = i;
-    int lastSpecial = -1;
-    while (j < n && ex.meta[j].reply) {
-      if (ex.meta[j].special) lastSpecial = int(j);
-      ++j;
-    }
-    if (lastSpecial >= 0) ex.meta[size_t(lastSpecial)].closesReply = true;
-    i = j;
-  }
+  for (const TokenInfo& t : row.tokens) ex.ids.push_back(t.id);
+  ex.meta = positionMetaOf(row);
 
   switch (spec_.labels) {
   case LabelMode::All:

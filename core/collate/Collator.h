@@ -23,10 +23,9 @@ struct CollatedExample {
 
 class Collator {
 public:
-  // Special tokens (BOS, EOS, PAD) are the tokenizer's.
-  Collator(CollatorSpec spec, const Tokenizer& tokenizer);
-  // Special tokens as resolved by the caller (the pipeline passes the template variables' tokens,
-  // so the collator's EOS is the one the template closes turns with).
+  // Special tokens as resolved by core/collate/TemplateVariables.h's specialTokenIds (the pipeline
+  // passes the template variables' tokens, so the collator's EOS is the one the template closes
+  // turns with).
   Collator(CollatorSpec spec, const Tokenizer& tokenizer, const SpecialTokenIds& special);
 
   Batch collate(const std::vector<TokenizedConversation>& rows) const;
@@ -56,5 +55,12 @@ private:
 
 // Position kind of a message role ("user" -> User, ...).
 PositionKind kindOfRole(const std::string& role);
+
+// What each position of an encoded conversation is, as every batch records it: kind (Template
+// outside messages, Think in a reasoning span, else the message role's), message, turn, special,
+// scaffolding, reply (TokenInfo::inGeneration) and the reply's closing token (the last special
+// token of each run of reply positions). The collator and the role recovery of dumps
+// (core/lint/RoleRecovery.h) both call it, so a dump's roles mean what a collated batch's do.
+std::vector<PositionMeta> positionMetaOf(const TokenizedConversation& row);
 
 } // namespace maskscope

@@ -40,9 +40,8 @@ int charToToken(const std::vector<TokenInfo>& tokens, ByteSpan ch) {
 
 bool isAssistantRole(const std::string& role) { return role == "assistant" || role == "model" || role == "gpt"; }
 
-// The reasoning of each assistant message as rendered: "<think>" through "</think>" inside the
-// message's block (from the content's start when the template printed "<think>" in the header or
-// the generation prompt). Tokens starting inside it are think positions.
+} // namespace
+
 void markThinkSpans(TokenizedConversation& out) {
   static constexpr std::string_view kOpen = "<think>", kClose = "</think>";
   for (const MessageSpan& m : out.messages) {
@@ -62,19 +61,16 @@ void markThinkSpans(TokenizedConversation& out) {
   }
 }
 
-// Replies of a template without {% generation %}: each assistant message's content (from a think
-// block the template writes before it, Qwen3's last turn) through its closing token, the same way
-// in every turn. The closing token is the first special token after the content that ends turns
-// (the template's eos_token or a common end-of-turn token: a template may print the next header,
-// or Llama-3's unconditional generation prompt, inside the last block); else the last special
-// token of the block after the content. An empty (or unlocated) content leaves the closing token
-// as the whole reply.
-void markRecoveredReplies(TokenizedConversation& out, const std::string& eosText) {
+bool endsTurn(std::string_view tokenText, const std::string& eosText) {
   static const std::vector<std::string_view> kTurnEnds = {"<|im_end|>", "<|eot_id|>", "<|eom_id|>",   "<end_of_turn>",
                                                           "<|end|>",    "</s>",       "<|endoftext|>"};
-  auto endsTurn = [&](const TokenInfo& t) {
-    const std::string_view s = std::string_view(out.text).substr(size_t(t.span.begin), size_t(t.span.size()));
-    return (!eosText.empty() && s == eosText) || std::find(kTurnEnds.begin(), kTurnEnds.end(), s) != kTurnEnds.end();
+  return (!eosText.empty() && tokenText == eosText) ||
+         std::find(kTurnEnds.begin(), kTurnEnds.end(), tokenText) != kTurnEnds.end();
+}
+
+void markRecoveredReplies(TokenizedConversation& out, const std::string& eosText) {
+  auto turnEnd = [&](const TokenInfo& t) {
+    return endsTurn(std::string_view(out.text).substr(size_t(t.span.begin), size_t(t.span.size())), eosText);
   };
   for (const MessageSpan& m : out.messages) {
     if (!isAssistantRole(m.role)) continue;
@@ -90,7 +86,7 @@ void markRecoveredReplies(TokenizedConversation& out, const std::string& eosText
     for (size_t i = 0; i < out.tokens.size(); ++i) {
       const TokenInfo& t = out.tokens[i];
       if (!t.special || t.span.begin < after || !m.block.contains(t.span.begin)) continue;
-      if (closing < 0 && endsTurn(t)) closing = int(i);
+      if (closing < 0 && turnEnd(t)) closing = int(i);
       lastSpecial = int(i);
     }
     if (closing < 0) closing = lastSpecial;
@@ -105,8 +101,6 @@ void markRecoveredReplies(TokenizedConversation& out, const std::string& eosText
       out.tokens[size_t(i)].inGeneration = true;
   }
 }
-
-} // namespace
 
 void appendEncodedTokens(const Tokenizer& tokenizer, const Encoding& enc, int64_t offset, TokenizedConversation& out) {
   out.tokens.reserve(out.tokens.size() + enc.size());

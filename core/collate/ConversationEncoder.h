@@ -53,6 +53,25 @@ void appendEncodedTokens(const Tokenizer& tokenizer, const Encoding& enc, int64_
 // scaffolding unless it overlaps the message's content (special tokens always are).
 void assignTokensToMessages(TokenizedConversation& conv);
 
+// The reasoning of each assistant message as rendered: "<think>" through "</think>" inside the
+// message's block (from the content's start when the template printed "<think>" in the header or
+// the generation prompt). Tokens starting inside it get TokenInfo::think. Collate and the role
+// recovery of dumps (core/lint/RoleRecovery.h) both call it.
+void markThinkSpans(TokenizedConversation& conv);
+
+// True when a special token's text ends a turn: the template's eos_token, or a common end-of-turn
+// token (<|im_end|>, <|eot_id|>, <|eom_id|>, <end_of_turn>, <|end|>, </s>, <|endoftext|>).
+bool endsTurn(std::string_view tokenText, const std::string& eosText);
+
+// Replies of a template without {% generation %}: each assistant message's content (from a think
+// block the template writes before it, Qwen3's last turn) through its closing token, the same way
+// in every turn (TokenInfo::inGeneration). The closing token is the first special token after the
+// content that ends turns (endsTurn: a template may print the next header, or Llama-3's
+// unconditional generation prompt, inside the last block); else the last special token of the block
+// after the content. An empty (or unlocated) content leaves the closing token as the whole reply.
+// Needs markThinkSpans first. The one reply rule of collate and of dumps (core/lint/RoleRecovery.h).
+void markRecoveredReplies(TokenizedConversation& conv, const std::string& eosText);
+
 // The assistant mask transformers builds from all generation spans (1 = inside a reply), with the
 // same early stop: a span whose first character no token holds ends the marking.
 std::vector<uint8_t> assistantMaskFromSpans(const std::vector<TokenInfo>& tokens, const std::vector<ByteSpan>& spans,

@@ -32,15 +32,15 @@ public:
   const ConversationEncoder& encoder() const { return encoder_; }
   const Collator& collator() const { return collator_; }
   const RenderOptions& renderOptions() const { return render_; }
+  // The special tokens the collator uses (core/collate/TemplateVariables.h: the template variables'
+  // bos/eos/pad/unk where the vocabulary has them, else the tokenizer's).
+  const SpecialTokenIds& specialTokens() const { return special_; }
 
 private:
   ConversationEncoder encoder_; // members in this order: the collator's tokens come from render_
   RenderOptions render_;
+  SpecialTokenIds special_;
   Collator collator_;
 };
-
-// The special tokens the collator uses: the template variables' bos/eos/pad/unk (what the template
-// renders, e.g. ChatML's eos_token <|im_end|>) where the vocabulary has them, else the tokenizer's.
-SpecialTokenIds collatorSpecialTokens(const Tokenizer& tokenizer, const RenderOptions& render);
 
 } // namespace maskscope

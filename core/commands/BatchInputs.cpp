@@ -2,16 +2,40 @@
 #include "core/commands/BatchInputs.h"
 #include "core/batchio/BatchLoader.h"
 #include "core/collate/DatasetPipeline.h"
+#include "core/collate/TemplateVariables.h"
+#include "core/lint/Lint.h"
+#include "core/lint/TokenizerFit.h"
 #include "core/tokenizer/Tokenizer.h"
 #include "core/util/Error.h"
 
 namespace maskscope {
 
 Batch buildBatch(const BatchInputs& in, std::vector<RowError>* rowErrors,
-                 std::shared_ptr<const Tokenizer>* tokenizerOut) {
+                 std::shared_ptr<const Tokenizer>* tokenizerOut, std::vector<std::string>* notes) {
   if (!in.batchFile.empty()) {
-    if (tokenizerOut && !in.tokenizerSpec.empty()) *tokenizerOut = loadTokenizer(in.tokenizerSpec);
-    return loadBatchDump(in.batchFile);
+    Batch dump = loadBatchDump(in.batchFile);
+    if (in.tokenizerSpec.empty()) return dump;
+    // With its tokenizer (and template) a dump is read as lint reads it (core/lint/Lint.h, readDump):
+    // the tokenizer's special-token ids where the dump has none, roles and naive-packing boundaries.
+    LintContext ctx;
+    ctx.tokenizer = loadTokenizer(in.tokenizerSpec);
+    if (tokenizerOut) *tokenizerOut = ctx.tokenizer;
+    try {
+      ctx.chatTemplate = loadChatTemplate(in.templateSpec, in.tokenizerSpec);
+    } catch (const Error&) {
+      if (!in.templateSpec.empty()) throw; // the tokenizer's own template is optional here, a given one is not
+    }
+    RenderOptions given;
+    for (const auto& [k, v] : in.vars) given.variables[k] = v;
+    ctx.render = templateVariables(given, ctx.chatTemplate.get(), ctx.tokenizer.get());
+    // The same verdict the app gives when it opens the dump: a tokenizer whose vocabulary cannot hold
+    // the ids (or whose specials differ) is named, with the cached ones that fit.
+    const TokenizerFit fit = tokenizerFit(dump, *ctx.tokenizer, ctx.render);
+    if (!fit.fits && notes)
+      notes->push_back(tokenizerFitNote(in.batchFile, in.tokenizerSpec, &fit,
+                                        rankTokenizers(dump, defaultTokenizerCandidates(), given)));
+    readDump(dump, ctx);
+    return dump;
   }
   if (in.dataSpec.empty()) throw Error("give --batch FILE or --data FILE");
   PipelineSpec ps;

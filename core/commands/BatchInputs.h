@@ -26,11 +26,13 @@ struct BatchInputs {
   std::vector<std::pair<std::string, std::string>> vars; // --var k=v: template variables
 };
 
-// Loads or builds the batch. Throws Error on unusable input.
+// Loads or builds the batch. Throws Error on unusable input. A dump given with --tokenizer is read as
+// lint reads it (core/lint/Lint.h's readDump: special-token ids, roles, packing boundaries).
 // rowErrors, when given, receives the dataset rows that were skipped.
 // tokenizerOut, when given, receives the tokenizer the batch was encoded with (for dumps: the
-// --tokenizer one when given, else null).
+// --tokenizer one when given, else null). notes, when given, receives what the reader noticed: a
+// --tokenizer that does not fit the dump's ids (core/lint/TokenizerFit.h) and the cached ones that do.
 Batch buildBatch(const BatchInputs& inputs, std::vector<RowError>* rowErrors = nullptr,
-                 std::shared_ptr<const Tokenizer>* tokenizerOut = nullptr);
+                 std::shared_ptr<const Tokenizer>* tokenizerOut = nullptr, std::vector<std::string>* notes = nullptr);
 
 } // namespace maskscope

@@ -4,6 +4,7 @@
 #include "core/collate/CollatorSpec.h"
 #include "core/commands/PreferenceCollate.h"
 #include "core/data/PreferenceRow.h"
+#include "core/mask/RowFacts.h"
 #include "core/table/PositionTable.h"
 #include "core/template/ChatTemplate.h"
 #include "core/tokenizer/Tokenizer.h"
@@ -55,7 +56,7 @@ int printTables(const Batch& b, const Tokenizer* tokenizer, const CollateTableOp
     }
     const PositionTableCounts counts = countTable(rows);
     if (format == TableFormat::Text)
-      io.out << "row " << r << ": " << counts.rows << " positions shown, " << counts.ignored << " ignored (-100), "
+      io.out << "row " << r << ": " << counts.rows << " positions shown, " << counts.ignored << " not graded, "
              << counts.graded << " graded\n";
     writePositionTable(io.out, rows, format);
   }
@@ -97,13 +98,11 @@ int runCollate(const BatchInputs& inputs, CommandIO& io, const CollateTableOptio
                          "every turn); the template has no {% generation %}, so TRL's assistant_only_loss would "
                          "find no reply tokens\n");
   for (int64_t r = 0; r < b.batchSize(); ++r) {
-    int64_t real = 0, graded = 0;
-    for (int64_t t = 0; t < b.length(); ++t) {
-      real += b.attentionMask.at(r, t) != 0;
-      graded += b.labels.at(r, t) != kIgnoreIndex;
-    }
+    int64_t real = 0;
+    for (int64_t t = 0; t < b.length(); ++t) real += b.attentionMask.at(r, t) != 0;
+    const int64_t graded = gradedInRow(b, r); // reaches the loss (core/mask/RowFacts.h)
     io.out << "  row " << r << ": " << real << " attended, " << graded << " graded, " << b.length() - graded
-           << " ignored (-100)\n";
+           << " not graded\n";
   }
   return 0;
 }

@@ -2,9 +2,12 @@
 // view of the first offending rows like a trainer's debug print, the summary) and --explain.
 #include "core/commands/LintCommand.h"
 #include "core/batchio/BatchLoader.h"
+#include "core/collate/TemplateVariables.h"
 #include "core/data/PreferenceRow.h"
 #include "core/lint/Lint.h"
 #include "core/lint/ReportMerge.h"
+#include "core/lint/TokenizerFit.h"
+#include "core/mask/RowFacts.h"
 #include "core/util/Error.h"
 #include "core/util/FileReading.h"
 #include "core/util/JsonString.h"
@@ -123,7 +126,7 @@ void drawRow(std::ostream& os, const Batch& b, int64_t r, int64_t flagged, const
         tok && id >= 0 && id < tok->vocabSize() ? tok->displayText(int32_t(id)) : "#" + std::to_string(id);
     std::string shown;
     for (char c : text) shown += c == '\n' ? std::string("\\n") : std::string(1, c);
-    const bool graded = b.labels.at(r, t) != kIgnoreIndex;
+    const bool graded = gradedAt(b, r, t);
     const bool pad = haveMeta ? b.meta[size_t(r)][size_t(t)].kind == PositionKind::Padding
                               : (b.attentionMask.sameShape(b.inputIds) && b.attentionMask.at(r, t) == 0);
     if (colour) {
@@ -191,14 +194,6 @@ struct LintedInput {
   nlohmann::json settings; // datasets: what shard reports of one run must share
 };
 
-// Template variables as the pipeline would set them (bos_token, eos_token from the tokenizer).
-void adoptTemplateVariables(LintContext& ctx, const Tokenizer& tok) {
-  for (const auto& [k, v] : ctx.chatTemplate->defaultVariables()) ctx.render.variables.try_emplace(k, v);
-  SpecialTokenIds sp = tok.specialTokens();
-  if (!sp.bosText.empty()) ctx.render.variables.try_emplace("bos_token", sp.bosText);
-  if (!sp.eosText.empty()) ctx.render.variables.try_emplace("eos_token", sp.eosText);
-}
-
 void lintDumpInput(const LintArgs& a, const std::string& tokenizerSpec, CommandIO& io, LintedInput& in) {
   in.dump = true;
   in.dumpBatch = loadBatchDump(a.input);
@@ -222,7 +217,19 @@ void lintDumpInput(const LintArgs& a, const std::string& tokenizerSpec, CommandI
       io.err << "maskscope: note: no chat template for " << tokenizerSpec << " (" << e.message()
              << "); role-aware rules will not run\n";
     }
-    if (ctx.chatTemplate) adoptTemplateVariables(ctx, *in.tok);
+    // The variables and special tokens collate would use (core/collate/TemplateVariables.h).
+    ctx.render = templateVariables(ctx.render, ctx.chatTemplate.get(), in.tok.get());
+    // The app asks for another tokenizer here (core/lint/TokenizerFit.h); lint names the misfit and the
+    // cached tokenizers that fit, and lints with the one given (its findings say what it reads).
+    const TokenizerFit fit = tokenizerFit(in.dumpBatch, *in.tok, ctx.render);
+    if (!fit.fits) {
+      RenderOptions given;
+      for (const auto& [k, v] : a.vars) given.variables[k] = v;
+      io.err << "maskscope: note: "
+             << tokenizerFitNote(a.input, tokenizerSpec, &fit,
+                                 rankTokenizers(in.dumpBatch, defaultTokenizerCandidates(), given))
+             << "\n";
+    }
   } else if (!a.templateSpec.empty()) {
     throw Error("--template needs --tokenizer (the one that produced the dump) to match role headers in the ids");
   }

@@ -113,8 +113,8 @@ std::string lossVerdict(const LossReport& r, bool problems) {
 int runLoss(const LossArgs& args, CommandIO& io) {
   if (args.modelSpec.empty()) throw Error("loss needs --model (a model folder or builtin:tiny)", {"--model"});
   if (args.inputs.batchFile.empty()) refusePreferenceData(args.inputs.dataSpec, "loss");
-  Batch batch = buildBatch(args.inputs);
   std::vector<std::string> notes;
+  Batch batch = buildBatch(args.inputs, nullptr, nullptr, &notes);
   LossRequest request = buildLossRequest(batch, args.gradients, &notes);
   auto model = loadForwardModel(args.modelSpec, args.device);
   LossReport report;

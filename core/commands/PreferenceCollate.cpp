@@ -3,6 +3,7 @@
 #include "core/commands/PreferenceCollate.h"
 #include "core/batchio/BatchJson.h"
 #include "core/collate/PreferencePairs.h"
+#include "core/mask/RowFacts.h"
 #include "core/table/PositionTable.h"
 #include "core/util/Error.h"
 #include "core/util/JsonString.h"
@@ -43,7 +44,7 @@ void printPreferenceTables(const std::vector<SideBatch>& sides, const Tokenizer&
       const PositionTableCounts counts = countTable(table);
       if (format == TableFormat::Text)
         io.out << "row " << r << " (" << s.name << "): " << counts.rows << " positions shown, " << counts.ignored
-               << " ignored (-100), " << counts.graded << " graded\n";
+               << " not graded, " << counts.graded << " graded\n";
       writePositionTable(io.out, table, format);
     }
 }
@@ -54,14 +55,12 @@ void printPreferenceCounts(const std::vector<SideBatch>& sides, const std::vecto
     for (const SideBatch& s : sides) {
       const Batch& b = *s.batch;
       const auto r = int64_t(i);
-      int64_t real = 0, graded = 0;
-      for (int64_t t = 0; t < b.length(); ++t) {
-        real += b.attentionMask.at(r, t) != 0;
-        graded += b.labels.at(r, t) != kIgnoreIndex;
-      }
+      int64_t real = 0;
+      for (int64_t t = 0; t < b.length(); ++t) real += b.attentionMask.at(r, t) != 0;
+      const int64_t graded = gradedInRow(b, r); // reaches the loss (core/mask/RowFacts.h)
       const PreferenceSide& side = std::string(s.name) == "chosen" ? pairs[i].chosen : pairs[i].rejected;
       io.out << "  row " << r << " (" << s.name << "): " << real << " attended, " << side.encoded.completionStart
-             << " prompt, " << graded << " graded, " << b.length() - graded << " ignored (-100)\n";
+             << " prompt, " << graded << " graded, " << b.length() - graded << " not graded\n";
     }
 }
 
@@ -82,7 +81,7 @@ int runPreferenceCollate(const BatchInputs& in, CommandIO& io, const CollateTabl
       pairs.push_back(encodePreference(pipeline, row));
     } catch (const Error& e) {
       io.err << "maskscope: skipped " << in.dataSpec << ":" << row.sourceLine
-             << ": the template refused it: " << e.message() << "\n";
+             << ": the template or tokenizer refused it: " << e.message() << "\n";
     }
   }
   if (pairs.empty())

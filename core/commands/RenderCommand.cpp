@@ -3,6 +3,7 @@
 // undefined values, limits) are maskscope::Error, hence exit status 2 with the template's message.
 #include "core/commands/RenderCommand.h"
 
+#include "core/collate/TemplateVariables.h"
 #include "core/data/DatasetReader.h"
 #include "core/data/PreferenceRow.h"
 #include "core/template/ChatTemplate.h"
@@ -103,6 +104,11 @@ int runRender(const RenderArgs& args, CommandIO& io) {
     options.now = args.now;
     options.computeMessageSpans = false;
     for (const auto& [k, v] : args.vars) options.variables[k] = v;
+    // The variables collate and lint render with (core/collate/TemplateVariables.h): --var, the
+    // template's defaults, then the tokenizer's special tokens.
+    const std::shared_ptr<const Tokenizer> tokenizer =
+        args.tokenizerSpec.empty() ? nullptr : loadTokenizer(args.tokenizerSpec);
+    options = templateVariables(options, tmpl.get(), tokenizer.get());
     RenderResult result;
     if (auto* jt = dynamic_cast<JinjaChatTemplate*>(tmpl.get())) {
       result = jt->renderJson(input.messages, options, input.tools, input.extra);

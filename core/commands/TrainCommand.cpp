@@ -189,7 +189,7 @@ TrainABPlan buildRequest(const TrainArgs& a, const TrainExperiment& e, std::ostr
                                                 long(std::min(prepared.heldOut.size(), i + size_t(a.batchSize))));
     req.heldOut.push_back(trainBatchOf(b.pipeline->collate(part)));
   }
-  SpecialTokenIds special = collatorSpecialTokens(b.pipeline->tokenizer(), b.pipeline->renderOptions());
+  SpecialTokenIds special = b.pipeline->specialTokens();
   if (special.eos) req.generation.stopIds.push_back(*special.eos);
   if (auto te = b.pipeline->tokenizer().specialTokens().eos; te && (!special.eos || *te != *special.eos))
     req.generation.stopIds.push_back(*te);

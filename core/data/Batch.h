@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace maskscope {
@@ -60,7 +61,17 @@ struct Batch {
   std::optional<int64_t> eosTokenId;
   std::optional<int64_t> bosTokenId;
   std::vector<long> sourceRows; // dataset row of each batch row (first example when packed)
-  std::string origin;           // "collated by <preset>" or the dump's path
+  // A dump read with its tokenizer and template (core/lint/RoleRecovery.h): meta was recovered from
+  // the ids rather than written by a collator, so padding and examples still come from the grids.
+  bool rolesRecovered = false;
+  // Per row: positions where the template's start-of-conversation signs show a new conversation
+  // (a BOS, a system turn after later turns, a turn after a reply only a final reply can have);
+  // core/mask/PackingSeparators.h counts them as example boundaries. Empty when not read so.
+  std::vector<std::vector<int64_t>> conversationStarts;
+  // Token id pairs the template itself writes between the turns of one conversation (Llama 2's
+  // "</s><s>"): never a packing separator. Empty when the template is unknown.
+  std::vector<std::pair<int64_t, int64_t>> turnJoins;
+  std::string origin; // "collated by <preset>" or the dump's path
 
   int64_t batchSize() const { return inputIds.rows; }
   int64_t length() const { return inputIds.cols; }

@@ -190,7 +190,7 @@ double LossBreakdown::padsNotGraded() const {
 }
 double LossBreakdown::repliesOnly() const { return safeDiv(sum[RoleReply], double(graded[RoleReply])); }
 double LossBreakdown::lossShare(int r) const { return safeDiv(sum[r], totalSum()); }
-double LossBreakdown::tokenShare(int r) const { return safeDiv(double(graded[r]), double(total())); }
+double LossBreakdown::tokenShare(int r) const { return gradedShare(graded, r); } // RowFacts.h: the one share
 
 std::optional<double> fixedLossOf(const LossReport& report, bool packed) {
   const std::string name = packed ? "block_diagonal" : "fixed";
@@ -202,6 +202,16 @@ std::optional<double> fixedLossOf(const LossReport& report, bool packed) {
 double padGradientShare(const LossReport& report) {
   if (!report.gradientsComputed) return std::numeric_limits<double>::quiet_NaN();
   return safeDiv(report.gradNormPad, report.gradNormPad + report.gradNormReal);
+}
+
+std::vector<double> exampleNll(const Batch& b, int row, const IntGrid& roles, const ExampleLosses& losses) {
+  std::vector<double> nll(size_t(std::max<int64_t>(0, b.length())), 0.0);
+  for (int64_t t = 1; t < b.length(); ++t) {
+    const int role =
+        roles.sameShape(b.inputIds) && row >= 0 && row < roles.rows ? int(roles.at(row, t)) : int(RoleUnknown);
+    nll[size_t(t)] = role == RoleReply ? losses.reply : role == RolePad ? losses.pad : losses.prompt;
+  }
+  return nll;
 }
 
 LossBreakdown computeLossBreakdown(const Batch& b, int row, const std::vector<double>& nll, const IntGrid& roles) {

@@ -58,6 +58,15 @@ std::optional<double> fixedLossOf(const LossReport& report, bool packed);
 // g_pad and g_real the gradients of the pad-target and real-target terms. NaN when not computed or both 0.
 double padGradientShare(const LossReport& report);
 
+// The per-token losses the views use while no model is loaded, by the role of the predicted token
+// (unknown counts as prompt). The loss view edits them and compare reads the same values.
+struct ExampleLosses {
+  double prompt = 2.0, reply = 1.0, pad = 0.05;
+  friend bool operator==(const ExampleLosses&, const ExampleLosses&) = default;
+};
+// [T] nll[t] = the example loss of token t by roles(row, t), for t >= 1 (nll[0] = 0: never scored).
+std::vector<double> exampleNll(const Batch& batch, int row, const IntGrid& roles, const ExampleLosses& losses);
+
 // nll[t] = loss of token t (so index t, not t-1); roles from positionRoles().
 LossBreakdown computeLossBreakdown(const Batch& batch, int row, const std::vector<double>& nll, const IntGrid& roles);
 // The same with the roles of positionRoles(batch).

@@ -1,9 +1,11 @@
 // lintBatch(): one batch, with optional tokenizer/template context (the app's current batch, or a
 // dump). Roles are recovered from the ids when the batch has no metadata.
 #include "core/lint/BatchLinter.h"
+#include "core/collate/TemplateVariables.h"
 #include "core/lint/BatchRules.h"
 #include "core/lint/RoleRecovery.h"
 #include "core/lint/TemplateChecks.h"
+#include "core/tokenizer/DefaultPad.h"
 
 namespace maskscope {
 
@@ -29,42 +31,55 @@ void addFullSequenceInfo(FindingCollector& out, long rows) {
             std::to_string(rows) + " row(s) grade the prompt as well as the replies (full-sequence training)");
 }
 
+namespace {
+
+bool shapesMatch(const Batch& b) {
+  return b.labels.sameShape(b.inputIds) && (b.attentionMask.empty() || b.attentionMask.sameShape(b.inputIds)) &&
+         (b.positionIds.empty() || b.positionIds.sameShape(b.inputIds));
+}
+
+bool hasMeta(const Batch& b) {
+  bool haveMeta = b.meta.size() == size_t(b.batchSize());
+  for (const auto& m : b.meta) haveMeta = haveMeta && int64_t(m.size()) == b.length();
+  return haveMeta && b.batchSize() > 0;
+}
+
+} // namespace
+
+DumpReading readDump(Batch& b, const LintContext& ctx) {
+  DumpReading out;
+  if (!ctx.tokenizer) return out;
+  // A dump without pad/EOS/BOS ids takes the tokenizer's, as the collator would have used them
+  // (core/collate/TemplateVariables.h; no pad token: the EOS, core/tokenizer/DefaultPad.h).
+  const SpecialTokenIds sp = specialTokenIds(*ctx.tokenizer, ctx.render);
+  if (!b.padTokenId) {
+    if (const DefaultPad pad = defaultPad(sp); pad.id) b.padTokenId = *pad.id;
+  }
+  if (!b.eosTokenId && sp.eos) b.eosTokenId = *sp.eos;
+  if (!b.bosTokenId && sp.bos) b.bosTokenId = *sp.bos;
+  if (!ctx.chatTemplate) return out;
+  out.markers = learnRoleMarkers(ConversationEncoder(ctx.tokenizer, ctx.chatTemplate), ctx.render);
+  if (!hasMeta(b) && shapesMatch(b) && out.markers.usable()) {
+    recoverRoles(b, out.markers, *ctx.tokenizer);
+    out.rolesRecovered = true;
+  }
+  return out;
+}
+
 LintReport lintBatch(const Batch& input, const LintContext& ctx) {
   LintReport report;
   report.summary.input = "batch";
   FindingCollector out(report, ctx.maxFindings);
   Batch b = input;
-  if (ctx.tokenizer) {
-    const SpecialTokenIds sp = effectiveSpecialTokens(*ctx.tokenizer, ctx.render);
-    if (!b.padTokenId) {
-      if (sp.pad)
-        b.padTokenId = *sp.pad;
-      else if (sp.eos)
-        b.padTokenId = *sp.eos;
-    }
-    if (!b.eosTokenId && sp.eos) b.eosTokenId = *sp.eos;
-    if (!b.bosTokenId && sp.bos) b.bosTokenId = *sp.bos;
-  }
+  const DumpReading read = readDump(b, ctx);
   BatchRuleOptions o;
   o.generation = ctx.generation;
   if (ctx.tokenizer) o.vocabSize = ctx.tokenizer->vocabSize();
   if (ctx.collator) o.intent = labelIntentOf(*ctx.collator);
-  const bool shapesOk = b.labels.sameShape(b.inputIds) &&
-                        (b.attentionMask.empty() || b.attentionMask.sameShape(b.inputIds)) &&
-                        (b.positionIds.empty() || b.positionIds.sameShape(b.inputIds));
-  bool haveMeta = b.meta.size() == size_t(b.batchSize());
-  for (const auto& m : b.meta) haveMeta = haveMeta && int64_t(m.size()) == b.length();
-  haveMeta = haveMeta && b.batchSize() > 0;
-
-  if (ctx.tokenizer && ctx.chatTemplate) {
-    ConversationEncoder enc(ctx.tokenizer, ctx.chatTemplate);
-    RoleMarkers markers = learnRoleMarkers(enc, ctx.render);
-    runTemplateChecks(enc, ctx.render, markers, ctx.collator ? &*ctx.collator : nullptr, out);
-    if (!haveMeta && shapesOk && markers.usable()) {
-      recoverRoles(b, markers, *ctx.tokenizer);
-      haveMeta = true;
-    }
-  }
+  const bool haveMeta = hasMeta(b);
+  if (ctx.tokenizer && ctx.chatTemplate)
+    runTemplateChecks(ConversationEncoder(ctx.tokenizer, ctx.chatTemplate), ctx.render, read.markers,
+                      ctx.collator ? &*ctx.collator : nullptr, out);
   o.rolesKnown = haveMeta;
   if (!haveMeta) {
     report.summary.rulesNotRun = {"prompt-graded",   "last-turn-only",

@@ -4,6 +4,7 @@
 #include "core/collate/CollatorSpec.h"
 #include "core/data/Batch.h"
 #include "core/lint/LintReport.h"
+#include "core/lint/RoleRecovery.h"
 #include "core/template/ChatTemplate.h"
 #include "core/tokenizer/Tokenizer.h"
 
@@ -21,8 +22,19 @@ struct LintContext {
   long maxFindings = -1;                            // -1: keep every finding
 };
 
-// Lints one batch. When batch.meta is empty and both tokenizer and template are given, roles are
-// recovered from the ids first; without them the role-aware rules are listed in rules_not_run.
+// A batch dump read with its tokenizer and template as lint reads it, so the app's views and the loss
+// can show what lint sees: missing pad/EOS/BOS ids become the tokenizer's (TemplateVariables.h),
+// then, when the batch has no collator metadata, roles, conversation starts and the template's turn
+// joins are recovered from the ids (RoleRecovery.h). context.render must hold the variables
+// (templateVariables). markers: learnt from the template (unusable without one).
+struct DumpReading {
+  RoleMarkers markers;
+  bool rolesRecovered = false;
+};
+DumpReading readDump(Batch& batch, const LintContext& context);
+
+// Lints one batch, read first with readDump; without a tokenizer and template the role-aware rules
+// are listed in rules_not_run.
 LintReport lintBatch(const Batch& batch, const LintContext& context = {});
 
 } // namespace maskscope

@@ -64,7 +64,7 @@ bool runBatchRules(const Batch& b, const BatchRuleOptions& o, FindingCollector& 
     for (const LintRule& rule : rules)
       if (rule.row) rule.row(in);
   }
-  for (int64_t v : b.labels.values) batchIn.gradedLabels += v != kIgnoreIndex;
+  for (int64_t r = 0; r < B; ++r) batchIn.gradedLabels += gradedInRow(b, r);
   for (const LintRule& rule : rules)
     if (rule.afterRows) rule.afterRows(batchIn);
   return true;

@@ -54,7 +54,7 @@ ChunkResult lintChunk(const DatasetPipeline& pipeline, const DatasetLintOptions&
                 Severity::Warning,
                 c.rowIndex,
                 std::nullopt,
-                "row " + std::to_string(c.rowIndex) + ": the template refused it: " + e.what(),
+                "row " + std::to_string(c.rowIndex) + ": the template or tokenizer refused it: " + e.what(),
                 std::nullopt};
       if (c.sourceLine >= 0) f.line = c.sourceLine;
       out.add(std::move(f));
@@ -261,7 +261,14 @@ LintReport lintDataset(const std::string& dataSpec, const DatasetLintOptions& op
   if (opt.microBatchSize < 1) throw Error("--micro-batch must be at least 1");
   if (opt.shardCount < 1 || opt.shardIndex < 0 || opt.shardIndex >= opt.shardCount)
     throw Error("--shard K/N needs 0 <= K < N");
-  DatasetPipeline pipeline(opt.pipeline);
+  const DatasetPipeline pipeline(opt.pipeline);
+  return lintDataset(dataSpec, opt, pipeline);
+}
+
+LintReport lintDataset(const std::string& dataSpec, const DatasetLintOptions& opt, const DatasetPipeline& pipeline) {
+  if (opt.microBatchSize < 1) throw Error("--micro-batch must be at least 1");
+  if (opt.shardCount < 1 || opt.shardIndex < 0 || opt.shardIndex >= opt.shardCount)
+    throw Error("--shard K/N needs 0 <= K < N");
   DatasetReader reader(dataSpec);
 
   LintReport report;

@@ -26,5 +26,8 @@ struct DatasetLintOptions {
 // Streams the dataset (constant memory), lints every micro-batch on worker threads and reduces the
 // results in dataset order. Throws Error when the dataset or pipeline cannot be loaded at all.
 LintReport lintDataset(const std::string& dataSpec, const DatasetLintOptions& options);
+// The same through a pipeline already loaded (options.pipeline is not read): the app's, or one per
+// collator sharing a tokenizer (DatasetPipeline's sharing constructor).
+LintReport lintDataset(const std::string& dataSpec, const DatasetLintOptions& options, const DatasetPipeline& pipeline);
 
 } // namespace maskscope

@@ -51,7 +51,7 @@ void lintChunk(const DatasetPipeline& pipeline, const DatasetLintOptions& opt, c
       pairs.push_back(encodePreference(pipeline, row));
     } catch (const std::exception& e) {
       out.add(Finding{"row-skipped", Severity::Warning, row.rowIndex, std::nullopt,
-                      "row " + std::to_string(row.rowIndex) + ": the template refused it: " + e.what(),
+                      "row " + std::to_string(row.rowIndex) + ": the template or tokenizer refused it: " + e.what(),
                       row.sourceLine});
       continue;
     }

@@ -1,186 +1,284 @@
-// Header/footer learning and matching. The header of a role is taken from its *second* message in
-// the probe when there is one, since first messages may carry conversation-level text (BOS, a
-// default system prompt); the footer is cut after its last special token so that whitespace after
-// the turn (which may merge with what follows) is not required to match.
+// Matching the learnt markers in a dump's ids, then collate's own reply rules on what was found; see
+// RoleRecovery.h. Per row: the examples the grids show (padding, segment ids, position resets,
+// separators), the messages in each (a header, then the content up to the role's footer), the
+// template's signs that a new conversation starts; then per conversation a TokenizedConversation
+// built from the ids, given to markThinkSpans, markRecoveredReplies and positionMetaOf.
 #include "core/lint/RoleRecovery.h"
 #include "core/collate/Collator.h"
 #include "core/lint/RowLayout.h"
-#include "core/template/jinja/Template.h"
 
 #include <algorithm>
-#include <map>
+#include <set>
 
 namespace maskscope {
 
 namespace {
 
-std::vector<Message> probeConversation(bool withSystem) {
-  std::vector<Message> m;
-  if (withSystem) m.push_back({"system", "Probe system words here.", nullptr});
-  m.push_back({"user", "Probe user words one.", nullptr});
-  m.push_back({"assistant", "Probe assistant words one.", nullptr});
-  m.push_back({"user", "Probe user words two.", nullptr});
-  m.push_back({"assistant", "Probe assistant words two.", nullptr});
-  return m;
+// One message found in the ids: [begin, contentBegin) header, [contentBegin, contentEnd) content,
+// [contentEnd, end) footer.
+struct Found {
+  const RoleMarker* mk = nullptr;
+  int64_t begin = 0, contentBegin = 0, contentEnd = 0, end = 0;
+  bool truncated = false; // the example ends before the role's footer
+};
+
+class RowMatcher {
+public:
+  RowMatcher(const Batch& b, int64_t r, const RoleMarkers& m, const Tokenizer& tok) : b_(b), r_(r), m_(m), tok_(tok) {
+    for (const RoleMarker& mk : m.roles) {
+      markerIds_.insert(mk.header.begin(), mk.header.end());
+      markerIds_.insert(mk.footer.begin(), mk.footer.end());
+    }
+    markerIds_.insert(m.conversationPrefix.begin(), m.conversationPrefix.end());
+  }
+
+  bool matchAt(int64_t t, int64_t end, const std::vector<int32_t>& seq) const {
+    if (seq.empty() || t < 0 || t + int64_t(seq.size()) > end) return false;
+    for (size_t i = 0; i < seq.size(); ++i)
+      if (b_.inputIds.at(r_, t + int64_t(i)) != seq[i]) return false;
+    return true;
+  }
+  const RoleMarker* headerAt(int64_t t, int64_t end) const {
+    for (const RoleMarker& mk : m_.roles)
+      if (matchAt(t, end, mk.header)) return &mk;
+    return nullptr;
+  }
+  // The conversation prefix, followed by a message header.
+  bool prefixAt(int64_t t, int64_t end) const {
+    return matchAt(t, end, m_.conversationPrefix) && headerAt(t + int64_t(m_.conversationPrefix.size()), end);
+  }
+  // What a person reads for [from, to): the ids' pieces (special tokens as the vocabulary spells them).
+  std::string pieceOf(int64_t id) const {
+    if (id < 0 || id >= tok_.vocabSize()) return "#" + std::to_string(id);
+    const std::string s = tok_.isSpecial(int32_t(id)) ? tok_.idToToken(int32_t(id)) : tok_.displayText(int32_t(id));
+    return s.empty() ? std::string("\xc2\xb7") : s; // every token keeps a byte, so it belongs to a message
+  }
+  // A special token the template never writes around a message (an EOS, pad or <|endoftext|> put
+  // between conversations): outside any message, it separates two conversations.
+  bool separatorAt(int64_t t) const {
+    const int64_t id = b_.inputIds.at(r_, t);
+    return id >= 0 && id < tok_.vocabSize() && tok_.isSpecial(int32_t(id)) && !markerIds_.count(int32_t(id));
+  }
+  std::string textOf(int64_t from, int64_t to) const {
+    std::string s;
+    for (int64_t t = from; t < to; ++t) s += pieceOf(b_.inputIds.at(r_, t));
+    return s;
+  }
+
+  std::vector<Found> messages(const ExampleRange& ex, std::vector<int64_t>& starts) const;
+
+private:
+  // A footer ending at v closes its message when a header, the conversation prefix or the end of
+  // the example follows within three tokens (so a closing token typed inside the content does not).
+  bool endsMessage(int64_t v, int64_t end) const {
+    for (int64_t w = v; w <= std::min(v + 3, end); ++w)
+      if (w == end || headerAt(w, end) || prefixAt(w, end)) return true;
+    return false;
+  }
+  void findContentEnd(Found& f, int64_t end) const;
+
+  const Batch& b_;
+  int64_t r_;
+  const RoleMarkers& m_;
+  const Tokenizer& tok_;
+  std::set<int32_t> markerIds_; // every id of a header, footer or the conversation prefix
+};
+
+void RowMatcher::findContentEnd(Found& f, int64_t end) const {
+  const std::vector<int32_t>& footer = f.mk->footer;
+  int64_t firstFooter = -1;
+  f.contentEnd = -1;
+  for (int64_t u = f.contentBegin; u < end && f.contentEnd < 0; ++u) {
+    if (prefixAt(u, end)) { // a new conversation: this message ends here, footer or not
+      f.truncated = !footer.empty();
+      f.contentEnd = f.end = u;
+    } else if (footer.empty()) {
+      if (headerAt(u, end)) f.contentEnd = f.end = u;
+    } else if (matchAt(u, end, footer)) {
+      if (firstFooter < 0) firstFooter = u;
+      if (endsMessage(u + int64_t(footer.size()), end)) {
+        f.contentEnd = u;
+        f.end = u + int64_t(footer.size());
+      }
+    }
+  }
+  if (f.contentEnd < 0 && firstFooter >= 0) {
+    f.contentEnd = firstFooter;
+    f.end = firstFooter + int64_t(footer.size());
+  }
+  if (f.contentEnd < 0) {
+    f.truncated = !footer.empty();
+    f.contentEnd = f.end = end;
+  }
 }
 
-bool matchAt(const Batch& b, int64_t r, int64_t t, int64_t end, const std::vector<int32_t>& seq) {
-  if (seq.empty() || t + int64_t(seq.size()) > end) return false;
-  for (size_t i = 0; i < seq.size(); ++i)
-    if (b.inputIds.at(r, t + int64_t(i)) != seq[i]) return false;
-  return true;
+std::vector<Found> RowMatcher::messages(const ExampleRange& ex, std::vector<int64_t>& starts) const {
+  std::vector<Found> out;
+  bool separated = false; // a separator token since the last message
+  for (int64_t t = ex.begin; t < ex.end;) {
+    if (prefixAt(t, ex.end)) {
+      if (!out.empty()) starts.push_back(t); // a conversation opens in mid-row
+      separated = false;
+      t += int64_t(m_.conversationPrefix.size());
+      continue;
+    }
+    const RoleMarker* mk = headerAt(t, ex.end);
+    if (!mk) {
+      separated = separated || separatorAt(t);
+      ++t;
+      continue;
+    }
+    Found f;
+    f.mk = mk;
+    f.begin = t;
+    f.contentBegin = t + int64_t(mk->header.size());
+    // A header with nothing after it but the end, a new conversation or another header is a
+    // generation prompt (Llama 3 writes one after every conversation), which only ends a conversation.
+    if (f.contentBegin >= ex.end || prefixAt(f.contentBegin, ex.end) || headerAt(f.contentBegin, ex.end)) {
+      separated = true;
+      t = f.contentBegin;
+      continue;
+    }
+    if (separated && !out.empty()) starts.push_back(t);
+    separated = false;
+    findContentEnd(f, ex.end);
+    out.push_back(f);
+    t = std::max(f.end, t + 1);
+  }
+  return out;
+}
+
+// The template's signs inside one example besides its prefix: a system turn after other turns, and
+// (templates that keep reasoning only in final replies) a user turn after a reply that has some.
+void conversationSigns(const RowMatcher& m, const RoleMarkers& markers, const std::vector<Found>& msgs,
+                       std::vector<int64_t>& starts) {
+  size_t first = 0; // the current conversation's first message
+  for (size_t i = 1; i < msgs.size(); ++i) {
+    const bool opened = std::any_of(starts.begin(), starts.end(),
+                                    [&](int64_t s) { return s > msgs[i - 1].begin && s <= msgs[i].begin; });
+    bool starting = false;
+    if (!opened && msgs[i].mk->kind == PositionKind::System) starting = true;
+    if (!opened && !starting && markers.thinkOnlyInFinalReply && msgs[i].mk->kind == PositionKind::User &&
+        m.textOf(msgs[i].contentBegin, msgs[i].contentEnd).rfind("<tool_response>", 0) != 0) // Qwen3's tool turns
+      for (size_t j = i; j-- > first;)
+        if (msgs[j].mk->kind == PositionKind::Assistant) {
+          starting = m.textOf(msgs[j].contentBegin, msgs[j].contentEnd).find("</think>") != std::string::npos;
+          break;
+        }
+    if (starting) starts.push_back(msgs[i].begin);
+    if (opened || starting) first = i;
+  }
+}
+
+// Collate's view of one conversation [begin, end) of the row: tokens from the ids, the messages found.
+TokenizedConversation conversationOf(const RowMatcher& m, const Batch& b, int64_t r, const ExampleRange& ex,
+                                     const std::vector<const Found*>& msgs, const Tokenizer& tok) {
+  TokenizedConversation tc;
+  std::vector<int64_t> byteAt;
+  for (int64_t t = ex.begin; t < ex.end; ++t) {
+    const int64_t id = b.inputIds.at(r, t);
+    TokenInfo ti;
+    ti.id = int32_t(std::clamp<int64_t>(id, INT32_MIN, INT32_MAX));
+    ti.text = m.pieceOf(id);
+    ti.special = id >= 0 && id < tok.vocabSize() && tok.isSpecial(int32_t(id));
+    ti.span = {int64_t(tc.text.size()), int64_t(tc.text.size() + ti.text.size())};
+    ti.scaffolding = true;
+    byteAt.push_back(int64_t(tc.text.size()));
+    tc.text += ti.text;
+    tc.tokens.push_back(std::move(ti));
+  }
+  byteAt.push_back(int64_t(tc.text.size()));
+  // Message bounds clamped to the conversation (a message found in the raw example never crosses a
+  // conversation start, but the bytes of a position outside [begin, end] do not exist).
+  auto byte = [&](int64_t t) { return byteAt[size_t(std::clamp(t, ex.begin, ex.end) - ex.begin)]; };
+  int users = 0, turn = 0;
+  for (size_t k = 0; k < msgs.size(); ++k) {
+    const Found& f = *msgs[k];
+    if (f.mk->kind == PositionKind::User && ++users > 1) ++turn;
+    MessageSpan s;
+    s.messageIndex = int(k);
+    s.role = f.mk->role;
+    s.turn = turn;
+    s.block = {byte(f.begin), byte(k + 1 < msgs.size() ? msgs[k + 1]->begin : ex.end)};
+    s.content = {byte(f.contentBegin), byte(f.contentEnd)};
+    tc.messages.push_back(std::move(s));
+  }
+  assignTokensToMessages(tc);
+  return tc;
+}
+
+// Everything recovery decides about one row before its meta is written.
+struct RowRecovery {
+  std::vector<Found> found;
+  RowLayout layout; // the examples, conversation starts included
+};
+
+RowRecovery readRow(Batch& b, int64_t r, const RoleMarkers& markers, const Tokenizer& tok) {
+  RowRecovery rr;
+  const RowMatcher m(b, r, markers, tok);
+  const RowLayout raw = rowLayout(b, r); // meta is still empty: padding and examples from the grids
+  std::vector<int64_t> starts;
+  for (const ExampleRange& ex : raw.examples) {
+    std::vector<int64_t> exStarts;
+    std::vector<Found> msgs = m.messages(ex, exStarts);
+    conversationSigns(m, markers, msgs, exStarts);
+    starts.insert(starts.end(), exStarts.begin(), exStarts.end());
+    rr.found.insert(rr.found.end(), msgs.begin(), msgs.end());
+  }
+  std::sort(starts.begin(), starts.end());
+  b.conversationStarts[size_t(r)] = starts;
+  rr.layout = rowLayout(b, r); // split where the template's signs start a conversation
+  return rr;
+}
+
+void writeRowMeta(Batch& b, int64_t r, const RowRecovery& rr, const RoleMarkers& markers, const Tokenizer& tok) {
+  const RowMatcher m(b, r, markers, tok);
+  auto& meta = b.meta[size_t(r)];
+  for (int64_t t = 0; t < b.length(); ++t) {
+    PositionMeta& pm = meta[size_t(t)];
+    pm.kind = rr.layout.pad[size_t(t)] ? PositionKind::Padding : PositionKind::Template;
+    pm.scaffolding = true;
+    const int64_t id = b.inputIds.at(r, t);
+    pm.special = id >= 0 && id < tok.vocabSize() && tok.isSpecial(int32_t(id));
+  }
+  for (const ExampleRange& ex : rr.layout.examples) {
+    std::vector<const Found*> msgs;
+    for (const Found& f : rr.found)
+      if (f.begin >= ex.begin && f.begin < ex.end) msgs.push_back(&f);
+    TokenizedConversation tc = conversationOf(m, b, r, ex, msgs, tok);
+    markThinkSpans(tc);
+    markRecoveredReplies(tc, markers.eosText);
+    const std::vector<PositionMeta> em = positionMetaOf(tc);
+    for (size_t i = 0; i < em.size(); ++i) {
+      PositionMeta& pm = meta[size_t(ex.begin) + i];
+      if (pm.kind == PositionKind::Padding) continue;
+      pm = em[i];
+    }
+    for (const Found* f : msgs)
+      if (f->truncated && f->mk->kind == PositionKind::Assistant)
+        for (int64_t t = f->contentBegin; t < std::min(f->end, ex.end); ++t)
+          if (meta[size_t(t)].reply) meta[size_t(t)].replyTruncated = true;
+  }
 }
 
 } // namespace
 
-RoleMarkers learnRoleMarkers(const ConversationEncoder& encoder, const RenderOptions& render) {
-  RoleMarkers out;
-  EncoderOptions eo;
-  eo.render = render;
-  eo.render.addGenerationPrompt = false;
-  for (bool withSystem : {true, false}) {
-    Conversation c;
-    c.messages = probeConversation(withSystem);
-    try {
-      out.probe = encoder.encode(c, eo);
-      out.probeMessages = c.messages;
-      break;
-    } catch (const jinja::TemplateLimitError&) {
-      throw; // a sandbox limit on a probe: the template is unusable for every row
-    } catch (const std::exception&) {
-      continue;
-    }
-  }
-  const TokenizedConversation& tc = out.probe;
-  std::map<std::string, RoleMarker> byRole;
-  for (const MessageSpan& ms : tc.messages) {
-    if (ms.block.empty() || ms.content.empty()) continue;
-    RoleMarker mk;
-    mk.role = ms.role;
-    mk.kind = kindOfRole(ms.role);
-    // The footer ends at the block's last special token; a reply's at its closing token as the
-    // encoder found it (Llama-3's template prints the next header inside the last block).
-    int lastSpecial = -1, lastReply = -1;
-    for (const TokenInfo& t : tc.tokens) {
-      if (t.span.empty()) continue;
-      if (t.span.begin >= ms.block.begin && t.span.end <= ms.content.begin) mk.header.push_back(t.id);
-      if (t.span.begin >= ms.content.end && t.span.begin < ms.block.end) {
-        mk.footer.push_back(t.id);
-        if (t.special) lastSpecial = int(mk.footer.size()) - 1;
-        if (t.special && t.inGeneration) lastReply = int(mk.footer.size()) - 1;
-      }
-    }
-    if (mk.kind == PositionKind::Assistant && lastReply >= 0) lastSpecial = lastReply;
-    if (lastSpecial >= 0) {
-      mk.footer.resize(size_t(lastSpecial) + 1);
-      mk.closingIndex = lastSpecial;
-    }
-    if (mk.header.empty()) continue;
-    auto it = byRole.find(ms.role);
-    if (it == byRole.end())
-      byRole.emplace(ms.role, mk);
-    else {
-      // Prefer the later message's header (no conversation-level text in it).
-      it->second = mk;
-    }
-  }
-  for (auto& [role, mk] : byRole) out.roles.push_back(mk);
-  std::sort(out.roles.begin(), out.roles.end(),
-            [](const RoleMarker& a, const RoleMarker& b) { return a.header.size() > b.header.size(); });
-  for (const RoleMarker& mk : out.roles)
-    if (mk.kind == PositionKind::Assistant && mk.closingIndex >= 0)
-      out.closingToken = mk.footer[size_t(mk.closingIndex)];
-  return out;
-}
-
 long recoverRoles(Batch& b, const RoleMarkers& markers, const Tokenizer& tok) {
-  const int64_t B = b.inputIds.rows, T = b.inputIds.cols;
-  b.meta.assign(size_t(B), std::vector<PositionMeta>(size_t(T)));
+  const int64_t B = b.batchSize(), T = b.length();
+  b.meta.clear();
+  b.rolesRecovered = false;
+  b.turnJoins = markers.turnJoins;
+  b.conversationStarts.assign(size_t(B), {});
+  std::vector<RowRecovery> rows;
+  rows.reserve(size_t(B));
   long found = 0;
   for (int64_t r = 0; r < B; ++r) {
-    // Padding and examples as the raw batch says (meta is blank here, so rowLayout reads the masks).
-    std::vector<std::vector<PositionMeta>> saved;
-    saved.swap(b.meta);
-    const RowLayout L = rowLayout(b, r);
-    saved.swap(b.meta);
-    auto& meta = b.meta[size_t(r)];
-    for (int64_t t = 0; t < T; ++t) {
-      PositionMeta& m = meta[size_t(t)];
-      m.kind = L.pad[size_t(t)] ? PositionKind::Padding : PositionKind::Template;
-      m.scaffolding = true;
-      const int64_t id = b.inputIds.at(r, t);
-      m.special = id >= 0 && id <= INT32_MAX && tok.isSpecial(int32_t(id));
-    }
-    for (const ExampleRange& ex : L.examples) {
-      int32_t message = -1, turn = -1;
-      int64_t t = ex.begin;
-      while (t < ex.end) {
-        const RoleMarker* mk = nullptr;
-        for (const RoleMarker& cand : markers.roles)
-          if (matchAt(b, r, t, ex.end, cand.header)) {
-            mk = &cand;
-            break;
-          }
-        if (!mk) {
-          ++t;
-          continue;
-        }
-        ++message;
-        ++found;
-        if (mk->kind == PositionKind::User) ++turn;
-        const bool assistant = mk->kind == PositionKind::Assistant;
-        const int64_t contentBegin = t + int64_t(mk->header.size());
-        // The footer (or, without one, the next header) ends the content.
-        // A footer counts when a header (or the end of the example) follows within two tokens:
-        // a closing token typed inside the content (special-token injection) does not end it.
-        auto headerAt = [&](int64_t u) {
-          for (const RoleMarker& cand : markers.roles)
-            if (matchAt(b, r, u, ex.end, cand.header)) return true;
-          return false;
-        };
-        auto footerEndsMessage = [&](int64_t v) {
-          for (int64_t w = v; w <= std::min(v + 2, ex.end); ++w)
-            if (w == ex.end || headerAt(w)) return true;
-          return false;
-        };
-        int64_t contentEnd = -1, footerEnd = -1, firstFooter = -1;
-        for (int64_t u = contentBegin; u < ex.end; ++u) {
-          if (!mk->footer.empty() && matchAt(b, r, u, ex.end, mk->footer)) {
-            if (firstFooter < 0) firstFooter = u;
-            if (!footerEndsMessage(u + int64_t(mk->footer.size()))) continue;
-            contentEnd = u;
-            footerEnd = u + int64_t(mk->footer.size());
-            break;
-          }
-          if (mk->footer.empty()) {
-            if (headerAt(u)) {
-              contentEnd = footerEnd = u;
-              break;
-            }
-          }
-        }
-        if (contentEnd < 0 && firstFooter >= 0) {
-          contentEnd = firstFooter;
-          footerEnd = firstFooter + int64_t(mk->footer.size());
-        }
-        const bool truncated = contentEnd < 0 && !mk->footer.empty();
-        if (contentEnd < 0) contentEnd = footerEnd = ex.end;
-        for (int64_t u = t; u < footerEnd; ++u) {
-          PositionMeta& m = meta[size_t(u)];
-          m.kind = mk->kind;
-          m.messageIndex = message;
-          m.turn = std::max<int32_t>(turn, 0);
-          m.scaffolding = u < contentBegin || u >= contentEnd;
-          if (assistant && u >= contentBegin) {
-            m.reply = u < contentEnd || (mk->closingIndex >= 0 && u <= contentEnd + mk->closingIndex);
-            m.closesReply = mk->closingIndex >= 0 && u == contentEnd + mk->closingIndex && !truncated;
-            m.replyTruncated = truncated;
-          }
-        }
-        t = std::max(footerEnd, t + 1);
-      }
-    }
+    rows.push_back(readRow(b, r, markers, tok));
+    found += long(rows.back().found.size());
   }
+  b.meta.assign(size_t(B), std::vector<PositionMeta>(size_t(T)));
+  b.rolesRecovered = true;
+  for (int64_t r = 0; r < B; ++r) writeRowMeta(b, r, rows[size_t(r)], markers, tok);
   return found;
 }
 

@@ -17,7 +17,8 @@ std::string RowLayout::boundaries() const {
 RowLayout rowLayout(const Batch& b, int64_t r) {
   const int64_t T = b.length();
   RowLayout L;
-  const bool haveMeta = size_t(r) < b.meta.size() && int64_t(b.meta[size_t(r)].size()) == T;
+  // Collator metadata (not roles recovered from a dump's ids) says where the examples are.
+  const bool haveMeta = size_t(r) < b.meta.size() && int64_t(b.meta[size_t(r)].size()) == T && !b.rolesRecovered;
   const bool haveMask = b.attentionMask.sameShape(b.inputIds);
   L.pad = paddingOfRow(b, r); // the one padding rule, shared with the views and the loss
   for (int64_t t = 0; t < T; ++t) {

@@ -1,25 +1,9 @@
 // Template- and conversation-level checks: the runners over the registry's template rules (their
-// functions live in core/lint/rules/TemplateRules.cpp) and the special tokens as transformers sees them.
+// functions live in core/lint/rules/TemplateRules.cpp).
 #include "core/lint/TemplateChecks.h"
 #include "core/lint/LintRegistry.h"
 
 namespace maskscope {
-
-SpecialTokenIds effectiveSpecialTokens(const Tokenizer& tok, const RenderOptions& render) {
-  SpecialTokenIds sp = tok.specialTokens();
-  auto adopt = [&](const char* key, std::optional<int32_t>& id, std::string& text) {
-    auto it = render.variables.find(key);
-    if (it == render.variables.end() || it->second.empty()) return;
-    if (auto found = tok.tokenToId(it->second)) {
-      id = *found;
-      text = it->second;
-    }
-  };
-  adopt("bos_token", sp.bos, sp.bosText);
-  adopt("eos_token", sp.eos, sp.eosText);
-  adopt("pad_token", sp.pad, sp.padText);
-  return sp;
-}
 
 void runTemplateChecks(const ConversationEncoder& enc, const RenderOptions& render, const RoleMarkers& markers,
                        const CollatorSpec* collator, FindingCollector& out) {

@@ -8,10 +8,6 @@
 
 namespace maskscope {
 
-// The special tokens as transformers sees them: the tokenizer's, overridden by the template's
-// variables (tokenizer_config.json's bos_token / eos_token / pad_token), as the pipeline does.
-SpecialTokenIds effectiveSpecialTokens(const Tokenizer& tokenizer, const RenderOptions& render);
-
 // Once per lint run: eos-mismatch, pad-token-missing, template-no-generation-markers and
 // template-not-prefix-preserving on the probe conversation.
 void runTemplateChecks(const ConversationEncoder& encoder, const RenderOptions& render, const RoleMarkers& markers,

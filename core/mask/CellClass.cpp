@@ -2,6 +2,7 @@
 #include "core/mask/CellClass.h"
 #include "core/mask/PackedSegments.h"
 #include "core/mask/PaddingDetection.h"
+#include "core/mask/RowFacts.h"
 
 namespace maskscope {
 
@@ -55,16 +56,20 @@ RowAnatomy rowAnatomy(const Batch& b, int64_t r, MaskSemantics semantics, int64_
   const size_t T = a.maskSegments.size();
   a.padding = paddingOfRow(b, r);
   a.special.assign(T, 0);
+  a.predicts.assign(T, 0);
+  for (size_t t = 0; t + 1 < T; ++t) a.predicts[t] = gradedAt(b, r, int64_t(t) + 1) ? 1 : 0;
   const bool haveMeta = size_t(r) < b.meta.size() && b.meta[size_t(r)].size() == T;
   if (haveMeta)
     for (size_t t = 0; t < T; ++t) {
       const PositionKind k = b.meta[size_t(r)][t].kind;
       a.special[t] = k == PositionKind::Template || k == PositionKind::Separator || b.meta[size_t(r)][t].special;
     }
-  // The collator's own segments win; a dump reveals them by segment ids or position-id resets.
+  // The collator's own segments win (a row it did not pack holds one example, whatever its tokens
+  // look like); a dump reveals them by segment ids, position-id resets or separators.
   std::vector<Segment> segments;
   if (size_t(r) < b.segments.size()) segments = b.segments[size_t(r)];
-  if (segments.empty()) segments = segmentsOfRow(b, r);
+  const bool collated = b.segments.size() == size_t(b.batchSize()) && !b.meta.empty() && !b.rolesRecovered;
+  if (segments.empty() && !collated) segments = segmentsOfRow(b, r);
   a.examplesKnown = segments.size() > 1;
   a.example.assign(T, segments.empty() ? 1 : 0);
   for (size_t i = 0; i < segments.size(); ++i)

@@ -30,12 +30,19 @@ struct RowAnatomy {
   std::vector<uint8_t> padding;      // 1 = padding (paddingOfRow); empty = no pads known
   std::vector<int64_t> example;      // 0 = none (padding), 1.. = the packed example; empty = one example
   std::vector<uint8_t> special;      // 1 = template/separator token (collator meta only); may be empty
+  std::vector<uint8_t> predicts;     // 1 = the logits at t enter the loss (the label at t + 1 is graded,
+                                     //     gradedAt); empty = none known
   bool examplesKnown = false;        // more than one example was revealed (segments, ids or resets)
   int64_t window = 0;                // sliding-window layer: keys with q - k >= window are blocked; 0 = full
   int64_t size() const { return int64_t(maskSegments.size()); }
   CellState state(int64_t q, int64_t k) const;
   CellClass classify(int64_t q, int64_t k) const;
   bool padQuery(int64_t q) const { return !padding.empty() && padding[size_t(q)] != 0; }
+  bool queryGraded(int64_t q) const { return !predicts.empty() && predicts[size_t(q)] != 0; }
+  // A pad query whose output nothing reads: the grid greys its row. A pad query whose output the
+  // loss grades (labels copied onto the pads, e.g. labels=all) is the bug and is never greyed.
+  bool unreadPadQuery(int64_t q) const { return padQuery(q) && !queryGraded(q); }
+  bool gradedPadQuery(int64_t q) const { return padQuery(q) && queryGraded(q); }
   // First position of every example after the first (where a boundary is drawn).
   std::vector<int64_t> exampleStarts() const;
 };

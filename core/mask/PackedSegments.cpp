@@ -13,8 +13,8 @@ namespace maskscope {
 std::vector<Segment> segmentsOfRow(const Batch& b, int64_t r) {
   if (r < 0 || r >= b.batchSize()) throw Error("row " + std::to_string(r) + " is outside the batch");
   // Boundaries the dump states itself (cu_seq_lens of a flattened row) win over any recovery.
-  if (b.meta.empty() && size_t(r) < b.segments.size() && b.segments[size_t(r)].size() >= 2)
-    return b.segments[size_t(r)];
+  const bool dump = b.meta.empty() || b.rolesRecovered;
+  if (dump && size_t(r) < b.segments.size() && b.segments[size_t(r)].size() >= 2) return b.segments[size_t(r)];
   return recoveredSegmentsOfRow(b, r);
 }
 

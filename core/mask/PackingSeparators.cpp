@@ -1,7 +1,8 @@
-// Naive-packing boundaries from the token content; see PackingSeparators.h for the rule.
+// Naive-packing boundaries from the token content; see PackingSeparators.h for the rules.
 #include "core/mask/PackingSeparators.h"
 #include "core/mask/PaddingDetection.h"
 
+#include <algorithm>
 #include <set>
 
 namespace maskscope {
@@ -23,11 +24,15 @@ std::set<int64_t> conversationStarts(const Batch& b) {
   return starts;
 }
 
+bool templateJoinsTurns(const Batch& b, int64_t prev, int64_t cur) {
+  return std::find(b.turnJoins.begin(), b.turnJoins.end(), std::pair<int64_t, int64_t>{prev, cur}) != b.turnJoins.end();
+}
+
 } // namespace
 
 std::vector<int64_t> separatorBoundaries(const Batch& b, int64_t r) {
   std::vector<int64_t> out;
-  if (r < 0 || r >= b.batchSize() || (!b.eosTokenId && !b.padTokenId)) return out;
+  if (r < 0 || r >= b.batchSize()) return out;
   const int64_t T = b.length();
   const std::vector<uint8_t> pad = paddingOfRow(b, r);
   const std::set<int64_t> starts = conversationStarts(b);
@@ -40,11 +45,19 @@ std::vector<int64_t> separatorBoundaries(const Batch& b, int64_t r) {
       seenReal = seenReal || !pad[size_t(t - 1)];
       continue;
     }
-    const bool eosThenStart = b.eosTokenId && prev == *b.eosTokenId && starts.count(cur);
+    const bool joinsTurns = templateJoinsTurns(b, prev, cur);
+    const bool eosThenStart = b.eosTokenId && prev == *b.eosTokenId && starts.count(cur) && !joinsTurns;
+    const bool bosMidRow = b.bosTokenId && cur == *b.bosTokenId && prev != cur && !joinsTurns;
     const bool padThenText = padIsSeparator && prev == *b.padTokenId && cur != *b.padTokenId;
-    if (seenReal && (eosThenStart || padThenText)) out.push_back(t);
+    if (seenReal && (eosThenStart || bosMidRow || padThenText)) out.push_back(t);
     seenReal = true;
   }
+  // Where the dump's template says a conversation starts (core/lint/RoleRecovery.h).
+  if (size_t(r) < b.conversationStarts.size())
+    for (int64_t t : b.conversationStarts[size_t(r)])
+      if (t > 0 && t < T && !pad[size_t(t)]) out.push_back(t);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 

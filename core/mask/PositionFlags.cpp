@@ -2,6 +2,7 @@
 // the leading/trailing runs of pad_token_id), the same rule the linter and the loss use.
 #include "core/mask/PositionFlags.h"
 #include "core/mask/PaddingDetection.h"
+#include "core/mask/RowFacts.h"
 #include "core/util/Error.h"
 
 namespace maskscope {
@@ -26,7 +27,7 @@ std::vector<PositionFlags> positionFlagsForRow(const Batch& b, int64_t r, MaskSe
     PositionFlags& f = out[size_t(t)];
     f.attended = !haveMask || b.attentionMask.at(r, t) != 0;
     f.label = haveLabels ? b.labels.at(r, t) : kIgnoreIndex;
-    f.graded = f.label != kIgnoreIndex;
+    f.graded = gradedAt(b, r, t);
     f.segment = seg[size_t(t)];
     f.position = havePositions ? b.positionIds.at(r, t) : t;
     f.padding = pad[size_t(t)] != 0;

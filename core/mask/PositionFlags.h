@@ -13,7 +13,8 @@ struct PositionFlags {
   bool padding = false;  // a pad by paddingOfRow (core/mask/PaddingDetection.h): the collator says
                          // so, or attention_mask is 0, or (all-ones dumps) a run of pad_token_id
   bool attended = false; // attention_mask != 0: other positions may look at it
-  bool graded = false;   // labels != -100: the logits one position earlier are scored on it
+  bool graded = false;   // reaches the loss (gradedAt, RowFacts.h): labels != -100 and t >= 1, so the
+                         // logits one position earlier are scored on it
   bool predicts = false; // labels[t + 1] != -100: the logits at this position enter the loss
   int64_t label = kIgnoreIndex;
   int64_t segment = 0;  // 0 padding, 1.. the packed example (one segment for unpacked rows)

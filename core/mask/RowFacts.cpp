@@ -2,6 +2,8 @@
 #include "core/mask/RowFacts.h"
 #include "core/mask/PaddingDetection.h"
 
+#include <cmath>
+
 namespace maskscope {
 
 const char* positionRoleName(PositionRole role) {
@@ -36,6 +38,24 @@ std::vector<PositionRole> rolesOfRow(const Batch& b, int64_t r) {
   for (int64_t t = 0; t < T; ++t)
     if (pad[size_t(t)]) roles[size_t(t)] = RolePad;
   return roles;
+}
+
+bool gradedAt(const Batch& b, int64_t r, int64_t t) {
+  return t >= 1 && t < b.length() && r >= 0 && r < b.batchSize() && b.labels.sameShape(b.inputIds) &&
+         b.labels.at(r, t) != kIgnoreIndex;
+}
+
+int64_t gradedInRow(const Batch& b, int64_t r) {
+  int64_t n = 0;
+  for (int64_t t = 1; t < b.length(); ++t) n += gradedAt(b, r, t);
+  return n;
+}
+
+double gradedShare(const int64_t (&counts)[kRoleCount], int role) {
+  int64_t total = 0;
+  for (int64_t c : counts) total += c;
+  if (total == 0 || role < 0 || role >= kRoleCount) return std::nan("");
+  return double(counts[role]) / double(total);
 }
 
 RowFacts& RowFacts::operator+=(const RowFacts& o) {

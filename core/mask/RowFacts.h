@@ -22,8 +22,20 @@ PositionRole roleOfMeta(const PositionMeta& meta);
 // paddingOfRow finds padding and RoleUnknown elsewhere.
 std::vector<PositionRole> rolesOfRow(const Batch& batch, int64_t row);
 
-// Counts of one row. "Graded" means the label enters the loss: labels[t] != -100 for t >= 1 (the
-// model shifts, so the logits at t-1 are scored on token t and a label at position 0 never is).
+// "Graded", in every count maskscope shows (collate, lint, loss, tables, the app): the label at
+// position t reaches the loss, labels[t] != -100 with t >= 1. The model shifts (the logits at t-1
+// are scored on token t), so a label at position 0 is never scored (RowFacts::labelAtFirstPosition
+// reports one). docs/cli.md ("Graded") states the same. False when labels are missing or t is out
+// of the row.
+bool gradedAt(const Batch& batch, int64_t row, int64_t t);
+int64_t gradedInRow(const Batch& batch, int64_t row); // graded positions of one row
+
+// The share of the graded positions (graded as gradedAt: the denominator every view names) that play
+// `role`: counts[role] / the sum over roles; NaN when nothing is graded. The teaching steps' "pad
+// share", the loss view's "share of the graded positions" and LossBreakdown::tokenShare are this.
+double gradedShare(const int64_t (&counts)[kRoleCount], int role);
+
+// Counts of one row; graded as gradedAt.
 struct RowFacts {
   int64_t positions = 0;             // T
   int64_t pads = 0;                  // padding positions (paddingOfRow)
@@ -34,6 +46,7 @@ struct RowFacts {
   bool labelAtFirstPosition = false; // labels[0] != -100: present in the batch but never scored
   int64_t real() const { return positions - pads; }
   int64_t gradedTotal() const { return graded[0] + graded[1] + graded[2] + graded[3]; }
+  double gradedShareOf(PositionRole role) const { return gradedShare(graded, role); }
   RowFacts& operator+=(const RowFacts& o);
 };
 

@@ -67,4 +67,16 @@ double attentionShare(const SoftmaxRow& row, const std::vector<uint8_t>& flags) 
   return share;
 }
 
+PadAttention padAttention(const SoftmaxRow& row, const std::vector<uint8_t>& pads) {
+  PadAttention out;
+  out.fullyMasked = row.fullyMasked;
+  for (size_t k = 0; k < pads.size() && k < row.states.size(); ++k)
+    if (pads[k]) {
+      ++out.pads;
+      out.openPads += row.states[k] == CellState::Allowed ? 1 : 0;
+    }
+  out.share = attentionShare(row, pads);
+  return out;
+}
+
 } // namespace maskscope

@@ -43,4 +43,16 @@ inline double softmaxLogit(const SoftmaxRow& r, size_t k) { return r.capped.empt
 // buggy all-ones mask leaves open); 0 when no flag is set. flags may be shorter than the row.
 double attentionShare(const SoftmaxRow& row, const std::vector<uint8_t>& flags);
 
+// What a query gives to padding keys, decided once for every sentence that says it (the softmax
+// view's headline and footer): the pad keys, those the mask leaves open, and the weight on them. A
+// fully masked query (every key blocked) gets uniform weights over every key through the finite mask
+// value, so its pads take their count's share even though none is open.
+struct PadAttention {
+  int pads = 0;     // pad keys in the row
+  int openPads = 0; // pad keys the mask leaves open
+  double share = 0; // the weight on pad keys (attentionShare)
+  bool fullyMasked = false;
+};
+PadAttention padAttention(const SoftmaxRow& row, const std::vector<uint8_t>& pads);
+
 } // namespace maskscope

@@ -23,7 +23,8 @@ struct PositionTableRow {
   std::string role;       // system / user / assistant / tool / template / pad / unknown
   bool padding = false;   // padding by the one rule of core/mask (detectPaddingOfRow)
   bool whitespace = false;
-  bool graded() const { return label != kIgnoreIndex; }
+  // The label reaches the loss (core/mask/RowFacts.h's gradedAt): not -100, and not position 0.
+  bool graded() const { return position >= 1 && label != kIgnoreIndex; }
 };
 
 struct PositionTableFilter {
@@ -40,7 +41,7 @@ std::vector<PositionTableRow> buildPositionTable(const Batch& batch, int64_t row
                                                  const PositionTableFilter& filter = {});
 
 struct PositionTableCounts {
-  int64_t rows = 0, graded = 0, ignored = 0;
+  int64_t rows = 0, graded = 0, ignored = 0; // ignored: shown positions that are not graded
 };
 PositionTableCounts countTable(const std::vector<PositionTableRow>& rows);
 

@@ -35,11 +35,25 @@ bool startsWith(const std::string& s, const std::string& p) {
   return s.size() >= p.size() && s.compare(0, p.size(), p) == 0;
 }
 
-// First verbatim occurrence of content (or of its stripped form) in text[from, to); false if none.
+// The answer of a reply whose reasoning a template drops from earlier turns: what follows the last
+// "</think>", leading newlines removed (Qwen3 and DeepSeek-R1 render content.split('</think>')[-1]
+// .lstrip('\n')); empty when the content has no reasoning block.
+std::string_view answerAfterThink(const std::string& content) {
+  const size_t close = content.rfind("</think>");
+  if (close == std::string::npos) return {};
+  std::string_view rest = std::string_view(content).substr(close + 8);
+  while (!rest.empty() && rest.front() == '\n') rest.remove_prefix(1);
+  return rest;
+}
+
+// First verbatim occurrence of content (or of its stripped form, or of its answer after a reasoning
+// block the template dropped) in text[from, to); false if none.
 bool locateContent(const std::string& text, const std::string& content, int64_t from, int64_t to, ByteSpan& out) {
   if (content.empty()) return false;
-  for (int pass = 0; pass < 2; ++pass) {
-    std::string_view needle = pass == 0 ? std::string_view(content) : jinja::py::strip(content, nullptr, true, true);
+  for (int pass = 0; pass < 3; ++pass) {
+    std::string_view needle = pass == 0   ? std::string_view(content)
+                              : pass == 1 ? jinja::py::strip(content, nullptr, true, true)
+                                          : answerAfterThink(content);
     if (needle.empty()) return false;
     size_t at = text.find(needle, size_t(from));
     if (at != std::string::npos && (to < 0 || int64_t(at + needle.size()) <= to)) {

@@ -1,6 +1,7 @@
 // SentencePiece tokenizer: encode with byte offsets, special-token splitting, BOS/EOS rules
 // read from tokenizer_config.json (add_bos_token / add_eos_token, as LlamaTokenizer does).
 #include "core/tokenizer/SentencePieceTokenizer.h"
+#include "core/tokenizer/SentencePieceModelCheck.h"
 #include "core/util/Error.h"
 #include "core/util/JsonParse.h"
 
@@ -22,6 +23,7 @@ std::string tokenString(const nlohmann::json& v) {
 SentencePieceTokenizer::SentencePieceTokenizer(std::string_view serializedModel, std::string source,
                                                std::string_view configJson)
     : sp_(std::make_unique<sentencepiece::SentencePieceProcessor>()), source_(std::move(source)) {
+  checkSentencePieceModel(serializedModel, source_); // the library trusts the charsmap's trie: check it first
   auto status = sp_->LoadFromSerializedProto(serializedModel);
   if (!status.ok()) throw Error("not a SentencePiece model: " + std::string(status.message()), {source_});
   const int n = sp_->GetPieceSize();

@@ -76,6 +76,17 @@ inline void runTokenizerJson(const std::string& bytes) {
   });
 }
 
+// A tokenizer.model: checked (core/tokenizer/SentencePieceModelCheck.h) and, when it passes, loaded by
+// libsentencepiece and used on a short text. A crash here is a charsmap the check let through.
+inline void runSentencePieceModel(const std::string& bytes) {
+  const std::string path = scratchFile(bytes, ".model");
+  expectNoCrash([&] {
+    auto tok = loadTokenizer(path);
+    Encoding e = tok->encode("Hello ｆｕｌｌ ﬁ ① world <s> 12 é\n", EncodeOptions{true, false});
+    (void)tok->decode(e.ids);
+  });
+}
+
 // Chat template source: parsed, then rendered over a fixed small conversation.
 inline void runTemplate(const std::string& bytes) {
   expectNoCrash([&] {

@@ -57,14 +57,16 @@ private Q_SLOTS:
       fuzz::runDatasetRows(bytes);
     else if (target == QLatin1String("batch_dump"))
       fuzz::runBatchDump(bytes);
+    else if (target == QLatin1String("sentencepiece_model"))
+      fuzz::runSentencePieceModel(bytes);
     else
       QFAIL("unknown fuzz target folder");
   }
 
 private:
-  static constexpr const char* kTargets[] = {"dataset",          "tokenizer_json", "template",
-                                             "safetensors",      "batch_json",     "collator_spec",
-                                             "tokenizer_encode", "dataset_rows",   "batch_dump"};
+  static constexpr const char* kTargets[] = {"dataset",    "tokenizer_json",     "template",         "safetensors",
+                                             "batch_json", "collator_spec",      "tokenizer_encode", "dataset_rows",
+                                             "batch_dump", "sentencepiece_model"};
 };
 
 QTEST_GUILESS_MAIN(TestFuzzRegressions)

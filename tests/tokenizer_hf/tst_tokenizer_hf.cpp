@@ -361,6 +361,59 @@ private Q_SLOTS:
     }
   }
 
+  // Each case of synthetic/amplifying_normalizers.json: normalizers that would amplify the text are
+  // refused at the first step over the limit (16x the input + 256 bytes), naming the file and the
+  // normalizer, in milliseconds; what real tokenizers do (Llama's Prepend + Replace, 3x) passes.
+  void amplifyingNormalizers_data() {
+    QTest::addColumn<int>("index");
+    const json cases = readJson(syntheticFile("amplifying_normalizers.json"));
+    for (size_t i = 0; i < cases.size(); ++i) QTest::newRow(cases[i]["name"].get<std::string>().c_str()) << int(i);
+  }
+  void amplifyingNormalizers() {
+    QFETCH(int, index);
+    static const json cases = readJson(syntheticFile("amplifying_normalizers.json"));
+    const json& c = cases[size_t(index)];
+    json j = tinyBpe();
+    j.merge_patch(c["patch"]);
+    QTemporaryDir dir;
+    const std::string path = writeTemp(dir, "tokenizer.json", j.dump());
+    auto tok = loadHuggingFaceTokenizer(path);
+    const std::string text = c["text"].get<std::string>();
+    QElapsedTimer clock;
+    clock.start();
+    if (!c["refused"].get<bool>()) {
+      QVERIFY(tok->encode(text).size() > 0);
+      return;
+    }
+    try {
+      tok->encode(text);
+      QFAIL("an amplifying normalizer was run");
+    } catch (const Error& e) {
+      QVERIFY2(q(e.message()).contains(QStringLiteral("normalizer amplifies the text")), e.what());
+      QCOMPARE(q(e.where().file), q(path));
+      QCOMPARE(q(e.where().field), q(c["field"].get<std::string>()));
+      QVERIFY2(q(e.what()).contains(q(path + " (" + c["field"].get<std::string>() + "): the ")), e.what());
+    }
+    QVERIFY2(clock.elapsed() < 200, qPrintable(QStringLiteral("%1 ms").arg(clock.elapsed())));
+  }
+
+  // An added token (normalized: true) goes through the normalizer when the file loads, so an
+  // amplifying normalizer is refused there already.
+  void amplifyingNormalizerOnAddedTokens() {
+    json j = tinyBpe();
+    j.merge_patch(readJson(syntheticFile("amplifying_normalizers.json"))[0]["patch"]);
+    j["added_tokens"] = json::array({{{"id", 9}, {"content", "aaaaaaaaaa"}, {"special", false}, {"normalized", true}}});
+    QTemporaryDir dir;
+    const std::string path = writeTemp(dir, "tokenizer.json", j.dump());
+    try {
+      loadHuggingFaceTokenizer(path);
+      QFAIL("loaded");
+    } catch (const Error& e) {
+      QVERIFY2(q(e.message()).contains(QStringLiteral("the Replace normalizer amplifies the text")), e.what());
+      QCOMPARE(q(e.where().file), q(path));
+    }
+  }
+
   void hostileLocation() {
     QTemporaryDir dir;
     std::ifstream in(syntheticFile("bad_location.json"), std::ios::binary);

@@ -98,7 +98,7 @@ private Q_SLOTS:
     QFETCH(bool, stopped);
     DatasetPipeline pipe(PipelineSpec{});
     const Tokenizer& tok = pipe.tokenizer();
-    const SpecialTokenIds special = collatorSpecialTokens(tok, pipe.renderOptions());
+    const SpecialTokenIds special = pipe.specialTokens();
     QVERIFY(special.eos);
     const int32_t word = tok.encode("hello").ids.front();
     GenerationRecord g;

@@ -556,7 +556,7 @@ private Q_SLOTS:
     CompareView::setAsyncCellThreshold(0); // every row counts as long
     c.setCollators(QStringLiteral("default"), QStringLiteral("buggy-max-length-all-ones"));
     QVERIFY(c.cellDiffPending());
-    QVERIFY(c.summaryText().contains(QStringLiteral("counting")));
+    QVERIFY(c.summaryText().contains(QStringLiteral("counting"), Qt::CaseInsensitive));
     QTRY_VERIFY(!c.cellDiffPending());
     QCOMPARE(c.differingCells(), expected);
     // A newer comparison wins over one still counting.

@@ -1,6 +1,7 @@
 // The help dialog and the first-start hint. Every swatch and glyph comes from ui/Palette and every
 // shortcut from the window's own actions.
 #include "ui/shell/HelpDialog.h"
+#include "ui/widgets/CellSwatch.h"
 #include "ui/widgets/Palette.h"
 
 #include <QAction>
@@ -12,6 +13,8 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTextBrowser>
+#include <QTextDocument>
+#include <QUrl>
 #include <QVBoxLayout>
 
 namespace maskscope {
@@ -21,6 +24,7 @@ QString swatch(const QColor& c) {
   return QStringLiteral("<span style=\"background-color:%1\">&nbsp;&nbsp;&nbsp;&nbsp;</span> <code>%1</code>")
       .arg(c.name());
 }
+QString swatchImage(const QString& name) { return QStringLiteral("<img src=\"%1\" width=18 height=18>").arg(name); }
 QString row(const QString& cue, const QString& meaning) {
   return QStringLiteral("<tr><td>%1</td><td>%2</td></tr>").arg(cue, meaning);
 }
@@ -40,15 +44,36 @@ QString HelpDialog::legendHtml() {
   html += row(swatch(palette::padding()), tr("a padding position"));
   html += row(swatch(palette::gradedPad()), tr("a pad that is graded (a bug); also warning text"));
   html += tr("</table><h3>Attention grid cells (glyphs show when zoomed in)</h3><table cellspacing=4>");
-  const char* why[] = {QT_TR_NOOP("the query may attend this key"), QT_TR_NOOP("blocked: the key is in the future"),
+  // Every class the grid paints, as its legend shows it (the swatch images: legendResources()).
+  const char* why[] = {QT_TR_NOOP("the query may attend this key"),
+                       QT_TR_NOOP("blocked: the key is in the future"),
                        QT_TR_NOOP("blocked: the key is padding"),
                        QT_TR_NOOP("blocked: the key belongs to another packed example"),
-                       QT_TR_NOOP("blocked: a sliding-window layer, the key is older than the window")};
-  for (CellState s :
-       {CellState::Allowed, CellState::Future, CellState::Padding, CellState::OtherExample, CellState::OutsideWindow})
-    html += row(swatch(palette::cellColour(s)) + QStringLiteral(" <b>%1</b>").arg(palette::cellGlyph(s)),
-                QStringLiteral("%1: %2").arg(QString::fromLatin1(cellStateName(s)), tr(why[int(s)])));
+                       QT_TR_NOOP("blocked: a sliding-window layer, the key is older than the window"),
+                       QT_TR_NOOP("allowed, but this key is padding (hatched): the mask lets the query read a pad"),
+                       QT_TR_NOOP("allowed, but this key belongs to another example (hatched): packing leaks")};
+  for (int i = 0; i < kCellClassCount; ++i) {
+    const CellClass c = CellClass(i);
+    const QColor stripe = palette::cellClassStripe(c);
+    html += row(swatchImage(cellClassSwatchName(c)) + QLatin1Char(' ') + swatch(palette::cellClassColour(c)) +
+                    (stripe.isValid() ? tr(" hatched %1").arg(stripe.name()) : QString()) +
+                    QStringLiteral(" <b>%1</b>").arg(palette::cellClassGlyph(c)),
+                QStringLiteral("%1: %2").arg(QString::fromLatin1(cellClassName(c)), tr(why[i])));
+  }
+  html += row(swatchImage(cellClassSwatchName(CellClass::Allowed, true)) + QLatin1Char(' ') +
+                  swatch(palette::greyedForPadQuery(palette::cellClassColour(CellClass::Allowed))),
+              tr("a pad query row whose output nothing reads (the label after it is -100): greyed"));
+  html += row(swatch(palette::gradedPad()),
+              tr("on the grid's query strip: a pad query row whose output is graded (a bug; never greyed)"));
   return html + QStringLiteral("</table>");
+}
+
+QHash<QString, QImage> HelpDialog::legendResources() {
+  QHash<QString, QImage> out;
+  for (int i = 0; i < kCellClassCount; ++i)
+    out.insert(cellClassSwatchName(CellClass(i)), cellClassSwatch(CellClass(i)));
+  out.insert(cellClassSwatchName(CellClass::Allowed, true), cellClassSwatch(CellClass::Allowed, true));
+  return out;
 }
 
 QStringList HelpDialog::shortcutLines(const QWidget* window) {
@@ -69,6 +94,9 @@ HelpDialog::HelpDialog(QWidget* window, QWidget* parent) : QDialog(parent) {
   setWindowTitle(tr("maskscope help: legend and shortcuts"));
   auto* layout = new QVBoxLayout(this);
   browser_ = new QTextBrowser(this);
+  const QHash<QString, QImage> swatches = legendResources();
+  for (auto it = swatches.begin(); it != swatches.end(); ++it)
+    browser_->document()->addResource(QTextDocument::ImageResource, QUrl(it.key()), it.value());
   QString keys = tr("<h3>Keyboard shortcuts</h3><table cellspacing=4>");
   for (const QString& line : shortcutLines(window)) {
     const QStringList parts = line.split(QLatin1Char('\t'));

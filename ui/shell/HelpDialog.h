@@ -3,6 +3,8 @@
 // first-start hint that points to teaching mode (remembered in QSettings).
 #pragma once
 #include <QDialog>
+#include <QHash>
+#include <QImage>
 #include <QString>
 #include <QStringList>
 #include <functional>
@@ -17,8 +19,11 @@ class HelpDialog : public QDialog {
 public:
   explicit HelpDialog(QWidget* window, QWidget* parent = nullptr);
 
-  // The legend as HTML: role bands, label cues and attention cells, each with its palette colour.
+  // The legend as HTML: role bands, label cues and every attention-cell class the grid paints (the
+  // hatched "allowed, but ..." ones and the greyed pad query row included), each with its palette
+  // colour and, as an image, the swatch the grid's legend shows (legendResources: name -> image).
   static QString legendHtml();
+  static QHash<QString, QImage> legendResources();
   // "Ctrl+O  Open dataset or batch dump" for every action of `window` that has a shortcut.
   static QStringList shortcutLines(const QWidget* window);
   QTextBrowser* browser() const { return browser_; }

@@ -10,6 +10,7 @@
 #include "ui/model/ModelController.h"
 #include "ui/model/ModelRunner.h"
 #include "ui/shell/Export.h"
+#include "ui/shell/HtmlReport.h"
 #include "ui/shell/PipelineToolbar.h"
 #include "ui/shell/Session.h"
 #include "ui/shell/ViewRegistry.h"
@@ -23,6 +24,8 @@
 #include "ui/views/softmax/SoftmaxView.h"
 #include "ui/views/strip/TokenStripView.h"
 #include "ui/widgets/Palette.h"
+#include "ui/widgets/TokenizerChoiceDialog.h"
+#include "ui/widgets/TokenizerPicker.h"
 
 #include <QAction>
 #include <QApplication>
@@ -85,6 +88,8 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
   toolbar_->sync();
   updateSummary();
   if (persistent_) restoreSettings();
+  // A dump named on the command line opened before this window: ask once the window is up.
+  if (session_->needsDumpTokenizer()) QTimer::singleShot(0, this, &MainWindow::askForDumpTokenizer);
 }
 
 MainWindow::~MainWindow() = default;
@@ -154,6 +159,8 @@ void MainWindow::connectSession() {
     pendingError_ = m; // a batch that failed to build reports here just before batchChanged
   });
   connect(session_, &Session::batchChanged, this, &MainWindow::updateCentreError);
+  connect(session_, &Session::dumpTokenizerNeeded, this,
+          [this] { QTimer::singleShot(0, this, &MainWindow::askForDumpTokenizer); });
   updateCentreError();
 }
 
@@ -240,6 +247,15 @@ void MainWindow::updateSummary() {
     text += tr(" &mdash; <span style='color:%2'><b>&#9888; %1 pads graded</b></span>").arg(gradedPads).arg(warn);
   if (attendedPads)
     text += tr(" &mdash; <span style='color:%2'><b>&#9888; %1 pads attended</b></span>").arg(attendedPads).arg(warn);
+  // A dump's tokenizer that does not fit is never silent: undecoded until one is chosen, or used as chosen.
+  if (session_->isBatchDump() && !session_->dumpFit().fits)
+    text += (session_->decodesDump()
+                 ? tr("<br><span style='color:%3'><b>&#9888; %1 does not fit this dump</b> (%2): its ids are read "
+                      "as the wrong tokens.</span>")
+                 : tr("<br><span style='color:%3'><b>&#9888; ids shown undecoded</b>: %1 does not fit this dump "
+                      "(%2). File &gt; Which tokenizer made this batch dump?</span>"))
+                .arg(tokenizerDisplayName(session_->tokenizerSpec()).toHtmlEscaped(),
+                     QString::fromStdString(session_->dumpFit().describe()).toHtmlEscaped(), warn);
   summary_->setText(text);
 }
 
@@ -293,6 +309,27 @@ void MainWindow::setDarkTheme(bool dark) {
   update();
   for (QWidget* w : findChildren<QWidget*>()) w->update();
   updateSummary();
+}
+
+TokenizerChoiceDialog* MainWindow::tokenizerDialog() const { return tokenizerDialog_; }
+
+void MainWindow::askForDumpTokenizer() {
+  if (!asksForTokenizer_ || !session_->needsDumpTokenizer()) return;
+  if (tokenizerDialog_) tokenizerDialog_->close();
+  RenderOptions given;
+  given.variables = session_->templateVariables();
+  const QString dumpPath = session_->datasetSpec();
+  auto* d = new TokenizerChoiceDialog(
+      std::make_shared<const Batch>(session_->dumpBatch()), QFileInfo(dumpPath).fileName(), session_->tokenizerSpec(),
+      session_->dumpFit(), TokenizerChoiceDialog::appCandidates(toolbar_->tokenizerBox()->recent()), given, this);
+  d->setAttribute(Qt::WA_DeleteOnClose);
+  connect(d, &QDialog::accepted, this, [this, d, dumpPath] {
+    // The dump asked about is still the one open (another file may have been opened meanwhile).
+    if (session_->isBatchDump() && session_->datasetSpec() == dumpPath && !d->chosenSpec().isEmpty())
+      session_->chooseDumpTokenizer(d->chosenSpec());
+  });
+  tokenizerDialog_ = d;
+  d->open();
 }
 
 bool MainWindow::openPath(const QString& path) {
@@ -372,7 +409,8 @@ bool MainWindow::exportView(const QString& view, const QString& path, QString* e
   if (view == QLatin1String("report") || path.endsWith(QLatin1String(".html"), Qt::CaseInsensitive)) {
     AttentionGridCanvas* grid = attentionGrid();
     const QImage gridImage = renderToImage([grid](QPainter& p, QRect a) { grid->render(p, a); }, QSize(720, 720));
-    return writeTextFile(path, htmlReport(*session_, &lint_->report(), &loss_->breakdown(), gridImage), error);
+    const ReportLoss loss{&loss_->breakdown(), loss_->fromModel(), loss_->lossSource()};
+    return writeTextFile(path, htmlReport(*session_, &lint_->report(), loss, gridImage), error);
   }
   const ViewSpec* spec = findView(view);
   QWidget* w = this->view(view);

@@ -5,6 +5,7 @@
 #pragma once
 #include <QHash>
 #include <QMainWindow>
+#include <QPointer>
 #include <QStringList>
 
 class QComboBox;
@@ -33,6 +34,7 @@ class Session;
 class SoftmaxView;
 class TeachingView;
 class TokenStripView;
+class TokenizerChoiceDialog;
 class TokenizerPicker;
 class WindowLayout;
 
@@ -98,6 +100,11 @@ public:
   // Shrinks (fill: grows) the window, frame included, to its screen's available geometry.
   void fitToScreen(bool fill);
   void setDarkTheme(bool dark);
+  // A batch dump whose ids the tokenizer in use does not fit (Session::needsDumpTokenizer) opens the
+  // tokenizer question (TokenizerChoiceDialog, window-modal, not blocking); snapshots turn it off.
+  void setAsksForTokenizer(bool on) { asksForTokenizer_ = on; }
+  void askForDumpTokenizer();
+  TokenizerChoiceDialog* tokenizerDialog() const;
   // Opens a dataset, batch dump or model folder (as the command line and drag-and-drop do).
   bool openPath(const QString& path);
   // Export the named view (or "window") to PNG/SVG by extension, or the HTML report (.html).
@@ -157,6 +164,8 @@ private:
   bool shownOnce_ = false;
   bool presenter_ = false;
   bool fitsScreen_ = true;
+  bool asksForTokenizer_ = true;
+  QPointer<TokenizerChoiceDialog> tokenizerDialog_;
   QRect normalGeometry_; // before presenter mode
   QSize initialSize_;    // the constructor's size (the screen's, at most)
 };

@@ -50,6 +50,14 @@ void MainWindow::buildFileMenu() {
   file->addAction(tr("Open the built-in &demo"), this,
                   [this] { session_->openDataset(QStringLiteral("builtin:demo")); });
   recentMenu_ = file->addMenu(tr("Open &recent"));
+  QAction* dumpTokenizer = file->addAction(tr("Which &tokenizer made this batch dump?…"), this, [this] {
+    if (session_->needsDumpTokenizer()) askForDumpTokenizer();
+  });
+  dumpTokenizer->setObjectName(QStringLiteral("dumpTokenizerAction"));
+  auto syncDumpTokenizer = [this, dumpTokenizer] { dumpTokenizer->setEnabled(session_->needsDumpTokenizer()); };
+  connect(session_, &Session::datasetChanged, dumpTokenizer, syncDumpTokenizer);
+  connect(session_, &Session::pipelineChanged, dumpTokenizer, syncDumpTokenizer);
+  syncDumpTokenizer();
   file->addSeparator();
   auto exportAs = [this](const QString& view) {
     const QString f = QFileDialog::getSaveFileName(this, tr("Export %1").arg(view), view + QStringLiteral(".png"),

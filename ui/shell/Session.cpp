@@ -1,6 +1,7 @@
 // Session: loading and re-collating. The batch around the selected row is core's batchAroundRow
 // (the group of batchSize consecutive rows it falls in), so padding shows as a trainer produces it.
-// A batch dump is shown exactly as given: its rows are the list, no collator runs.
+// A batch dump's rows are the list and no collator runs; with a tokenizer that fits (or was chosen)
+// it is read as lint and `loss --batch --tokenizer` read it (readDump: special ids, recovered roles).
 #include "ui/shell/Session.h"
 #include "core/batchio/BatchLoader.h"
 #include "core/collate/BatchAroundRow.h"
@@ -55,7 +56,7 @@ bool Session::openDataset(const QString& spec) {
   return true;
 }
 
-bool Session::openBatchDump(const QString& path) {
+bool Session::openBatchDump(const QString& path, bool tokenizerChosen) {
   try {
     Batch b = loadBatchDump(path.toStdString());
     if (b.batchSize() <= 0 || b.length() <= 0) throw Error("the batch dump holds no rows", {path.toStdString()});
@@ -67,11 +68,28 @@ bool Session::openBatchDump(const QString& path) {
     datasetSpec_ = path;
     source_ = Source::BatchDump;
     selected_ = 0;
+    dumpTokenizerChosen_ = tokenizerChosen;
+    judgeDumpTokenizer();
   } catch (const std::exception& e) {
     Q_EMIT errorOccurred(QString::fromUtf8(e.what()));
     return false;
   }
   Q_EMIT datasetChanged();
+  rebuildBatch();
+  if (needsDumpTokenizer()) Q_EMIT dumpTokenizerNeeded();
+  return true;
+}
+
+void Session::judgeDumpTokenizer() {
+  dumpFit_ = TokenizerFit();
+  if (source_ == Source::BatchDump && pipeline_)
+    dumpFit_ = tokenizerFit(dump_, pipeline_->tokenizer(), pipeline_->renderOptions());
+}
+
+bool Session::chooseDumpTokenizer(const QString& spec) {
+  if (spec != tokenizerSpec_) return setTokenizer(spec); // a choice while the dump is open: honoured
+  dumpTokenizerChosen_ = true;
+  Q_EMIT pipelineChanged();
   rebuildBatch();
   return true;
 }
@@ -117,9 +135,13 @@ bool Session::setPipeline(const QString& tokenizerSpec, const QString& templateS
     Q_EMIT errorOccurred(QString::fromUtf8(e.what()));
     return false;
   }
-  tokenizerSpec_ = tokenizerSpec.isEmpty() ? QStringLiteral("builtin:demo") : tokenizerSpec;
+  const QString tokenizer = tokenizerSpec.isEmpty() ? QStringLiteral("builtin:demo") : tokenizerSpec;
+  // Another tokenizer while a dump is open is the user's choice for it: used even if it does not fit.
+  if (source_ == Source::BatchDump && tokenizer != tokenizerSpec_) dumpTokenizerChosen_ = true;
+  tokenizerSpec_ = tokenizer;
   templateSpec_ = templateSpec;
   collatorSpec_ = collatorSpec.isEmpty() ? QStringLiteral("default") : collatorSpec;
+  judgeDumpTokenizer();
   Q_EMIT pipelineChanged();
   rebuildBatch();
   return true;
@@ -158,7 +180,8 @@ int Session::rowCount() const {
 QString Session::rowTitle(int row) const {
   if (row < 0 || row >= rowCount()) return {};
   if (source_ == Source::BatchDump) {
-    const RowFacts f = rowFacts(dump_, row); // the counts the summary, lint and loss report
+    // The counts the summary, lint and loss report: the dump as read with its tokenizer when decoded.
+    const RowFacts f = rowFacts(batch_.batchSize() == dump_.batchSize() ? batch_ : dump_, row);
     return tr("batch row %1  (%2 real, %3 graded of %4)").arg(row).arg(f.real()).arg(f.gradedTotal()).arg(f.positions);
   }
   const Conversation& c = conversations_[size_t(row)];
@@ -198,7 +221,8 @@ void Session::selectPosition(int position) {
 
 QString Session::tokenText(int64_t id) const {
   if (!pipeline_) return QString::number(id);
-  if (id < 0 || id >= pipeline_->tokenizer().vocabSize()) return QStringLiteral("#%1").arg(id);
+  // A dump's ids are decoded only with a tokenizer that fits them or was chosen for it.
+  if (id < 0 || id >= pipeline_->tokenizer().vocabSize() || needsDumpTokenizer()) return QStringLiteral("#%1").arg(id);
   return QString::fromStdString(pipeline_->tokenizer().displayText(int32_t(id)));
 }
 
@@ -215,6 +239,27 @@ Batch Session::collateWith(const QString& collatorSpec, int* batchRow) const {
   return std::move(around.batch);
 }
 
+void Session::setExampleLosses(const ExampleLosses& losses) {
+  if (losses == exampleLosses_) return;
+  exampleLosses_ = losses;
+  Q_EMIT exampleLossesChanged();
+}
+
+LintContext Session::lintContext() const {
+  LintContext ctx;
+  ctx.maxFindings = 1000; // lint's default --max-findings, so the lists match
+  if (!pipeline_) return ctx;
+  if (needsDumpTokenizer()) {
+    ctx.render.variables = templateVariables_;
+    return ctx;
+  }
+  ctx.tokenizer = pipeline_->encoder().tokenizerPtr();
+  ctx.chatTemplate = pipeline_->encoder().templatePtr();
+  ctx.render = pipeline_->renderOptions();
+  if (!isBatchDump()) ctx.collator = pipeline_->collator().spec();
+  return ctx;
+}
+
 void Session::rebuildBatch() {
   batch_ = Batch();
   tokenized_.reset();
@@ -228,6 +273,7 @@ void Session::rebuildBatch() {
     if (source_ == Source::BatchDump) {
       batch_ = dump_;
       batchRow_ = selected_;
+      if (decodesDump()) readDump(batch_, lintContext());
     } else {
       BatchAroundRow around = batchAroundRow(*pipeline_, conversations_, selected_, batchSize_);
       batch_ = std::move(around.batch);

@@ -6,6 +6,9 @@
 #include "core/data/Batch.h"
 #include "core/data/DatasetReader.h"
 #include "core/data/PreferenceRow.h"
+#include "core/forward/LossPlan.h"
+#include "core/lint/Lint.h"
+#include "core/lint/TokenizerFit.h"
 
 #include <QObject>
 #include <QString>
@@ -24,8 +27,13 @@ public:
 
   // Each returns false (and emits errorOccurred) when the input is unusable; state is unchanged then.
   bool openDataset(const QString& spec);
-  // A batch a user's own collator produced: no conversations; rows are the batch's rows.
-  bool openBatchDump(const QString& path);
+  // A batch a user's own collator produced: no conversations; rows are the batch's rows. Its ids go
+  // through the tokenizer only when the tokenizer fits them (core/lint/TokenizerFit.h) or was chosen
+  // for it (tokenizerChosen: the caller named it for this file, e.g. snapshot --tokenizer; or
+  // setTokenizer / chooseDumpTokenizer while the dump is open). Until then the views show the ids
+  // ("#151644"), lint runs without a tokenizer (as `maskscope lint DUMP` does without --tokenizer)
+  // and dumpTokenizerNeeded() asks the window to offer the tokenizers that fit.
+  bool openBatchDump(const QString& path, bool tokenizerChosen = false);
   // A model folder: its tokenizer and template; the folder is remembered as the model to load.
   bool openModelFolder(const QString& path);
   // Any of the above, chosen by what the path is (folder, batch dump, dataset).
@@ -33,6 +41,7 @@ public:
   bool setPipeline(const QString& tokenizerSpec, const QString& templateSpec, const QString& collatorSpec);
   // Template variables (--var k=v, e.g. enable_thinking=false) for the pipelines made from now on.
   void setTemplateVariables(std::map<std::string, std::string> vars) { templateVariables_ = std::move(vars); }
+  const std::map<std::string, std::string>& templateVariables() const { return templateVariables_; }
   bool setTokenizer(const QString& tokenizerSpec);
   bool setTemplate(const QString& templateSpec);
   bool setCollator(const QString& collatorSpec);
@@ -66,7 +75,25 @@ public:
   int batchSize() const { return batchSize_; }
 
   bool hasBatch() const { return batch_.batchSize() > 0; }
-  const Batch& batch() const { return batch_; }
+  const Batch& batch() const { return batch_; } // a dump: as read with its tokenizer (readDump) when decoded
+  // The open dump as its file holds it (what `maskscope lint DUMP` reads); empty for a dataset.
+  const Batch& dumpBatch() const { return dump_; }
+  // The current tokenizer against the open dump (fits when no dump is open).
+  const TokenizerFit& dumpFit() const { return dumpFit_; }
+  // The open dump's ids are decoded with the current tokenizer: it fits, or it was chosen for the dump.
+  bool decodesDump() const { return isBatchDump() && (dumpFit_.fits || dumpTokenizerChosen_); }
+  bool needsDumpTokenizer() const { return isBatchDump() && !decodesDump(); }
+  // The per-token losses the loss and compare views use while no model is loaded (one set for both).
+  const ExampleLosses& exampleLosses() const { return exampleLosses_; }
+  void setExampleLosses(const ExampleLosses& losses);
+  // What lintBatch reads for the batch shown, by value or shared ownership (a worker may use it): the
+  // pipeline's tokenizer, template, variables and (datasets) collator; a dump without a tokenizer
+  // only the variables given, as `maskscope lint DUMP [--tokenizer T]` builds it.
+  LintContext lintContext() const;
+  // The batch lint reads: the dump as its file holds it, or the collated batch around the row.
+  const Batch& lintInput() const { return isBatchDump() ? dump_ : batch_; }
+  // Decodes the open dump with spec, fitting or not (the user chose it); false when it cannot load.
+  bool chooseDumpTokenizer(const QString& spec);
   int batchRow() const { return batchRow_; } // the selected row's row in batch()
   // Tokenized selected conversation (its tokens' text and spans), or null.
   const TokenizedConversation* tokenized() const { return tokenized_.get(); }
@@ -83,9 +110,13 @@ Q_SIGNALS:
   void positionChanged(int position);
   void modelChanged(const QString& spec);
   void errorOccurred(const QString& message);
+  // A dump was opened whose ids the current tokenizer does not fit: the window offers the ones that do.
+  void dumpTokenizerNeeded();
+  void exampleLossesChanged();
 
 private:
   void rebuildBatch();
+  void judgeDumpTokenizer(); // dumpFit_ for the open dump and the current tokenizer
   std::unique_ptr<DatasetPipeline> makePipeline(const QString& tok, const QString& tpl, const QString& col) const;
 
   Source source_ = Source::None;
@@ -98,6 +129,9 @@ private:
   std::vector<Conversation> conversations_;
   std::vector<PreferenceRow> preferenceRows_; // non-empty for preference data, parallel to conversations_
   Batch dump_;
+  TokenizerFit dumpFit_;
+  ExampleLosses exampleLosses_;
+  bool dumpTokenizerChosen_ = false;
   QStringList rowErrors_;
   std::unique_ptr<DatasetPipeline> pipeline_;
   int selected_ = -1;

@@ -95,7 +95,7 @@ void openInputs(Session& session, const SnapshotArgs& a) {
   }
   const bool ok = in.batchFile.empty()
                       ? session.openDataset(QString::fromStdString(in.dataSpec.empty() ? "builtin:demo" : in.dataSpec))
-                      : session.openBatchDump(QString::fromStdString(in.batchFile));
+                      : session.openBatchDump(QString::fromStdString(in.batchFile), !in.tokenizerSpec.empty());
   if (!ok) throw Error(lastError->toStdString());
   long row = a.row;
   if (in.rowEnd >= 0 || in.rowBegin > 0) applyRowRange(session, in, row);
@@ -200,6 +200,14 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
   palette::setTheme(a.theme == "dark" ? palette::Theme::Dark : palette::Theme::Light);
   Session session;
   openInputs(session, a);
+  if (session.needsDumpTokenizer()) { // no one to ask: say so, and show the ids undecoded
+    RenderOptions given;
+    given.variables = session.templateVariables();
+    io.err << "maskscope: note: "
+           << tokenizerFitNote(a.inputs.batchFile, session.tokenizerSpec().toStdString(), &session.dumpFit(),
+                               rankTokenizers(session.dumpBatch(), defaultTokenizerCandidates(), given))
+           << "; the views show the ids undecoded (give --tokenizer)\n";
+  }
 
   // A model, when given, runs once here (synchronously: there is no UI to keep responsive).
   std::optional<ModelRun> run;
@@ -232,6 +240,7 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
 
   MainWindow window(&session);
   window.setFitsScreen(false); // --size is the window's size, whatever the off-screen screen's
+  window.setAsksForTokenizer(false);
   window.setDarkTheme(a.theme == "dark");
   window.resize(a.width, a.height);
   if (a.presenter) window.setPresenterMode(true);

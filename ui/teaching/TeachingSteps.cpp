@@ -1,43 +1,56 @@
 // The teaching steps. Rule for the texts: "position N" always names the selected position (the
 // chip the strip highlights), and every count comes from the selected row of the current batch.
 #include "ui/teaching/TeachingSteps.h"
+#include "core/mask/CellClass.h"
 #include "core/mask/PaddingDetection.h"
+#include "core/mask/RowFacts.h"
 #include "core/mask/SoftmaxArithmetic.h"
 #include "core/util/Utf8.h"
 #include "ui/shell/Session.h"
+#include "ui/widgets/Palette.h"
 
 #include <QObject>
+#include <cmath>
 
 namespace maskscope {
 
 namespace {
 QString tr(const char* s) { return QObject::tr(s); }
 
-// The facts of the selected row the texts quote.
-struct RowFacts {
+// The facts of the selected row the texts quote: core's rowFacts (one padding rule, graded = reaches
+// the loss, t >= 1), the counts the summary line, lint and the loss view show.
+struct StepFacts {
   int length = 0, attended = 0, graded = 0, pads = 0, gradedPads = 0, openPads = 0;
   int gradedReply = 0, gradedPrompt = 0;
+  double padShareOfGraded = 0; // gradedShare: the loss view's pad share of the graded positions
 };
 
-RowFacts factsOf(const Session& s) {
-  RowFacts f;
+StepFacts factsOf(const Session& s) {
+  StepFacts f;
   if (!s.hasBatch()) return f;
   const Batch& b = s.batch();
   const int r = s.batchRow();
-  const std::vector<uint8_t> pads = detectPaddingOfRow(b, r, b.padTokenId);
-  const bool meta = size_t(r) < b.meta.size() && int64_t(b.meta[size_t(r)].size()) == b.length();
-  f.length = int(b.length());
-  for (int64_t t = 0; t < b.length(); ++t) {
-    const bool graded = b.labels.at(r, t) != kIgnoreIndex, pad = size_t(t) < pads.size() && pads[size_t(t)];
-    f.attended += b.attentionMask.at(r, t) != 0 ? 1 : 0;
-    f.graded += graded ? 1 : 0;
-    f.pads += pad ? 1 : 0;
-    f.gradedPads += pad && graded ? 1 : 0;
-    f.openPads += pad && b.attentionMask.at(r, t) != 0 ? 1 : 0;
-    const bool reply = meta && b.meta[size_t(r)][size_t(t)].reply;
-    if (graded && !pad) (reply ? f.gradedReply : f.gradedPrompt) += 1;
-  }
+  const RowFacts rf = rowFacts(b, r);
+  f.length = int(rf.positions);
+  for (int64_t t = 0; t < b.length(); ++t)
+    f.attended += !b.attentionMask.sameShape(b.inputIds) || b.attentionMask.at(r, t) != 0 ? 1 : 0;
+  f.graded = int(rf.gradedTotal());
+  f.pads = int(rf.pads);
+  f.gradedPads = int(rf.graded[RolePad]);
+  f.openPads = int(rf.attendedPads);
+  f.gradedReply = int(rf.graded[RoleReply]);
+  f.gradedPrompt = int(rf.graded[RolePrompt]);
+  f.padShareOfGraded = rf.gradedShareOf(RolePad);
   return f;
+}
+
+// A colour as the views paint it: a swatch and its everyday name (both from the palette).
+QString swatch(const QColor& c, const QColor& stripe = QColor()) {
+  QString name = palette::colourWord(c);
+  if (stripe.isValid()) name += QObject::tr(" hatched with %1").arg(palette::colourWord(stripe));
+  return QStringLiteral("<span style=\"background-color:%1;color:%2\">&nbsp;%3&nbsp;</span> %4")
+      .arg(c.name(), stripe.isValid() ? stripe.name() : c.name(), stripe.isValid() ? QStringLiteral("////") : QString(),
+           name);
 }
 
 // First position in the selected row matching pred, else -1.
@@ -57,12 +70,14 @@ QString tokenAt(const Session& s, int64_t t) {
   const QString text = s.tokenText(s.batch().inputIds.at(s.batchRow(), t));
   return QString::fromStdString(utf8::visibleWhitespace(text.toStdString())).toHtmlEscaped();
 }
-QString percent(double share) { return QString::number(100.0 * share, 'f', 1) + QStringLiteral(" %"); }
+QString percent(double share) {
+  return std::isnan(share) ? QStringLiteral("-") : QString::number(100.0 * share, 'f', 1) + QStringLiteral(" %");
+}
 
 TeachingStep flagsStep() {
   return {tr("1. A mask is one flag per position"),
           [](const Session& s) -> QString {
-            const RowFacts f = factsOf(s);
+            const StepFacts f = factsOf(s);
             return tr("<p>A batch is four grids of the same shape: <b>input_ids</b>, <b>attention_mask</b>, "
                       "<b>labels</b> and <b>position_ids</b>. Each chip in the strip is one position: its token, its "
                       "role band, <b>A1</b>/<b>A0</b> (may others look at it?) and its position id.</p><p>This row "
@@ -77,7 +92,7 @@ TeachingStep flagsStep() {
 TeachingStep labelsStep() {
   return {tr("2. Labels and -100"),
           [](const Session& s) -> QString {
-            const RowFacts f = factsOf(s);
+            const StepFacts f = factsOf(s);
             const int p = s.selectedPosition();
             QString here;
             if (p >= 0)
@@ -98,7 +113,7 @@ TeachingStep labelsStep() {
           [](const Session& s) {
             return findPosition(s, [](const Batch& b, int r, int64_t t) {
               const PositionMeta* m = metaAt(b, r, t);
-              return m && m->reply && b.labels.at(r, t) != kIgnoreIndex;
+              return m && m->reply && gradedAt(b, r, t);
             });
           }};
 }
@@ -158,7 +173,7 @@ TeachingStep causalStep() {
 TeachingStep teacherForcingStep() {
   return {tr("5. Teacher forcing: one pass grades every position"),
           [](const Session& s) -> QString {
-            const RowFacts f = factsOf(s);
+            const StepFacts f = factsOf(s);
             const int p = s.selectedPosition();
             QString here;
             if (p >= 0 && p + 1 < f.length)
@@ -188,17 +203,26 @@ TeachingStep teacherForcingStep() {
 TeachingStep paddingStep() {
   return {tr("6. Padding must be masked"),
           [](const Session& s) -> QString {
-            const RowFacts f = factsOf(s);
+            const StepFacts f = factsOf(s);
+            // The colours are the grid's own (ui/widgets/Palette), named from them.
+            const QString blocked = swatch(palette::cellClassColour(CellClass::Padding));
+            const QString open = swatch(palette::cellClassColour(CellClass::AllowedPad),
+                                        palette::cellClassStripe(CellClass::AllowedPad));
             return tr("<p>Rows of a batch are padded to one length. Pads must be <b>A0</b> (no one attends to "
                       "them) and <b>-100</b> (not graded). Here <b>buggy-max-length-all-ones</b> pads to max_length "
-                      "with an all-ones attention mask and copied labels: the orange padding columns of the grid "
-                      "turn blue.</p><p>This row has %1 pads among %2 positions: %3 of them are open to attention "
-                      "and %4 are graded, so %5 of the graded tokens are pads.</p>")
+                      "with an all-ones attention mask and copied labels: the grid's padding columns, %1 "
+                      "(<i>padding</i>, blocked) under a correct mask, become %2 (<i>allowed, but this key is "
+                      "padding</i>, glyph <b>%3</b>).</p><p>This row has %4 pads among %5 positions: %6 of them are "
+                      "open to attention and %7 are graded, so pads are %8 of the row's %9 graded positions (graded: "
+                      "label kept at positions 1 and later, the ones that reach the loss; the loss view's pad share "
+                      "of the graded positions).</p>")
+                .arg(blocked, open, QString(palette::cellClassGlyph(CellClass::AllowedPad)))
                 .arg(f.pads)
                 .arg(f.length)
                 .arg(f.openPads)
                 .arg(f.gradedPads)
-                .arg(percent(f.graded ? double(f.gradedPads) / f.graded : 0.0));
+                .arg(percent(f.padShareOfGraded))
+                .arg(f.graded);
           },
           QStringLiteral("buggy-max-length-all-ones"), QStringLiteral("attention"), [](const Session&) { return -1; }};
 }
@@ -223,7 +247,7 @@ TeachingStep positionIdsStep() {
           QStringLiteral("buggy-left-pad-positions"), QStringLiteral("tokens"),
           [](const Session& s) {
             if (!s.hasBatch()) return -1;
-            const std::vector<uint8_t> pads = detectPaddingOfRow(s.batch(), s.batchRow(), s.batch().padTokenId);
+            const std::vector<uint8_t> pads = paddingOfRow(s.batch(), s.batchRow());
             return findPosition(
                 s, [&pads](const Batch&, int, int64_t t) { return size_t(t) < pads.size() && !pads[size_t(t)]; });
           }};
@@ -235,39 +259,45 @@ TeachingStep packingStep() {
             const size_t r = size_t(s.batchRow());
             const size_t examples = s.hasBatch() && r < s.batch().segments.size() ? s.batch().segments[r].size() : 0;
             return tr("<p>Packing puts several examples in one row; this row holds %1. Each must only see itself: "
-                      "the grid should show separate triangles (dashed lines mark example boundaries, violet = "
-                      "another example). An all-ones mask lets later examples attend to earlier ones - compare "
-                      "<b>naive-packed</b> with <b>axolotl-packed</b>.</p>")
-                .arg(std::max<size_t>(examples, 1));
+                      "the grid should show separate triangles (dashed lines mark example boundaries, %2 = another "
+                      "example's key, blocked). An all-ones mask lets later examples attend to earlier ones (%3: "
+                      "<i>allowed, but this key belongs to another example</i>) - compare <b>naive-packed</b> with "
+                      "<b>axolotl-packed</b>.</p>")
+                .arg(std::max<size_t>(examples, 1))
+                .arg(swatch(palette::cellClassColour(CellClass::OtherExample)),
+                     swatch(palette::cellClassColour(CellClass::AllowedOtherExample),
+                            palette::cellClassStripe(CellClass::AllowedOtherExample)));
           },
           QStringLiteral("axolotl-packed"), QStringLiteral("attention"), [](const Session&) { return -1; }};
 }
 
 TeachingStep dilutionStep() {
-  return {tr("9. Loss dilution"),
-          [](const Session& s) -> QString {
-            const RowFacts f = factsOf(s);
-            const int all = f.gradedPrompt + f.gradedReply;
-            const double even = all ? double(f.gradedReply) / all : 0.0;
-            // Prompt tokens are harder to predict: at twice the per-token loss the reply's share shrinks further.
-            const double harder = all ? double(f.gradedReply) / (2.0 * f.gradedPrompt + f.gradedReply) : 0.0;
-            return tr("<p>The loss is a mean over graded tokens. Grade the prompt too (<b>hf-lm</b>: labels = "
-                      "input_ids) and the reply is no longer the whole loss. This row grades %1 prompt tokens besides "
-                      "its %2 reply tokens: at equal per-token loss the reply is %3 of the loss instead of 100 %; at "
-                      "2.0 per prompt token and 1.0 per reply token it is %4. The longer the prompt, the smaller the "
-                      "reply's share. The loss view computes it from the model for this row.</p>")
-                .arg(f.gradedPrompt)
-                .arg(f.gradedReply)
-                .arg(percent(even))
-                .arg(percent(harder));
-          },
-          QStringLiteral("hf-lm"), QStringLiteral("loss"), [](const Session&) { return -1; }};
+  return {
+      tr("9. Loss dilution"),
+      [](const Session& s) -> QString {
+        const StepFacts f = factsOf(s);
+        const int all = f.gradedPrompt + f.gradedReply;
+        const double even = all ? double(f.gradedReply) / all : 0.0;
+        // Prompt tokens are harder to predict: at twice the per-token loss the reply's share shrinks further.
+        const double harder = all ? double(f.gradedReply) / (2.0 * f.gradedPrompt + f.gradedReply) : 0.0;
+        return tr("<p>The loss is a mean over graded tokens. Grade the prompt too (<b>hf-lm</b>: labels = "
+                  "input_ids) and the reply is no longer the whole loss. This row grades %1 prompt tokens besides "
+                  "its %2 reply tokens: at equal per-token loss the reply is %3 of the loss instead of 100 %; at "
+                  "2.0 per prompt token and 1.0 per reply token it is %4. The longer the prompt, the smaller the "
+                  "reply's share. The loss view shows it for this row: from the model once one is loaded, else from "
+                  "its example per-token losses.</p>")
+            .arg(f.gradedPrompt)
+            .arg(f.gradedReply)
+            .arg(percent(even))
+            .arg(percent(harder));
+      },
+      QStringLiteral("hf-lm"), QStringLiteral("loss"), [](const Session&) { return -1; }};
 }
 
 TeachingStep bertStep() {
   return {tr("10. Aside: BERT's mask"),
           [](const Session& s) -> QString {
-            const RowFacts f = factsOf(s);
+            const StepFacts f = factsOf(s);
             return tr("<p>\"Mask\" has a fourth meaning. So far: the <b>attention mask</b> (A0: no one looks at "
                       "this position; %1 of %2 here are A1), the <b>causal mask</b> (no one looks ahead) and the "
                       "<b>label mask</b> (-100: not graded; %3 here). BERT's masked language modelling hides tokens "

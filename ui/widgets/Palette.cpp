@@ -63,6 +63,18 @@ void setTheme(Theme t) {
   if (qobject_cast<QApplication*>(QCoreApplication::instance())) QApplication::setPalette(qtPalette(t));
 }
 
+void withTheme(Theme t, const std::function<void()>& f) {
+  const Theme old = g_theme;
+  g_theme = t;
+  try {
+    f();
+  } catch (...) {
+    g_theme = old;
+    throw;
+  }
+  g_theme = old;
+}
+
 double contrastRatio(const QColor& a, const QColor& b) {
   double la = luminance(a), lb = luminance(b);
   if (la < lb) std::swap(la, lb);
@@ -146,12 +158,31 @@ QChar cellClassGlyph(CellClass c) {
 QColor padQueryGrey() { return dark() ? QColor(0x44, 0x46, 0x4a) : QColor(0xc8, 0xc8, 0xc8); }
 QColor greyedForPadQuery(const QColor& c) { return mix(c, padQueryGrey(), 0.4); }
 QColor diffColour() { return QColor(0xff, 0xd4, 0x00); }
+QColor specialStrip() { return QColor(0x80, 0x80, 0x80); }
 QColor probabilityLow() { return dark() ? QColor(0x1b, 0x1d, 0x21) : QColor(0xff, 0xff, 0xff); }
 QColor probabilityHigh() { return dark() ? QColor(0x6c, 0xb4, 0xff) : QColor(0x21, 0x66, 0xac); }
 
 QColor mix(const QColor& a, const QColor& b, double t) {
   return QColor(int(a.red() + (b.red() - a.red()) * t), int(a.green() + (b.green() - a.green()) * t),
                 int(a.blue() + (b.blue() - a.blue()) * t));
+}
+
+QString colourWord(const QColor& c) {
+  const QColor hsl = c.toHsl();
+  const int l = hsl.lightness(), sat = hsl.hslSaturation();
+  if (sat < 40 || l < 25 || l > 240)
+    return l > 200 ? QStringLiteral("light grey") : l < 70 ? QStringLiteral("dark grey") : QStringLiteral("grey");
+  const int h = hsl.hslHue();
+  const char* hue = h < 12 || h >= 340 ? "red"
+                    : h < 40           ? "orange"
+                    : h < 70           ? "yellow"
+                    : h < 165          ? "green"
+                    : h < 195          ? "teal"
+                    : h < 245          ? "blue"
+                    : h < 290          ? "violet"
+                                       : "magenta";
+  const QString word = QString::fromLatin1(hue);
+  return l > 190 ? QStringLiteral("light ") + word : l < 70 ? QStringLiteral("dark ") + word : word;
 }
 
 QChar cellGlyph(CellState s) {

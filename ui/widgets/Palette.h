@@ -7,12 +7,17 @@
 
 #include <QColor>
 #include <QPalette>
+#include <QString>
+#include <functional>
 
 namespace maskscope::palette {
 
 enum class Theme { Light, Dark };
 Theme theme();
-void setTheme(Theme t);                                 // also applies the QPalette to the running QApplication
+void setTheme(Theme t); // also applies the QPalette to the running QApplication
+// Runs f with the colours of theme t (nothing else changes): a document with its own page colour,
+// such as the HTML report's white page, reads the light colours whatever the app's theme.
+void withTheme(Theme t, const std::function<void()>& f);
 QPalette qtPalette(Theme t);                            // the widget palette of a theme
 double contrastRatio(const QColor& a, const QColor& b); // WCAG 2.x relative-luminance ratio
 
@@ -33,8 +38,12 @@ QChar cellClassGlyph(CellClass c);
 QColor padQueryGrey();                     // pad query rows (outputs nobody reads) are mixed towards this ...
 QColor greyedForPadQuery(const QColor& c); // ... 40 %, so their class still reads
 QColor diffColour();                       // compare: cells that differ between the two collators
+QColor specialStrip();                     // the grid's kind strips: a template / special token
 QColor probabilityLow();                   // probability 0 on the colour scale (the theme's base)
 QColor probabilityHigh();                  // probability 1 on the colour scale
 QColor mix(const QColor& a, const QColor& b, double t); // (1 - t) a + t b
+// A colour's everyday name from its hue and lightness ("orange", "light yellow", "dark blue", "grey"),
+// so a text that names a colour reads it from the palette instead of typing it.
+QString colourWord(const QColor& c);
 
 } // namespace maskscope::palette

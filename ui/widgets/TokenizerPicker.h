@@ -20,14 +20,14 @@ struct TokenizerChoice {
 // of a tokenizer.json / tokenizer.model, the file name of any other file, builtin:* as is.
 QString tokenizerDisplayName(const QString& spec);
 
+// core/tokenizer/TokenizerCache.h's list, for Qt callers (the default roots: core's
+// defaultMaskscopeTokenizerRoots and defaultHubRoots).
 // Folders directly under maskscopeRoots, and hub snapshots (models--org--name/snapshots/*) under
 // hubRoots, that hold a tokenizer.json or tokenizer.model; one entry per real folder (symlinks
 // resolved, the shortest name kept), sorted by label.
 std::vector<TokenizerChoice> cachedTokenizers(const QStringList& maskscopeRoots, const QStringList& hubRoots);
-// <cache>/maskscope/tokenizers, and the hub cache ($HF_HUB_CACHE, $HF_HOME/hub or <cache>/huggingface/hub),
-// <cache> being $XDG_CACHE_HOME or ~/.cache.
-QStringList defaultMaskscopeTokenizerRoots();
-QStringList defaultHubRoots();
+// The tokenizers the app used recently (QSettings "recentTokenizers"), newest first.
+QStringList recentTokenizers();
 
 class TokenizerPicker : public QComboBox {
   Q_OBJECT

@@ -9,6 +9,7 @@
 #include "core/lint/BatchRules.h"
 #include "core/lint/RoleRecovery.h"
 #include "core/lint/RowLayout.h"
+#include "core/mask/RowFacts.h"
 
 #include <optional>
 #include <string>
@@ -28,7 +29,7 @@ struct BatchInput {
   const Batch& batch;
   const BatchRuleOptions& options;
   FindingCollector& out;
-  int64_t gradedLabels = 0; // labels != -100 over the whole batch (counted before afterRows checks)
+  int64_t gradedLabels = 0; // graded positions (gradedAt) over the whole batch (counted before afterRows checks)
 };
 
 // One row of a batch whose grids have matching shapes (shape-mismatch ran first).
@@ -44,10 +45,10 @@ struct RowInput {
   int64_t maxInput = -1;            // the batch's largest input id (bounds labels without a tokenizer)
   long* fullSequenceRows = nullptr; // rows that grade the prompt deliberately (full-sequence-labels)
 
-  bool graded(int64_t t) const { return b.labels.at(r, t) != kIgnoreIndex; }
-  Where at(int64_t t) const;          // the dataset row and example position, or (r, t)
-  int64_t rowSource() const;          // the dataset row of this batch row, or r
-  std::string label(int64_t t) const; // "row N" as findings start
+  bool graded(int64_t t) const { return gradedAt(b, r, t); } // reaches the loss (core/mask/RowFacts.h)
+  Where at(int64_t t) const;                                 // the dataset row and example position, or (r, t)
+  int64_t rowSource() const;                                 // the dataset row of this batch row, or r
+  std::string label(int64_t t) const;                        // "row N" as findings start
   void emit(const char* rule, int64_t t, std::string message, std::optional<Severity> severity = std::nullopt) const;
 };
 

@@ -1,6 +1,7 @@
 // Template and tokenizer rules: what the chat template and tokenizer do before any collator runs
 // (end token vs EOS, pad token, generation markers, prefix preservation) and, per conversation,
 // control tokens typed into content and tokens that straddle the prompt/reply boundary.
+#include "core/collate/TemplateVariables.h"
 #include "core/lint/LintRegistry.h"
 #include "core/lint/TemplateChecks.h"
 
@@ -17,7 +18,7 @@ std::string quoted(const Tokenizer& tok, int64_t id) {
 
 void padTokenMissing(const TemplateInput& in) {
   const Tokenizer& tok = in.encoder.tokenizer();
-  const SpecialTokenIds sp = effectiveSpecialTokens(tok, in.render);
+  const SpecialTokenIds sp = specialTokenIds(tok, in.render);
   if (sp.pad || (in.collator && !in.collator->padToken.empty())) return;
   in.out.add("pad-token-missing", std::nullopt, std::nullopt,
              "the tokenizer has no pad token" +
@@ -26,7 +27,7 @@ void padTokenMissing(const TemplateInput& in) {
 
 void eosMismatch(const TemplateInput& in) {
   const Tokenizer& tok = in.encoder.tokenizer();
-  const SpecialTokenIds sp = effectiveSpecialTokens(tok, in.render);
+  const SpecialTokenIds sp = specialTokenIds(tok, in.render);
   if (!in.markers.closingToken || !sp.eos || *in.markers.closingToken == *sp.eos) return;
   in.out.add("eos-mismatch", std::nullopt, std::nullopt,
              "the template '" + in.encoder.chatTemplate().name() + "' closes assistant replies with " +

@@ -54,10 +54,16 @@ HfTokenizer::HfTokenizer(const std::string& path, const Json& json, const Json* 
     }
   }
   std::vector<std::string> normalizedContents;
-  for (const AddedToken& t : added_.tokens()) {
-    NormalizedText nt = NormalizedText::identity(t.content, 0);
-    if (t.normalized && normalizer_) normalizer_->normalize(nt);
-    normalizedContents.push_back(nt.text());
+  try {
+    for (const AddedToken& t : added_.tokens()) {
+      NormalizedText nt = NormalizedText::identity(t.content, 0);
+      if (t.normalized && normalizer_) normalizer_->run(nt);
+      normalizedContents.push_back(nt.text());
+    }
+  } catch (const NormalizerGrowthError& e) { // an amplifying normalizer is refused on the added tokens already
+    normalizerError(e);
+  } catch (const RegexMatchError& e) {
+    throw Error(std::string("pre-tokenizer or normalizer regex: ") + e.what(), SourceLocation{source_});
   }
   added_.build(normalizedContents);
 
@@ -76,6 +82,12 @@ HfTokenizer::HfTokenizer(const std::string& path, const Json& json, const Json* 
     const std::string* cp = &configPath;
     readConfig(*config, JsonPath{cp, ""});
   }
+}
+
+void HfTokenizer::normalizerError(const NormalizerGrowthError& e) const {
+  SourceLocation where{source_};
+  where.field = e.field();
+  throw Error(e.what(), where);
 }
 
 void HfTokenizer::readConfig(const Json& config, const JsonPath& at) {
@@ -156,6 +168,8 @@ Encoding HfTokenizer::encode(std::string_view text, const EncodeOptions& options
     }
   } catch (const RegexMatchError& e) { // a pattern of this tokenizer.json, so the error names it
     throw Error(std::string("pre-tokenizer or normalizer regex: ") + e.what(), SourceLocation{source_});
+  } catch (const NormalizerGrowthError& e) {
+    normalizerError(e);
   }
   if (postProcessor_) postProcessor_->process(enc, options.addSpecialTokens);
   return enc;
@@ -164,7 +178,7 @@ Encoding HfTokenizer::encode(std::string_view text, const EncodeOptions& options
 void HfTokenizer::encodeText(std::string_view text, int64_t base, bool splitSpecial, Encoding& enc) const {
   if (text.empty()) return;
   NormalizedText nt = NormalizedText::identity(text, base);
-  if (normalizer_) normalizer_->normalize(nt);
+  if (normalizer_) normalizer_->run(nt);
   if (!added_.hasNormalized()) {
     encodePieces(std::move(nt), enc);
     return;

@@ -39,6 +39,8 @@ private:
   void encodePieces(NormalizedText text, Encoding& enc) const;
   void pushAdded(int32_t id, ByteSpan span, Encoding& enc) const;
   void readConfig(const Json& config, const JsonPath& at);
+  // An amplifying normalizer as an Error naming this tokenizer file and the normalizer.
+  [[noreturn]] void normalizerError(const NormalizerGrowthError& e) const;
 
   std::string source_;
   std::unique_ptr<Normalizer> normalizer_;

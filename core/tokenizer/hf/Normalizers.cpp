@@ -8,6 +8,7 @@
 
 #include <utf8proc.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <vector>
 
@@ -36,7 +37,7 @@ bool nfcInert(char32_t c) {
 class UnicodeForm : public Normalizer {
 public:
   explicit UnicodeForm(int options) : options_(options | UTF8PROC_STABLE), nfc_(options == UTF8PROC_COMPOSE) {}
-  void normalize(NormalizedText& t) const override {
+  void normalize(NormalizedText& t, const GrowthLimit& limit) const override {
     const std::string& s = t.text();
     // Fast path: all ASCII.
     size_t firstNonAscii = 0;
@@ -101,6 +102,7 @@ public:
       emit(start, j);
       i = j;
     }
+    if (b.size() > limit.maxBytes) tooLarge(limit, b.size()); // NFKC expands a character at most 11x
     if (changed) t = b.finish();
   }
 
@@ -112,8 +114,9 @@ private:
 class Prepend : public Normalizer {
 public:
   explicit Prepend(std::string p) : prepend_(std::move(p)) {}
-  void normalize(NormalizedText& t) const override {
+  void normalize(NormalizedText& t, const GrowthLimit& limit) const override {
     if (t.empty() || prepend_.empty()) return;
+    if (t.size() + prepend_.size() > limit.maxBytes) tooLarge(limit, t.size() + prepend_.size());
     NormalizedBuilder b;
     size_t first = size_t(utf8::sequenceLength(static_cast<unsigned char>(t.text()[0])));
     b.produce(prepend_, t.original(0, std::min(first, t.size())));
@@ -129,7 +132,7 @@ private:
 class Replace : public Normalizer {
 public:
   Replace(Pattern p, std::string content) : pattern_(std::move(p)), content_(std::move(content)) {}
-  void normalize(NormalizedText& t) const override {
+  void normalize(NormalizedText& t, const GrowthLimit& limit) const override {
     const std::string& s = t.text();
     NormalizedBuilder b;
     size_t last = 0;
@@ -137,6 +140,9 @@ public:
     auto onMatch = [&](size_t mb, size_t me) {
       if (me == mb) return;
       any = true;
+      // Checked before the bytes are made: what is built so far plus this match's replacement.
+      const size_t next = b.size() + (mb - last) + content_.size();
+      if (next > limit.maxBytes) tooLarge(limit, next);
       b.copy(t, last, mb);
       if (!content_.empty()) b.produce(content_, t.original(mb, me));
       last = me;
@@ -149,6 +155,7 @@ public:
       pattern_.regex->forEachMatch(s, onMatch);
     }
     if (!any) return;
+    if (b.size() + (s.size() - last) > limit.maxBytes) tooLarge(limit, b.size() + (s.size() - last));
     b.copy(t, last, s.size());
     t = b.finish();
   }
@@ -160,7 +167,7 @@ private:
 
 class Lowercase : public Normalizer {
 public:
-  void normalize(NormalizedText& t) const override {
+  void normalize(NormalizedText& t, const GrowthLimit& limit) const override {
     const std::string& s = t.text();
     NormalizedBuilder b;
     bool any = false;
@@ -179,6 +186,7 @@ public:
       }
       i = j;
     }
+    if (b.size() > limit.maxBytes) tooLarge(limit, b.size()); // a lower case is at most 3 bytes longer
     if (any) t = b.finish();
   }
 };
@@ -193,7 +201,7 @@ bool isWhitespace(char32_t c) {
 class Strip : public Normalizer {
 public:
   Strip(bool left, bool right) : left_(left), right_(right) {}
-  void normalize(NormalizedText& t) const override {
+  void normalize(NormalizedText& t, const GrowthLimit&) const override {
     const std::string& s = t.text();
     size_t b = 0, e = s.size();
     if (left_)
@@ -220,15 +228,42 @@ private:
 class SequenceNormalizer : public Normalizer {
 public:
   std::vector<std::unique_ptr<Normalizer>> parts;
-  void normalize(NormalizedText& t) const override {
-    for (const auto& p : parts) p->normalize(t);
+  void normalize(NormalizedText& t, const GrowthLimit& limit) const override {
+    for (const auto& p : parts) p->normalize(t, limit); // one limit for the chain: steps cannot compound
   }
 };
 
+std::unique_ptr<Normalizer> makeNormalizer(const Json& v, const JsonPath& at, const std::string& type);
+
 } // namespace
+
+GrowthLimit GrowthLimit::forInput(size_t inputBytes) {
+  GrowthLimit l;
+  l.inputBytes = inputBytes;
+  l.maxBytes = std::min(kNormalizerCap, inputBytes * kNormalizerGrowth + kNormalizerSlack);
+  return l;
+}
+
+void Normalizer::tooLarge(const GrowthLimit& limit, size_t reached) const {
+  throw NormalizerGrowthError("the " + type + " normalizer amplifies the text: an input of " +
+                                  std::to_string(limit.inputBytes) + " bytes would become " + std::to_string(reached) +
+                                  " bytes or more (the limit is " + std::to_string(kNormalizerGrowth) +
+                                  " times the input plus " + std::to_string(kNormalizerSlack) + " bytes, at most " +
+                                  std::to_string(kNormalizerCap >> 20) + " MiB)",
+                              field);
+}
 
 std::unique_ptr<Normalizer> parseNormalizer(const Json& v, const JsonPath& at) {
   const std::string type = typeOf(v, at);
+  std::unique_ptr<Normalizer> n = makeNormalizer(v, at, type);
+  n->field = at.field;
+  n->type = type;
+  return n;
+}
+
+namespace {
+
+std::unique_ptr<Normalizer> makeNormalizer(const Json& v, const JsonPath& at, const std::string& type) {
   if (type == "NFC") return std::make_unique<UnicodeForm>(UTF8PROC_COMPOSE);
   if (type == "NFD") return std::make_unique<UnicodeForm>(UTF8PROC_DECOMPOSE);
   if (type == "NFKC") return std::make_unique<UnicodeForm>(UTF8PROC_COMPOSE | UTF8PROC_COMPAT);
@@ -250,5 +285,7 @@ std::unique_ptr<Normalizer> parseNormalizer(const Json& v, const JsonPath& at) {
   }
   (at / "type").fail("unsupported normalizer: " + type);
 }
+
+} // namespace
 
 } // namespace maskscope::hf

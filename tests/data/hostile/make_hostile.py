@@ -234,3 +234,49 @@ write('small_vocab_batch.json', '{"input_ids": [[1, 2, 3, 4]], "labels": [[1, 2,
 # The conversation the template cases render (render --messages).
 write('chat.json', json.dumps([{"role": "user", "content": "What does padding do?"},
                                {"role": "assistant", "content": "It makes rows the same length."}]) + '\n')
+
+# tokenizer.json normalizers that amplify text (issue 23): 40 Replace rules each doubling every 'a'
+# (2^40 times the input), and one Replace whose content is 100,000 times its one-byte pattern.
+tokenizer('amplify_chain/tokenizer.json', normalizer={
+    "type": "Sequence", "normalizers": [{"type": "Replace", "pattern": {"String": "a"}, "content": "aa"}] * 40})
+tokenizer('amplify_long/tokenizer.json', normalizer={
+    "type": "Replace", "pattern": {"String": "a"}, "content": "b" * 100_000})
+write('amplify_model/config.json', json.dumps(llama))
+tokenizer('amplify_model/tokenizer.json', normalizer={
+    "type": "Sequence", "normalizers": [{"type": "Replace", "pattern": {"Regex": "a"}, "content": "aa"}] * 40})
+write('amplify_model/tokenizer_config.json', json.dumps(
+    {"chat_template": "{% for m in messages %}{{ m.content }}{% endfor %}"}))
+
+
+# sentencepiece models whose precompiled_charsmap lies: the demo model with a normalizer_spec field
+# appended (protobuf merges it into the model's own, so the charsmap is the one libsentencepiece
+# reads). Darts-clone units: label in bits 0-7, has_leaf bit 8, offset << 10, value | 1 << 31.
+def varint(n):
+    out = b''
+    while True:
+        b, n = n & 0x7F, n >> 7
+        out += bytes([b | (0x80 if n else 0)])
+        if not n:
+            return out
+def with_charsmap(units, normalized):
+    trie = struct.pack('<%dI' % len(units), *units)
+    blob = struct.pack('<I', len(trie)) + trie + normalized
+    spec = b'\x12' + varint(len(blob)) + blob               # NormalizerSpec.precompiled_charsmap = 2
+    with open('../../../resources/tokenizer/demo.model', 'rb') as f:
+        demo = f.read()
+    return demo + b'\x1a' + varint(len(spec)) + spec          # ModelProto.normalizer_spec = 3
+def unit(label=0, offset=0, leaf=False):
+    shifted = offset >= 1 << 21
+    return label | (1 << 8 if leaf else 0) | (1 << 9 if shifted else 0) | ((offset >> 8 if shifted else offset) << 10)
+# The root's children 2^30 units (4 GiB) past a trie of 256 units.
+root_far = [unit(offset=(1 << 30) - 256)] + [0] * 255
+write('charsmap_root_far.model', with_charsmap(root_far, b'x\x00'))
+# A well-formed path for 'a' whose leaf points 2 GB past the normalized strings.
+leaf_far = [0] * 512
+leaf_far[0] = unit(offset=256)                                # root: children at 256 ^ byte
+leaf_far[256 ^ 0x61] = unit(label=0x61, offset=0x61, leaf=True)  # 'a', its leaf at 256
+leaf_far[256] = 0x7FFFFFF0 | (1 << 31)                        # the leaf: a value past the strings
+write('charsmap_leaf_far.model', with_charsmap(leaf_far, b'b\x00'))
+write('charsmap_model/tokenizer.model', with_charsmap(root_far, b'x\x00'))
+write('charsmap_model/tokenizer_config.json', json.dumps(
+    {"chat_template": "{% for m in messages %}{{ m.content }}{% endfor %}"}))

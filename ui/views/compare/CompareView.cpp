@@ -2,6 +2,7 @@
 #include "ui/views/compare/CompareView.h"
 #include "core/collate/CollatorSpec.h"
 #include "core/forward/LossPlan.h"
+#include "core/mask/RowComparison.h"
 #include "ui/model/ModelRunner.h"
 #include "ui/shell/Session.h"
 #include "ui/shell/WorkerPool.h"
@@ -24,14 +25,6 @@ namespace maskscope {
 namespace {
 int gAsyncCellThreshold = 2048;
 
-// Attention cells (lower triangle of the common square) whose state differs between two rows.
-int64_t countDifferingCells(const GridSource& a, const GridSource& b) {
-  const int64_t n = std::min(a.size(), b.size());
-  int64_t count = 0;
-  for (int64_t q = 0; q < n; ++q)
-    for (int64_t k = 0; k <= q; ++k) count += a.state(q, k) != b.state(q, k);
-  return count;
-}
 } // namespace
 
 int CompareView::asyncCellThreshold() { return gAsyncCellThreshold; }
@@ -77,6 +70,7 @@ CompareView::CompareView(Session* session, QWidget* parent) : QWidget(parent), s
   layout->setColumnStretch(3, 1);
   // Two extra collations and a cell diff per batch: only while the panel is on screen.
   connect(session_, &Session::batchChanged, this, &CompareView::recomputeIfVisible);
+  connect(session_, &Session::exampleLossesChanged, this, &CompareView::recomputeIfVisible);
 }
 
 void CompareView::recomputeIfVisible() {
@@ -102,10 +96,10 @@ void CompareView::setCollators(const QString& a, const QString& b) {
   recompute();
 }
 
-int CompareView::differingPositions() const { return stripA_->differenceCount(); }
+int CompareView::differingPositions() const { return int(comparison_.positions); }
 
-// modelNll: the model's per-token NLL of the row ([t-1] predicts t, docs/cli.md); null: the loss view's
-// example per-role losses (2.0 prompt, 1.0 reply, 0.05 pad), named as such.
+// modelNll: the model's per-token NLL of the row ([t-1] predicts t, docs/cli.md); null: the session's
+// example per-token losses (the loss view's), named as such with their values.
 QString CompareView::sideSummary(const Batch& b, int row, const std::vector<double>* modelNll) const {
   if (b.batchSize() == 0) return tr("no batch");
   IntGrid roles;
@@ -113,18 +107,18 @@ QString CompareView::sideSummary(const Batch& b, int row, const std::vector<doub
     roles = positionRoles(b);
   } catch (const std::exception&) {
   }
-  std::vector<double> nll(size_t(b.length()), 0.0);
-  for (int64_t t = 1; t < b.length(); ++t) {
-    const int role = roles.sameShape(b.inputIds) ? int(roles.at(row, t)) : int(RoleUnknown);
-    if (modelNll)
-      nll[size_t(t)] = size_t(t - 1) < modelNll->size() ? (*modelNll)[size_t(t - 1)] : 0.0;
-    else
-      nll[size_t(t)] = role == RoleReply ? 1.0 : role == RolePad ? 0.05 : 2.0;
-  }
+  const ExampleLosses& e = session_->exampleLosses();
+  std::vector<double> nll = exampleNll(b, row, roles, e);
+  for (int64_t t = 1; t < b.length() && modelNll; ++t)
+    nll[size_t(t)] = size_t(t - 1) < modelNll->size() ? (*modelNll)[size_t(t - 1)] : 0.0;
   const LossBreakdown d = computeLossBreakdown(b, row, nll, roles);
+  const QString example = tr("example loss (per token: prompt %1, reply %2, pad %3)")
+                              .arg(e.prompt, 0, 'f', 2)
+                              .arg(e.reply, 0, 'f', 2)
+                              .arg(e.pad, 0, 'f', 2);
   const QString source = modelNll                  ? tr("model loss (%1)").arg(modelLabel_)
-                         : model_ && modelPending_ ? tr("model loss pending…; example loss")
-                                                   : tr("example loss");
+                         : model_ && modelPending_ ? tr("model loss pending\u2026; %1").arg(example)
+                                                   : example;
   return tr("%1 positions; graded: %2 reply, %3 prompt, %4 pad; %5 %6, reply share %7 %")
       .arg(b.length())
       .arg(d.graded[RoleReply])
@@ -184,6 +178,7 @@ void CompareView::recompute() {
   a_ = Batch();
   b_ = Batch();
   differingCells_ = 0;
+  cells_ = CellComparison();
   if (session_->hasBatch() && !session_->isBatchDump()) {
     try {
       a_ = session_->collateWith(boxA_->currentData().toString(), &rowA_);
@@ -192,55 +187,78 @@ void CompareView::recompute() {
       diff_->setText(tr("Cannot compare: %1").arg(QString::fromUtf8(e.what())));
     }
   } else if (session_->isBatchDump()) {
-    diff_->setText(tr("Compare needs a dataset: a batch dump is shown exactly as given."));
+    diff_->setText(tr("Compare needs a dataset: a batch dump holds the batch of one collator only."));
   }
   stripA_->setBatchOverride(&a_, rowA_);
   stripB_->setBatchOverride(&b_, rowB_);
-  stripA_->setCompareBatch(&b_, rowB_);
-  stripB_->setCompareBatch(&a_, rowA_);
   gridA_->setBatchOverride(&a_, rowA_);
   gridB_->setBatchOverride(&b_, rowB_);
-  // The diff overlay: each grid tints the cells whose state differs from the other's.
-  gridA_->setDiffSource(&gridB_->gridSource());
-  gridB_->setDiffSource(&gridA_->gridSource());
+  // One comparison, aligned at the rows' first real tokens (core/mask/RowComparison.h): the strips'
+  // outlines, the grids' tint and every count of the summary come from it.
+  comparison_ = compareRows(a_, rowA_, b_, rowB_);
+  stripA_->setDifferences(comparison_.flagsA);
+  stripB_->setDifferences(comparison_.flagsB);
+  gridA_->setDiffSource(&gridB_->gridSource(), comparison_.shift);
+  gridB_->setDiffSource(&gridA_->gridSource(), -comparison_.shift);
   summaryA_->setText(sideSummary(a_, rowA_, nullptr));
   summaryB_->setText(sideSummary(b_, rowB_, nullptr));
-  // Cells that differ, over the common square: O(T^2) time (O(T) memory, from segment ids), so long
-  // rows are counted in a worker on copies of both rows' segment ids.
+  // Cells that differ, over the aligned lower triangle: O(T^2) time (O(T) memory, from segment ids), so
+  // long rows are counted in a worker on copies of both rows' anatomy.
   const quint64 gen = ++generation_;
-  const int64_t n = std::min(gridA_->gridSize(), gridB_->gridSize());
+  const int64_t n = comparison_.common;
+  const int64_t shift = comparison_.shift;
   if (n > gAsyncCellThreshold) {
     differingCells_ = -1;
-    auto pair = std::make_shared<std::pair<GridSource, GridSource>>(gridA_->gridSource(), gridB_->gridSource());
-    pair->first.probs = pair->second.probs = nullptr; // the worker reads segment ids only
-    pair->first.diff = pair->second.diff = nullptr;
-    std::shared_ptr<const std::pair<GridSource, GridSource>> sources = pair;
-    auto* watcher = new QFutureWatcher<int64_t>(this);
-    connect(watcher, &QFutureWatcher<int64_t>::finished, this, [this, watcher, gen] {
+    auto pair = std::make_shared<std::pair<RowAnatomy, RowAnatomy>>(gridA_->gridSource(), gridB_->gridSource());
+    std::shared_ptr<const std::pair<RowAnatomy, RowAnatomy>> sources = pair;
+    auto* watcher = new QFutureWatcher<CellComparison>(this);
+    connect(watcher, &QFutureWatcher<CellComparison>::finished, this, [this, watcher, gen] {
       watcher->deleteLater();
       if (gen != generation_) return;
-      differingCells_ = watcher->result();
+      cells_ = watcher->result();
+      differingCells_ = cells_.differ;
       if (a_.batchSize() && b_.batchSize()) diff_->setText(summaryText());
     });
-    watcher->setFuture(
-        QtConcurrent::run(workerPool(), [sources] { return countDifferingCells(sources->first, sources->second); }));
+    watcher->setFuture(QtConcurrent::run(
+        workerPool(), [sources, shift] { return compareCells(sources->first, sources->second, shift); }));
   } else {
-    differingCells_ = countDifferingCells(gridA_->gridSource(), gridB_->gridSource());
+    cells_ = compareCells(gridA_->gridSource(), gridB_->gridSource(), shift);
+    differingCells_ = cells_.differ;
   }
   if (a_.batchSize() && b_.batchSize()) diff_->setText(summaryText());
   startModelLosses();
 }
 
+// Each count defined and shown apart; the alignment said on screen when the rows differ in length.
 QString CompareView::summaryText() const {
+  const RowComparison& c = comparison_;
+  QString align;
+  if (c.lengthA != c.lengthB || c.shift != 0)
+    align = tr("A has %1 positions, B %2; aligned at their first real token (A's %3 = B's %4): %5 positions in both, "
+               "%6 only in A, %7 only in B (not compared, not tinted). ")
+                .arg(c.lengthA)
+                .arg(c.lengthB)
+                .arg(c.firstRealA)
+                .arg(c.firstRealB)
+                .arg(c.common)
+                .arg(c.onlyA)
+                .arg(c.onlyB);
+  const QString positions =
+      tr("Of the %1 aligned positions, %2 differ (outlined, \u2260): input ids at %3, labels at %4, attention bits "
+         "at %5, position ids at %6.")
+          .arg(c.common)
+          .arg(c.positions)
+          .arg(c.ids)
+          .arg(c.labels)
+          .arg(c.attention)
+          .arg(c.positionIdsCompared ? QString::number(c.positionIds) : tr("- (not both given)"));
   const QString cells = differingCells_ < 0
-                            ? tr("counting the attention cells that differ\u2026")
-                            : tr("%1 attention cells differ (tinted yellow in both grids)").arg(differingCells_);
-  return tr("%1 positions differ in label, attention or position id (outlined, \u2260); %2%3.")
-      .arg(differingPositions())
-      .arg(cells)
-      .arg(a_.length() != b_.length()
-               ? tr("; the rows have different lengths (%1 vs %2)").arg(a_.length()).arg(b_.length())
-               : QString());
+                            ? tr(" Counting the attention cells that differ\u2026")
+                            : tr(" Attention cells: %1 of the %2 aligned cells (key \u2264 query) differ, tinted "
+                                 "yellow in both grids.")
+                                  .arg(differingCells_)
+                                  .arg(cells_.compared);
+  return align + positions + cells;
 }
 
 } // namespace maskscope

@@ -1,10 +1,12 @@
 // Compare mode: the selected row under two collators side by side (token strips, attention grids,
-// graded counts and losses: the loaded model's, in a worker, else example per-role losses),
-// positions and cells that differ highlighted. The O(T^2) cell
-// count runs in a worker for rows longer than asyncCellThreshold() (stale counts are dropped).
+// graded counts and losses: the loaded model's, in a worker, else example per-role losses). The rows
+// are aligned at their first real token and each grid's differences are counted apart (ids, labels,
+// attention bits, position ids, attention cells), outlined and tinted exactly where counted. The
+// O(T^2) cell count runs in a worker for rows longer than asyncCellThreshold() (stale counts dropped).
 #pragma once
 #include "core/data/Batch.h"
 #include "core/forward/ForwardEngine.h"
+#include "core/mask/RowComparison.h"
 
 #include <QWidget>
 #include <memory>
@@ -26,9 +28,13 @@ public:
   explicit CompareView(Session* session, QWidget* parent = nullptr);
 
   void setCollators(const QString& a, const QString& b);
-  int differingPositions() const;
-  // -1 while the count is still running in a worker.
+  // The comparison the summary states (core/mask/RowComparison.h): rows aligned at their first real
+  // token, each grid's differences counted apart.
+  const RowComparison& comparison() const { return comparison_; }
+  int differingPositions() const; // aligned positions that differ in any grid
+  // Aligned attention cells (key <= query) whose state differs; -1 while a worker counts them.
   int64_t differingCells() const { return differingCells_; }
+  int64_t comparedCells() const { return cells_.compared; }
   bool cellDiffPending() const { return differingCells_ < 0; }
   // Rows longer than this count their differing cells in a worker (tests lower it).
   static int asyncCellThreshold();
@@ -65,6 +71,8 @@ private:
   Batch a_, b_;
   int rowA_ = 0, rowB_ = 0;
   int64_t differingCells_ = 0;
+  RowComparison comparison_;
+  CellComparison cells_;
   bool dirty_ = true;
   quint64 generation_ = 0; // bumped per recompute; a worker's count for an older one is dropped
   std::shared_ptr<ForwardModel> model_;

@@ -24,16 +24,6 @@ constexpr double kLabelCell = 13.0; // cells at least this big get token labels 
 constexpr int kStrip = 10;          // the kind strips along the top and left of the grid
 constexpr int kScale = 54;          // room on the right for the probability colour scale
 
-// Strip colour of one position: pad, special (template) token, or the example it belongs to.
-QColor stripColour(const GridSource& s, int64_t t) {
-  if (s.padQuery(t)) return palette::padding();
-  if (!s.special.empty() && s.special[size_t(t)]) return QColor(0x80, 0x80, 0x80);
-  static const QColor examples[] = {QColor(0x43, 0x93, 0xc3), QColor(0x5a, 0xae, 0x61), QColor(0x99, 0x70, 0xab),
-                                    QColor(0xbf, 0x81, 0x2d)};
-  const int64_t e = s.example.empty() ? 1 : s.example[size_t(t)];
-  return examples[size_t(std::max<int64_t>(0, e - 1) % 4)];
-}
-
 QString shortToken(const QString& t, int max = 9) {
   QString v = QString::fromStdString(utf8::visibleWhitespace(t.toStdString()));
   // Special tokens such as <|im_start|> / <|im_end|> are told apart by their middle, which
@@ -78,6 +68,7 @@ void AttentionGridCanvas::setBatchOverride(const Batch* b, int r) {
 void AttentionGridCanvas::rebuild() {
   source_ = GridSource();
   source_.diff = diffSource_;
+  source_.diffShift = diffShift_;
   probs_.clear();
   probsLabel_.clear();
   segmentStarts_.clear();
@@ -118,9 +109,11 @@ void AttentionGridCanvas::setLayerAttention(int64_t window, const QString& text)
   rebuild();
 }
 
-void AttentionGridCanvas::setDiffSource(const GridSource* other) {
+void AttentionGridCanvas::setDiffSource(const GridSource* other, int64_t shift) {
   diffSource_ = other;
+  diffShift_ = shift;
   source_.diff = other;
+  source_.diffShift = shift;
   overview_ = QImage();
   zoomCache_.clear();
   update();
@@ -266,8 +259,19 @@ QString AttentionGridCanvas::describeCell(int q, int k) const {
               .arg(source_.example[size_t(q)]);
     break;
   }
-  if (source_.padQuery(q)) why += tr("\nthis query is padding: its output is never read (row greyed)");
-  if (source_.differs(q, k)) why += tr("\ndiffers from the other collator's grid");
+  if (source_.unreadPadQuery(q))
+    why += tr("\nthis query is padding and the loss reads none of its output (the label at %1 is -100): row greyed")
+               .arg(q + 1);
+  else if (source_.gradedPadQuery(q))
+    why += tr("\nthis query is padding, yet its output is graded: the label at %1 reaches the loss, so the model is "
+              "trained to predict from a pad (row not greyed)")
+               .arg(q + 1);
+  if (source_.differs(q, k))
+    why += tr("\ndiffers from the other collator's grid (its query %1, key %2)")
+               .arg(q + source_.diffShift)
+               .arg(k + source_.diffShift);
+  else if (source_.diff && !source_.hasCounterpart(q, k))
+    why += tr("\nthe other collator's row has no such cell (rows aligned at their first real token): not compared");
   QString text = tr("query %1 \"%2\"\nkey %3 \"%4\"\n%5")
                      .arg(q)
                      .arg(shortToken(session_->tokenText(b->inputIds.at(r, q)), 40))
@@ -386,7 +390,7 @@ void AttentionGridCanvas::paintHatching(QPainter& p, const Frame& f) const {
       while (e < f.cx1 && source_.classify(q, e) == c) ++e;
       const QColor stripe = palette::cellClassStripe(c);
       if (stripe.isValid()) {
-        const QColor shown = source_.padQuery(q) ? palette::greyedForPadQuery(stripe) : stripe;
+        const QColor shown = source_.unreadPadQuery(q) ? palette::greyedForPadQuery(stripe) : stripe;
         p.setBrush(QBrush(shown, Qt::BDiagPattern));
         p.drawRect(QRectF(f.x(k), f.y(q), (e - k) * f.cellW, f.cellH));
       }
@@ -457,7 +461,7 @@ void AttentionGridCanvas::paintStrips(QPainter& p, const Frame& f) const {
       QColor c;
       if (px < pixels) {
         const int64_t t = std::min<int64_t>(source_.size() - 1, int64_t(origin + (px + 0.5) / cell));
-        c = stripColour(source_, t);
+        c = stripColour(source_, t, !keys);
       }
       if (px == pixels || c != run) {
         if (px > start && run.isValid()) {

@@ -36,8 +36,9 @@ public:
   CellState cellState(int query, int key) const { return source_.state(query, key); }
   CellClass cellClass(int query, int key) const { return source_.classify(query, key); }
   const GridSource& gridSource() const { return source_; } // the shown row's anatomy
-  // Compare mode: tint the cells whose state differs from `other` (nullptr: no overlay).
-  void setDiffSource(const GridSource* other);
+  // Compare mode: tint the cells whose state differs from their aligned cell of `other` (its position =
+  // this one + shift; nullptr: no overlay).
+  void setDiffSource(const GridSource* other, int64_t shift = 0);
   int64_t exampleCount() const; // packed examples revealed in the row (1 when unpacked)
   const std::vector<int64_t>& exampleStarts() const { return segmentStarts_; }
   QPoint focusCell() const { return focusCell_; } // x = key, y = query
@@ -119,6 +120,7 @@ private:
   int highlightedQuery_ = -1;
   QPoint focusCell_{-1, -1};
   const GridSource* diffSource_ = nullptr;
+  int64_t diffShift_ = 0;
   QPoint dragStart_;
   QRectF dragView_;
   bool dragging_ = false;

@@ -2,13 +2,13 @@
 #include "ui/views/grid/AttentionView.h"
 #include "ui/views/grid/AttentionGridCanvas.h"
 #include "ui/views/grid/LayerSpinBox.h"
+#include "ui/widgets/CellSwatch.h"
 #include "ui/widgets/Palette.h"
 
 #include <QComboBox>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QPainter>
 #include <QPixmap>
 #include <QSignalBlocker>
 #include <QSpinBox>
@@ -20,28 +20,7 @@ namespace maskscope {
 namespace {
 
 // A swatch painted as the grid paints the class (colour, stripes, glyph) in the current theme.
-QPixmap swatch(CellClass c, bool greyed) {
-  QColor colour = palette::cellClassColour(c);
-  QColor stripe = palette::cellClassStripe(c);
-  if (greyed) {
-    colour = palette::greyedForPadQuery(colour);
-    if (stripe.isValid()) stripe = palette::greyedForPadQuery(stripe);
-  }
-  QPixmap pm(18, 18);
-  pm.fill(colour);
-  QPainter p(&pm);
-  if (stripe.isValid()) p.fillRect(pm.rect(), QBrush(stripe, Qt::BDiagPattern));
-  p.setPen(QColor(0x66, 0x66, 0x66));
-  p.drawRect(pm.rect().adjusted(0, 0, -1, -1));
-  QFont f = p.font();
-  f.setBold(true);
-  f.setPixelSize(12);
-  p.setFont(f);
-  p.setPen(c == CellClass::Allowed || colour.lightness() < 128 ? QColor(0xf0, 0xf0, 0xf0) : QColor(0x22, 0x22, 0x22));
-  p.drawText(pm.rect(), Qt::AlignCenter, QString(palette::cellClassGlyph(c)));
-  p.end();
-  return pm;
-}
+QPixmap swatch(CellClass c, bool greyed) { return QPixmap::fromImage(cellClassSwatch(c, greyed)); }
 
 // The swatch and the class's name; the swatch keeps its class so a theme switch repaints it.
 QWidget* legendItem(CellClass c, const QString& text, QWidget* parent, bool greyed = false) {
@@ -78,6 +57,8 @@ AttentionView::AttentionView(Session* session, QWidget* parent) : QWidget(parent
   syncWindowBox();
   grid_ = new AttentionGridCanvas(session, this);
   gl->addWidget(grid_, 1);
+  connect(grid_, &AttentionGridCanvas::viewChanged, this, &AttentionView::updatePadQueryLegend);
+  updatePadQueryLegend();
   setFocusProxy(grid_);
   // The least height is the legend's and the grid's (its margins and 100 px of cells): with two
   // lines of chips it fits the centre of a 1024 x 768 window beside the docks, presenter mode
@@ -95,12 +76,30 @@ void AttentionView::refreshLegend() {
     if (l->property("cellClass").isValid())
       l->setPixmap(swatch(CellClass(l->property("cellClass").toInt()), l->property("greyed").toBool()));
   if (strips_) strips_->setText(stripsText());
+  if (gradedPadLegend_) gradedPadLegend_->setText(gradedPadText());
+}
+
+QString AttentionView::gradedPadText() {
+  return tr("<span style='color:%1'>&#9632;</span> pad query row, output graded (a bug)")
+      .arg(palette::gradedPad().name());
+}
+
+// Shows the pad-query entries the shown row needs: neither when it has no pads.
+void AttentionView::updatePadQueryLegend() {
+  const GridSource& src = grid_->gridSource();
+  bool unread = false, graded = false;
+  for (int64_t q = 0; q < src.size() && !(unread && graded); ++q) {
+    unread = unread || src.unreadPadQuery(q);
+    graded = graded || src.gradedPadQuery(q);
+  }
+  unreadPadLegend_->setVisible(unread);
+  gradedPadLegend_->setVisible(graded);
 }
 
 QString AttentionView::stripsText() {
   return tr("strips: <span style='color:%1'>&#9632;</span> pad "
-            "<span style='color:#808080'>&#9632;</span> special, colours = example")
-      .arg(palette::padding().name());
+            "<span style='color:%2'>&#9632;</span> special, colours = example")
+      .arg(palette::padding().name(), palette::specialStrip().name());
 }
 
 QSpinBox* AttentionView::layerBox() const { return layerBox_; }
@@ -209,7 +208,13 @@ QWidget* AttentionView::buildLegend() {
   rows->addLayout(rows3);
   windowLegend_ = legendItem(CellClass::OutsideWindow, tr("outside the window (sliding layer)"), legend);
   rows3->addWidget(windowLegend_);
-  rows3->addWidget(legendItem(CellClass::Allowed, tr("pad query row (output unread)"), legend, true));
+  // Pad query rows as the shown row has them: greyed where nothing reads their output, or (the bug
+  // labels=all makes) graded, marked red on the query strip and never greyed.
+  unreadPadLegend_ = legendItem(CellClass::Allowed, tr("pad query row (output unread)"), legend, true);
+  rows3->addWidget(unreadPadLegend_);
+  gradedPadLegend_ = new QLabel(gradedPadText(), legend);
+  gradedPadLegend_->setObjectName(QStringLiteral("legend:graded pad query"));
+  rows3->addWidget(gradedPadLegend_);
   strips_ = new QLabel(stripsText(), legend);
   rows3->addWidget(strips_);
   rows3->addStretch();

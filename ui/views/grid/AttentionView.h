@@ -34,6 +34,10 @@ public:
   // The legend's "outside the window" entry: shown while a band can appear (a layout with sliding
   // layers, or a window set), folded away otherwise.
   QWidget* windowLegend() const { return windowLegend_; }
+  // The pad-query entries: "output unread" (greyed rows) and "output graded" (the bug), each shown
+  // only while the grid's row has such rows.
+  QWidget* unreadPadLegend() const { return unreadPadLegend_; }
+  QLabel* gradedPadLegend() const { return gradedPadLegend_; }
   // What the grid and softmax view draw now (core's shownLayer, as `snapshot --window` / `--layer`).
   ShownLayer shownLayer() const;
 
@@ -49,7 +53,9 @@ private:
   void syncWindowBox();
   void updateWindowLegend();
   void refreshLegend();
+  void updatePadQueryLegend();
   static QString stripsText();
+  static QString gradedPadText();
 
   AttentionGridCanvas* grid_ = nullptr;
   LayerSpinBox* layerBox_ = nullptr;
@@ -58,6 +64,8 @@ private:
   QSpinBox* windowBox_ = nullptr;
   int64_t userWindow_ = 0;
   QWidget* windowLegend_ = nullptr;
+  QWidget* unreadPadLegend_ = nullptr;
+  QLabel* gradedPadLegend_ = nullptr;
   QLabel* strips_ = nullptr;
 };
 

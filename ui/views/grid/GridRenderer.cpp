@@ -17,14 +17,15 @@ int samples(int64_t begin, int64_t end, int64_t out[4]) {
   return n;
 }
 
-// One cell's colour: its class (probabilities for allowed cells), greyed on pad query rows, tinted
+// One cell's colour: its class (probabilities for allowed cells), greyed on pad query rows whose
+// output nothing reads (RowAnatomy::unreadPadQuery), tinted
 // where the compared grid differs. stripe: the output pixel lies on a stripe of the pattern.
 QRgb cellRgb(const GridSource& src, int64_t q, int64_t k, bool stripe, const QRgb* classes, const QRgb* stripes) {
   const CellClass c = src.classify(q, k);
   QRgb rgb = classes[int(c)];
   if (src.probs && c == CellClass::Allowed) rgb = probabilityColour((*src.probs)[size_t(q * src.size() + k)]).rgb();
   if (stripe && qAlpha(stripes[int(c)]) != 0) rgb = stripes[int(c)];
-  if (src.padQuery(q)) rgb = palette::greyedForPadQuery(QColor(rgb)).rgb();
+  if (src.unreadPadQuery(q)) rgb = palette::greyedForPadQuery(QColor(rgb)).rgb(); // a graded pad row stays vivid
   if (src.differs(q, k)) rgb = palette::mix(QColor(rgb), palette::diffColour(), 0.65).rgb();
   return rgb;
 }
@@ -86,6 +87,18 @@ QImage renderGridRegion(const GridSource& src, QRect cells, QSize out) {
 QColor probabilityColour(double p) {
   // sqrt stretches the small probabilities most rows hold, so structure shows.
   return palette::mix(palette::probabilityLow(), palette::probabilityHigh(), std::sqrt(std::clamp(p, 0.0, 1.0)));
+}
+
+// Strip colour of one position: pad, special (template) token, or the example it belongs to; on the
+// query strip a pad whose output the loss grades is the graded-pad red (the bug, as in the token strip).
+QColor stripColour(const GridSource& s, int64_t t, bool query) {
+  if (query && s.gradedPadQuery(t)) return palette::gradedPad();
+  if (s.padQuery(t)) return palette::padding();
+  if (!s.special.empty() && s.special[size_t(t)]) return palette::specialStrip();
+  static const QColor examples[] = {QColor(0x43, 0x93, 0xc3), QColor(0x5a, 0xae, 0x61), QColor(0x99, 0x70, 0xab),
+                                    QColor(0xbf, 0x81, 0x2d)};
+  const int64_t e = s.example.empty() ? 1 : s.example[size_t(t)];
+  return examples[size_t(std::max<int64_t>(0, e - 1) % 4)];
 }
 
 } // namespace maskscope

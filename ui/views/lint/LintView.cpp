@@ -77,8 +77,12 @@ LintView::LintView(Session* session, QWidget* parent) : QWidget(parent), session
 }
 
 QString LintView::settingsKey() const {
-  return QStringList{session_->datasetSpec(), session_->tokenizerSpec(), session_->templateSpec(),
-                     session_->collatorSpec(), QString::number(session_->batchSize())}
+  return QStringList{session_->datasetSpec(),
+                     session_->tokenizerSpec(),
+                     session_->templateSpec(),
+                     session_->collatorSpec(),
+                     QString::number(session_->batchSize()),
+                     session_->needsDumpTokenizer() ? QStringLiteral("ids") : QString()}
       .join(QChar(0x1f));
 }
 
@@ -148,19 +152,6 @@ LintView::~LintView() {
   if (watcher_->isRunning()) watcher_->waitForFinished();
 }
 
-namespace {
-// Everything lintBatch reads, by value or shared ownership, so a worker never touches the session.
-LintContext lintContextFor(const Session& session) {
-  LintContext ctx;
-  ctx.tokenizer = session.pipeline()->encoder().tokenizerPtr();
-  ctx.chatTemplate = session.pipeline()->encoder().templatePtr();
-  ctx.render = session.pipeline()->renderOptions();
-  if (!session.isBatchDump()) ctx.collator = session.pipeline()->collator().spec();
-  ctx.maxFindings = 2000;
-  return ctx;
-}
-} // namespace
-
 void LintView::lintCurrentBatch() {
   ++generation_;
   debounce_->stop();
@@ -173,7 +164,7 @@ void LintView::lintCurrentBatch() {
     return;
   }
   try {
-    showReport(lintBatch(session_->batch(), lintContextFor(*session_)), false);
+    showReport(lintBatch(session_->lintInput(), session_->lintContext()), false);
   } catch (const std::exception& e) {
     showReport(LintReport(), false);
     summary_->setText(tr("Lint failed: %1").arg(QString::fromUtf8(e.what())));
@@ -195,7 +186,7 @@ void LintView::lintCurrentBatchAsync() {
     Batch batch;
     LintContext ctx;
   };
-  auto job = std::make_shared<const Job>(Job{session_->batch(), lintContextFor(*session_)});
+  auto job = std::make_shared<const Job>(Job{session_->lintInput(), session_->lintContext()});
   const int row = session_->selectedRow();
   const QString key = settingsKey();
   // One watcher per run: a stale run finishes into its own watcher and is dropped by generation.

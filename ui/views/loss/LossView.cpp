@@ -1,6 +1,7 @@
 // The loss view's charts; the breakdown arithmetic is core/forward/LossPlan's computeLossBreakdown.
 #include "ui/views/loss/LossView.h"
 #include "core/forward/LossPlan.h"
+#include "core/mask/RowFacts.h"
 #include "ui/shell/Session.h"
 #include "ui/widgets/Palette.h"
 
@@ -77,7 +78,8 @@ int drawShares(QPainter& p, const QFont& font, const QColor& text, const LossBre
   stackedBar(p, LossView::tr("share of the loss"), byRole([&](int r) { return d.lossShare(r); }), QRect(x0, y, w, lh),
              labelW, tips);
   y += lh + 2;
-  stackedBar(p, LossView::tr("share of graded tokens"), byRole([&](int r) { return d.tokenShare(r); }),
+  // The denominator named: the graded positions (labels kept at t >= 1, the ones that reach the loss).
+  stackedBar(p, LossView::tr("share of the %1 graded").arg(d.total()), byRole([&](int r) { return d.tokenShare(r); }),
              QRect(x0, y, w, lh), labelW, tips);
   y += lh + 2;
   const double padShare = report ? padGradientShare(*report) : std::nan("");
@@ -142,12 +144,15 @@ LossView::LossView(Session* session, QWidget* parent) : QWidget(parent), session
     s->setSingleStep(0.1);
     s->setDecimals(2);
     s->setValue(v);
-    connect(s, &QDoubleSpinBox::valueChanged, this, &LossView::recompute);
+    connect(s, &QDoubleSpinBox::valueChanged, this, [this] {
+      session_->setExampleLosses({promptLoss_->value(), replyLoss_->value(), padLoss_->value()});
+    });
     return s;
   };
-  promptLoss_ = spin(2.0);
-  replyLoss_ = spin(1.0);
-  padLoss_ = spin(0.05);
+  // The session holds the values (compare reads them too); the boxes edit them.
+  promptLoss_ = spin(session_->exampleLosses().prompt);
+  replyLoss_ = spin(session_->exampleLosses().reply);
+  padLoss_ = spin(session_->exampleLosses().pad);
   bar->addWidget(new QLabel(tr("Example per-token loss: prompt"), this));
   bar->addWidget(promptLoss_);
   bar->addWidget(new QLabel(tr("reply"), this));
@@ -155,7 +160,7 @@ LossView::LossView(Session* session, QWidget* parent) : QWidget(parent), session
   bar->addWidget(new QLabel(tr("pad"), this));
   bar->addWidget(padLoss_);
   auto* reset = new QPushButton(tr("2.0 / 1.0 (dilution example)"), this);
-  connect(reset, &QPushButton::clicked, this, [this] { setExampleLosses(2.0, 1.0, 0.05); });
+  connect(reset, &QPushButton::clicked, this, [this] { session_->setExampleLosses(ExampleLosses{}); });
   bar->addWidget(reset);
   bar->addStretch();
   layout->addLayout(bar);
@@ -171,6 +176,7 @@ LossView::LossView(Session* session, QWidget* parent) : QWidget(parent), session
     recompute();
   });
   connect(session_, &Session::positionChanged, chart_, qOverload<>(&QWidget::update));
+  connect(session_, &Session::exampleLossesChanged, this, &LossView::syncExampleLosses);
   recompute();
 }
 
@@ -196,10 +202,15 @@ double LossView::fixedLoss() const {
 }
 
 void LossView::setExampleLosses(double prompt, double reply, double pad) {
+  session_->setExampleLosses({prompt, reply, pad});
+}
+
+void LossView::syncExampleLosses() {
+  const ExampleLosses& e = session_->exampleLosses();
   QSignalBlocker a(promptLoss_), b(replyLoss_), c(padLoss_);
-  promptLoss_->setValue(prompt);
-  replyLoss_->setValue(reply);
-  padLoss_->setValue(pad);
+  promptLoss_->setValue(e.prompt);
+  replyLoss_->setValue(e.reply);
+  padLoss_->setValue(e.pad);
   recompute();
 }
 
@@ -220,17 +231,10 @@ void LossView::recompute() {
     } catch (const std::exception&) {
       roles_ = IntGrid();
     }
-    nll_.assign(size_t(b.length()), 0.0);
-    for (int64_t t = 1; t < b.length(); ++t) {
-      if (model && size_t(r) < modelNll_.size() && size_t(t - 1) < modelNll_[size_t(r)].size()) {
+    nll_ = exampleNll(b, r, roles_, session_->exampleLosses()); // core's, as compare uses them
+    for (int64_t t = 1; t < b.length() && model; ++t)
+      if (size_t(r) < modelNll_.size() && size_t(t - 1) < modelNll_[size_t(r)].size())
         nll_[size_t(t)] = modelNll_[size_t(r)][size_t(t - 1)]; // [t-1] predicts token t
-      } else {
-        const int role = roles_.sameShape(b.inputIds) ? int(roles_.at(r, t)) : int(RoleUnknown);
-        nll_[size_t(t)] = role == RoleReply ? replyLoss_->value()
-                          : role == RolePad ? padLoss_->value()
-                                            : promptLoss_->value();
-      }
-    }
     breakdown_ = computeLossBreakdown(b, r, nll_, roles_);
     packed_ = false;
     if (roles_.sameShape(b.inputIds)) {
@@ -260,9 +264,11 @@ QString LossView::dilutionText() const {
                   .arg(num(d.totalSum()))
                   .arg(d.total())
                   .arg(num(d.asGiven()));
-  s += tr("The reply is %1 of the loss and %2 of the graded tokens")
+  s += tr("The reply is %1 of the loss and %2 of the %3 graded positions")
            .arg(pct(d.lossShare(RoleReply)))
-           .arg(pct(d.tokenShare(RoleReply)));
+           .arg(pct(d.tokenShare(RoleReply)))
+           .arg(d.total());
+  if (d.graded[RolePad]) s += tr(" (pads: %1 of them)").arg(pct(d.tokenShare(RolePad)));
   if (report_ && !std::isnan(padGradientShare(*report_)))
     s += tr("; pads carry %1 of the measured gradient").arg(pct(padGradientShare(*report_)));
   if (d.graded[RolePrompt] || d.graded[RolePad])
@@ -305,16 +311,39 @@ void LossView::render(QPainter& p, QRect area) const {
   // 3. The dilution arithmetic.
   p.setPen(text);
   p.drawText(QRect(x0, y, w, area.bottom() - y), Qt::TextWordWrap,
-             dilutionText() + tr("\nWorked example: 200 prompt tokens at 2.0 and 40 reply tokens at 1.0 give 400 + 40 "
-                                 "= 440; the reply is 40 / 440 = 9.1 % of the loss."));
+             dilutionText() + QLatin1Char('\n') + workedExample());
+}
+
+QString LossView::lossSource() const {
+  if (fromModel()) return tr("the model (%1)").arg(modelLabel_);
+  return tr("example per-token losses: prompt %1, reply %2, pad %3")
+      .arg(session_->exampleLosses().prompt, 0, 'f', 2)
+      .arg(session_->exampleLosses().reply, 0, 'f', 2)
+      .arg(session_->exampleLosses().pad, 0, 'f', 2);
+}
+
+// The textbook dilution example, its arithmetic computed (a hypothetical row, named as one).
+QString LossView::workedExample() {
+  const int prompt = 200, reply = 40;
+  const double promptLoss = 2.0, replyLoss = 1.0;
+  const double sum = prompt * promptLoss + reply * replyLoss;
+  return tr("Worked example (a made-up row): %1 prompt tokens at %2 and %3 reply tokens at %4 give %5 + %6 = %7; "
+            "the reply is %6 / %7 = %8 % of the loss.")
+      .arg(prompt)
+      .arg(promptLoss, 0, 'f', 1)
+      .arg(reply)
+      .arg(replyLoss, 0, 'f', 1)
+      .arg(prompt * promptLoss, 0, 'f', 0)
+      .arg(reply * replyLoss, 0, 'f', 0)
+      .arg(sum, 0, 'f', 0)
+      .arg(100.0 * reply * replyLoss / sum, 0, 'f', 1);
 }
 
 double LossView::axisMax() const {
   double graded = 0, all = 0;
-  const bool haveLabels = session_->hasBatch() && session_->batch().labels.sameShape(session_->batch().inputIds);
   for (size_t t = 1; t < nll_.size(); ++t) {
     all = std::max(all, nll_[t]);
-    if (haveLabels && session_->batch().labels.at(session_->batchRow(), int64_t(t)) != kIgnoreIndex)
+    if (session_->hasBatch() && gradedAt(session_->batch(), session_->batchRow(), int64_t(t)))
       graded = std::max(graded, nll_[t]);
   }
   return std::max(0.1, breakdown_.total() > 0 ? graded : all);
@@ -328,7 +357,7 @@ QString LossView::toolTipAt(QPoint pos) const {
   const int r = session_->batchRow();
   const int t = int((pos.x() - plot_.left()) * double(nll_.size()) / plot_.width());
   if (t < 1 || t >= int(nll_.size())) return {};
-  const bool graded = b.labels.sameShape(b.inputIds) && b.labels.at(r, t) != kIgnoreIndex;
+  const bool graded = gradedAt(b, r, t); // reaches the loss (RowFacts.h)
   const int role = roles_.sameShape(b.inputIds) ? int(roles_.at(r, t)) : int(RoleUnknown);
   return tr("position %1 %2 (%3): loss %4 %5")
       .arg(t)
@@ -363,7 +392,7 @@ int LossView::paintNllPlot(QPainter& p, QRect box, int plotHeight) const {
   const int T = int(nll_.size());
   const double bw = double(plot.width()) / T;
   for (int t = 1; t < T; ++t) {
-    const bool graded = b.labels.sameShape(b.inputIds) && b.labels.at(r, t) != kIgnoreIndex;
+    const bool graded = gradedAt(b, r, t); // reaches the loss (RowFacts.h)
     const int role = roles_.sameShape(b.inputIds) ? int(roles_.at(r, t)) : int(RoleUnknown);
     QColor c = roleColour(role);
     if (!graded) c.setAlpha(50);

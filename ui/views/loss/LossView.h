@@ -33,7 +33,7 @@ public:
   // The engine's analysis of the selected row (ModelRun::rowReport): measured gradient norms and the
   // fixed / block-diagonal losses. Cleared with the batch.
   void setRowReport(const std::optional<LossReport>& report, const QString& error = {});
-  void setExampleLosses(double prompt, double reply, double pad);
+  void setExampleLosses(double prompt, double reply, double pad); // the session's (compare reads them too)
   const std::optional<LossReport>& rowReport() const { return report_; }
   bool rowIsPacked() const { return packed_; }
   // The "fixed" loss shown: from the row report (block-diagonal when packed), else pads-not-graded
@@ -47,13 +47,18 @@ public:
   const LossBreakdown& breakdown() const { return breakdown_; }
   const std::vector<double>& perToken() const { return nll_; }
   bool fromModel() const { return !modelNll_.empty(); }
+  // Where the per-token losses come from: the model's label, or the example values
+  // ("example per-token losses: prompt 2.00, reply 1.00, pad 0.05").
+  QString lossSource() const;
   QString dilutionText() const;
+  static QString workedExample();
   void render(QPainter& p, QRect area) const;
   QWidget* chart() const;
 
 private:
   int paintNllPlot(QPainter& p, QRect box, int plotHeight) const;
   void recompute();
+  void syncExampleLosses(); // the session's values into the boxes, then recompute
 
   Session* session_;
   LossChart* chart_ = nullptr;

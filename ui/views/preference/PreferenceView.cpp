@@ -3,6 +3,7 @@
 #include "ui/views/preference/PreferenceView.h"
 #include "core/collate/PreferencePairs.h"
 #include "core/lint/LintRegistry.h"
+#include "core/mask/RowFacts.h"
 #include "ui/shell/Session.h"
 #include "ui/views/strip/TokenStripView.h"
 
@@ -39,8 +40,7 @@ void PreferenceView::refreshIfVisible() {
 }
 
 QString PreferenceView::sideSummary(const char* side, const Batch& b, int promptTokens) const {
-  int64_t graded = 0;
-  for (int64_t t = 0; t < b.length(); ++t) graded += b.labels.at(0, t) != kIgnoreIndex;
+  const int64_t graded = gradedInRow(b, 0); // graded as every count: reaches the loss (RowFacts.h)
   return tr("<b>%1</b>: %2 positions, prompt %3 (label -100), %4 graded (the completion and the EOS TRL appends)")
       .arg(QString::fromLatin1(side))
       .arg(b.length())

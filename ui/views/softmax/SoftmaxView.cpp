@@ -1,6 +1,7 @@
 // Softmax arithmetic and its drawing.
 #include "ui/views/softmax/SoftmaxView.h"
 #include "core/mask/PaddingDetection.h"
+#include "core/mask/RowFacts.h"
 #include "core/util/Utf8.h"
 #include "ui/shell/Session.h"
 #include "ui/widgets/Palette.h"
@@ -149,6 +150,7 @@ void SoftmaxView::recompute() {
     states = {CellState::Allowed, CellState::Allowed, CellState::Future};
     query_ = 1;
     pads_.clear();
+    queryGraded_ = false;
     source = tr("Teaching example: the query is \"cat\" (position 1); \"sat\" is in its future, so the causal mask "
                 "adds %1 (float32's most negative number).")
                  .arg(big(float32MaskValue()));
@@ -161,7 +163,8 @@ void SoftmaxView::recompute() {
     query_ = q;
     try {
       states = attentionRow(b, r, q, MaskSemantics::Eager, window_);
-      pads_ = detectPaddingOfRow(b, r, b.padTokenId);
+      pads_ = paddingOfRow(b, r);           // the one padding rule (collator meta, else the mask / pad-id rule)
+      queryGraded_ = gradedAt(b, r, q + 1); // the query's output reaches the loss
     } catch (const std::exception&) {
       states.assign(size_t(T), CellState::Allowed);
       pads_.clear();
@@ -187,6 +190,7 @@ void SoftmaxView::recompute() {
   } else {
     scores_.clear();
     pads_.clear();
+    queryGraded_ = false;
     source = tr("No batch.");
   }
   if (edits_.size() == scores_.size())
@@ -236,11 +240,21 @@ void SoftmaxView::paintHeadline(QPainter& p, QRect line) const {
                  .arg(first_ + count_ - 1)
                  .arg(row_.scores.size())
                  .arg(row_.allowed));
-  if (padShare() > 0) { // the headline of a buggy mask: how much of this query's attention the pads take
+  const QString pads = padHeadline();
+  if (!pads.isEmpty()) { // the headline of a buggy mask or a fully masked query: where the weight goes
     p.setPen(palette::warningText());
-    p.drawText(line, Qt::AlignRight,
-               tr("%1 % of this query's attention goes to padding").arg(padShare() * 100.0, 0, 'f', 1));
+    p.drawText(line, Qt::AlignRight, pads);
   }
+}
+
+// The headline's share of padding: the same numbers as the footer (core's padAttention), shown when
+// pads take any weight.
+QString SoftmaxView::padHeadline() const {
+  const PadAttention a = padAttention(row_, pads_);
+  if (a.share <= 0) return {};
+  if (a.fullyMasked)
+    return tr("fully masked: %1 % of the uniform weights lands on padding").arg(a.share * 100.0, 0, 'f', 1);
+  return tr("%1 % of this query's attention goes to padding").arg(a.share * 100.0, 0, 'f', 1);
 }
 
 void SoftmaxView::render(QPainter& p, QRect area) const {
@@ -381,10 +395,15 @@ QString SoftmaxView::sumText() const {
   QString text;
   if (row_.fullyMasked)
     text = tr("Every key is blocked: each x + m is %1, so after subtracting the maximum each e^.. is 1 and the row "
-              "is uniform (1/%2 each). With -inf instead the sum would be 0 and 0/0 = NaN. Harmless only because "
-              "the loss ignores this position.")
+              "is uniform (1/%2 each). With -inf instead the sum would be 0 and 0/0 = NaN. %3")
                .arg(big(row_.maskValue))
-               .arg(row_.scores.size());
+               .arg(row_.scores.size())
+               .arg(queryGraded_ ? tr("Not harmless here: the label at position %1 is graded, so the loss trains on "
+                                      "this uniform average.")
+                                       .arg(query_ + 1)
+                                 : tr("Harmless only because the loss reads nothing from this position (the label "
+                                      "at position %1 is -100).")
+                                       .arg(query_ + 1));
   else
     text = tr("sum = %1 = %2. Each open key gets e^(x + m) / %2")
                .arg(terms.join(QStringLiteral(" + ")), num(row_.sum, 3)) +
@@ -412,20 +431,21 @@ QString SoftmaxView::sumText() const {
 
 // What share of the query's attention goes to padding positions (by core/mask's one padding rule).
 QString SoftmaxView::padText() const {
-  int openPads = 0, pads = 0;
-  for (size_t k = 0; k < pads_.size() && k < row_.states.size(); ++k)
-    if (pads_[k]) {
-      ++pads;
-      openPads += row_.states[k] == CellState::Allowed ? 1 : 0;
-    }
-  if (pads == 0) return {};
-  if (openPads == 0)
-    return tr("The row's %1 pad keys are blocked: 0 % of this query's attention goes to padding. ").arg(pads);
+  const PadAttention a = padAttention(row_, pads_);
+  if (a.pads == 0) return {};
+  if (a.fullyMasked)
+    return tr("All %1 keys are blocked, %2 of them pads: the uniform weights put %3 % of this query's attention on "
+              "padding. ")
+        .arg(row_.scores.size())
+        .arg(a.pads)
+        .arg(a.share * 100.0, 0, 'f', 1);
+  if (a.openPads == 0)
+    return tr("The row's %1 pad keys are blocked: 0 % of this query's attention goes to padding. ").arg(a.pads);
   return tr("This query attends %1 of the row's %2 pad keys (the attention mask leaves them open): %3 % of its "
             "attention goes to padding. ")
-      .arg(openPads)
-      .arg(pads)
-      .arg(padShare() * 100.0, 0, 'f', 1);
+      .arg(a.openPads)
+      .arg(a.pads)
+      .arg(a.share * 100.0, 0, 'f', 1);
 }
 
 double SoftmaxView::padShare() const { return attentionShare(row_, pads_); }

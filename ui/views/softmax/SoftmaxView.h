@@ -42,9 +42,15 @@ public:
   void setShownScores(const std::vector<double>& scores);
   void render(QPainter& p, QRect area) const;
   QWidget* chart() const;
-  // Share of the query's attention on padding keys (0 when pads are blocked or the row has none).
+  // Share of the query's attention on padding keys (padAttention: 0 when pads are blocked, unless
+  // every key is: a fully masked query spreads its weight evenly, pads included).
   double padShare() const;
   const std::vector<uint8_t>& paddingKeys() const { return pads_; }
+  // The headline's statement about padding ("" when pads take no weight) and the footer's sentence:
+  // both from core's padAttention, so they cannot disagree.
+  QString padHeadline() const;
+  QString padText() const;
+  QString footerText() const { return sumText(); }
 
 private:
   void recompute();
@@ -52,7 +58,6 @@ private:
   void paintBars(QPainter& p, QRect bars, int colW, int lh) const; // render()'s weight bars, one column per key
   void paintHeadline(QPainter& p, QRect line) const;
   QString sumText() const;
-  QString padText() const;
   QString keyText(int k) const;
 
   Session* session_;
@@ -70,7 +75,8 @@ private:
   int64_t window_ = 0;
   double softcap_ = 0;
   QString layerText_;
-  std::vector<uint8_t> pads_; // [T] 1 = padding key (detectPaddingOfRow); empty in the example
+  std::vector<uint8_t> pads_; // [T] 1 = padding key (paddingOfRow); empty in the example
+  bool queryGraded_ = false;  // the label after the query is graded: its output reaches the loss
   SoftmaxRow row_;
 };
 

@@ -3,6 +3,8 @@
 // border and "-100", pads a hatched fill and "PAD", specials bold text and a ◆, unattended "A0".
 #include "ui/views/strip/TokenStripView.h"
 #include "core/mask/PaddingDetection.h"
+#include "core/mask/RowComparison.h"
+#include "core/mask/RowFacts.h"
 #include "core/util/Utf8.h"
 #include "ui/shell/Session.h"
 #include "ui/widgets/Palette.h"
@@ -44,27 +46,18 @@ void TokenStripView::setBatchOverride(const Batch* b, int r) {
   rebuild();
 }
 
-void TokenStripView::setCompareBatch(const Batch* b, int r) {
-  compare_ = b;
-  compareRow_ = r;
+void TokenStripView::setDifferences(std::vector<uint8_t> flags) {
+  differenceFlags_ = std::move(flags);
   differences_ = 0;
   for (int t = 0; t < positionCount(); ++t) differences_ += differsAt(t);
   viewport()->update();
 }
 
-bool TokenStripView::differsAt(int t) const {
-  const Batch* a = batch();
-  const Batch* c = compare_;
-  if (!a || !c || t < 0 || t >= positionCount()) return false;
-  if (compareRow_ < 0 || compareRow_ >= c->batchSize() || t >= c->length()) return true;
-  const int r = row();
-  if (a->inputIds.at(r, t) != c->inputIds.at(compareRow_, t)) return true;
-  if (a->labels.at(r, t) != c->labels.at(compareRow_, t)) return true;
-  if ((a->attentionMask.at(r, t) != 0) != (c->attentionMask.at(compareRow_, t) != 0)) return true;
-  const bool pa = a->positionIds.sameShape(a->inputIds), pc = c->positionIds.sameShape(c->inputIds);
-  if (pa && pc && a->positionIds.at(r, t) != c->positionIds.at(compareRow_, t)) return true;
-  return false;
+uint8_t TokenStripView::differenceAt(int t) const {
+  return t >= 0 && size_t(t) < differenceFlags_.size() ? differenceFlags_[size_t(t)] : 0;
 }
+
+bool TokenStripView::differsAt(int t) const { return (differenceAt(t) & DiffAny) != 0; }
 
 void TokenStripView::rebuild() {
   chips_.clear();
@@ -82,7 +75,9 @@ void TokenStripView::rebuild() {
     }
   }
   selected_ = override_ ? -1 : std::min(session_->selectedPosition(), positionCount() - 1);
-  if (compare_) setCompareBatch(compare_, compareRow_);
+  if (differenceFlags_.size() != chips_.size()) differenceFlags_.clear(); // another row: the caller sets them anew
+  differences_ = 0;
+  for (int t = 0; t < positionCount(); ++t) differences_ += differsAt(t);
   relayout();
   viewport()->update();
 }
@@ -210,11 +205,22 @@ QString TokenStripView::describePosition(int t) const {
   } else {
     s += tr("role unknown (batch dump: no conversation)\n");
   }
-  s += label == kIgnoreIndex ? tr("label -100 (ignored by the loss)\n") : tr("label %1 (graded)\n").arg(label);
+  s += label == kIgnoreIndex ? tr("label -100 (ignored by the loss)\n")
+       : gradedAt(b, r, t)   ? tr("label %1 (graded)\n").arg(label)
+                             : tr("label %1 at position 0: never scored (the model shifts; not graded)\n").arg(label);
   s += tr("attention_mask %1\n").arg(b.attentionMask.sameShape(b.inputIds) ? b.attentionMask.at(r, t) : 1);
   s += b.positionIds.sameShape(b.inputIds) ? tr("position id %1").arg(b.positionIds.at(r, t))
                                            : tr("position id %1 (default 0..T-1)").arg(t);
-  if (differsAt(t)) s += tr("\ndiffers from the compared collator");
+  if (const uint8_t d = differenceAt(t); d & DiffNoCounterpart) {
+    s += tr("\nno counterpart in the compared row (rows aligned at their first real token)");
+  } else if (d & DiffAny) {
+    QStringList what;
+    if (d & DiffId) what << tr("input id");
+    if (d & DiffLabel) what << tr("label");
+    if (d & DiffAttention) what << tr("attention bit");
+    if (d & DiffPositionId) what << tr("position id");
+    s += tr("\ndiffers from the compared collator: %1").arg(what.join(QStringLiteral(", ")));
+  }
   return s;
 }
 
@@ -244,7 +250,7 @@ void TokenStripView::renderTo(QPainter& p, QRect area, int scroll) const {
     const int t = int(it - chips_.begin());
     const QRect rc = it->rect.translated(area.left(), area.top() - scroll);
     const PositionMeta meta = haveMeta ? b.meta[size_t(r)][size_t(t)] : PositionMeta{};
-    const bool graded = haveLabels && b.labels.at(r, t) != kIgnoreIndex;
+    const bool graded = haveLabels && gradedAt(b, r, t); // reaches the loss (core/mask/RowFacts.h)
     const int64_t att = haveMask ? b.attentionMask.at(r, t) : 1;
     const bool pad = padding[size_t(t)] != 0;
 
@@ -259,7 +265,7 @@ void TokenStripView::renderTo(QPainter& p, QRect area, int scroll) const {
     p.setPen(border);
     p.setBrush(Qt::NoBrush);
     p.drawRect(rc.adjusted(1, 1, -2, -2));
-    if (compare_ && differsAt(t)) {
+    if (differsAt(t)) {
       QPen d(QColor(0xc0, 0x00, 0xc0));
       d.setWidth(3);
       p.setPen(d);

@@ -21,10 +21,13 @@ public:
   int positionCount() const { return int(chips_.size()); }
   // Show another batch (compare mode) instead of the session's; nullptr returns to the session.
   void setBatchOverride(const Batch* batch, int row);
-  // Mark positions whose label, attention bit or position id differ from this batch's row.
-  void setCompareBatch(const Batch* batch, int row);
+  // Compare mode: per position, what differs from the aligned position of the other collator's row
+  // (core/mask/RowComparison.h's flags: id, label, attention bit, position id; or no counterpart).
+  // Empty: not comparing.
+  void setDifferences(std::vector<uint8_t> flags);
   int differenceCount() const { return differences_; }
   bool differsAt(int position) const;
+  uint8_t differenceAt(int position) const;
   // Paints the visible chips into any painter (export uses this).
   void renderTo(QPainter& p, QRect area, int scroll) const;
   int selectedPosition() const { return selected_; }
@@ -71,8 +74,7 @@ private:
   Session* session_;
   const Batch* override_ = nullptr;
   int overrideRow_ = 0;
-  const Batch* compare_ = nullptr;
-  int compareRow_ = 0;
+  std::vector<uint8_t> differenceFlags_; // [T] RowComparison flags; empty = not comparing
   int differences_ = 0;
   std::vector<Chip> chips_;
   int selected_ = -1;
