@@ -3,6 +3,7 @@
 #include "core/commands/LintCommand.h"
 #include "core/batchio/BatchLoader.h"
 #include "core/data/PreferenceRow.h"
+#include "core/lint/FindingsTable.h"
 #include "core/lint/Lint.h"
 #include "core/lint/ReportMerge.h"
 #include "core/lint/TextReport.h"
@@ -12,6 +13,7 @@
 
 #include <charconv>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <ostream>
@@ -104,7 +106,8 @@ struct LintedInput {
   std::shared_ptr<Batch> dumpBatch;
   std::shared_ptr<const Tokenizer> tok;
   std::unique_ptr<DatasetPipeline> viewPipeline;
-  nlohmann::json settings; // datasets: what shard reports of one run must share
+  nlohmann::json settings;                         // datasets: what shard reports of one run must share
+  std::function<void(const Finding&)> findingSink; // --findings-out: every finding as it comes
 };
 
 // Template variables as the pipeline would set them (bos_token, eos_token from the tokenizer).
@@ -144,6 +147,7 @@ void lintDumpInput(const LintArgs& a, const std::string& tokenizerSpec, CommandI
     throw Error("--template needs --tokenizer (the one that produced the dump) to match role headers in the ids");
   }
   if (!a.collatorSpec.empty()) ctx.collator = parseCollatorSpec(a.collatorSpec);
+  ctx.findingSink = in.findingSink;
   in.report = lintBatch(dump, ctx);
   in.report.summary.input = "batch";
 }
@@ -164,6 +168,7 @@ void lintDatasetInput(const LintArgs& a, const std::string& tokenizerSpec, int s
   o.shardCount = shardN;
   o.rowBegin = a.rowBegin;
   o.rowEnd = a.rowEnd;
+  o.findingSink = in.findingSink;
   if (progress)
     o.progress = [&io](double f, long rows) {
       char buf[96];
@@ -229,6 +234,33 @@ bool reportNothingLinted(const std::string& source, const LintReport& report, Co
   return true;
 }
 
+// `--findings-out FILE`: the table every finding is streamed to (nothing when no file is asked for).
+class FindingsFile {
+public:
+  explicit FindingsFile(const std::string& path) : path_(path) {
+    if (path.empty()) return;
+    const FindingsFormat format = findingsFormatOf(path);
+    out_.open(path, std::ios::binary | std::ios::trunc);
+    if (!out_) throw Error("--findings-out: cannot write the file", {path});
+    writer_.emplace(out_, format);
+  }
+  std::function<void(const Finding&)> sink() {
+    if (!writer_) return {};
+    return [this](const Finding& f) { writer_->write(f); };
+  }
+  void finish(CommandIO& io) {
+    if (!writer_) return;
+    out_.flush();
+    if (!out_) throw Error("--findings-out: writing the file failed (disk full?)", {path_});
+    io.err << "maskscope: " << writer_->written() << " finding(s) written to " << path_ << "\n";
+  }
+
+private:
+  std::string path_;
+  std::ofstream out_;
+  std::optional<FindingsTableWriter> writer_;
+};
+
 // `lint --merge SHARD.json...`: the report of the unsharded run, from its shard reports.
 int runMerge(const LintArgs& a, CommandIO& io) {
   if (!a.input.empty() || !a.shard.empty() || !a.tokenizerSpec.empty() || !a.templateSpec.empty() ||
@@ -241,6 +273,18 @@ int runMerge(const LintArgs& a, CommandIO& io) {
   if (a.maxFindings >= 0 && a.maxFindings != m.settings.value("max_findings", -1L))
     throw Error("lint --merge: --max-findings " + std::to_string(a.maxFindings) + " differs from the shards' " +
                 m.settings.value("max_findings", nlohmann::json()).dump() + " (lint the shards with it)");
+  if (!a.findingsOut.empty()) {
+    if (m.report.summary.findingsOmitted > 0)
+      throw Error("lint --merge --findings-out: the shard reports list " +
+                  std::to_string(m.report.summary.findingsShown) + " of " +
+                  std::to_string(m.report.summary.findingsShown + m.report.summary.findingsOmitted) +
+                  " findings; lint the shards with a --max-findings large enough to list every finding, or give each "
+                  "shard its own --findings-out");
+    FindingsFile table(a.findingsOut);
+    const auto sink = table.sink();
+    for (const Finding& f : m.report.findings) sink(f);
+    table.finish(io);
+  }
   const std::string source = m.settings.value("source", std::string());
   const LintSummary& s = m.report.summary;
   if (io.json) {
@@ -287,6 +331,8 @@ int runLint(const LintArgs& a, CommandIO& io) {
     throw Error("--pad-id applies to batch dumps; a dataset's pad id comes from its tokenizer and collator");
 
   LintedInput in;
+  FindingsFile findingsFile(a.findingsOut);
+  in.findingSink = findingsFile.sink();
   if (isDump(a.input) && (a.rowBegin > 0 || a.rowEnd >= 0))
     throw Error("--rows selects dataset rows; a batch dump (" + a.input + ") is linted whole");
   if (isDump(a.input) && !a.shard.empty())
@@ -305,6 +351,7 @@ int runLint(const LintArgs& a, CommandIO& io) {
   } else {
     printTextReport(a, in, io);
   }
+  findingsFile.finish(io);
   if (report.summary.input == "dataset" && report.summary.rowsRead == 0 && shardN == 1 &&
       (a.rowBegin > 0 || a.rowEnd >= 0)) {
     io.err << "maskscope: error: " << a.input << ": --rows selects no readable rows\n";

@@ -33,6 +33,7 @@ LintReport lintBatch(const Batch& input, const LintContext& ctx) {
   LintReport report;
   report.summary.input = "batch";
   FindingCollector out(report, ctx.maxFindings);
+  if (ctx.findingSink) out.setSink(ctx.findingSink);
   Batch b = input;
   if (ctx.tokenizer) {
     const SpecialTokenIds sp = effectiveSpecialTokens(*ctx.tokenizer, ctx.render);

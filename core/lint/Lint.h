@@ -20,6 +20,7 @@ struct LintContext {
   std::optional<CollatorSpec> collator;             // the collator that built the batch, when known
   bool generation = false;                          // a generation batch (right-pad-generation)
   long maxFindings = -1;                            // -1: keep every finding
+  std::function<void(const Finding&)> findingSink;  // sees every finding, none capped (lint --findings-out)
 };
 
 // Lints one batch. When batch.meta is empty and both tokenizer and template are given, roles are
@@ -36,6 +37,8 @@ struct DatasetLintOptions {
   int prefixCheckRows = 16;                                 // rows that also get the render-prefix checks (costly)
   long rowBegin = 0, rowEnd = -1;                           // --rows A:B: dataset rows linted (-1: to the end)
   std::function<void(double fraction, long rows)> progress; // called from the reading thread
+  // Sees every finding (none capped) in report order, as it is added (lint --findings-out).
+  std::function<void(const Finding&)> findingSink;
 };
 
 // Streams the dataset (constant memory), lints every micro-batch on worker threads and reduces the

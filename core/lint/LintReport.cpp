@@ -57,15 +57,19 @@ GradAccumStats::Weights GradAccumStats::weights() const {
 }
 
 void LintSummary::countFinding(const Finding& f) {
+  const bool data = f.scope == Scope::Data;
   switch (f.severity) {
   case Severity::Error:
     ++errors;
+    dataErrors += data;
     break;
   case Severity::Warning:
     ++warnings;
+    dataWarnings += data;
     break;
   case Severity::Info:
     ++infos;
+    dataInfos += data;
     break;
   }
   ++findingsByRule[f.rule];
@@ -95,6 +99,9 @@ void LintSummary::merge(const LintSummary& o) {
   errors += o.errors;
   warnings += o.warnings;
   infos += o.infos;
+  dataErrors += o.dataErrors;
+  dataWarnings += o.dataWarnings;
+  dataInfos += o.dataInfos;
   findingsShown += o.findingsShown;
   findingsOmitted += o.findingsOmitted;
   for (const auto& [k, v] : o.findingsByRule) findingsByRule[k] += v;
@@ -123,8 +130,23 @@ void LintSummary::merge(const LintSummary& o) {
   gradAccum.merge(o.gradAccum);
 }
 
+Finding makeFinding(const std::string& rule, std::optional<int64_t> row, std::optional<int64_t> position,
+                    std::string message, std::optional<Severity> severity) {
+  const RuleInfo* info = findRule(rule);
+  Finding f;
+  f.rule = rule;
+  f.severity = severity ? *severity : info ? info->severity : Severity::Warning;
+  f.row = row;
+  f.position = position;
+  f.message = std::move(message);
+  f.scope = info ? info->scope : Scope::Settings;
+  return f;
+}
+
 void FindingCollector::add(Finding f) {
+  if (const RuleInfo* info = findRule(f.rule)) f.scope = info->scope;
   report_.summary.countFinding(f);
+  if (sink_) sink_(f);
   if (max_ >= 0 && long(report_.findings.size()) >= max_) {
     ++report_.summary.findingsOmitted;
     return;
@@ -135,14 +157,7 @@ void FindingCollector::add(Finding f) {
 
 void FindingCollector::add(const std::string& rule, std::optional<int64_t> row, std::optional<int64_t> position,
                            std::string message, std::optional<Severity> severity) {
-  const RuleInfo* info = findRule(rule);
-  Finding f;
-  f.rule = rule;
-  f.severity = severity ? *severity : info ? info->severity : Severity::Warning;
-  f.row = row;
-  f.position = position;
-  f.message = std::move(message);
-  add(std::move(f));
+  add(makeFinding(rule, row, position, std::move(message), severity));
 }
 
 } // namespace maskscope

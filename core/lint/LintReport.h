@@ -6,6 +6,7 @@
 
 #include <array>
 #include <climits>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -52,6 +53,7 @@ struct LintSummary {
   std::string shard;                        // "K/N" of a shard report, else ""
   long rows = 0;                            // rows linted: dataset rows, or batch rows of a dump
   long errors = 0, warnings = 0, infos = 0; // every finding, including those beyond --max-findings
+  long dataErrors = 0, dataWarnings = 0, dataInfos = 0; // of those, scope data (the rest: settings)
   long findingsShown = 0, findingsOmitted = 0;
   std::map<std::string, long> findingsByRule;
   std::vector<std::string> rulesNotRun;
@@ -88,18 +90,25 @@ struct LintReport {
   bool hasErrors() const { return summary.errors > 0; }
 };
 
-// Collects findings in order with a cap, counting all of them in the summary.
+// A finding of a registered rule: severity (unless given) and scope from the rule catalogue.
+Finding makeFinding(const std::string& rule, std::optional<int64_t> row, std::optional<int64_t> position,
+                    std::string message, std::optional<Severity> severity = std::nullopt);
+
+// Collects findings in order with a cap, counting all of them in the summary. A sink, when set,
+// sees every finding (also those beyond the cap) in the order they are added (--findings-out).
 class FindingCollector {
 public:
   explicit FindingCollector(LintReport& report, long maxFindings = -1) : report_(report), max_(maxFindings) {}
-  void add(Finding f);
+  void add(Finding f); // sets f.scope from the rule
   void add(const std::string& rule, std::optional<int64_t> row, std::optional<int64_t> position, std::string message,
            std::optional<Severity> severity = std::nullopt);
+  void setSink(std::function<void(const Finding&)> sink) { sink_ = std::move(sink); }
   LintReport& report() { return report_; }
 
 private:
   LintReport& report_;
   long max_;
+  std::function<void(const Finding&)> sink_;
 };
 
 } // namespace maskscope

@@ -45,6 +45,11 @@ json summaryToJson(const LintSummary& s) {
   j["errors"] = s.errors;
   j["warnings"] = s.warnings;
   j["infos"] = s.infos;
+  j["scopes"] = {{"data", {{"errors", s.dataErrors}, {"warnings", s.dataWarnings}, {"infos", s.dataInfos}}},
+                 {"settings",
+                  {{"errors", s.errors - s.dataErrors},
+                   {"warnings", s.warnings - s.dataWarnings},
+                   {"infos", s.infos - s.dataInfos}}}};
   j["input"] = s.input;
   if (!s.source.empty()) j["source"] = s.source;
   if (!s.shard.empty()) j["shard"] = s.shard;
@@ -85,7 +90,9 @@ json findingToJson(const Finding& f) {
   j["row"] = f.row ? json(*f.row) : json(nullptr);
   j["position"] = f.position ? json(*f.position) : json(nullptr);
   j["message"] = f.message;
+  j["scope"] = scopeName(f.scope);
   if (f.line) j["line"] = *f.line;
+  if (f.item) j["item"] = *f.item;
   return j;
 }
 
@@ -126,23 +133,12 @@ namespace {
 
 // Summary keys the reader knows (derived ones are recomputed). A report with another key comes
 // from another maskscope version: refused rather than merged wrongly.
-const std::set<std::string> kSummaryKeys = {"rows",
-                                            "errors",
-                                            "warnings",
-                                            "infos",
-                                            "input",
-                                            "findings_shown",
-                                            "findings_omitted",
-                                            "findings_by_rule",
-                                            "rules_not_run",
-                                            "rows_read",
-                                            "rows_skipped",
-                                            "positions",
-                                            "graded",
-                                            "rows_nothing_graded",
-                                            "length",
-                                            "grad_accum",
-                                            "source",
+const std::set<std::string> kSummaryKeys = {"rows",           "errors",           "warnings",
+                                            "infos",          "scopes",           "input",
+                                            "findings_shown", "findings_omitted", "findings_by_rule",
+                                            "rules_not_run",  "rows_read",        "rows_skipped",
+                                            "positions",      "graded",           "rows_nothing_graded",
+                                            "length",         "grad_accum",       "source",
                                             "shard"};
 
 Error bad(const std::string& path, const std::string& what) {
@@ -198,6 +194,10 @@ Finding findingFromJson(const json& j, const std::string& path) {
   if (row.is_number_integer()) f.row = row.get<int64_t>();
   if (pos.is_number_integer()) f.position = pos.get<int64_t>();
   if (j.contains("line") && j["line"].is_number_integer()) f.line = j["line"].get<long>();
+  if (j.contains("item") && j["item"].is_number_integer()) f.item = j["item"].get<long>();
+  const std::string scope = text(j, "scope", path);
+  if (scope != "data" && scope != "settings") throw bad(path, "a finding has scope \"" + scope + "\"");
+  f.scope = scope == "data" ? Scope::Data : Scope::Settings;
   return f;
 }
 
@@ -206,6 +206,10 @@ void countsFromJson(const json& s, LintSummary& o, const std::string& p) {
   o.errors = number<long>(s, "errors", p);
   o.warnings = number<long>(s, "warnings", p);
   o.infos = number<long>(s, "infos", p);
+  const json& data = field(field(s, "scopes", p), "data", p);
+  o.dataErrors = number<long>(data, "errors", p);
+  o.dataWarnings = number<long>(data, "warnings", p);
+  o.dataInfos = number<long>(data, "infos", p);
   const json& input = field(s, "input", p);
   if (input != "dataset") throw bad(p, "its input is not a dataset");
   o.input = "dataset";

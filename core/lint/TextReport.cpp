@@ -98,33 +98,53 @@ void printSummary(std::ostream& os, const LintSummary& s, bool colour) {
   }
 }
 
+std::string counted(long n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); }
+
+// Findings grouped by scope, data first (what a contributor fixes in the rows), each group in
+// report order (template checks, then the rows in file order, then dataset-wide infos).
 void printFindings(std::ostream& os, const LintReport& report, const TextReportOptions& o) {
   const bool c = o.colour;
-  os << (c ? kBold : "") << "maskscope lint" << (c ? kReset : "") << " " << o.source << " (" << report.summary.input
+  const LintSummary& s = report.summary;
+  os << (c ? kBold : "") << "maskscope lint" << (c ? kReset : "") << " " << o.source << " (" << s.input
      << (o.shard.empty() ? "" : ", shard " + o.shard) << ")\n";
   if (report.findings.empty()) os << "  no findings\n";
   const size_t listed = std::min(report.findings.size(), o.maxListed);
-  for (size_t i = 0; i < listed; ++i) {
-    const Finding& f = report.findings[i];
-    std::string sev = severityName(f.severity);
-    os << "  " << (c ? severityColour(f.severity) : "") << sev << (c ? kReset : "") << std::string(8 - sev.size(), ' ')
-       << (c ? kBold : "") << f.rule << (c ? kReset : "")
-       << std::string(f.rule.size() < 32 ? 32 - f.rule.size() : 1, ' ') << f.message << "\n";
+  for (const Scope scope : {Scope::Data, Scope::Settings}) {
+    const bool data = scope == Scope::Data;
+    const long errors = data ? s.dataErrors : s.errors - s.dataErrors;
+    const long warnings = data ? s.dataWarnings : s.warnings - s.dataWarnings;
+    const long infos = data ? s.dataInfos : s.infos - s.dataInfos;
+    if (errors + warnings + infos == 0) continue;
+    os << (c ? kBold : "") << (data ? "data (fix the rows)" : "settings (template, tokenizer, collator, trainer)")
+       << (c ? kReset : "") << ": " << counted(errors, "error") << ", " << counted(warnings, "warning")
+       << (infos ? ", " + counted(infos, "info") : "") << "\n";
+    for (size_t i = 0; i < listed; ++i) {
+      const Finding& f = report.findings[i];
+      if (f.scope != scope) continue;
+      const std::string sev = severityName(f.severity);
+      os << "  " << (c ? severityColour(f.severity) : "") << sev << (c ? kReset : "")
+         << std::string(8 - sev.size(), ' ') << (c ? kBold : "") << f.rule << (c ? kReset : "")
+         << std::string(f.rule.size() < 32 ? 32 - f.rule.size() : 1, ' ') << f.message << "\n";
+    }
   }
   if (report.findings.size() > listed)
-    os << "  … " << report.findings.size() - listed << " more (--max-findings N, or --json)\n";
+    os << "  … " << report.findings.size() - listed << " more (--max-findings N, --findings-out FILE, or --json)\n";
 }
 
 // Token view of the first offending rows (up to showRows), like a trainer's debug print.
 void printOffendingRows(std::ostream& os, const LintReport& report, const TextReportOptions& o) {
   const bool c = o.colour;
   std::map<int64_t, std::pair<int64_t, std::vector<std::string>>> rows; // row -> (flagged position, rules)
+  std::map<int64_t, std::string> where;                                 // row -> "line L (row N)"
   for (const Finding& f : report.findings) {
     if (!f.row || f.severity == Severity::Info) continue;
     if (!rows.count(*f.row) && int(rows.size()) >= o.showRows) continue;
     auto& e = rows[*f.row];
     if (e.second.empty()) e.first = f.position ? *f.position : -1;
     if (std::find(e.second.begin(), e.second.end(), f.rule) == e.second.end()) e.second.push_back(f.rule);
+    if (f.line && !where.count(*f.row))
+      where[*f.row] = (f.item ? "item " + std::to_string(*f.item) + ", " : std::string()) + "line " +
+                      std::to_string(*f.line) + " (row " + std::to_string(*f.row) + ")";
   }
   if (!rows.empty())
     os << "\n"
@@ -135,7 +155,7 @@ void printOffendingRows(std::ostream& os, const LintReport& report, const TextRe
   for (const auto& [row, e] : rows) {
     std::string names;
     for (const auto& n : e.second) names += (names.empty() ? "" : ", ") + n;
-    os << "  row " << row << " [" << names << "]\n";
+    os << "  " << (where.count(row) ? where[row] : "row " + std::to_string(row)) << " [" << names << "]\n";
     if (!o.rowView) continue;
     try {
       if (const std::optional<RowView> v = o.rowView(row)) drawRow(os, *v->batch, v->row, e.first, v->tokenizer, c);
