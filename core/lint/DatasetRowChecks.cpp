@@ -3,6 +3,7 @@
 #include "core/lint/DatasetRowChecks.h"
 
 #include <cctype>
+#include <climits>
 #include <string_view>
 
 namespace maskscope {
@@ -82,21 +83,22 @@ void DatasetRowChecks::grow() {
   slots_.assign(old.empty() ? size_t(1) << 12 : old.size() * 2, Slot{});
   used_ = 0;
   for (const Slot& s : old)
-    if (s.hash) findOrInsert(s.hash, s.at);
+    if (s.hash) findOrInsert(s.hash, RowLocation{s.line ? long(s.line) : -1, s.item});
 }
 
-const RowLocation* DatasetRowChecks::findOrInsert(uint64_t hash, const RowLocation& at) {
+const DatasetRowChecks::Slot* DatasetRowChecks::findOrInsert(uint64_t hash, const RowLocation& at) {
   const bool remember = used_ < kMaxRemembered;
   if (remember && (used_ + 1) * 2 > slots_.size()) grow();
   if (slots_.empty()) return nullptr;
   const size_t mask = slots_.size() - 1;
   for (size_t i = size_t(hash) & mask;; i = (i + 1) & mask) {
     Slot& s = slots_[i];
-    if (s.hash == hash) return &s.at;
+    if (s.hash == hash) return &s;
     if (s.hash != 0) continue;
     if (remember) {
       s.hash = hash;
-      s.at = at;
+      s.line = at.line > 0 && at.line <= long(UINT32_MAX) ? uint32_t(at.line) : 0;
+      s.item = at.item >= 0 && at.item <= long(INT32_MAX) ? int32_t(at.item) : -1;
       ++used_;
     }
     return nullptr;
@@ -119,9 +121,11 @@ void DatasetRowChecks::check(const Conversation& c, bool report, std::vector<Fin
     out.push_back(std::move(f));
   }
   const bool full = used_ >= kMaxRemembered;
-  if (const RowLocation* first = findOrInsert(normalisedRowHash(c), here); first && report) {
+  if (const Slot* first = findOrInsert(normalisedRowHash(c), here); first && report) {
+    const std::string firstAt =
+        first->line ? locationLabel(-1, RowLocation{long(first->line), first->item}) : std::string("an earlier row");
     Finding f = makeFinding("duplicate-row", c.rowIndex, std::nullopt,
-                            locationLabel(c.rowIndex, here) + " repeats " + locationLabel(-1, *first) +
+                            locationLabel(c.rowIndex, here) + " repeats " + firstAt +
                                 " (the same roles and texts once runs of whitespace are made one space)");
     locate(f, here);
     out.push_back(std::move(f));

@@ -20,8 +20,8 @@ uint64_t normalisedRowHash(const Conversation& c);
 
 class DatasetRowChecks {
 public:
-  // Rows remembered for duplicate-row: 24 bytes each in a table at most half full (about 200 MB at
-  // the cap); later rows are still compared with them but not remembered (an info says so).
+  // Rows remembered for duplicate-row: 16 bytes each in a table at most half full (128 MB at the
+  // cap); later rows are still compared with them but not remembered (an info says so).
   static constexpr size_t kMaxRemembered = size_t(1) << 22;
 
   // Checks row c (the next readable row of the file) and remembers it. report: whether findings
@@ -31,9 +31,10 @@ public:
 private:
   struct Slot {
     uint64_t hash = 0; // 0: empty
-    RowLocation at;
+    uint32_t line = 0; // the first copy's line (0: past 4 294 967 295, not kept)
+    int32_t item = -1; // its index in a JSON list (-1: none or past 2 147 483 647)
   };
-  const RowLocation* findOrInsert(uint64_t hash, const RowLocation& at);
+  const Slot* findOrInsert(uint64_t hash, const RowLocation& at);
   void grow();
 
   std::optional<RowShape> firstShape_;

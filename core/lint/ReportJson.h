@@ -11,7 +11,7 @@
 namespace maskscope {
 
 // Version tag of the "shard" object; a merge refuses reports with another one.
-inline constexpr const char* kShardFormat = "maskscope-lint-shard/1";
+inline constexpr const char* kShardFormat = "maskscope-lint-shard/2";
 
 nlohmann::json findingToJson(const Finding& f);
 nlohmann::json summaryToJson(const LintSummary& s);
