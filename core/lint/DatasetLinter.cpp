@@ -2,9 +2,9 @@
 // earlier ones: duplicate-row, mixed-row-shapes); worker threads encode, check the rows' content,
 // collate and lint them; results are reduced in dataset order through a small reorder buffer, so
 // memory stays bounded by (workers + queue) micro-batches whatever the dataset size.
+#include "core/lint/DatasetLinter.h"
 #include "core/lint/BatchRules.h"
 #include "core/lint/DatasetRowChecks.h"
-#include "core/lint/Lint.h"
 #include "core/lint/RoleRecovery.h"
 #include "core/lint/TemplateChecks.h"
 #include "core/util/Error.h"
