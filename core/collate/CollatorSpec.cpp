@@ -40,21 +40,24 @@ const std::vector<CollatorPreset>& collatorPresets() {
        "TRL SFTTrainer completion_only_loss=True (DataCollatorForLanguageModeling with "
        "completion_mask) on prompt/completion rows: right padding, pads -100, everything "
        "after the prompt (with its generation prompt) graded; on messages rows maskscope "
-       "takes the final assistant message as the completion",
-       "labels=completion_only", false},
+       "takes the final assistant message as the completion. SFTConfig's defaults: "
+       "max_length=1024, truncation_mode='keep_start' (each sequence cut to its first 1024 tokens)",
+       "labels=completion_only,max_length=1024,truncation=keep_start", false},
       {"trl-assistant-only", "TRL assistant_only_loss: only assistant replies ({% generation %} spans) graded",
 
        "TRL SFTTrainer assistant_only_loss=True: labels -100 where assistant_masks == 0, "
        "the mask built from the template's {% generation %} spans. With a template that has none "
        "TRL finds no reply tokens and stops; maskscope recovers each reply's content and closing "
        "token from the message roles instead, in every turn alike, says so (collate: \"replies: "
-       "recovered from the message roles\") and lint reports template-no-generation-markers",
-       "labels=assistant_only", false},
+       "recovered from the message roles\") and lint reports template-no-generation-markers. "
+       "SFTConfig's defaults: max_length=1024, truncation_mode='keep_start'",
+       "labels=assistant_only,max_length=1024,truncation=keep_start", false},
       {"trl-padding-free", "TRL padding_free: one row, positions restart per example, replies graded",
 
        "TRL SFTTrainer padding_free=True with assistant_only_loss=True: one row, "
-       "position_ids restart per example, labels[position_ids == 0] = -100, no attention_mask",
-       "packing=padding_free,labels=assistant_only", false},
+       "position_ids restart per example, labels[position_ids == 0] = -100, no attention_mask; "
+       "each example first cut to SFTConfig's max_length=1024 (truncation_mode='keep_start')",
+       "packing=padding_free,labels=assistant_only,max_length=1024,truncation=keep_start", false},
       {"axolotl-packed", "axolotl sample_packing: packed rows, segment-id attention_mask, positions reset",
 
        "axolotl sample_packing with pad_to_sequence_len (V2BatchSamplerDataCollatorForSeq2Seq): "

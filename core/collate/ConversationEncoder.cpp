@@ -102,6 +102,36 @@ void markRecoveredReplies(TokenizedConversation& out, const std::string& eosText
   }
 }
 
+namespace {
+
+// A template that strips the leading whitespace of a message (Qwen3's content.lstrip('\n') for the
+// last reply, templates' | trim) can leave the raw content locatable at a coincidental place:
+// "\nHello" is found at the template's own "\n" before "Hello", so the reply seems to start inside
+// the template's "\n\n" token. Where rendering the message without its leading whitespace gives
+// the same text, the template dropped it: the content starts after it. One render per such message.
+void dropStrippedLeadingWhitespace(const ChatTemplate& tpl, const std::vector<Message>& messages, RenderOptions ro,
+                                   RenderResult& rendered) {
+  ro.computeMessageSpans = false;
+  for (MessageSpan& span : rendered.messages) {
+    if (span.messageIndex < 0 || size_t(span.messageIndex) >= messages.size() || span.content.empty()) continue;
+    const std::string& content = messages[size_t(span.messageIndex)].content;
+    const size_t lead = content.find_first_not_of(" \t\r\n");
+    if (lead == 0 || lead == std::string::npos || span.content.size() != int64_t(content.size()) ||
+        rendered.text.compare(size_t(span.content.begin), content.size(), content) != 0)
+      continue; // no leading whitespace, or not the verbatim match
+    std::vector<Message> variant = messages;
+    variant[size_t(span.messageIndex)].content.erase(0, lead);
+    try {
+      if (tpl.render(variant, ro).text != rendered.text) continue; // the template keeps the whitespace
+    } catch (const std::exception&) {
+      continue;
+    }
+    span.content.begin += int64_t(lead);
+  }
+}
+
+} // namespace
+
 void appendEncodedTokens(const Tokenizer& tokenizer, const Encoding& enc, int64_t offset, TokenizedConversation& out) {
   out.tokens.reserve(out.tokens.size() + enc.size());
   for (size_t i = 0; i < enc.size(); ++i) {
@@ -168,6 +198,7 @@ TokenizedConversation ConversationEncoder::encode(const Conversation& conv, cons
     if (ro.tools.is_null() && !conv.tools.is_null()) ro.tools = conv.tools;
     if (ro.extra.is_null() && !conv.extraVariables.is_null()) ro.extra = conv.extraVariables;
     rendered = template_->render(conv.messages, ro);
+    dropStrippedLeadingWhitespace(*template_, conv.messages, ro, rendered);
   }
   out.text = std::move(rendered.text);
   out.messages = std::move(rendered.messages);

@@ -87,6 +87,7 @@ EncodedPreference encodePreference(const DatasetPipeline& p, const PreferenceRow
   EncodedPreference e;
   e.rowIndex = row.rowIndex;
   e.sourceLine = row.sourceLine;
+  e.sourceItem = row.sourceItem;
   e.chosen = encodeSide(p, row.side(true));
   e.rejected = encodeSide(p, row.side(false));
   return e;

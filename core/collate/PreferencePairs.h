@@ -24,6 +24,7 @@ struct PreferenceSide {
 struct EncodedPreference {
   long rowIndex = -1;
   long sourceLine = -1;
+  long sourceItem = -1;
   PreferenceSide chosen, rejected;
 };
 

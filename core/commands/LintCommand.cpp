@@ -1,19 +1,22 @@
-// Lint command: input detection, the JSON (docs/cli.md), the terminal report (findings, a token
-// view of the first offending rows like a trainer's debug print, the summary) and --explain.
+// Lint command: input detection, the runs (dataset, dump, merge of shard reports), the output
+// (JSON from core/lint/ReportJson.h, the terminal report from core/lint/TextReport.h) and --explain.
 #include "core/commands/LintCommand.h"
 #include "core/batchio/BatchLoader.h"
 #include "core/collate/TemplateVariables.h"
 #include "core/data/PreferenceRow.h"
+#include "core/lint/FindingsTable.h"
 #include "core/lint/Lint.h"
 #include "core/lint/ReportMerge.h"
 #include "core/lint/TokenizerFit.h"
 #include "core/mask/RowFacts.h"
+#include "core/lint/TextReport.h"
 #include "core/util/Error.h"
 #include "core/util/FileReading.h"
 #include "core/util/JsonString.h"
 
 #include <charconv>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <ostream>
@@ -24,12 +27,6 @@ namespace maskscope {
 namespace {
 
 const char* kReset = "\x1b[0m";
-const char* kRed = "\x1b[31m";
-const char* kYellow = "\x1b[33m";
-const char* kGreen = "\x1b[32m";
-const char* kDim = "\x1b[2m";
-const char* kBlue = "\x1b[34m";
-const char* kInverse = "\x1b[7m";
 const char* kBold = "\x1b[1m";
 
 std::string wrap(std::string_view text, size_t width, const std::string& indent) {
@@ -104,104 +101,27 @@ bool isDump(const std::string& input) {
   return input.ends_with(".safetensors") || input.ends_with(".pt") || looksLikeBatchDump(input);
 }
 
-const char* severityColour(Severity s) {
-  return s == Severity::Error ? kRed : s == Severity::Warning ? kYellow : kBlue;
-}
-
-// One row drawn token by token: graded green, ignored plain, padding dim, the flagged position
-// inverted. Without colour: [graded] tokens in brackets, pads as '·', flagged as >>token<<.
-void drawRow(std::ostream& os, const Batch& b, int64_t r, int64_t flagged, const Tokenizer* tok, bool colour) {
-  const int64_t T = b.length();
-  int64_t lo = 0, hi = T;
-  if (T > 96) {
-    lo = std::max<int64_t>(0, (flagged >= 0 ? flagged : 0) - 48);
-    hi = std::min<int64_t>(T, lo + 96);
-  }
-  std::string line = "    ";
-  if (lo > 0) line += "… ";
-  const bool haveMeta = size_t(r) < b.meta.size() && int64_t(b.meta[size_t(r)].size()) == T;
-  for (int64_t t = lo; t < hi; ++t) {
-    const int64_t id = b.inputIds.at(r, t);
-    std::string text =
-        tok && id >= 0 && id < tok->vocabSize() ? tok->displayText(int32_t(id)) : "#" + std::to_string(id);
-    std::string shown;
-    for (char c : text) shown += c == '\n' ? std::string("\\n") : std::string(1, c);
-    const bool graded = gradedAt(b, r, t);
-    const bool pad = haveMeta ? b.meta[size_t(r)][size_t(t)].kind == PositionKind::Padding
-                              : (b.attentionMask.sameShape(b.inputIds) && b.attentionMask.at(r, t) == 0);
-    if (colour) {
-      std::string style = pad ? kDim : graded ? kGreen : "";
-      if (t == flagged) style += kInverse;
-      line += style + shown + (style.empty() ? "" : kReset);
-    } else {
-      std::string s = pad ? "·" : shown;
-      if (graded) s = "[" + s + "]";
-      if (t == flagged) s = ">>" + s + "<<";
-      line += s;
-    }
-    line += colour ? "" : " ";
-  }
-  if (hi < T) line += " …";
-  os << line << "\n";
-}
-
-void printSummary(std::ostream& os, const LintSummary& s, bool colour) {
-  auto pct = [](int64_t a, int64_t b) {
-    if (b <= 0) return std::string("-");
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * double(a) / double(b));
-    return std::string(buf);
-  };
-  os << "\n" << (colour ? kBold : "") << "summary" << (colour ? kReset : "") << ": " << s.rows << " rows";
-  if (s.input == "dataset") os << " linted (" << s.rowsRead << " read, " << s.rowsSkipped << " skipped)";
-  os << "; " << s.errors << " errors, " << s.warnings << " warnings, " << s.infos << " infos";
-  if (s.findingsOmitted > 0) os << " (" << s.findingsOmitted << " findings not listed)";
-  os << "\n  graded: " << s.graded << " positions, " << pct(s.graded - s.gradedPadding, s.realPositions)
-     << " of the real tokens; of the graded: reply " << pct(s.gradedReply, s.graded) << ", prompt "
-     << pct(s.gradedPrompt, s.graded) << ", padding " << pct(s.gradedPadding, s.graded);
-  if (s.gradedUnknown > 0) os << ", role unknown " << pct(s.gradedUnknown, s.graded);
-  os << "\n  rows with nothing graded: " << s.rowsNothingGraded << "; padding: " << pct(s.paddingPositions, s.positions)
-     << " of positions\n";
-  if (s.rows > 0)
-    os << "  length: min " << std::max<int64_t>(0, s.lengthMin) << ", mean " << s.lengthSum / std::max<long>(1, s.rows)
-       << ", max " << s.lengthMax << (s.maxLength > 0 ? ", max_length " + std::to_string(s.maxLength) : "")
-       << (s.rowsOverMaxLength > 0 ? " (" + std::to_string(s.rowsOverMaxLength) + " rows longer)" : "") << "\n";
-  nlohmann::json ga = s.gradAccum.toJson();
-  if (!ga["max_token_weight_ratio"].is_null()) {
-    char buf[200];
-    std::snprintf(buf, sizeof buf,
-                  "  gradient accumulation (micro-batch %d): averaging micro-batch means weights tokens %.2fx..%.2fx "
-                  "of the token-weighted mean; %.1f%% of the weight is misplaced\n",
-                  s.gradAccum.microBatchSize, ga["min_token_weight_ratio"].get<double>(),
-                  ga["max_token_weight_ratio"].get<double>(), 100.0 * ga["weight_misallocation"].get<double>());
-    os << buf;
-  }
-  if (!s.rulesNotRun.empty()) {
-    os << "  rules not run:";
-    for (const auto& r : s.rulesNotRun) os << " " << r;
-    os << "\n";
-  }
-}
-
 // What the text report needs besides the report: the dump and its tokenizer, or the pipeline
 // that re-collates an offending dataset row to draw it.
 struct LintedInput {
   LintReport report;
   bool dump = false;
-  Batch dumpBatch;
+  std::shared_ptr<Batch> dumpBatch;
   std::shared_ptr<const Tokenizer> tok;
   std::unique_ptr<DatasetPipeline> viewPipeline;
-  nlohmann::json settings; // datasets: what shard reports of one run must share
+  nlohmann::json settings;                         // datasets: what shard reports of one run must share
+  std::function<void(const Finding&)> findingSink; // --findings-out: every finding as it comes
 };
 
 void lintDumpInput(const LintArgs& a, const std::string& tokenizerSpec, CommandIO& io, LintedInput& in) {
   in.dump = true;
-  in.dumpBatch = loadBatchDump(a.input);
+  in.dumpBatch = std::make_shared<Batch>(loadBatchDump(a.input));
+  Batch& dump = *in.dumpBatch;
   if (a.padId) {
-    if (in.dumpBatch.padTokenId && *in.dumpBatch.padTokenId != *a.padId)
-      io.err << "maskscope: note: --pad-id " << *a.padId << " replaces the dump's pad_token_id "
-             << *in.dumpBatch.padTokenId << "\n";
-    in.dumpBatch.padTokenId = *a.padId;
+    if (dump.padTokenId && *dump.padTokenId != *a.padId)
+      io.err << "maskscope: note: --pad-id " << *a.padId << " replaces the dump's pad_token_id " << *dump.padTokenId
+             << "\n";
+    dump.padTokenId = *a.padId;
   }
   LintContext ctx;
   for (const auto& [k, v] : a.vars) ctx.render.variables[k] = v;
@@ -221,20 +141,21 @@ void lintDumpInput(const LintArgs& a, const std::string& tokenizerSpec, CommandI
     ctx.render = templateVariables(ctx.render, ctx.chatTemplate.get(), in.tok.get());
     // The app asks for another tokenizer here (core/lint/TokenizerFit.h); lint names the misfit and the
     // cached tokenizers that fit, and lints with the one given (its findings say what it reads).
-    const TokenizerFit fit = tokenizerFit(in.dumpBatch, *in.tok, ctx.render);
+    const TokenizerFit fit = tokenizerFit(dump, *in.tok, ctx.render);
     if (!fit.fits) {
       RenderOptions given;
       for (const auto& [k, v] : a.vars) given.variables[k] = v;
       io.err << "maskscope: note: "
              << tokenizerFitNote(a.input, tokenizerSpec, &fit,
-                                 rankTokenizers(in.dumpBatch, defaultTokenizerCandidates(), given))
+                                 rankTokenizers(dump, defaultTokenizerCandidates(), given))
              << "\n";
     }
   } else if (!a.templateSpec.empty()) {
     throw Error("--template needs --tokenizer (the one that produced the dump) to match role headers in the ids");
   }
   if (!a.collatorSpec.empty()) ctx.collator = parseCollatorSpec(a.collatorSpec);
-  in.report = lintBatch(in.dumpBatch, ctx);
+  ctx.findingSink = in.findingSink;
+  in.report = lintBatch(dump, ctx);
   in.report.summary.input = "batch";
 }
 
@@ -254,6 +175,7 @@ void lintDatasetInput(const LintArgs& a, const std::string& tokenizerSpec, int s
   o.shardCount = shardN;
   o.rowBegin = a.rowBegin;
   o.rowEnd = a.rowEnd;
+  o.findingSink = in.findingSink;
   if (progress)
     o.progress = [&io](double f, long rows) {
       char buf[96];
@@ -278,65 +200,26 @@ void lintDatasetInput(const LintArgs& a, const std::string& tokenizerSpec, int s
   if (!io.json && !preference) in.viewPipeline = std::make_unique<DatasetPipeline>(o.pipeline);
 }
 
-void printFindings(const LintArgs& a, const LintReport& report, CommandIO& io) {
-  const bool c = io.colour;
-  io.out << (c ? kBold : "") << "maskscope lint" << (c ? kReset : "") << " " << a.input << " (" << report.summary.input
-         << (a.shard.empty() ? "" : ", shard " + a.shard) << ")\n";
-  if (report.findings.empty()) io.out << "  no findings\n";
-  const size_t listed = std::min<size_t>(report.findings.size(), a.maxFindings >= 0 ? size_t(a.maxFindings) : 50);
-  for (size_t i = 0; i < listed; ++i) {
-    const Finding& f = report.findings[i];
-    std::string sev = severityName(f.severity);
-    io.out << "  " << (c ? severityColour(f.severity) : "") << sev << (c ? kReset : "")
-           << std::string(8 - sev.size(), ' ') << (c ? kBold : "") << f.rule << (c ? kReset : "")
-           << std::string(f.rule.size() < 32 ? 32 - f.rule.size() : 1, ' ') << f.message << "\n";
-  }
-  if (report.findings.size() > listed)
-    io.out << "  … " << report.findings.size() - listed << " more (--max-findings N, or --json)\n";
-}
-
-// Token view of the first offending rows (up to --show-rows), like a trainer's debug print.
-void printOffendingRows(const LintArgs& a, const LintedInput& in, CommandIO& io) {
-  const bool c = io.colour;
-  std::map<int64_t, std::pair<int64_t, std::vector<std::string>>> rows; // row -> (flagged position, rules)
-  for (const Finding& f : in.report.findings) {
-    if (!f.row || f.severity == Severity::Info) continue;
-    if (!rows.count(*f.row) && int(rows.size()) >= a.showRows) continue;
-    auto& e = rows[*f.row];
-    if (e.second.empty()) e.first = f.position ? *f.position : -1;
-    if (std::find(e.second.begin(), e.second.end(), f.rule) == e.second.end()) e.second.push_back(f.rule);
-  }
-  if (!rows.empty())
-    io.out << "\n"
-           << (c ? std::string(kGreen) + "graded" + kReset + " / ignored / " + kDim + "padding" + kReset + " / " +
-                       kInverse + "flagged" + kReset
-                 : std::string("[graded] / ignored / · padding / >>flagged<<"))
-           << "\n";
-  for (const auto& [row, e] : rows) {
-    std::string names;
-    for (const auto& n : e.second) names += (names.empty() ? "" : ", ") + n;
-    io.out << "  row " << row << " [" << names << "]\n";
-    try {
-      if (in.dump) {
-        if (row < in.dumpBatch.batchSize() && in.dumpBatch.labels.sameShape(in.dumpBatch.inputIds))
-          drawRow(io.out, in.dumpBatch, row, e.first, in.tok.get(), c);
-      } else if (in.viewPipeline) {
-        // The example collated alone (packing neighbours are not shown).
-        Batch one = in.viewPipeline->collateConversations({readDatasetRow(a.input, long(row))});
-        drawRow(io.out, one, 0, e.first, &in.viewPipeline->tokenizer(), c);
-      }
-    } catch (const std::exception& ex) {
-      io.out << "    (cannot draw: " << ex.what() << ")\n";
-    }
-  }
-}
-
 void printTextReport(const LintArgs& a, const LintedInput& in, CommandIO& io) {
-  printFindings(a, in.report, io);
-  printOffendingRows(a, in, io);
-  printSummary(io.out, in.report.summary, io.colour);
-  if (!in.report.findings.empty())
-    io.out << "\nrun `maskscope lint --explain RULE` for what a rule means and how to fix it\n";
+  TextReportOptions o;
+  o.source = a.input;
+  o.shard = a.shard;
+  o.colour = io.colour;
+  o.maxListed = a.maxFindings >= 0 ? size_t(a.maxFindings) : 50;
+  o.showRows = a.showRows;
+  o.rowView = [&](int64_t row) -> std::optional<RowView> {
+    if (in.dump) {
+      const Batch& b = *in.dumpBatch;
+      if (row >= b.batchSize() || !b.labels.sameShape(b.inputIds)) return std::nullopt;
+      return RowView{in.dumpBatch, row, in.tok.get()};
+    }
+    if (!in.viewPipeline) return std::nullopt;
+    // The example collated alone (packing neighbours are not shown).
+    auto one =
+        std::make_shared<const Batch>(in.viewPipeline->collateConversations({readDatasetRow(a.input, long(row))}));
+    return RowView{one, 0, &in.viewPipeline->tokenizer()};
+  };
+  writeTextReport(io.out, in.report, o);
 }
 
 // A dataset of which no row could be linted is unusable input (exit 2): say why, with the first
@@ -358,6 +241,33 @@ bool reportNothingLinted(const std::string& source, const LintReport& report, Co
   return true;
 }
 
+// `--findings-out FILE`: the table every finding is streamed to (nothing when no file is asked for).
+class FindingsFile {
+public:
+  explicit FindingsFile(const std::string& path) : path_(path) {
+    if (path.empty()) return;
+    const FindingsFormat format = findingsFormatOf(path);
+    out_.open(path, std::ios::binary | std::ios::trunc);
+    if (!out_) throw Error("--findings-out: cannot write the file", {path});
+    writer_.emplace(out_, format);
+  }
+  std::function<void(const Finding&)> sink() {
+    if (!writer_) return {};
+    return [this](const Finding& f) { writer_->write(f); };
+  }
+  void finish(CommandIO& io) {
+    if (!writer_) return;
+    out_.flush();
+    if (!out_) throw Error("--findings-out: writing the file failed (disk full?)", {path_});
+    io.err << "maskscope: " << writer_->written() << " finding(s) written to " << path_ << "\n";
+  }
+
+private:
+  std::string path_;
+  std::ofstream out_;
+  std::optional<FindingsTableWriter> writer_;
+};
+
 // `lint --merge SHARD.json...`: the report of the unsharded run, from its shard reports.
 int runMerge(const LintArgs& a, CommandIO& io) {
   if (!a.input.empty() || !a.shard.empty() || !a.tokenizerSpec.empty() || !a.templateSpec.empty() ||
@@ -370,11 +280,23 @@ int runMerge(const LintArgs& a, CommandIO& io) {
   if (a.maxFindings >= 0 && a.maxFindings != m.settings.value("max_findings", -1L))
     throw Error("lint --merge: --max-findings " + std::to_string(a.maxFindings) + " differs from the shards' " +
                 m.settings.value("max_findings", nlohmann::json()).dump() + " (lint the shards with it)");
+  if (!a.findingsOut.empty()) {
+    if (m.report.summary.findingsOmitted > 0)
+      throw Error("lint --merge --findings-out: the shard reports list " +
+                  std::to_string(m.report.summary.findingsShown) + " of " +
+                  std::to_string(m.report.summary.findingsShown + m.report.summary.findingsOmitted) +
+                  " findings; lint the shards with a --max-findings large enough to list every finding, or give each "
+                  "shard its own --findings-out");
+    FindingsFile table(a.findingsOut);
+    const auto sink = table.sink();
+    for (const Finding& f : m.report.findings) sink(f);
+    table.finish(io);
+  }
   const std::string source = m.settings.value("source", std::string());
   const LintSummary& s = m.report.summary;
   if (io.json) {
-    nlohmann::json j = m.report.toJson();
-    j["summary"]["source"] = source;
+    m.report.summary.source = source;
+    nlohmann::json j = reportToJson(m.report);
     io.out << escapeLineSeparators(j.dump()) << "\n";
   } else {
     LintArgs shown = a;
@@ -416,6 +338,8 @@ int runLint(const LintArgs& a, CommandIO& io) {
     throw Error("--pad-id applies to batch dumps; a dataset's pad id comes from its tokenizer and collator");
 
   LintedInput in;
+  FindingsFile findingsFile(a.findingsOut);
+  in.findingSink = findingsFile.sink();
   if (isDump(a.input) && (a.rowBegin > 0 || a.rowEnd >= 0))
     throw Error("--rows selects dataset rows; a batch dump (" + a.input + ") is linted whole");
   if (isDump(a.input) && !a.shard.empty())
@@ -426,13 +350,15 @@ int runLint(const LintArgs& a, CommandIO& io) {
     lintDatasetInput(a, tokenizerSpec, shardK, shardN, io, in);
   const LintReport& report = in.report;
   if (io.json) {
-    nlohmann::json j = a.shard.empty() ? report.toJson() : shardReportJson(report, shardK, shardN, in.settings);
-    j["summary"]["source"] = a.input;
-    if (!a.shard.empty()) j["summary"]["shard"] = a.shard;
+    in.report.summary.source = a.input;
+    in.report.summary.shard = a.shard;
+    const nlohmann::json j =
+        a.shard.empty() ? reportToJson(report) : shardReportJson(report, shardK, shardN, in.settings);
     io.out << escapeLineSeparators(j.dump()) << "\n";
   } else {
     printTextReport(a, in, io);
   }
+  findingsFile.finish(io);
   if (report.summary.input == "dataset" && report.summary.rowsRead == 0 && shardN == 1 &&
       (a.rowBegin > 0 || a.rowEnd >= 0)) {
     io.err << "maskscope: error: " << a.input << ": --rows selects no readable rows\n";

@@ -2,6 +2,8 @@
 // Prompt/completion rows keep both halves so completion-only grading knows the split.
 #pragma once
 #include <nlohmann/json.hpp>
+
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,11 @@ struct Message {
   OrderedJson extra;   // other fields of the message object (tool_calls, name, ...), or null
 };
 
+// The row shapes a dataset file may hold (docs/cli.md, Datasets). datasets.load_dataset infers one
+// schema per file, so a file that mixes them is refused or read differently (lint: mixed-row-shapes).
+enum class RowShape : uint8_t { Messages, PromptCompletionText, PromptCompletionMessages, ShareGpt, Alpaca };
+const char* rowShapeName(RowShape s); // "messages", "prompt/completion (text)", ...
+
 struct Conversation {
   std::vector<Message> messages;
   // For prompt/completion rows: messages [0, promptMessageCount) are the prompt. -1 otherwise.
@@ -31,7 +38,9 @@ struct Conversation {
   // Where the row came from, for messages and for jumping back to it.
   std::string sourceFile;
   long sourceLine = -1; // 1-based line of the row (JSONL) or of its opening brace (JSON)
+  long sourceItem = -1; // a JSON-list file: 0-based index of the row in the list (unreadable ones count); else -1
   long rowIndex = -1;   // 0-based index among the rows that parsed
+  RowShape shape = RowShape::Messages;
 };
 
 } // namespace maskscope

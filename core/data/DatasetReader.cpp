@@ -12,7 +12,8 @@
 namespace maskscope {
 
 std::string RowError::toString() const {
-  return file + (line >= 0 ? ":" + std::to_string(line) : std::string()) + ": " + reason;
+  return file + (line >= 0 ? ":" + std::to_string(line) : std::string()) + ": " +
+         (item >= 0 ? "item " + std::to_string(item) + ": " : std::string()) + reason;
 }
 
 // ---- byte source over a file or an in-memory resource, with line counting ----------------
@@ -76,9 +77,11 @@ DatasetReader::~DatasetReader() = default;
 
 double DatasetReader::progress() const { return std::min(1.0, double(src_->consumed) / double(src_->total)); }
 
-void DatasetReader::skip(long line, std::string reason) {
+void DatasetReader::skip(long line, std::string reason) { skipItem(line, std::move(reason), item_); }
+
+void DatasetReader::skipItem(long line, std::string reason, long item) {
   ++rowsSkipped_;
-  if (errors_.size() < kMaxKeptErrors) errors_.push_back({spec_, line, std::move(reason)});
+  if (errors_.size() < kMaxKeptErrors) errors_.push_back({spec_, line, std::move(reason), item});
 }
 
 bool DatasetReader::nextRawRow(std::string& text, long& line) {
@@ -93,35 +96,43 @@ bool DatasetReader::nextRawRow(std::string& text, long& line) {
       s.mode = Source::Mode::Lines;
   }
   if (s.mode == Source::Mode::Done) return false;
-  if (s.mode == Source::Mode::Lines) {
-    for (;;) {
-      line = s.line;
-      text.clear();
-      bool tooLong = false;
-      int c;
-      while ((c = s.get()) >= 0 && c != '\n') {
-        if (text.size() < kMaxRowBytes)
-          text += char(c);
-        else
-          tooLong = true;
-      }
-      if (tooLong) {
-        skip(line, "row is longer than 64 MiB");
-        if (c < 0) {
-          s.mode = Source::Mode::Done;
-          return false;
-        }
-        continue;
-      }
-      bool blank = text.find_first_not_of(" \t\r") == std::string::npos;
-      if (!blank) return true;
+  return s.mode == Source::Mode::Lines ? nextLine(text, line) : nextListElement(text, line);
+}
+
+// JSONL: the next non-blank line.
+bool DatasetReader::nextLine(std::string& text, long& line) {
+  Source& s = *src_;
+  for (;;) {
+    line = s.line;
+    text.clear();
+    bool tooLong = false;
+    int c;
+    while ((c = s.get()) >= 0 && c != '\n') {
+      if (text.size() < kMaxRowBytes)
+        text += char(c);
+      else
+        tooLong = true;
+    }
+    if (tooLong) {
+      skip(line, "row is longer than 64 MiB");
       if (c < 0) {
         s.mode = Source::Mode::Done;
         return false;
       }
+      continue;
+    }
+    bool blank = text.find_first_not_of(" \t\r") == std::string::npos;
+    if (!blank) return true;
+    if (c < 0) {
+      s.mode = Source::Mode::Done;
+      return false;
     }
   }
-  // List mode: one element of the top-level array.
+}
+
+// A JSON list: the next element of the top-level array (string- and depth-aware).
+bool DatasetReader::nextListElement(std::string& text, long& line) {
+  Source& s = *src_;
   for (;;) {
     s.skipSpace();
     int c = s.peek();
@@ -135,10 +146,11 @@ bool DatasetReader::nextRawRow(std::string& text, long& line) {
       return false;
     }
     if (c < 0) {
-      skip(s.line, "unexpected end of file inside the top-level JSON list (missing ']')");
+      skipItem(s.line, "unexpected end of file inside the top-level JSON list (missing ']')", -1);
       s.mode = Source::Mode::Done;
       return false;
     }
+    ++item_; // an element starts here
     break;
   }
   line = s.line;
@@ -205,6 +217,7 @@ bool DatasetReader::next(Conversation& out) {
     }
     out.sourceFile = spec_;
     out.sourceLine = line;
+    out.sourceItem = item_;
     out.rowIndex = rowsRead_++;
     return true;
   }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace maskscope {
@@ -14,7 +15,8 @@ struct RowError {
   std::string file;
   long line = -1;
   std::string reason;
-  std::string toString() const;
+  long item = -1;               // a JSON-list file: the element's 0-based index in the list
+  std::string toString() const; // "file:line: reason" ("file:line: item I: reason" in a JSON list)
 };
 
 class DatasetReader {
@@ -30,8 +32,13 @@ public:
   // The next row that parses as JSON (any shape), with its 1-based line; false at the end. For
   // readers of other row shapes (preference data), which report their own bad rows with skip().
   bool nextJson(OrderedJson& row, long& line);
+  // A JSON-list file: the 0-based index in the list of the row read last (nextJson, next); else -1.
+  long lastItem() const { return item_; }
   void skip(long line, std::string reason);                       // counts a bad row and keeps its error
   const std::vector<RowError>& errors() const { return errors_; } // first kMaxKeptErrors
+  // The errors kept since the last call, handed over (the cap then counts from empty again): a
+  // caller that takes them as they come sees every bad row.
+  std::vector<RowError> takeErrors() { return std::exchange(errors_, {}); }
   long rowsRead() const { return rowsRead_; }
   long rowsSkipped() const { return rowsSkipped_; }
   double progress() const; // fraction of the input consumed, 0..1
@@ -43,12 +50,16 @@ public:
 private:
   struct Source;
   bool nextRawRow(std::string& text, long& line);
+  bool nextLine(std::string& text, long& line);
+  bool nextListElement(std::string& text, long& line);
+  void skipItem(long line, std::string reason, long item);
 
   std::string spec_;
   std::unique_ptr<Source> src_;
   std::vector<RowError> errors_;
   long rowsRead_ = 0;
   long rowsSkipped_ = 0;
+  long item_ = -1;
 };
 
 // Reads every good row (or the first limit rows). errors may be null.

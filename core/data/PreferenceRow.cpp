@@ -115,6 +115,7 @@ Conversation PreferenceRow::side(bool chosenSide) const {
   c.extraVariables = extraVariables;
   c.sourceFile = sourceFile;
   c.sourceLine = sourceLine;
+  c.sourceItem = sourceItem;
   c.rowIndex = rowIndex;
   return c;
 }
@@ -172,6 +173,7 @@ bool PreferenceReader::next(PreferenceRow& out) {
     }
     out.sourceFile = spec_;
     out.sourceLine = line;
+    out.sourceItem = reader_->lastItem();
     out.rowIndex = rowsRead_++;
     return true;
   }

@@ -23,6 +23,7 @@ struct PreferenceRow {
 
   std::string sourceFile;
   long sourceLine = -1; // 1-based line of the row (JSONL) or of its opening brace (JSON)
+  long sourceItem = -1; // a JSON-list file: 0-based index of the row in the list; else -1
   long rowIndex = -1;   // 0-based index among the preference rows that parsed
 
   // One side as a prompt/completion conversation (promptMessageCount / plain prompt set), the way

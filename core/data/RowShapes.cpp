@@ -80,20 +80,39 @@ void keepExtras(const json& row, Conversation& c, std::initializer_list<const ch
 
 std::vector<Message> messagesFromJson(const OrderedJson& list, const char* field) { return messagesFrom(list, field); }
 
+const char* rowShapeName(RowShape s) {
+  switch (s) {
+  case RowShape::Messages:
+    return "messages";
+  case RowShape::PromptCompletionText:
+    return "prompt/completion (text)";
+  case RowShape::PromptCompletionMessages:
+    return "prompt/completion (messages)";
+  case RowShape::ShareGpt:
+    return "ShareGPT";
+  case RowShape::Alpaca:
+    return "Alpaca";
+  }
+  return "?";
+}
+
 Conversation conversationFromJson(const OrderedJson& row) {
   if (!row.is_object()) throw Error("row is " + std::string(row.type_name()) + ", not a JSON object");
   Conversation c;
   if (row.contains("messages")) {
+    c.shape = RowShape::Messages;
     c.messages = messagesFrom(row["messages"], "messages");
     keepExtras(row, c, {"messages"});
   } else if (row.contains("prompt") && row.contains("completion")) {
     const json& p = row["prompt"];
     const json& k = row["completion"];
     if (p.is_string() && k.is_string()) {
+      c.shape = RowShape::PromptCompletionText;
       c.plainText = true;
       c.plainPrompt = p.get<std::string>();
       c.plainCompletion = k.get<std::string>();
     } else if (p.is_array() && k.is_array()) {
+      c.shape = RowShape::PromptCompletionMessages;
       c.messages = messagesFrom(p, "prompt");
       c.promptMessageCount = int(c.messages.size());
       auto completion = messagesFrom(k, "completion");
@@ -103,6 +122,7 @@ Conversation conversationFromJson(const OrderedJson& row) {
     }
     keepExtras(row, c, {"prompt", "completion"});
   } else if (row.contains("conversations")) {
+    c.shape = RowShape::ShareGpt;
     const json& list = row["conversations"];
     if (!list.is_array()) throw Error("\"conversations\" is not a list");
     for (size_t i = 0; i < list.size(); ++i) {
@@ -117,6 +137,7 @@ Conversation conversationFromJson(const OrderedJson& row) {
     if (row.contains("system") && row["system"].is_string() && !row["system"].get<std::string>().empty())
       c.messages.insert(c.messages.begin(), Message{"system", row["system"].get<std::string>(), nullptr});
   } else if (row.contains("instruction") && row.contains("output")) {
+    c.shape = RowShape::Alpaca;
     std::string user = stringField(row, "instruction").get<std::string>();
     if (row.contains("input") && !row["input"].is_null()) {
       std::string input = stringField(row, "input").get<std::string>();

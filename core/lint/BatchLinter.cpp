@@ -70,6 +70,7 @@ LintReport lintBatch(const Batch& input, const LintContext& ctx) {
   LintReport report;
   report.summary.input = "batch";
   FindingCollector out(report, ctx.maxFindings);
+  if (ctx.findingSink) out.setSink(ctx.findingSink);
   Batch b = input;
   const DumpReading read = readDump(b, ctx);
   BatchRuleOptions o;

@@ -8,6 +8,7 @@
 #include "core/template/ChatTemplate.h"
 #include "core/tokenizer/Tokenizer.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -20,6 +21,7 @@ struct LintContext {
   std::optional<CollatorSpec> collator;             // the collator that built the batch, when known
   bool generation = false;                          // a generation batch (right-pad-generation)
   long maxFindings = -1;                            // -1: keep every finding
+  std::function<void(const Finding&)> findingSink;  // sees every finding, none capped (lint --findings-out)
 };
 
 // A batch dump read with its tokenizer and template as lint reads it, so the app's views and the loss

@@ -5,6 +5,7 @@
 #include "core/collate/CollatorSpec.h"
 #include "core/data/Batch.h"
 #include "core/lint/LintReport.h"
+#include "core/lint/RowLocation.h"
 
 #include <functional>
 #include <optional>
@@ -23,6 +24,7 @@ struct BatchRuleOptions {
   // position inside its example. Identity when empty.
   bool datasetPositions = false;
   long firstDatasetRow = -1, lastDatasetRow = -1; // a dataset micro-batch's rows (batch-nothing-graded)
+  const RowLocations* locations = nullptr;        // where those rows are in the file (findings name the line)
 };
 
 LabelIntent labelIntentOf(const CollatorSpec& spec);

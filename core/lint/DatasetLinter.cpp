@@ -1,8 +1,10 @@
-// lintDataset(): the reading thread streams rows into micro-batches; worker threads encode,
+// lintDataset(): the reading thread streams rows into micro-batches (and compares each row with the
+// earlier ones: duplicate-row, mixed-row-shapes); worker threads encode, check the rows' content,
 // collate and lint them; results are reduced in dataset order through a small reorder buffer, so
 // memory stays bounded by (workers + queue) micro-batches whatever the dataset size.
 #include "core/lint/DatasetLinter.h"
 #include "core/lint/BatchRules.h"
+#include "core/lint/DatasetRowChecks.h"
 #include "core/lint/RoleRecovery.h"
 #include "core/lint/TemplateChecks.h"
 #include "core/util/Error.h"
@@ -10,11 +12,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <condition_variable>
 #include <deque>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <utility>
 
@@ -26,7 +30,8 @@ struct Chunk {
   long seq = 0;        // order among this run's chunks (the reorder buffer's key)
   long microBatch = 0; // index among the whole dataset's micro-batches (the same in every shard)
   std::vector<Conversation> rows;
-  std::vector<Finding> readerFindings; // rows skipped while reading this chunk
+  // Found while reading: rows skipped in this chunk, duplicate-row and mixed-row-shapes of its rows.
+  std::vector<Finding> readerFindings;
 };
 
 struct ChunkResult {
@@ -35,54 +40,121 @@ struct ChunkResult {
   long microBatch = 0;
 };
 
-ChunkResult lintChunk(const DatasetPipeline& pipeline, const DatasetLintOptions& opt, Chunk& chunk) {
+// What every chunk is linted with.
+struct ChunkContext {
+  const DatasetPipeline& pipeline;
+  const DatasetLintOptions& options;
+  DatasetFacts facts;
+};
+
+// The row through the template and tokenizer; a template that refuses it skips the row (row-skipped).
+std::optional<TokenizedConversation> encodeRow(const DatasetPipeline& pipeline, const Conversation& c,
+                                               FindingCollector& out) {
+  try {
+    return pipeline.encode(c);
+  } catch (const std::exception& e) {
+    const RowLocation at{c.sourceLine, c.sourceItem};
+    Finding f = makeFinding("row-skipped", c.rowIndex, std::nullopt,
+                            locationLabel(c.rowIndex, at) + ": the template or tokenizer refused it: " + e.what());
+    locate(f, at);
+    out.add(std::move(f));
+    return std::nullopt;
+  }
+}
+
+// Replies that keep_start truncation cuts away whole (they start past max_length): reply-truncated
+// of the batch rules sees only the replies a row still holds, so these rows are named here.
+void repliesCutAway(const CollatorSpec& spec, const Conversation& c, const TokenizedConversation& tc, int64_t length,
+                    FindingCollector& out) {
+  if (spec.truncation != Truncation::KeepStart || length <= spec.maxLength) return;
+  const int64_t shift = length - int64_t(tc.tokens.size()); // tokens the collator puts before (add_bos)
+  std::vector<int> whole;
+  for (size_t i = 0; i < tc.tokens.size();) {
+    if (!tc.tokens[i].inGeneration) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < tc.tokens.size() && tc.tokens[j].inGeneration) ++j;
+    if (int64_t(i) + shift < spec.maxLength && int64_t(j) + shift > spec.maxLength) return; // cut inside: a row rule's
+    if (int64_t(i) + shift >= spec.maxLength) whole.push_back(tc.tokens[i].messageIndex);
+    i = j;
+  }
+  if (whole.empty()) return;
+  std::string list;
+  for (int m : whole) list += (list.empty() ? "" : ", ") + std::to_string(m);
+  const RowLocation at{c.sourceLine, c.sourceItem};
+  Finding f =
+      makeFinding("reply-truncated", c.rowIndex, std::nullopt,
+                  locationLabel(c.rowIndex, at) + ": the row is " + std::to_string(length) + " tokens and max_length " +
+                      std::to_string(spec.maxLength) + " (truncation keep_start) cuts away the whole reply of message" +
+                      (whole.size() > 1 ? "s " : " ") + list +
+                      ": none of it is trained (TRL drops a row left with nothing graded)");
+  locate(f, at);
+  out.add(std::move(f));
+}
+
+// A micro-batch's findings in file order: each row's findings (and the lines skipped before it)
+// together, batch-rule findings at their rows' lines; stable, so a row's own order is kept.
+void sortByLine(std::vector<Finding>& findings) {
+  std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+    return a.line.value_or(LONG_MAX) < b.line.value_or(LONG_MAX);
+  });
+}
+
+// Per row: content rules, then (when the template took it) the conversation and prefix checks and
+// its length; the encodings that go on to the collator are returned.
+std::vector<TokenizedConversation> lintRows(const ChunkContext& cx, const Chunk& chunk, RowLocations& locations,
+                                            FindingCollector& out, LintReport& rep) {
+  const CollatorSpec& spec = cx.pipeline.collator().spec();
+  std::vector<TokenizedConversation> encoded;
+  encoded.reserve(chunk.rows.size());
+  for (const Conversation& c : chunk.rows) {
+    const RowLocation at{c.sourceLine, c.sourceItem};
+    locations.add(c.rowIndex, at);
+    std::optional<TokenizedConversation> tc = encodeRow(cx.pipeline, c, out);
+    runContentChecks(c, tc ? &*tc : nullptr, cx.facts, out);
+    if (!tc) continue;
+    const long before = rep.summary.findingsByRule["boundary-merge"];
+    runConversationChecks(*tc, c.rowIndex, out, &c, at);
+    if (c.rowIndex < cx.options.prefixCheckRows && rep.summary.findingsByRule["boundary-merge"] == before)
+      runPrefixChecks(cx.pipeline.encoder(), cx.pipeline.renderOptions(), c, *tc, out);
+    const int64_t len = int64_t(tc->tokens.size()) + (spec.addBos ? 1 : 0);
+    rep.summary.addLength(len);
+    if (spec.truncation != Truncation::None && len > spec.maxLength) ++rep.summary.rowsTruncated;
+    repliesCutAway(spec, c, *tc, len, out);
+    encoded.push_back(std::move(*tc));
+  }
+  return encoded;
+}
+
+ChunkResult lintChunk(const ChunkContext& cx, Chunk& chunk) {
   ChunkResult res;
   res.microBatch = chunk.microBatch;
   LintReport& rep = res.report;
   FindingCollector out(rep, -1);
   for (Finding& f : chunk.readerFindings) out.add(std::move(f));
-  std::vector<TokenizedConversation> encoded;
-  encoded.reserve(chunk.rows.size());
-  const CollatorSpec& spec = pipeline.collator().spec();
+  const CollatorSpec& spec = cx.pipeline.collator().spec();
   rep.summary.maxLength = spec.maxLength; // addLength() bins against it (length histogram, over_max_length)
-  for (const Conversation& c : chunk.rows) {
-    TokenizedConversation tc;
-    try {
-      tc = pipeline.encode(c);
-    } catch (const std::exception& e) {
-      Finding f{"row-skipped",
-                Severity::Warning,
-                c.rowIndex,
-                std::nullopt,
-                "row " + std::to_string(c.rowIndex) + ": the template or tokenizer refused it: " + e.what(),
-                std::nullopt};
-      if (c.sourceLine >= 0) f.line = c.sourceLine;
-      out.add(std::move(f));
-      continue;
-    }
-    const long before = rep.summary.findingsByRule["boundary-merge"];
-    runConversationChecks(tc, c.rowIndex, out, &c);
-    if (c.rowIndex < opt.prefixCheckRows && rep.summary.findingsByRule["boundary-merge"] == before) {
-      runPrefixChecks(pipeline.encoder(), pipeline.renderOptions(), c, tc, out);
-    }
-    const int64_t len = int64_t(tc.tokens.size()) + (spec.addBos ? 1 : 0);
-    rep.summary.addLength(len);
-    if (spec.truncation != Truncation::None && len > spec.maxLength) ++rep.summary.rowsTruncated;
-    encoded.push_back(std::move(tc));
+  RowLocations locations;
+  const std::vector<TokenizedConversation> encoded = lintRows(cx, chunk, locations, out, rep);
+  if (!encoded.empty()) {
+    const Batch batch = cx.pipeline.collate(encoded);
+    BatchRuleOptions o;
+    o.generation = cx.options.generation;
+    o.vocabSize = cx.pipeline.tokenizer().vocabSize();
+    o.intent = labelIntentOf(spec);
+    o.rolesKnown = true;
+    o.datasetPositions = true;
+    o.firstDatasetRow = chunk.rows.front().rowIndex;
+    o.lastDatasetRow = chunk.rows.back().rowIndex;
+    o.locations = &locations;
+    const int64_t gradedBefore = rep.summary.graded;
+    runBatchRules(batch, o, out, rep.summary, &res.fullSequenceRows);
+    rep.summary.gradAccum.add(rep.summary.graded - gradedBefore);
   }
-  if (encoded.empty()) return res;
-  const Batch batch = pipeline.collate(encoded);
-  BatchRuleOptions o;
-  o.generation = opt.generation;
-  o.vocabSize = pipeline.tokenizer().vocabSize();
-  o.intent = labelIntentOf(spec);
-  o.rolesKnown = true;
-  o.datasetPositions = true;
-  o.firstDatasetRow = chunk.rows.front().rowIndex;
-  o.lastDatasetRow = chunk.rows.back().rowIndex;
-  const int64_t gradedBefore = rep.summary.graded;
-  runBatchRules(batch, o, out, rep.summary, &res.fullSequenceRows);
-  rep.summary.gradAccum.add(rep.summary.graded - gradedBefore);
+  locations.locateAll(rep.findings);
+  sortByLine(rep.findings);
   return res;
 }
 
@@ -90,8 +162,7 @@ ChunkResult lintChunk(const DatasetPipeline& pipeline, const DatasetLintOptions&
 // reorder buffer whose size is bounded, so memory stays bounded whatever the dataset size.
 class ChunkPool {
 public:
-  ChunkPool(const DatasetPipeline& pipeline, const DatasetLintOptions& opt, int workers)
-      : pipeline_(pipeline), opt_(opt), queueCap_(size_t(workers) * 4) {
+  ChunkPool(const ChunkContext& context, int workers) : context_(context), queueCap_(size_t(workers) * 4) {
     // Explicit stacks (kWorkerStackBytes, StackSizes.h): a row's template render recurses up to the
     // template caps on these threads. If a thread cannot start, the started ones are stopped.
     try {
@@ -150,7 +221,7 @@ private:
       cvSpace_.notify_one();
       ChunkResult r;
       try {
-        r = lintChunk(pipeline_, opt_, c);
+        r = lintChunk(context_, c);
       } catch (...) {
         std::lock_guard lk(mu_);
         if (!failure_) failure_ = std::current_exception();
@@ -185,8 +256,7 @@ private:
     }
   }
 
-  const DatasetPipeline& pipeline_;
-  const DatasetLintOptions& opt_;
+  const ChunkContext& context_;
   const size_t queueCap_;
   std::mutex mu_;
   std::condition_variable cvWork_, cvSpace_, cvDone_;
@@ -198,16 +268,20 @@ private:
   long pushed_ = 0, nextToReduce_ = 0;
 };
 
-// Rows the reader skipped since the last call, reported with the micro-batch being read (by the
-// shard that owns it, so merged shards report each once, in the unsharded order).
-void takeReaderErrors(const DatasetReader& reader, bool mine, size_t& seen, Chunk& chunk) {
-  while (seen < reader.errors().size()) {
-    const RowError& e = reader.errors()[seen++];
-    if (!mine) continue;
-    Finding f{"row-skipped", Severity::Warning, std::nullopt, std::nullopt, e.toString(), std::nullopt};
-    if (e.line >= 0) f.line = e.line;
-    chunk.readerFindings.push_back(std::move(f));
-  }
+// Rows the reader skipped since the last call (every one: taken as they come, so the reader's cap on
+// kept errors does not apply), reported with the micro-batch being read by the shard that owns it,
+// so merged shards report each once, in the unsharded order. Returns how many were taken.
+long takeReaderErrors(DatasetReader& reader, bool mine, Chunk& chunk) {
+  std::vector<RowError> errors = reader.takeErrors();
+  if (mine)
+    for (const RowError& e : errors) {
+      const RowLocation at{e.line, e.item};
+      Finding f = makeFinding("row-skipped", std::nullopt, std::nullopt,
+                              (e.line >= 0 ? locationLabel(-1, at) + ": " : std::string()) + e.reason);
+      locate(f, at);
+      chunk.readerFindings.push_back(std::move(f));
+    }
+  return long(errors.size());
 }
 
 // Reads the dataset into micro-batch chunks (microBatchSize readable rows each, as an unsharded
@@ -220,7 +294,7 @@ void readChunks(DatasetReader& reader, const DatasetLintOptions& opt, LintSummar
   long microBatch = 0;
   auto mine = [&] { return microBatch % opt.shardCount == opt.shardIndex; };
   const bool ranged = opt.rowBegin > 0 || opt.rowEnd >= 0; // else the reader's own count is used at the end
-  size_t errorsSeen = 0;
+  DatasetRowChecks rowChecks;                              // sees every readable row in file order (all shards alike)
   auto lastProgress = std::chrono::steady_clock::now();
   Conversation c;
   for (;;) {
@@ -229,10 +303,10 @@ void readChunks(DatasetReader& reader, const DatasetLintOptions& opt, LintSummar
     // (or anywhere before it when A is 0) and before good row B.
     const long next = got ? c.rowIndex : reader.rowsRead(); // the index the skipped rows precede
     const bool skippedInRange = (next > opt.rowBegin || opt.rowBegin == 0) && (opt.rowEnd < 0 || next < opt.rowEnd);
-    const size_t before = errorsSeen;
-    takeReaderErrors(reader, mine() && skippedInRange, errorsSeen, chunk);
-    if (mine() && skippedInRange && ranged) summary.rowsSkipped += long(errorsSeen - before);
+    const long skipped = takeReaderErrors(reader, mine() && skippedInRange, chunk);
+    if (mine() && skippedInRange && ranged) summary.rowsSkipped += skipped;
     if (!got || (opt.rowEnd >= 0 && c.rowIndex >= opt.rowEnd)) break;
+    rowChecks.check(c, mine() && c.rowIndex >= opt.rowBegin, chunk.readerFindings);
     if (c.rowIndex < opt.rowBegin) continue;
     chunk.microBatch = microBatch;
     if (mine()) ++summary.rowsRead;
@@ -276,6 +350,7 @@ LintReport lintDataset(const std::string& dataSpec, const DatasetLintOptions& op
   report.summary.maxLength = pipeline.collator().spec().maxLength;
   report.summary.gradAccum.microBatchSize = opt.microBatchSize;
   FindingCollector out(report, opt.maxFindings);
+  if (opt.findingSink) out.setSink(opt.findingSink);
   // Every shard renders the probe conversations, so a template that hits a sandbox limit stops the
   // run here (exit 2) instead of costing the limit on every row. Template-level checks once (shard
   // 0 only, so merged shards count them once).
@@ -293,6 +368,7 @@ LintReport lintDataset(const std::string& dataSpec, const DatasetLintOptions& op
     LintSummary s = std::move(r.report.summary);
     // Findings were counted again by out.add(); drop the chunk's own counts before merging.
     s.errors = s.warnings = s.infos = 0;
+    s.dataErrors = s.dataWarnings = s.dataInfos = 0;
     s.findingsShown = s.findingsOmitted = 0;
     s.findingsByRule.clear();
     report.summary.merge(s);
@@ -300,7 +376,8 @@ LintReport lintDataset(const std::string& dataSpec, const DatasetLintOptions& op
   };
   const int workers = std::max(1, opt.threads > 0 ? opt.threads : int(std::thread::hardware_concurrency()));
   {
-    ChunkPool pool(pipeline, opt, workers); // its destructor stops the workers if reading throws
+    const ChunkContext context{pipeline, opt, datasetFactsOf(pipeline.encoder())};
+    ChunkPool pool(context, workers); // its destructor stops the workers if reading throws
     readChunks(reader, opt, report.summary, pool, reduce);
     pool.finish(reduce);
   }

@@ -21,6 +21,8 @@ struct DatasetLintOptions {
   int prefixCheckRows = 16;                                 // rows that also get the render-prefix checks (costly)
   long rowBegin = 0, rowEnd = -1;                           // --rows A:B: dataset rows linted (-1: to the end)
   std::function<void(double fraction, long rows)> progress; // called from the reading thread
+  // Sees every finding (none capped) in report order, as it is added (lint --findings-out).
+  std::function<void(const Finding&)> findingSink;
 };
 
 // Streams the dataset (constant memory), lints every micro-batch on worker threads and reduces the

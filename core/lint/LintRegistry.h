@@ -11,7 +11,8 @@
 namespace maskscope {
 
 // A rule checks at one of these points (the others stay null). A rule with none is reported by
-// the lint run itself (row-skipped by the dataset reader, rules-not-run, full-sequence-labels).
+// the lint run itself (row-skipped, duplicate-row and mixed-row-shapes by the dataset reading,
+// rules-not-run, full-sequence-labels).
 struct LintRule {
   RuleInfo info;
   bool (*beforeRows)(const BatchInput&) = nullptr;          // once per batch; false: the batch is unusable
@@ -20,10 +21,12 @@ struct LintRule {
   void (*once)(const TemplateInput&) = nullptr;             // once per lint run (template + tokenizer)
   void (*conversation)(const ConversationInput&) = nullptr; // every encoded dataset conversation
   void (*preference)(const PreferenceInput&) = nullptr;     // every encoded preference pair
+  void (*content)(const RowContentInput&) = nullptr;        // every dataset row as read (content rules)
 };
 
 // The families, in report order (each defined in core/lint/rules/<Family>Rules.cpp).
 const std::vector<LintRule>& shapeRules();
+const std::vector<LintRule>& contentRules();
 const std::vector<LintRule>& paddingRules();
 const std::vector<LintRule>& labelRules();
 const std::vector<LintRule>& packingRules();

@@ -1,4 +1,5 @@
-// Summary arithmetic and the JSON shape of a lint report (the fields docs/cli.md documents for `lint`).
+// Summary arithmetic of a lint report: counting findings, lengths and graded fractions, merging
+// shard summaries, and the gradient-accumulation weights. The JSON is in ReportJson.cpp.
 #include "core/lint/LintReport.h"
 
 #include <algorithm>
@@ -38,45 +39,37 @@ void GradAccumStats::merge(const GradAccumStats& o) {
   perMicroBatchComplete = perMicroBatchComplete && o.perMicroBatchComplete;
 }
 
-nlohmann::json GradAccumStats::toJson() const {
-  nlohmann::json j;
-  j["micro_batch_size"] = microBatchSize;
-  j["micro_batches"] = microBatches;
-  j["empty_micro_batches"] = emptyMicroBatches;
-  j["graded_tokens"] = gradedTokens;
-  j["graded_per_micro_batch_min"] = std::max<int64_t>(minTokens, 0);
-  j["graded_per_micro_batch_max"] = maxTokens;
+GradAccumStats::Weights GradAccumStats::weights() const {
+  Weights w;
   const long k = microBatches - emptyMicroBatches;
-  if (k > 0 && gradedTokens > 0) {
-    const double N = double(gradedTokens);
-    // Weight of one token under the mean of micro-batch means, relative to the token-weighted mean.
-    j["max_token_weight_ratio"] = N / (double(k) * double(minTokens));
-    j["min_token_weight_ratio"] = N / (double(k) * double(maxTokens));
-    // Total-variation distance between the two weightings: the share of the gradient that the
-    // mean of means moves from tokens of large micro-batches to tokens of small ones.
-    double tv = 0;
-    for (int64_t n : perMicroBatch)
-      if (n > 0) tv += std::fabs(1.0 / double(k) - double(n) / N);
-    j["weight_misallocation"] = 0.5 * tv;
-    j["weight_misallocation_exact"] = perMicroBatchComplete;
-  } else {
-    j["max_token_weight_ratio"] = nullptr;
-    j["min_token_weight_ratio"] = nullptr;
-    j["weight_misallocation"] = nullptr;
-  }
-  return j;
+  if (k <= 0 || gradedTokens <= 0) return w;
+  const double N = double(gradedTokens);
+  // Weight of one token under the mean of micro-batch means, relative to the token-weighted mean.
+  w.maxTokenRatio = N / (double(k) * double(minTokens));
+  w.minTokenRatio = N / (double(k) * double(maxTokens));
+  // Total-variation distance between the two weightings: the share of the gradient that the
+  // mean of means moves from tokens of large micro-batches to tokens of small ones.
+  double tv = 0;
+  for (int64_t n : perMicroBatch)
+    if (n > 0) tv += std::fabs(1.0 / double(k) - double(n) / N);
+  w.misallocation = 0.5 * tv;
+  return w;
 }
 
 void LintSummary::countFinding(const Finding& f) {
+  const bool data = f.scope == Scope::Data;
   switch (f.severity) {
   case Severity::Error:
     ++errors;
+    dataErrors += data;
     break;
   case Severity::Warning:
     ++warnings;
+    dataWarnings += data;
     break;
   case Severity::Info:
     ++infos;
+    dataInfos += data;
     break;
   }
   ++findingsByRule[f.rule];
@@ -101,10 +94,14 @@ void LintSummary::addGradedFraction(int64_t g, int64_t real) {
 
 void LintSummary::merge(const LintSummary& o) {
   if (input.empty()) input = o.input;
+  if (source.empty()) source = o.source;
   rows += o.rows;
   errors += o.errors;
   warnings += o.warnings;
   infos += o.infos;
+  dataErrors += o.dataErrors;
+  dataWarnings += o.dataWarnings;
+  dataInfos += o.dataInfos;
   findingsShown += o.findingsShown;
   findingsOmitted += o.findingsOmitted;
   for (const auto& [k, v] : o.findingsByRule) findingsByRule[k] += v;
@@ -133,68 +130,23 @@ void LintSummary::merge(const LintSummary& o) {
   gradAccum.merge(o.gradAccum);
 }
 
-static nlohmann::json share(int64_t part, int64_t whole) {
-  return whole > 0 ? nlohmann::json(double(part) / double(whole)) : nlohmann::json(nullptr);
-}
-
-nlohmann::json LintSummary::toJson() const {
-  nlohmann::json j;
-  j["rows"] = rows;
-  j["errors"] = errors;
-  j["warnings"] = warnings;
-  j["infos"] = infos;
-  j["input"] = input;
-  j["findings_shown"] = findingsShown;
-  j["findings_omitted"] = findingsOmitted;
-  j["findings_by_rule"] = findingsByRule;
-  j["rules_not_run"] = rulesNotRun;
-  j["rows_read"] = rowsRead;
-  j["rows_skipped"] = rowsSkipped;
-  j["positions"] = {{"total", positions}, {"real", realPositions}, {"padding", paddingPositions}};
-  j["graded"] = {{"total", graded},
-                 {"padding", gradedPadding},
-                 {"prompt", gradedPrompt},
-                 {"reply", gradedReply},
-                 {"unknown_role", gradedUnknown},
-                 {"fraction_of_real", share(graded - gradedPadding, realPositions)},
-                 {"padding_share", share(gradedPadding, graded)},
-                 {"prompt_share", share(gradedPrompt, graded)},
-                 {"reply_share", share(gradedReply, graded)},
-                 {"fraction_histogram", gradedFractionHistogram}};
-  j["rows_nothing_graded"] = rowsNothingGraded;
-  j["length"] = {{"min", std::max<int64_t>(lengthMin, 0)},
-                 {"max", lengthMax},
-                 {"sum", lengthSum},
-                 {"mean", rows > 0 ? nlohmann::json(double(lengthSum) / double(rows)) : nlohmann::json(nullptr)},
-                 {"max_length", maxLength},
-                 {"over_max_length", rowsOverMaxLength},
-                 {"truncated", rowsTruncated},
-                 {"histogram_quarters_of_max_length", lengthHistogram}};
-  j["grad_accum"] = gradAccum.toJson();
-  return j;
-}
-
-nlohmann::json findingToJson(const Finding& f) {
-  nlohmann::json j;
-  j["rule"] = f.rule;
-  j["severity"] = severityName(f.severity);
-  j["row"] = f.row ? nlohmann::json(*f.row) : nlohmann::json(nullptr);
-  j["position"] = f.position ? nlohmann::json(*f.position) : nlohmann::json(nullptr);
-  j["message"] = f.message;
-  if (f.line) j["line"] = *f.line;
-  return j;
-}
-
-nlohmann::json LintReport::toJson() const {
-  nlohmann::json j;
-  j["findings"] = nlohmann::json::array();
-  for (const Finding& f : findings) j["findings"].push_back(findingToJson(f));
-  j["summary"] = summary.toJson();
-  return j;
+Finding makeFinding(const std::string& rule, std::optional<int64_t> row, std::optional<int64_t> position,
+                    std::string message, std::optional<Severity> severity) {
+  const RuleInfo* info = findRule(rule);
+  Finding f;
+  f.rule = rule;
+  f.severity = severity ? *severity : info ? info->severity : Severity::Warning;
+  f.row = row;
+  f.position = position;
+  f.message = std::move(message);
+  f.scope = info ? info->scope : Scope::Settings;
+  return f;
 }
 
 void FindingCollector::add(Finding f) {
+  if (const RuleInfo* info = findRule(f.rule)) f.scope = info->scope;
   report_.summary.countFinding(f);
+  if (sink_) sink_(f);
   if (max_ >= 0 && long(report_.findings.size()) >= max_) {
     ++report_.summary.findingsOmitted;
     return;
@@ -205,14 +157,7 @@ void FindingCollector::add(Finding f) {
 
 void FindingCollector::add(const std::string& rule, std::optional<int64_t> row, std::optional<int64_t> position,
                            std::string message, std::optional<Severity> severity) {
-  const RuleInfo* info = findRule(rule);
-  Finding f;
-  f.rule = rule;
-  f.severity = severity ? *severity : info ? info->severity : Severity::Warning;
-  f.row = row;
-  f.position = position;
-  f.message = std::move(message);
-  add(std::move(f));
+  add(makeFinding(rule, row, position, std::move(message), severity));
 }
 
 } // namespace maskscope

@@ -1,13 +1,14 @@
 // A lint run's result: the findings (capped, in input order) and a summary that counts every
-// finding plus dataset statistics. Summaries of shards merge by addition (see merge()).
+// finding plus dataset statistics. Summaries of shards merge by addition (see merge()). Its JSON,
+// both ways, is core/lint/ReportJson.h; the terminal report core/lint/TextReport.h.
 #pragma once
 #include "core/lint/LintTypes.h"
 
-#include <nlohmann/json.hpp>
-
 #include <array>
 #include <climits>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,13 +37,23 @@ struct GradAccumStats {
 
   void add(int64_t graded);
   void merge(const GradAccumStats& o);
-  nlohmann::json toJson() const;
+
+  // The derived figures (null in the JSON when no micro-batch has a graded token): the weight of
+  // a token of the smallest / largest micro-batch relative to the token-weighted mean, and the
+  // share of the gradient weight the mean of micro-batch means misplaces (total variation).
+  struct Weights {
+    std::optional<double> maxTokenRatio, minTokenRatio, misallocation;
+  };
+  Weights weights() const;
 };
 
 struct LintSummary {
   std::string input;                        // "dataset" or "batch"
+  std::string source;                       // INPUT as given (the merge: the shards' dataset); "" = not written
+  std::string shard;                        // "K/N" of a shard report, else ""
   long rows = 0;                            // rows linted: dataset rows, or batch rows of a dump
   long errors = 0, warnings = 0, infos = 0; // every finding, including those beyond --max-findings
+  long dataErrors = 0, dataWarnings = 0, dataInfos = 0; // of those, scope data (the rest: settings)
   long findingsShown = 0, findingsOmitted = 0;
   std::map<std::string, long> findingsByRule;
   std::vector<std::string> rulesNotRun;
@@ -65,7 +76,6 @@ struct LintSummary {
   void addLength(int64_t length);
   void addGradedFraction(int64_t graded, int64_t real);
   void merge(const LintSummary& o); // sums counts; min/max combine; rules_not_run unite
-  nlohmann::json toJson() const;
 };
 
 struct LintReport {
@@ -78,23 +88,27 @@ struct LintReport {
   std::vector<long> microBatchIndex;
   long fullSequenceRows = 0; // rows grading the prompt too (the full-sequence-labels info)
   bool hasErrors() const { return summary.errors > 0; }
-  nlohmann::json toJson() const;
 };
 
-nlohmann::json findingToJson(const Finding& f);
+// A finding of a registered rule: severity (unless given) and scope from the rule catalogue.
+Finding makeFinding(const std::string& rule, std::optional<int64_t> row, std::optional<int64_t> position,
+                    std::string message, std::optional<Severity> severity = std::nullopt);
 
-// Collects findings in order with a cap, counting all of them in the summary.
+// Collects findings in order with a cap, counting all of them in the summary. A sink, when set,
+// sees every finding (also those beyond the cap) in the order they are added (--findings-out).
 class FindingCollector {
 public:
   explicit FindingCollector(LintReport& report, long maxFindings = -1) : report_(report), max_(maxFindings) {}
-  void add(Finding f);
+  void add(Finding f); // sets f.scope from the rule
   void add(const std::string& rule, std::optional<int64_t> row, std::optional<int64_t> position, std::string message,
            std::optional<Severity> severity = std::nullopt);
+  void setSink(std::function<void(const Finding&)> sink) { sink_ = std::move(sink); }
   LintReport& report() { return report_; }
 
 private:
   LintReport& report_;
   long max_;
+  std::function<void(const Finding&)> sink_;
 };
 
 } // namespace maskscope

@@ -18,6 +18,13 @@ const char* severityName(Severity s) {
   return "?";
 }
 
+const char* scopeName(Scope s) { return s == Scope::Data ? "data" : "settings"; }
+
+std::string_view ruleFix(const RuleInfo& rule) {
+  const size_t at = rule.explanation.rfind("Fix: ");
+  return at == std::string_view::npos ? std::string_view() : rule.explanation.substr(at + 5);
+}
+
 const std::vector<RuleInfo>& allRules() {
   static const std::vector<RuleInfo> infos = [] {
     std::vector<RuleInfo> all;
@@ -38,12 +45,15 @@ std::string rulesMarkdown() {
                    "Generated from the rule registry, core/lint/rules/*Rules.cpp (the text `maskscope lint --explain "
                    "RULE` prints and the "
                    "app shows). Do not edit by hand; tests/lint checks that this file matches.\n\n"
-                   "| rule | severity | fires when |\n| --- | --- | --- |\n";
+                   "Scope says what a finding asks to change: *data* — the rows of the dataset (a contributor fixes "
+                   "the lines named); *settings* — the template, tokenizer, collator or trainer.\n\n"
+                   "| rule | severity | scope | fires when |\n| --- | --- | --- | --- |\n";
   for (const RuleInfo& r : allRules())
-    md += "| `" + std::string(r.name) + "` | " + severityName(r.severity) + " | " + std::string(r.title) + " |\n";
+    md += "| `" + std::string(r.name) + "` | " + severityName(r.severity) + " | " + scopeName(r.scope) + " | " +
+          std::string(r.title) + " |\n";
   for (const RuleInfo& r : allRules()) {
     md += "\n## " + std::string(r.name) + "\n\n";
-    md += "*" + std::string(severityName(r.severity)) + "* — " + std::string(r.title) +
+    md += "*" + std::string(severityName(r.severity)) + ", " + scopeName(r.scope) + "* — " + std::string(r.title) +
           ". Needs: " + std::string(r.needs) + ".\n\n";
     md += std::string(r.explanation) + "\n";
   }

@@ -16,10 +16,11 @@ namespace maskscope {
 
 namespace {
 
-// "row 3: ..." -> "row 3 (chosen): ...": the side in every finding of a side's batch.
+// "line 3: ..." -> "line 3 (chosen): ...": the side in every finding of a side's batch.
 std::string withSide(const std::string& message, const char* side) {
-  const size_t colon = message.find(':');
-  if (message.starts_with("row ") && colon != std::string::npos)
+  const size_t colon = message.find(": ");
+  const bool located = message.starts_with("row ") || message.starts_with("line ") || message.starts_with("item ");
+  if (located && colon != std::string::npos)
     return message.substr(0, colon) + " (" + side + ")" + message.substr(colon);
   return std::string(side) + ": " + message;
 }
@@ -36,6 +37,7 @@ void lintSide(const Batch& batch, const char* side, const BatchRuleOptions& o, F
   }
   LintSummary s = std::move(part.summary);
   s.errors = s.warnings = s.infos = 0; // counted again by out.add()
+  s.dataErrors = s.dataWarnings = s.dataInfos = 0;
   s.findingsShown = s.findingsOmitted = 0;
   s.findingsByRule.clear();
   summary.merge(s);
@@ -46,13 +48,17 @@ void lintChunk(const DatasetPipeline& pipeline, const DatasetLintOptions& opt, c
                FindingCollector& out, LintReport& report, long& fullRows) {
   const CollatorSpec& spec = pipeline.collator().spec();
   std::vector<EncodedPreference> pairs;
+  RowLocations locations;
   for (const PreferenceRow& row : rows) {
+    const RowLocation at{row.sourceLine, row.sourceItem};
+    locations.add(row.rowIndex, at);
     try {
       pairs.push_back(encodePreference(pipeline, row));
     } catch (const std::exception& e) {
-      out.add(Finding{"row-skipped", Severity::Warning, row.rowIndex, std::nullopt,
-                      "row " + std::to_string(row.rowIndex) + ": the template or tokenizer refused it: " + e.what(),
-                      row.sourceLine});
+      Finding f = makeFinding("row-skipped", row.rowIndex, std::nullopt,
+                              locationLabel(row.rowIndex, at) + ": the template or tokenizer refused it: " + e.what());
+      locate(f, at);
+      out.add(std::move(f));
       continue;
     }
     for (const LintRule& rule : lintRules())
@@ -74,6 +80,7 @@ void lintChunk(const DatasetPipeline& pipeline, const DatasetLintOptions& opt, c
   o.datasetPositions = true;
   o.firstDatasetRow = pairs.front().rowIndex;
   o.lastDatasetRow = pairs.back().rowIndex;
+  o.locations = &locations;
   const int64_t gradedBefore = report.summary.graded;
   lintSide(batches.chosen, "chosen", o, out, report.summary, fullRows);
   lintSide(batches.rejected, "rejected", o, out, report.summary, fullRows);
@@ -95,8 +102,11 @@ void lintPairs(const DatasetPipeline& pipeline, const DatasetLintOptions& opt, P
       if (!inRange) continue;
       const RowError& e = reader.errors()[errorsSeen];
       ++report.summary.rowsSkipped;
-      out.add(Finding{"row-skipped", Severity::Warning, std::nullopt, std::nullopt, e.toString(),
-                      e.line >= 0 ? std::optional<long>(e.line) : std::nullopt});
+      const RowLocation at{e.line, e.item};
+      Finding f = makeFinding("row-skipped", std::nullopt, std::nullopt,
+                              (e.line >= 0 ? locationLabel(-1, at) + ": " : std::string()) + e.reason);
+      locate(f, at);
+      out.add(std::move(f));
     }
     if (!got || (opt.rowEnd >= 0 && row.rowIndex >= opt.rowEnd)) break;
     if (row.rowIndex < opt.rowBegin) continue;
@@ -124,6 +134,7 @@ LintReport lintPreferenceDataset(const std::string& dataSpec, const DatasetLintO
   report.summary.maxLength = pipeline.collator().spec().maxLength;
   report.summary.gradAccum.microBatchSize = opt.microBatchSize;
   FindingCollector out(report, opt.maxFindings);
+  if (opt.findingSink) out.setSink(opt.findingSink);
   const RoleMarkers markers = learnRoleMarkers(pipeline.encoder(), pipeline.renderOptions());
   runTemplateChecks(pipeline.encoder(), pipeline.renderOptions(), markers, &pipeline.collator().spec(), out);
   long fullRows = 0;

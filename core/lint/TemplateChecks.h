@@ -5,6 +5,8 @@
 #include "core/collate/ConversationEncoder.h"
 #include "core/lint/LintReport.h"
 #include "core/lint/RoleRecovery.h"
+#include "core/lint/RowLocation.h"
+#include "core/lint/rules/RuleInput.h"
 
 namespace maskscope {
 
@@ -17,11 +19,17 @@ void runTemplateChecks(const ConversationEncoder& encoder, const RenderOptions& 
 // straddles the start of a reply's content). row = the dataset row.
 // conversation (optional): the row as read, for the rules that compare it with its render.
 void runConversationChecks(const TokenizedConversation& encoded, long row, FindingCollector& out,
-                           const Conversation* conversation = nullptr);
+                           const Conversation* conversation = nullptr, RowLocation location = {});
 
 // The render-prefix checks for one conversation (render of the messages before the last reply plus
 // the generation prompt must be a text prefix, and its tokens a token prefix, of the full render).
 void runPrefixChecks(const ConversationEncoder& encoder, const RenderOptions& render, const Conversation& conversation,
                      const TokenizedConversation& full, FindingCollector& out);
+
+// What the content rules need to know about the template and tokenizer (once per run).
+DatasetFacts datasetFactsOf(const ConversationEncoder& encoder);
+// The content rules on one dataset row as read; encoded: its encoding, null when the template refused it.
+void runContentChecks(const Conversation& conversation, const TokenizedConversation* encoded, const DatasetFacts& facts,
+                      FindingCollector& out);
 
 } // namespace maskscope

@@ -140,13 +140,14 @@ private Q_SLOTS:
     }
   }
 
-  // stop-token-not-graded runs on each side: a collator whose pad is the EOS masks both closings.
+  // stop-token-not-graded runs on each side: a collator whose pad is the EOS masks both closings
+  // (findings name the file line and the side).
   void stopTokenPerSide() {
     DatasetLintOptions o;
     o.pipeline.collatorSpec = "buggy-pad-is-eos";
     const LintReport bad = lintPreferenceDataset(kData + "conversational.jsonl", o);
-    QVERIFY(fires(bad, "stop-token-not-graded", "row 0 (chosen)"));
-    QVERIFY(fires(bad, "stop-token-not-graded", "row 0 (rejected)"));
+    QVERIFY(fires(bad, "stop-token-not-graded", "line 1 (chosen)"));
+    QVERIFY(fires(bad, "stop-token-not-graded", "line 1 (rejected)"));
     QCOMPARE(bad.summary.rows, 2L);
     o.pipeline.collatorSpec = "default";
     const LintReport good = lintPreferenceDataset(kData + "conversational.jsonl", o);

@@ -20,6 +20,7 @@
 #include <QTest>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -122,6 +123,7 @@ private Q_SLOTS:
   void presets_data();
   void presets();
   void malformedRows();
+  void jsonListItems();
   void explanations();
   void docsInSync();
   void commandJsonAndExitCodes();
@@ -459,6 +461,39 @@ std::vector<RuleCase> ruleCases() {
     DatasetLintOptions o;
     return lintDataset(kData + "long-reply.jsonl", o);
   });
+  // Content rules (tests/data/lint/content): each fires on its planted row, quiet on the near misses
+  // (a system prompt first, a tool-call reply with empty content, two tool results in a row,
+  // reasoning closed before the answer, rows that differ by one word).
+  auto content = [](const char* file, const std::string& templ = {}) {
+    return [file, templ] {
+      DatasetLintOptions o;
+      o.pipeline.templateSpec = templ;
+      return lintDataset(kData + "content/" + file, o);
+    };
+  };
+  const std::string qwen3 = kData + "qwen3-think.jinja";
+  add("no-assistant-reply fires", "no-assistant-reply", true, content("no-reply.jsonl"));
+  add("no-assistant-reply quiet (near misses)", "no-assistant-reply", false, content("near-miss.jsonl"));
+  add("trailing-user-turn fires", "trailing-user-turn", true, content("trailing-user.jsonl"));
+  add("trailing-user-turn quiet (near misses)", "trailing-user-turn", false, content("near-miss.jsonl"));
+  add("empty-reply fires", "empty-reply", true, [] { return lintDataset(kData + "empty-reply.jsonl", {}); });
+  add("empty-reply quiet (a tool-call reply with empty content)", "empty-reply", false, content("near-miss.jsonl"));
+  add("system-not-first fires", "system-not-first", true, content("system-late.jsonl"));
+  add("system-not-first quiet (system first)", "system-not-first", false, content("near-miss.jsonl"));
+  add("consecutive-same-role fires", "consecutive-same-role", true, content("two-users.jsonl"));
+  add("consecutive-same-role quiet (two tool results in a row)", "consecutive-same-role", false,
+      content("near-miss.jsonl"));
+  add("message-dropped-by-template fires (role gpt, Qwen3 template)", "message-dropped-by-template", true,
+      content("gpt-role.jsonl", qwen3));
+  add("message-dropped-by-template quiet (Qwen3 template, tools and reasoning)", "message-dropped-by-template", false,
+      content("near-miss.jsonl", qwen3));
+  add("unclosed-think fires (Qwen3 template)", "unclosed-think", true, content("unclosed-think.jsonl", qwen3));
+  add("unclosed-think quiet (reasoning closed)", "unclosed-think", false, content("near-miss.jsonl", qwen3));
+  add("duplicate-row fires (spaces differ)", "duplicate-row", true, content("duplicates.jsonl"));
+  add("duplicate-row quiet (rows differ by one word)", "duplicate-row", false, content("near-miss.jsonl"));
+  add("mixed-row-shapes fires (a ShareGPT row among messages rows)", "mixed-row-shapes", true,
+      content("mixed-shapes.jsonl"));
+  add("mixed-row-shapes quiet", "mixed-row-shapes", false, content("near-miss.jsonl"));
   // Preference pairs: a template whose generation prompt opens <think> (DeepSeek-R1 style) renders the
   // prompt differently inside prompt + reply; the ChatML template renders it as a prefix.
   add("preference-prompt-mismatch fires (generation prompt not a prefix of the reply)", "preference-prompt-mismatch",
@@ -573,7 +608,27 @@ void TestLint::malformedRows() {
   QCOMPARE(r.summary.rowsSkipped, 4L);
   QCOMPARE(r.summary.rowsRead, 3L);
   QCOMPARE(r.summary.rows, 3L);
-  QCOMPARE(r.summary.errors, 0L);
+  // Unreadable rows are data errors: the training library would refuse the file.
+  QCOMPARE(r.summary.errors, 4L);
+  QCOMPARE(r.summary.dataErrors, 4L);
+}
+
+// A JSON-list file (content/list.json, indent 2): findings name the element's index in the list
+// (unreadable elements count) and the line of its opening brace; the row number counts readable rows.
+void TestLint::jsonListItems() {
+  const LintReport r = lintDataset(kData + "content/list.json", {});
+  std::map<std::string, const Finding*> byRule;
+  for (const Finding& f : r.findings) byRule.emplace(f.rule, &f);
+  QVERIFY2(byRule.count("row-skipped") && byRule.count("empty-reply"), describe(r).c_str());
+  const Finding& skipped = *byRule["row-skipped"];
+  QCOMPARE(skipped.item, std::optional<long>(1));
+  QCOMPARE(skipped.line, std::optional<long>(14));
+  QVERIFY2(skipped.message.starts_with("item 1 (line 14): "), skipped.message.c_str());
+  const Finding& empty = *byRule["empty-reply"];
+  QCOMPARE(empty.row, std::optional<int64_t>(1));
+  QCOMPARE(empty.item, std::optional<long>(2));
+  QCOMPARE(empty.line, std::optional<long>(26));
+  QVERIFY2(empty.message.starts_with("item 2 (line 26): "), empty.message.c_str());
 }
 
 void TestLint::explanations() {
@@ -601,6 +656,7 @@ void TestLint::explanations() {
     QVERIFY(seen.insert(std::string(r.name)).second);
     QVERIFY(r.explanation.size() > 200);
     QVERIFY(!r.title.empty());
+    QVERIFY2(!ruleFix(r).empty(), (std::string(r.name) + ": the explanation ends without \"Fix: ...\"").c_str());
     for (char c : r.name) QVERIFY((c >= 'a' && c <= 'z') || c == '-');
   }
   QVERIFY(findRule("no-such-rule") == nullptr);

@@ -3,6 +3,8 @@
 // collators (one buggy), shard counts and --max-findings; mismatched shard sets are refused.
 #include "core/commands/CommandIO.h"
 #include "core/commands/LintCommand.h"
+#include "core/lint/ReportJson.h"
+#include "core/util/JsonString.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -60,6 +62,8 @@ private Q_SLOTS:
   void mergeEqualsUnsharded();
   void refusals_data();
   void refusals();
+  void shardJsonRoundTrip_data();
+  void shardJsonRoundTrip();
 };
 
 void TestLintMerge::mergeEqualsUnsharded_data() {
@@ -184,6 +188,37 @@ void TestLintMerge::refusals() {
   QVERIFY(out.empty());
   QVERIFY2(err.find(merge.merge[size_t(culprit)]) != std::string::npos, err.c_str());
   QVERIFY2(err.find(message.toStdString()) != std::string::npos, err.c_str());
+}
+
+void TestLintMerge::shardJsonRoundTrip_data() {
+  QTest::addColumn<QString>("input");
+  QTest::addColumn<QString>("collator");
+  QTest::addColumn<QString>("shard");
+  QTest::addColumn<long>("maxFindings");
+  const QString demo = u"builtin:demo"_s, gen = QString::fromStdString(kData + "shards-300.jsonl");
+  QTest::newRow("demo-default-0/2") << demo << u"default"_s << u"0/2"_s << 1000L;
+  QTest::newRow("demo-buggy-all-ones-1/3") << demo << u"buggy-max-length-all-ones"_s << u"1/3"_s << 1000L;
+  QTest::newRow("generated-bad-rows-0/1") << gen << u"default"_s << u"0/1"_s << 1000L;
+  QTest::newRow("generated-last-turn-2/3-max7") << gen << u"buggy-last-turn-only"_s << u"2/3"_s << 7L;
+}
+
+// The reader and the writer of the report JSON (core/lint/ReportJson.h) agree: a shard report the
+// command wrote, read back and written again, is the same bytes.
+void TestLintMerge::shardJsonRoundTrip() {
+  QFETCH(QString, input);
+  QFETCH(QString, collator);
+  QFETCH(QString, shard);
+  QFETCH(long, maxFindings);
+  LintArgs a = lintArgs(input.toStdString(), collator.toStdString(), maxFindings);
+  a.shard = shard.toStdString();
+  std::string written, err;
+  QVERIFY2(runLintCapture(a, true, written, err) != 2, err.c_str());
+  const ShardFile file{"shard.json", nlohmann::json::parse(written)};
+  const ShardReport read = shardReportFromJson(file);
+  QVERIFY(!read.report.findings.empty());
+  const std::string again =
+      escapeLineSeparators(shardReportJson(read.report, read.index, read.count, read.settings).dump()) + "\n";
+  QCOMPARE(again, written);
 }
 
 QTEST_GUILESS_MAIN(TestLintMerge)

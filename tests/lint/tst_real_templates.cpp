@@ -65,6 +65,8 @@ private Q_SLOTS:
   void thinkHistoryStripped();
   void enableThinkingVar();
   void enableThinkingInCollate();
+  void replyLeadingNewline_data();
+  void replyLeadingNewline();
 };
 
 void TestRealTemplates::everyReplyGradedWithItsClosingToken_data() {
@@ -286,6 +288,40 @@ void TestRealTemplates::enableThinkingInCollate() {
   };
   QCOMPARE(graded("false"), std::string("2+2 is 4.<|im_end|>\n"));
   QCOMPARE(graded("true"), std::string("<think>\n\n</think>\n\n2+2 is 4.<|im_end|>\n"));
+}
+
+// A reply that starts with "\n" (reply-leading-newline.jsonl, line 2) where the template strips it
+// (Qwen3's last reply, Llama 3's | trim): the same ids and labels as the reply without it (line 1),
+// so no boundary-merge. Where the template keeps it (Qwen3's earlier replies, line 3) the header's
+// "\n" and the reply's merge into one "\n\n" token: a real boundary-merge.
+void TestRealTemplates::replyLeadingNewline_data() {
+  QTest::addColumn<QString>("model");
+  QTest::addColumn<bool>("keptInEarlierTurn");
+  QTest::newRow("qwen3") << QStringLiteral("qwen3") << true;
+  QTest::newRow("llama3") << QStringLiteral("llama3") << false;
+}
+
+void TestRealTemplates::replyLeadingNewline() {
+  QFETCH(QString, model);
+  QFETCH(bool, keptInEarlierTurn);
+  REQUIRE_CACHED(model.toStdString());
+  const std::string data = kData + "reply-leading-newline.jsonl";
+  PipelineSpec ps;
+  ps.tokenizerSpec = cached(model.toStdString());
+  ps.collatorSpec = "trl-assistant-only";
+  DatasetPipeline pipeline(ps);
+  const std::vector<Conversation> rows = readDataset(data);
+  QCOMPARE(rows.size(), size_t(3));
+  const Batch b = pipeline.collateConversations({rows[0], rows[1]});
+  for (int64_t t = 0; t < b.length(); ++t) {
+    QCOMPARE(b.inputIds.at(1, t), b.inputIds.at(0, t));
+    QCOMPARE(b.labels.at(1, t), b.labels.at(0, t));
+  }
+  const LintReport r = lintWith(data, cached(model.toStdString()), "", "trl-assistant-only");
+  std::set<long> lines;
+  for (const Finding* f : findingsOf(r, "boundary-merge")) lines.insert(f->line.value_or(-1));
+  QVERIFY2(!lines.count(2), describe(r).c_str());
+  QCOMPARE(lines.count(3) == 1, keptInEarlierTurn);
 }
 
 QTEST_GUILESS_MAIN(TestRealTemplates)

@@ -63,6 +63,7 @@ void DatasetController::connectView() {
   connect(view_->minTokensBox(), &QSpinBox::valueChanged, this, &DatasetController::applyFilter);
   connect(view_->findingFilterBox(), &QComboBox::currentIndexChanged, this, &DatasetController::applyFilter);
   connect(lint_, &LintView::reportChanged, this, [this] {
+    fillFindingFilter();
     if (view_->findingFilterBox()->currentIndex() > 0) applyFilter();
   });
 }
@@ -106,8 +107,9 @@ void DatasetController::applyFilter() {
       !lengthsPending_)
     startTokenLengths();
   QList<int> findingRows;
-  const bool byFinding = view_->findingFilterBox()->currentIndex() > 0;
-  if (byFinding) findingRows = lint_->rowsWithFindings();
+  const QString rule = view_->findingFilterBox()->currentData().toString(); // "*": any rule
+  const bool byFinding = !rule.isEmpty();
+  if (byFinding) findingRows = lint_->rowsWithFindings(rule == QStringLiteral("*") ? QString() : rule);
   QListWidget* list = view_->list();
   for (int i = 0; i < list->count(); ++i) {
     QListWidgetItem* item = list->item(i);
@@ -117,6 +119,19 @@ void DatasetController::applyFilter() {
     if (byFinding) match = match && findingRows.contains(r);
     item->setHidden(!match);
   }
+}
+
+// "all rows", "rows with lint findings", then one entry per rule of the shown findings ("rows with
+// empty-reply (3)"); the rule picked stays picked while the new findings still have it.
+void DatasetController::fillFindingFilter() {
+  QComboBox* box = view_->findingFilterBox();
+  const QString picked = box->currentData().toString();
+  QSignalBlocker block(box);
+  while (box->count() > 2) box->removeItem(2);
+  for (const auto& [rule, rows] : lint_->rulesWithRows())
+    box->addItem(tr("rows with %1 (%2)").arg(rule).arg(rows), rule);
+  const int at = box->findData(picked);
+  box->setCurrentIndex(at >= 0 ? at : 0);
 }
 
 void DatasetController::startTokenLengths() {

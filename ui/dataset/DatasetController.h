@@ -1,6 +1,7 @@
-// The dataset browser's behaviour: fills the row list from the session, applies the search, message-
-// count, token-length and lint-finding filters, and measures token lengths in a worker (once per
-// dataset and tokenizer/template) when the length filter is first used. The window only shows it.
+// The dataset browser's behaviour: fills the row list from the session (each row with its file
+// line), applies the search, message-count, token-length and lint-finding filters (any finding, or
+// one rule), and measures token lengths in a worker (once per dataset and tokenizer/template) when
+// the length filter is first used. The window only shows it.
 #pragma once
 #include <QFutureWatcher>
 #include <QObject>
@@ -35,6 +36,7 @@ private:
   void connectSession();
   void connectView();
   void applyFilter();
+  void fillFindingFilter(); // the lint filter's entries: any finding, or one rule
   bool rowMatches(int row, const QString& text, int minMessages, int minTokens) const;
   void startTokenLengths();
   void cancelTokenLengths();

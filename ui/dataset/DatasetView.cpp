@@ -31,6 +31,8 @@ DatasetView::DatasetView(QWidget* parent) : QWidget(parent) {
   findingFilter_ = new QComboBox(this);
   findingFilter_->addItem(tr("all rows"), QString());
   findingFilter_->addItem(tr("rows with lint findings"), QStringLiteral("*"));
+  findingFilter_->setToolTip(tr("Only rows the last lint run reported (any rule, or one rule); lint the whole "
+                                "dataset to filter all of it"));
   list_ = new QListWidget(this);
   list_->setUniformItemSizes(true);
   layout->addWidget(filter_);

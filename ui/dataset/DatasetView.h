@@ -1,5 +1,6 @@
 // The dataset browser's widgets: search box, message-count and token-length filters, the lint
-// filter and the row list. DatasetController (beside it) fills the list and applies the filters.
+// filter (any finding, or one rule) and the row list (each row with its file line).
+// DatasetController (beside it) fills the list and applies the filters.
 #pragma once
 #include <QWidget>
 

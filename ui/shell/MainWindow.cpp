@@ -405,6 +405,8 @@ bool MainWindow::exportTrainingTemplate(const QString& path, QString* error) {
   return writeTextFile(path, QString::fromStdString(r.source), error);
 }
 
+bool MainWindow::exportFindings(const QString& path, QString* error) { return lint_->exportFindings(path, error); }
+
 bool MainWindow::exportView(const QString& view, const QString& path, QString* error) {
   if (view == QLatin1String("report") || path.endsWith(QLatin1String(".html"), Qt::CaseInsensitive)) {
     AttentionGridCanvas* grid = attentionGrid();

@@ -113,6 +113,9 @@ public:
   // reply and its closing token (core's makeTrainingTemplate, verified before writing). Writes
   // nothing and says why when the template has markers already or cannot be patched.
   bool exportTrainingTemplate(const QString& path, QString* error = nullptr);
+  // File > Export lint findings: the lint view's findings (every one of a whole-dataset run) as
+  // lint --findings-out writes them (.tsv, .csv or .jsonl), to send back to a contributor.
+  bool exportFindings(const QString& path, QString* error = nullptr);
 
 protected:
   void closeEvent(QCloseEvent* event) override;

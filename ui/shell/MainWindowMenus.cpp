@@ -77,6 +77,12 @@ void MainWindow::buildFileMenu() {
     QString err;
     if (!f.isEmpty() && !exportView(QStringLiteral("report"), f, &err)) QMessageBox::warning(this, tr("Export"), err);
   });
+  file->addAction(tr("Export lint &findings\u2026"), this, [this] {
+    const QString f = QFileDialog::getSaveFileName(this, tr("Lint findings"), QStringLiteral("findings.tsv"),
+                                                   tr("Tab-separated (*.tsv);;CSV (*.csv);;JSON Lines (*.jsonl)"));
+    QString err;
+    if (!f.isEmpty() && !exportFindings(f, &err)) QMessageBox::warning(this, tr("Export"), err);
+  });
   file->addAction(tr("Export &training template\u2026"), this, [this] {
     const QString f = QFileDialog::getSaveFileName(this, tr("Training template"), QStringLiteral("training.jinja"),
                                                    tr("Jinja template (*.jinja)"));

@@ -194,7 +194,11 @@ QString Session::rowTitle(int row) const {
   if (first.isEmpty() && c.plainText) first = QString::fromStdString(c.plainPrompt);
   first = first.simplified();
   if (first.size() > 60) first = first.left(57) + QStringLiteral("...");
-  return tr("%1  %2  (%3 msgs)").arg(c.rowIndex).arg(first).arg(c.messages.size());
+  // Where a contributor finds the row: its file line (a JSON list: its index there too), which the
+  // row number stops matching after an unreadable line.
+  QString where = c.sourceLine >= 0 ? tr("line %1").arg(c.sourceLine) : tr("row %1").arg(c.rowIndex);
+  if (c.sourceItem >= 0) where = tr("item %1, %2").arg(c.sourceItem).arg(where);
+  return tr("%1 \u00b7 %2  (%3 msgs)").arg(where, first).arg(c.messages.size());
 }
 
 void Session::selectRow(int row) {

@@ -76,11 +76,17 @@ void batchNothingGraded(const BatchInput& in) {
   const Batch& b = in.batch;
   if (b.batchSize() == 0 || in.gradedLabels > 0) return;
   const BatchRuleOptions& o = in.options;
-  if (o.datasetPositions)
-    in.out.add("batch-nothing-graded", o.firstDatasetRow, std::nullopt,
-               "the micro-batch of rows " + num(o.firstDatasetRow) + ".." + num(o.lastDatasetRow) +
-                   " has no graded position: its mean loss is 0/0 (NaN)");
-  else
+  if (o.datasetPositions) {
+    const RowLocation* first = o.locations ? o.locations->find(o.firstDatasetRow) : nullptr;
+    const RowLocation* last = o.locations ? o.locations->find(o.lastDatasetRow) : nullptr;
+    const std::string rows = first && last && first->line >= 0 && last->line >= 0
+                                 ? "lines " + num(first->line) + ".." + num(last->line)
+                                 : "rows " + num(o.firstDatasetRow) + ".." + num(o.lastDatasetRow);
+    Finding f = makeFinding("batch-nothing-graded", o.firstDatasetRow, std::nullopt,
+                            "the micro-batch of " + rows + " has no graded position: its mean loss is 0/0 (NaN)");
+    if (first) locate(f, *first);
+    in.out.add(std::move(f));
+  } else
     in.out.add("batch-nothing-graded", std::nullopt, std::nullopt,
                "all " + num(b.batchSize() * b.length()) + " labels of the batch are -100: the mean loss is 0/0 (NaN)");
 }
@@ -115,7 +121,7 @@ const std::vector<LintRule>& labelRules() {
             "reply (the prompt alone is longer than max_length), the response template was not found "
             "(DataCollatorForCompletionOnlyLM warns 'Could not find response key'), or the conversation has no "
             "assistant turn. Fix: raise max_length, truncate from the left, or drop such rows before training.",
-            "batch"},
+            "batch", Scope::Data},
        .row = noGradedTokens},
       {.info =
            {"batch-nothing-graded", S::Error, "a whole (micro-)batch has no graded position",

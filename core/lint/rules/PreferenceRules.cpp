@@ -54,12 +54,14 @@ void preferencePromptMismatch(const PreferenceInput& in) {
                   "): the reply's first characters merge with the prompt's last token in one of them");
   }
   if (why.empty()) return;
-  std::string msg = "row " + num(p.rowIndex) +
-                    ": the prompt is not the same tokens in the chosen and rejected "
-                    "sequences: ";
+  const RowLocation at{p.sourceLine, p.sourceItem};
+  std::string msg = locationLabel(p.rowIndex, at) + ": the prompt is not the same tokens in the chosen and rejected "
+                                                    "sequences: ";
   for (size_t i = 0; i < why.size(); ++i) msg += (i ? "; " : "") + why[i];
-  in.out.add("preference-prompt-mismatch", p.rowIndex, position, msg,
-             gradesPrompt ? std::optional<Severity>(Severity::Error) : std::nullopt);
+  Finding f = makeFinding("preference-prompt-mismatch", p.rowIndex, position, msg,
+                          gradesPrompt ? std::optional<Severity>(Severity::Error) : std::nullopt);
+  locate(f, at);
+  in.out.add(std::move(f));
 }
 
 } // namespace

@@ -181,8 +181,9 @@ const std::vector<LintRule>& roleRules() {
            {"full-sequence-labels", S::Info, "every non-padding token is graded (full-sequence training)",
             "Labels cover the prompt as well as the replies, as with DataCollatorForLanguageModeling or labels = "
             "input_ids with pads masked. That is continued pre-training, not reply-only SFT: the model is also trained "
-            "to write user turns and template text. It is a legitimate choice, so this is information only. If you "
-            "meant to train on replies only, use assistant_only_loss=True or completion_only_loss in TRL.",
+            "to write user turns and template text. It is a legitimate choice, so this is information only. Fix: "
+            "none needed for continued pre-training; to train on replies only, use assistant_only_loss=True or "
+            "completion_only_loss in TRL.",
             "roles"}},
       {.info =
            {"stop-token-not-graded", S::Error, "the end-of-turn token that closes a reply is -100",
@@ -213,7 +214,7 @@ const std::vector<LintRule>& roleRules() {
             "without ever ending, and long answers are systematically under-trained on their endings. Fix: raise "
             "max_length, filter or split over-long conversations, or truncate whole turns from the start of the "
             "conversation instead of cutting the end.",
-            "roles"},
+            "roles", Scope::Data},
        .row = replyTruncated},
   };
   return rules;

@@ -1,4 +1,4 @@
-// Where row-rule findings point (see RuleInput.h).
+// Where row-, conversation- and content-rule findings point (see RuleInput.h).
 #include "core/lint/rules/RuleInput.h"
 
 namespace maskscope {
@@ -28,11 +28,31 @@ Where RowInput::at(int64_t t) const {
   return {src, rel >= 0 ? std::optional<int64_t>(rel) : std::nullopt};
 }
 
-std::string RowInput::label(int64_t t) const { return "row " + num(at(t).row); }
+std::string RowInput::label(int64_t t) const {
+  const int64_t row = at(t).row;
+  return o.locations ? o.locations->label(row) : "row " + num(row);
+}
 
 void RowInput::emit(const char* rule, int64_t t, std::string message, std::optional<Severity> severity) const {
   const Where w = at(t);
-  out.add(rule, w.row, w.position, std::move(message), severity);
+  Finding f = makeFinding(rule, w.row, w.position, std::move(message), severity);
+  if (o.locations)
+    if (const RowLocation* loc = o.locations->find(w.row)) locate(f, *loc);
+  out.add(std::move(f));
+}
+
+void ConversationInput::emit(const char* rule, std::optional<int64_t> position, std::string message,
+                             std::optional<Severity> severity) const {
+  Finding f = makeFinding(rule, row, position, std::move(message), severity);
+  locate(f, location);
+  out.add(std::move(f));
+}
+
+void RowContentInput::emit(const char* rule, std::string message, std::optional<int64_t> position,
+                           std::optional<Severity> severity) const {
+  Finding f = makeFinding(rule, conversation.rowIndex, position, std::move(message), severity);
+  locate(f, location);
+  out.add(std::move(f));
 }
 
 } // namespace maskscope

@@ -1,7 +1,8 @@
 // What a lint rule's check function reads: the batch and one of its rows (row rules), the whole
-// batch (batch rules), the template and tokenizer (once per run) or one encoded conversation.
-// Findings point at the batch row/position for dumps and at the dataset row and the position in
-// its example for collated datasets; RowInput::at() does that mapping for every row rule.
+// batch (batch rules), the template and tokenizer (once per run), one dataset row as read (content
+// rules) or one encoded conversation. Findings point at the batch row/position for dumps and at the
+// dataset row, its file line and the position in its example for collated datasets; RowInput::at()
+// does that mapping for every row rule, label() writes the location findings start with.
 #pragma once
 #include "core/collate/CollatorSpec.h"
 #include "core/collate/ConversationEncoder.h"
@@ -9,7 +10,9 @@
 #include "core/lint/BatchRules.h"
 #include "core/lint/RoleRecovery.h"
 #include "core/lint/RowLayout.h"
+#include "core/lint/RowLocation.h"
 #include "core/mask/RowFacts.h"
+#include "core/template/ChatTemplate.h"
 
 #include <optional>
 #include <string>
@@ -46,9 +49,9 @@ struct RowInput {
   long* fullSequenceRows = nullptr; // rows that grade the prompt deliberately (full-sequence-labels)
 
   bool graded(int64_t t) const { return gradedAt(b, r, t); } // reaches the loss (core/mask/RowFacts.h)
-  Where at(int64_t t) const;                                 // the dataset row and example position, or (r, t)
-  int64_t rowSource() const;                                 // the dataset row of this batch row, or r
-  std::string label(int64_t t) const;                        // "row N" as findings start
+  Where at(int64_t t) const;          // the dataset row and example position, or (r, t)
+  int64_t rowSource() const;          // the dataset row of this batch row, or r
+  std::string label(int64_t t) const; // "line L" (a dataset row) or "row N" (a dump), as findings start
   void emit(const char* rule, int64_t t, std::string message, std::optional<Severity> severity = std::nullopt) const;
 };
 
@@ -67,6 +70,32 @@ struct ConversationInput {
   long row; // the dataset row
   FindingCollector& out;
   const Conversation* conversation = nullptr; // the row as read (its messages before the template), when known
+  RowLocation location = {};                  // its place in the file, when known
+
+  std::string label() const { return locationLabel(row, location); }
+  void emit(const char* rule, std::optional<int64_t> position, std::string message,
+            std::optional<Severity> severity = std::nullopt) const;
+};
+
+// What the content rules know about the run (from the template and tokenizer, once).
+struct DatasetFacts {
+  bool thinkTags = false; // the template or the tokenizer uses <think> ... </think>
+  const ChatTemplate* chatTemplate =
+      nullptr; // the template rows are rendered with (its source names the roles it renders)
+};
+
+// Each dataset row as read (messages before the template), with its encoding when the template
+// took it (null when it refused the row: the rules that need the render skip it).
+struct RowContentInput {
+  const Conversation& conversation;
+  const TokenizedConversation* encoded;
+  RowLocation location;
+  const DatasetFacts& facts;
+  FindingCollector& out;
+
+  std::string label() const { return locationLabel(conversation.rowIndex, location); }
+  void emit(const char* rule, std::string message, std::optional<int64_t> position = std::nullopt,
+            std::optional<Severity> severity = std::nullopt) const;
 };
 
 // Each preference pair (prompt/chosen/rejected), both sides encoded as the trainer builds them.

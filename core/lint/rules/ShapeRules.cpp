@@ -149,13 +149,13 @@ const std::vector<LintRule>& shapeRules() {
        .row = inputIdOutOfRange},
       // Reported by the dataset reader (DatasetLinter) for each unreadable row.
       {.info =
-           {"row-skipped", S::Warning, "a dataset row could not be read and was skipped",
+           {"row-skipped", S::Error, "a dataset row could not be read (or rendered) and was skipped",
             "The row is not valid JSON, has none of the known shapes (messages, prompt/completion, ShareGPT, Alpaca), "
-            "has a message without a role, content that is not a string, or invalid UTF-8. It was skipped and the "
-            "other "
-            "rows were linted. The same row would make datasets.load_dataset or the trainer fail or silently drop it. "
-            "Fix the row at the line shown.",
-            "dataset"}},
+            "has a message without a role, content that is not a string, or invalid UTF-8; or the chat template "
+            "refused it (raise_exception). It was skipped and the other rows were linted. The same row makes "
+            "datasets.load_dataset refuse the whole file, or the trainer fail when it reaches the row. Fix: correct "
+            "the row at the line shown (valid JSON, one of the shapes, string content) or delete it.",
+            "dataset", Scope::Data}},
       // Reported by lintBatch when roles or a vocabulary are unknown.
       {.info =
            {"rules-not-run", S::Info, "some rules need more input than was given",
@@ -163,7 +163,9 @@ const std::vector<LintRule>& shapeRules() {
             "which "
             "positions are system, user, assistant or template text. A batch dump holds only ids, so pass --template "
             "and --tokenizer (the ones that produced it) and maskscope recovers the roles by matching the template's "
-            "role headers and footers in the ids. Rules that need a vocabulary size need --tokenizer.",
+            "role headers and footers in the ids. Rules that need a vocabulary size need --tokenizer. Fix: pass the "
+            "tokenizer and template that produced the batch (--tokenizer, --template), or --pad-id for a dump's "
+            "padding.",
             "-"}},
   };
   return rules;

@@ -171,11 +171,11 @@ void thinkHistoryStripped(const ConversationInput& in) {
     if (in.encoded.tokens[t].messageIndex == dropped.front()) at = int64_t(t);
   std::string list;
   for (int i : dropped) list += std::string(list.empty() ? "" : ", ") + num(i);
-  in.out.add("think-history-stripped", in.row, at,
-             "row " + num(in.row) + ": the reasoning (<think>...</think>) of assistant message" +
-                 (dropped.size() > 1 ? "s " : " ") + list +
-                 " is not in the rendered text: the template drops it from earlier turns, so that reasoning is "
-                 "never trained on, and the replies after it are trained without the reasoning that led to them");
+  in.emit("think-history-stripped", at,
+          in.label() + ": the reasoning (<think>...</think>) of assistant message" + (dropped.size() > 1 ? "s " : " ") +
+              list +
+              " is not in the rendered text: the template drops it from earlier turns, so that reasoning is "
+              "never trained on, and the replies after it are trained without the reasoning that led to them");
 }
 
 // The first special token inside a message's content: (message, token index), or token -1.
@@ -190,15 +190,28 @@ std::pair<const MessageSpan*, int64_t> firstInjection(const TokenizedConversatio
   return {nullptr, -1};
 }
 
+// Every message whose content holds text that became a special token: one finding each, naming the
+// message, its role and the tokens (user messages too: a forged turn end there is a prompt injection).
 void specialTokenInjection(const ConversationInput& in) {
   const TokenizedConversation& tc = in.encoded;
-  const auto [m, i] = firstInjection(tc);
-  if (i < 0) return;
-  const TokenInfo& t = tc.tokens[size_t(i)];
-  in.out.add("special-token-injection", in.row, i,
-             "row " + num(in.row) + ": the content of message " + num(m->messageIndex) + " (" + m->role +
-                 ") contains \"" + tc.text.substr(size_t(t.span.begin), size_t(t.span.size())) +
-                 "\", which becomes special token id " + num(t.id) + " at position " + num(i));
+  for (const MessageSpan& m : tc.messages) {
+    if (m.content.empty()) continue;
+    int64_t first = -1, count = 0;
+    std::string texts;
+    for (size_t i = 0; i < tc.tokens.size(); ++i) {
+      const TokenInfo& t = tc.tokens[i];
+      if (!t.special || t.span.empty() || !m.content.overlaps(t.span)) continue;
+      if (first < 0) first = int64_t(i);
+      const std::string text = tc.text.substr(size_t(t.span.begin), size_t(t.span.size()));
+      if (++count <= 3) texts += (texts.empty() ? "\"" : ", \"") + text + "\" (id " + num(t.id) + ")";
+    }
+    if (first < 0) continue;
+    in.emit("special-token-injection", first,
+            in.label() + ": the content of message " + num(m.messageIndex) + " (" + m.role + ") contains " + texts +
+                (count > 3 ? " and " + num(count - 3) + " more" : "") +
+                ": the tokenizer turns that text into the control token" + (count > 1 ? "s" : "") +
+                ", first at position " + num(first));
+  }
 }
 
 void boundaryMerge(const ConversationInput& in) {
@@ -210,9 +223,9 @@ void boundaryMerge(const ConversationInput& in) {
     for (size_t i = 0; i < tc.tokens.size(); ++i) {
       const TokenInfo& t = tc.tokens[i];
       if (t.span.begin >= m.content.begin || t.span.end <= m.content.begin) continue;
-      in.out.add("boundary-merge", in.row, int64_t(i),
-                 "row " + num(in.row) + ": token " + num(int64_t(i)) + " (\"" + t.text +
-                     "\") spans the end of the prompt and the start of the reply of message " + num(m.messageIndex));
+      in.emit("boundary-merge", int64_t(i),
+              in.label() + ": token " + num(int64_t(i)) + " (\"" + t.text +
+                  "\") spans the end of the prompt and the start of the reply of message " + num(m.messageIndex));
       return;
     }
   }
@@ -229,6 +242,12 @@ void runPrefixChecks(const ConversationEncoder& enc, const RenderOptions& render
     if (conv.messages[i].role == "assistant") last = int(i);
   if (last < 0) return;
   const long row = conv.rowIndex;
+  const RowLocation location{conv.sourceLine, conv.sourceItem};
+  auto emit = [&](const char* rule, std::optional<int64_t> position, const std::string& message) {
+    Finding f = makeFinding(rule, row, position, locationLabel(row, location) + ": " + message);
+    locate(f, location);
+    out.add(std::move(f));
+  };
   RenderOptions ro = render;
   ro.addGenerationPrompt = true;
   if (ro.tools.is_null() && !conv.tools.is_null()) ro.tools = conv.tools;
@@ -241,19 +260,17 @@ void runPrefixChecks(const ConversationEncoder& enc, const RenderOptions& render
     return; // the template refuses this prompt alone; the full render was fine
   }
   if (!full.text.starts_with(rr.text)) {
-    out.add("template-not-prefix-preserving", row, std::nullopt,
-            "row " + std::to_string(row) +
-                ": the prompt rendered with add_generation_prompt=True is not the start of "
-                "the full render, so a mask computed from the prompt's length points at the wrong tokens");
+    emit("template-not-prefix-preserving", std::nullopt,
+         "the prompt rendered with add_generation_prompt=True is not the start of the full render, so a mask "
+         "computed from the prompt's length points at the wrong tokens");
     return;
   }
   Encoding pe = enc.tokenizer().encode(rr.text, {});
   for (size_t i = 0; i < pe.size(); ++i) {
     if (i >= full.tokens.size() || full.tokens[i].id != pe.ids[i]) {
-      out.add("boundary-merge", row, int64_t(i),
-              "row " + std::to_string(row) + ": the prompt's " + std::to_string(pe.size()) +
-                  " tokens are not a prefix of the full tokenization (they differ at position " + std::to_string(i) +
-                  ")");
+      emit("boundary-merge", int64_t(i),
+           "the prompt's " + num(int64_t(pe.size())) +
+               " tokens are not a prefix of the full tokenization (they differ at position " + num(int64_t(i)) + ")");
       return;
     }
   }
@@ -267,9 +284,10 @@ const std::vector<LintRule>& templateRules() {
             "Special-token strings such as '<|im_end|>' typed inside a message are, by default, turned into the real "
             "control token by the tokenizer (transformers' split_special_tokens=False). The model then sees a turn end "
             "in the middle of a message, the masks built from the template shift, and user-supplied text can forge "
-            "turns (a prompt-injection route). Fix: clean such strings from the data, or tokenize with "
+            "turns (a prompt-injection route). Every message is checked, user messages included, and each one "
+            "that holds such text is named. Fix: clean such strings from the data, or tokenize with "
             "split_special_tokens=True so they stay ordinary text.",
-            "template + tokenizer (datasets)"},
+            "template + tokenizer (datasets)", Scope::Data},
        .conversation = specialTokenInjection},
       {.info =
            {"template-no-generation-markers", S::Warning,
@@ -339,7 +357,7 @@ const std::vector<LintRule>& templateRules() {
             "trained without the reasoning that produced them. Fix: split multi-turn reasoning chats into one example "
             "per assistant turn (each ending at that turn, so its reasoning is the last), or drop the reasoning from "
             "earlier turns in the data on purpose; check what the template renders with `maskscope render`.",
-            "template + tokenizer (datasets)"},
+            "template + tokenizer (datasets)", Scope::Data},
        .conversation = thinkHistoryStripped},
       {.info =
            {"pad-token-missing", S::Info, "the tokenizer has no pad token; padding falls back to EOS",

@@ -1,5 +1,6 @@
 // Lint panel: findings list, explanation, jump to row/position.
 #include "ui/views/lint/LintView.h"
+#include "core/lint/FindingsTable.h"
 #include "core/lint/Lint.h"
 #include "ui/shell/Session.h"
 #include "ui/shell/WorkerPool.h"
@@ -11,6 +12,7 @@
 #include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSaveFile>
 #include <QShowEvent>
 #include <QSplitter>
 #include <QTextBrowser>
@@ -18,6 +20,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 #include <atomic>
+#include <sstream>
 
 namespace maskscope {
 
@@ -118,11 +121,21 @@ void LintView::settleSummary() {
   if (lintPending() || watcher_->isRunning()) return;
   const bool current = reportKey_ == settingsKey() && reportRow_ == session_->selectedRow();
   summary_->setText(staleNote_ + (current || datasetRows_ ? QString() : tr("Out of date (another batch is shown). ")) +
-                    tr("%1: %2 errors, %3 warnings, %4 infos")
-                        .arg(datasetRows_ ? tr("dataset") : tr("this batch"))
-                        .arg(report_.summary.errors)
-                        .arg(report_.summary.warnings)
-                        .arg(report_.summary.infos));
+                    countsText());
+}
+
+// "dataset: 21 errors, 14 warnings, 0 infos (data: 21 errors, 12 warnings)": the data part is what
+// a contributor fixes in the rows, the rest is the template, tokenizer or collator.
+QString LintView::countsText() const {
+  const LintSummary& s = report_.summary;
+  QString text = tr("%1: %2 errors, %3 warnings, %4 infos")
+                     .arg(datasetRows_ ? tr("dataset") : tr("this batch"))
+                     .arg(s.errors)
+                     .arg(s.warnings)
+                     .arg(s.infos);
+  if (s.dataErrors + s.dataWarnings > 0)
+    text += tr(" (data: %1 errors, %2 warnings)").arg(s.dataErrors).arg(s.dataWarnings);
+  return text;
 }
 
 bool LintView::lintPending() const { return pending_ > 0 || debounce_->isActive(); }
@@ -223,7 +236,8 @@ void LintView::lintDataset() {
   opt.pipeline.templateSpec = session_->templateSpec().toStdString();
   opt.pipeline.collatorSpec = session_->collatorSpec().toStdString();
   opt.microBatchSize = session_->batchSize();
-  opt.threads = 1; // keep a core for the UI
+  opt.threads = 1;      // keep a core for the UI
+  opt.maxFindings = -1; // every finding, for the row filter and the findings export (the list shows kMaxListed)
   const std::string spec = session_->datasetSpec().toStdString();
   datasetRunKey_ = settingsKey();
   staleNote_.clear();
@@ -236,11 +250,22 @@ void LintView::lintDataset() {
 void LintView::showReport(LintReport report, bool datasetRows) {
   report_ = std::move(report);
   datasetRows_ = datasetRows;
+  if (!datasetRows) locateBatchFindings();
   QSignalBlocker block(list_);
   list_->clear();
   for (const Finding& f : report_.findings) {
+    if (list_->count() >= kMaxListed) {
+      list_->addItem(tr("\u2026 %1 more: File > Export lint findings writes all of them")
+                         .arg(report_.findings.size() - size_t(kMaxListed)));
+      break;
+    }
+    // A dataset finding names the file line (the row number drifts after unreadable lines).
     QString where;
-    if (f.row) where += tr("row %1").arg(*f.row);
+    if (f.item) where += tr("item %1, ").arg(*f.item);
+    if (f.line)
+      where += tr("line %1").arg(*f.line);
+    else if (f.row)
+      where += tr("row %1").arg(*f.row);
     if (f.position) where += tr(" pos %1").arg(*f.position);
     const QString sev = QString::fromLatin1(severityName(f.severity));
     // Severity as a word and a glyph, not colour alone.
@@ -253,20 +278,30 @@ void LintView::showReport(LintReport report, bool datasetRows) {
         list_);
     if (f.severity == Severity::Error) item->setForeground(palette::warningText());
   }
-  summary_->setText(staleNote() + tr("%1: %2 errors, %3 warnings, %4 infos")
-                                      .arg(datasetRows ? tr("dataset") : tr("this batch"))
-                                      .arg(report_.summary.errors)
-                                      .arg(report_.summary.warnings)
-                                      .arg(report_.summary.infos));
+  summary_->setText(staleNote() + countsText());
   explanation_->setPlainText(report_.findings.empty() ? tr("No findings.")
                                                       : tr("Select a finding to see its rule explained."));
   Q_EMIT reportChanged();
 }
 
+// A batch report's findings name batch rows: give each the file line (and JSON-list item) of the
+// dataset row it came from, through the batch's source rows, as a dataset run's findings have.
+void LintView::locateBatchFindings() {
+  if (session_->isBatchDump() || !session_->hasConversations()) return;
+  for (Finding& f : report_.findings) {
+    if (!f.row || f.line || *f.row < 0 || size_t(*f.row) >= reportSourceRows_.size()) continue;
+    const long src = reportSourceRows_[size_t(*f.row)];
+    if (src < 0 || src >= session_->rowCount()) continue;
+    const Conversation& c = session_->conversation(int(src));
+    if (c.sourceLine >= 0) f.line = c.sourceLine;
+    if (c.sourceItem >= 0) f.item = c.sourceItem;
+  }
+}
+
 QString LintView::explanationText() const { return explanation_->toPlainText(); }
 
 void LintView::selectFinding(int index) {
-  if (index < 0 || index >= int(report_.findings.size())) return;
+  if (index < 0 || index >= int(report_.findings.size()) || index >= kMaxListed) return;
   if (list_->currentRow() != index) {
     QSignalBlocker block(list_);
     list_->setCurrentRow(index);
@@ -295,6 +330,36 @@ void LintView::selectFinding(int index) {
   }
   if (f.position) session_->selectPosition(int(*f.position));
   jumping_ = false;
+}
+
+QList<QPair<QString, int>> LintView::rulesWithRows() const {
+  QList<QPair<QString, int>> out;
+  for (const RuleInfo& r : allRules()) {
+    const QString name = QString::fromUtf8(r.name.data(), qsizetype(r.name.size()));
+    const int rows = int(rowsWithFindings(name).size());
+    if (rows > 0) out.append({name, rows});
+  }
+  return out;
+}
+
+bool LintView::exportFindings(const QString& path, QString* error) const {
+  try {
+    const FindingsFormat format = findingsFormatOf(path.toStdString());
+    std::ostringstream table;
+    FindingsTableWriter writer(table, format);
+    for (const Finding& f : report_.findings) writer.write(f);
+    QSaveFile out(path);
+    const std::string text = table.str();
+    if (!out.open(QIODevice::WriteOnly) || out.write(text.data(), qint64(text.size())) != qint64(text.size()) ||
+        !out.commit()) {
+      if (error) *error = tr("could not write %1").arg(path);
+      return false;
+    }
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromUtf8(e.what());
+    return false;
+  }
 }
 
 QList<int> LintView::rowsWithFindings(const QString& rule) const {

@@ -39,6 +39,13 @@ public:
   void selectFinding(int index);
   // Dataset rows with at least one finding of rule ("" = any), from the last run.
   QList<int> rowsWithFindings(const QString& rule = {}) const;
+  // The rules of the shown findings that name a row, each with its number of rows, in catalogue order.
+  QList<QPair<QString, int>> rulesWithRows() const;
+  // Every shown finding (a dataset run keeps all of them) as lint --findings-out writes them: TSV,
+  // CSV or JSON Lines by the path's extension. False with the reason when it cannot be written.
+  bool exportFindings(const QString& path, QString* error = nullptr) const;
+  // Findings listed at most in the panel (the report and the export keep all).
+  static constexpr int kMaxListed = 2000;
   void render(QPainter& p, QRect area) const;
   QString summaryText() const;
   // The shown findings were made for another file or other settings (until the re-lint lands).
@@ -63,6 +70,8 @@ private:
   QString settingsKey() const;
   QString staleNote() const;
   void settleSummary(); // nothing in flight any more: the summary names what is shown
+  QString countsText() const;
+  void locateBatchFindings();
 
   Session* session_;
   QListWidget* list_ = nullptr;
