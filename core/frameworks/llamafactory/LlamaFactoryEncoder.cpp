@@ -17,6 +17,11 @@ Ids Encoder::toIds(const Slots& elements) const {
     switch (s.kind) {
     case Slot::Kind::Text:
       if (!s.text.empty()) {
+        for (const std::string& added : fixed_.addedTokens)
+          if (s.text.find(added) != std::string::npos)
+            throw Error("the text holds " + added +
+                        ", a token LLaMA-Factory adds to this tokenizer's vocabulary "
+                        "with a new id; maskscope cannot reproduce its tokenization");
         const Encoding e = tok_.encode(s.text);
         ids.insert(ids.end(), e.ids.begin(), e.ids.end());
       }

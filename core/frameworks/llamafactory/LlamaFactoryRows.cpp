@@ -21,7 +21,8 @@ std::string stringOrEmpty(const OrderedJson& v) { return v.is_string() ? v.get<s
 // Python truthiness of a column value.
 bool truthy(const OrderedJson& v) {
   if (v.is_null()) return false;
-  if (v.is_string() || v.is_array() || v.is_object()) return !v.empty();
+  if (v.is_string()) return !v.get_ref<const std::string&>().empty(); // json::empty() is false for strings
+  if (v.is_array() || v.is_object()) return !v.empty();
   if (v.is_boolean()) return v.get<bool>();
   if (v.is_number()) return v.get<double>() != 0;
   return true;

@@ -194,8 +194,16 @@ FixedTokens fixSpecialTokens(const Template& t, const Tokenizer& tokenizer) {
     f.eosText = "<|endoftext|>";
   }
   if (!f.pad) f.pad = f.eos; // tokenizer.pad_token = tokenizer.eos_token (after the replacement)
-  for (size_t i = t.replaceEos ? 1 : 0; i < t.stopWords.size(); ++i)
-    existingToken(tokenizer, t.stopWords[i], "a stop word of template " + t.name);
+  // The other stop words become additional special tokens. One the vocabulary lacks is added with a
+  // new id (LLaMA-Factory warns "New tokens have been added, make sure `resize_vocab` is True."); it only
+  // changes the ids of text that spells it, which the encoder refuses (see Encoder::toIds).
+  for (size_t i = t.replaceEos ? 1 : 0; i < t.stopWords.size(); ++i) {
+    if (tokenizer.tokenToId(t.stopWords[i])) continue;
+    f.addedTokens.push_back(t.stopWords[i]);
+    f.warnings.push_back("Add " + t.stopWords[i] +
+                         " to stop words: it is not in the vocabulary, so LLaMA-Factory adds "
+                         "it as a new token (New tokens have been added, make sure `resize_vocab` is True.)");
+  }
   return f;
 }
 

@@ -63,8 +63,11 @@ Slots applySlots(const Slots& slots, const std::string& content, const std::stri
 struct FixedTokens {
   std::optional<int32_t> bos, eos, pad;
   std::string eosText;
+  std::vector<std::string> addedTokens; // stop words LLaMA-Factory adds to the vocabulary
+  std::vector<std::string> warnings;    // as LLaMA-Factory logs them
 };
-// Throws Error when a token LLaMA-Factory would add to the vocabulary (resize_vocab) is not in it.
+// Throws Error when the EOS LLaMA-Factory sets is not in the vocabulary (every reply would then end in
+// a token id maskscope cannot know); other stop words missing from it are added tokens (warnings).
 FixedTokens fixSpecialTokens(const Template& t, const Tokenizer& tokenizer);
 
 } // namespace maskscope::llamafactory
