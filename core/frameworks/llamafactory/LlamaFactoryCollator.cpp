@@ -57,11 +57,11 @@ void unpadPacked(CollatedBatch& b) {
 
 } // namespace
 
-CollatedBatch collate(const std::vector<PreparedRow>& rows, const CollatorOptions& o) {
+CollatedBatch collate(const std::vector<SupervisedRow>& rows, const CollatorOptions& o) {
   if (rows.empty()) throw Error("no rows to collate");
   CollatedBatch b;
   int64_t longest = 0, labelLongest = 0;
-  for (const PreparedRow& r : rows) {
+  for (const SupervisedRow& r : rows) {
     longest = std::max<int64_t>(longest, int64_t(r.inputIds.size()));
     labelLongest = std::max<int64_t>(labelLongest, int64_t(r.labels.size()));
   }
@@ -72,7 +72,7 @@ CollatedBatch collate(const std::vector<PreparedRow>& rows, const CollatorOption
   const int64_t width = roundUp(longest);
   std::vector<std::vector<int64_t>> ids, masks, labels, positions;
   size_t withPositions = 0;
-  for (const PreparedRow& r : rows) {
+  for (const SupervisedRow& r : rows) {
     ids.push_back(r.inputIds);
     masks.push_back(r.attentionMask);
     labels.push_back(r.labels);

@@ -40,6 +40,6 @@ struct CollatedBatch {
 
 // Throws Error (exit 2) where LLaMA-Factory itself raises: neat packing under flash_attention_2 with
 // more than one row ("bsz should be 1 for neat packing"), rows with and without position_ids mixed.
-CollatedBatch collate(const std::vector<PreparedRow>& rows, const CollatorOptions& o);
+CollatedBatch collate(const std::vector<SupervisedRow>& rows, const CollatorOptions& o);
 
 } // namespace maskscope::llamafactory

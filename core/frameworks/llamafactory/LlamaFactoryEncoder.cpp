@@ -6,8 +6,16 @@
 
 namespace maskscope::llamafactory {
 
-Encoder::Encoder(const Template& t, const Tokenizer& tokenizer)
-    : t_(t), tok_(tokenizer), fixed_(fixSpecialTokens(t, tokenizer)) {}
+Encoder::Encoder(const Template& t, const Tokenizer& tokenizer, bool splitSpecialTokens)
+    : t_(t), tok_(tokenizer), fixed_(fixSpecialTokens(t, tokenizer)), splitSpecialTokens_(splitSpecialTokens) {}
+
+// tokenizer.encode(text, add_special_tokens=False), with the tokenizer's split_special_tokens.
+Ids Encoder::encodeText(const std::string& text) const {
+  EncodeOptions eo;
+  eo.splitSpecialTokens = splitSpecialTokens_;
+  eo.tokenStrings = false;
+  return tok_.encode(text, eo).ids;
+}
 
 // _convert_elements_to_ids: text pieces tokenized one by one (an empty string adds nothing), the BOS /
 // EOS sets only when the tokenizer has that token.
@@ -22,8 +30,8 @@ Ids Encoder::toIds(const Slots& elements) const {
             throw Error("the text holds " + added +
                         ", a token LLaMA-Factory adds to this tokenizer's vocabulary "
                         "with a new id; maskscope cannot reproduce its tokenization");
-        const Encoding e = tok_.encode(s.text);
-        ids.insert(ids.end(), e.ids.begin(), e.ids.end());
+        const Ids e = encodeText(s.text);
+        ids.insert(ids.end(), e.begin(), e.end());
       }
       break;
     case Slot::Kind::Bos:
@@ -43,10 +51,11 @@ Ids Encoder::toIds(const Slots& elements) const {
   return ids;
 }
 
-std::vector<Ids> Encoder::encodeMessages(const std::vector<LfMessage>& messages, const std::string& system) const {
+std::vector<EncodedMessage> Encoder::encodeMessages(const std::vector<LfMessage>& messages,
+                                                    const std::string& system) const {
   const std::string& sys = system.empty() ? t_.defaultSystem : system; // system or self.default_system
   const bool llama2 = t_.templateClass == TemplateClass::Llama2;
-  std::vector<Ids> out;
+  std::vector<EncodedMessage> out;
   for (size_t i = 0; i < messages.size(); ++i) {
     const LfMessage& m = messages[i];
     Slots elements;
@@ -74,8 +83,12 @@ std::vector<Ids> Encoder::encodeMessages(const std::vector<LfMessage>& messages,
       throw Error("message " + std::to_string(i) + " has role " + m.role +
                   ": LLaMA-Factory's function-call formatting (tool_format) is not reproduced by maskscope");
     }
+    // Slots are tokenized one by one, so the lead-in's ids are a prefix of the message's.
+    EncodedMessage em;
+    em.leadIn = toIds(elements).size();
     elements.insert(elements.end(), part.begin(), part.end());
-    out.push_back(toIds(elements));
+    em.ids = toIds(elements);
+    out.push_back(std::move(em));
   }
   return out;
 }
@@ -108,15 +121,15 @@ std::string Encoder::removeThought(const std::string& content) const {
   return first == std::string::npos ? std::string() : out.substr(first);
 }
 
-std::vector<std::pair<Ids, Ids>> Encoder::encodeMultiturn(std::vector<LfMessage> messages, const std::string& system,
-                                                          bool discardingHistoryCot) const {
+std::vector<std::pair<EncodedMessage, EncodedMessage>>
+Encoder::encodeMultiturn(std::vector<LfMessage> messages, const std::string& system, bool discardingHistoryCot) const {
   const bool reasoning = t_.templateClass == TemplateClass::Reasoning;
   if (reasoning && t_.enableThinking == false) // remove all cot
     for (size_t i = 1; i < messages.size(); i += 2) messages[i].content = removeThought(messages[i].content);
   if (reasoning && discardingHistoryCot) // keep the last turn's
     for (size_t i = 1; i + 2 < messages.size(); i += 2) messages[i].content = removeThought(messages[i].content);
 
-  std::vector<Ids> encoded = encodeMessages(messages, system);
+  std::vector<EncodedMessage> encoded = encodeMessages(messages, system);
   if (reasoning) {
     std::vector<size_t> turns;
     if (discardingHistoryCot) {
@@ -124,17 +137,17 @@ std::vector<std::pair<Ids, Ids>> Encoder::encodeMultiturn(std::vector<LfMessage>
     } else {
       for (size_t i = 0; i + 1 < messages.size(); i += 2) turns.push_back(i);
     }
-    const Encoding empty = tok_.encode(t_.thoughtOpen + t_.thoughtClose); // get_thought_word_ids
+    const Ids empty = encodeText(t_.thoughtOpen + t_.thoughtClose); // get_thought_word_ids
     for (size_t i : turns) {
       if (hasThought(messages[i + 1].content)) continue;
       if (!t_.enableThinking.value_or(false)) { // "not enable_thinking": None counts as off here
-        encoded[i].insert(encoded[i].end(), empty.ids.begin(), empty.ids.end()); // not graded
+        encoded[i].ids.insert(encoded[i].ids.end(), empty.begin(), empty.end()); // not graded
       } else {
-        encoded[i + 1].insert(encoded[i + 1].begin(), empty.ids.begin(), empty.ids.end()); // graded
+        encoded[i + 1].ids.insert(encoded[i + 1].ids.begin(), empty.begin(), empty.end()); // graded
       }
     }
   }
-  std::vector<std::pair<Ids, Ids>> pairs;
+  std::vector<std::pair<EncodedMessage, EncodedMessage>> pairs;
   for (size_t i = 0; i + 1 < encoded.size(); i += 2) pairs.emplace_back(encoded[i], encoded[i + 1]);
   return pairs;
 }

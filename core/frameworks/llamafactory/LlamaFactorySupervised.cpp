@@ -47,52 +47,96 @@ std::vector<std::vector<int64_t>> greedyKnapsack(std::vector<int64_t> lengths, i
   return knapsacks;
 }
 
+namespace {
+
+// What maskscope knows of each id of a (prompt, response) pair: the first prompt's lead-in is the
+// system turn, the rest of a prompt the user's (or a tool's), the response the assistant's reply
+// whose last id closes it; truncated pairs keep the roles of the ids that survive.
+std::vector<PositionMeta> pairMeta(const EncodedMessage& source, size_t sourceLen, const LfMessage& prompt,
+                                   size_t targetLen, size_t targetFull, int32_t turn, int32_t promptIndex) {
+  std::vector<PositionMeta> meta;
+  for (size_t i = 0; i < sourceLen; ++i) {
+    PositionMeta m;
+    m.kind = i < source.leadIn ? PositionKind::System
+                               : (prompt.role == "observation" ? PositionKind::Tool : PositionKind::User);
+    m.messageIndex = i < source.leadIn ? -1 : promptIndex;
+    m.turn = turn;
+    meta.push_back(m);
+  }
+  for (size_t i = 0; i < targetLen; ++i) {
+    PositionMeta m;
+    m.kind = PositionKind::Assistant;
+    m.messageIndex = promptIndex + 1;
+    m.turn = turn;
+    m.reply = true;
+    m.closesReply = i + 1 == targetFull;
+    m.replyTruncated = targetLen < targetFull;
+    meta.push_back(m);
+  }
+  return meta;
+}
+
+template <typename T> void prependOrAppend(std::vector<T>& to, const std::vector<T>& part, bool prepend) {
+  to.insert(prepend ? to.begin() : to.end(), part.begin(), part.end());
+}
+
+} // namespace
+
 EncodedExample encodeExample(const Encoder& enc, const LfExample& ex, const SupervisedOptions& o, int64_t cutoff) {
   const Template& t = enc.tmpl();
   std::vector<LfMessage> messages = ex.prompt;
   messages.insert(messages.end(), ex.response.begin(), ex.response.end());
   const bool discardingHistoryCot = o.maskHistory && !t.preserveThinking;
   auto pairs = enc.encodeMultiturn(messages, ex.system, discardingHistoryCot);
+  std::vector<int32_t> turnOf(pairs.size());
+  for (size_t i = 0; i < pairs.size(); ++i) turnOf[i] = int32_t(i);
   int64_t totalLength = t.efficientEos ? 1 : 0;
-  if (o.maskHistory) std::reverse(pairs.begin(), pairs.end()); // high priority for last turns
+  if (o.maskHistory) { // high priority for last turns
+    std::reverse(pairs.begin(), pairs.end());
+    std::reverse(turnOf.begin(), turnOf.end());
+  }
   const int64_t eos = *enc.tokens().eos;
 
   EncodedExample out;
   for (size_t turn = 0; turn < pairs.size(); ++turn) {
     if (totalLength >= cutoff) break;
+    const Ids& fullSource = pairs[turn].first.ids;
+    const Ids& fullTarget = pairs[turn].second.ids;
     auto [sourceLen, targetLen] =
-        inferSeqlen(int64_t(pairs[turn].first.size()), int64_t(pairs[turn].second.size()), cutoff - totalLength);
-    const Ids source(pairs[turn].first.begin(), pairs[turn].first.begin() + sourceLen);
-    const Ids target(pairs[turn].second.begin(), pairs[turn].second.begin() + targetLen);
+        inferSeqlen(int64_t(fullSource.size()), int64_t(fullTarget.size()), cutoff - totalLength);
+    std::vector<int64_t> ids(fullSource.begin(), fullSource.begin() + sourceLen);
+    ids.insert(ids.end(), fullTarget.begin(), fullTarget.begin() + targetLen);
     totalLength += sourceLen + targetLen;
 
-    std::vector<int64_t> sourceLabel(source.begin(), source.end());
+    std::vector<int64_t> labels(ids.begin(), ids.begin() + sourceLen); // train_on_prompt: the prompt as is
     if (!o.trainOnPrompt) {
-      sourceLabel.assign(size_t(sourceLen), kIgnoreIndex);
+      labels.assign(size_t(sourceLen), kIgnoreIndex);
       // efficient_eos: the previous reply's EOS opens this prompt and is graded ([eos] + [-100] * (n-1)).
       if (t.efficientEos && turn != 0) {
-        sourceLabel.assign(size_t(std::max<int64_t>(sourceLen - 1, 0)), kIgnoreIndex);
-        sourceLabel.insert(sourceLabel.begin(), eos);
+        labels.assign(size_t(std::max<int64_t>(sourceLen - 1, 0)), kIgnoreIndex);
+        labels.insert(labels.begin(), eos);
       }
     }
-    std::vector<int64_t> targetLabel(target.begin(), target.end());
-    if (o.maskHistory && turn != 0) targetLabel.assign(size_t(targetLen), kIgnoreIndex); // last turn only
-
-    std::vector<int64_t> ids(source.begin(), source.end());
-    ids.insert(ids.end(), target.begin(), target.end());
-    std::vector<int64_t> labels = std::move(sourceLabel);
-    labels.insert(labels.end(), targetLabel.begin(), targetLabel.end());
-    if (o.maskHistory) { // reversed turns: prepend
-      out.inputIds.insert(out.inputIds.begin(), ids.begin(), ids.end());
-      out.labels.insert(out.labels.begin(), labels.begin(), labels.end());
+    if (o.maskHistory && turn != 0) { // train on the last turn only
+      labels.insert(labels.end(), size_t(targetLen), kIgnoreIndex);
     } else {
-      out.inputIds.insert(out.inputIds.end(), ids.begin(), ids.end());
-      out.labels.insert(out.labels.end(), labels.begin(), labels.end());
+      labels.insert(labels.end(), ids.begin() + sourceLen, ids.end());
     }
+    const int32_t k = turnOf[turn];
+    std::vector<PositionMeta> meta = pairMeta(pairs[turn].first, size_t(sourceLen), messages[size_t(2 * k)],
+                                              size_t(targetLen), fullTarget.size(), k, 2 * k);
+    prependOrAppend(out.inputIds, ids, o.maskHistory); // reversed turns are prepended
+    prependOrAppend(out.labels, labels, o.maskHistory);
+    prependOrAppend(out.meta, meta, o.maskHistory);
   }
   if (t.efficientEos) {
     out.inputIds.push_back(eos);
     out.labels.push_back(eos);
+    PositionMeta m;
+    m.kind = PositionKind::Assistant;
+    m.reply = m.closesReply = true;
+    m.special = true;
+    out.meta.push_back(m);
   }
   if (out.inputIds.size() != out.labels.size())
     throw Error("LLaMA-Factory builds labels of a different length than input_ids for this example (an empty "
@@ -110,10 +154,10 @@ void checkSupervisedOptions(const SupervisedOptions& o, const Template& t) {
 
 namespace {
 
-PreparedRow packOne(const std::vector<int64_t>& knapsack, std::map<int64_t, std::vector<size_t>>& byLength,
-                    const std::vector<EncodedExample>& kept, const std::vector<long>& keptRows,
-                    const SupervisedOptions& o, int64_t cutoff, int64_t padId) {
-  PreparedRow row;
+SupervisedRow packOne(const std::vector<int64_t>& knapsack, std::map<int64_t, std::vector<size_t>>& byLength,
+                      const std::vector<EncodedExample>& kept, const std::vector<long>& keptRows,
+                      const SupervisedOptions& o, int64_t cutoff, int64_t padId) {
+  SupervisedRow row;
   row.packed = true;
   PackingParams params;
   params.sequenceBoundaries = {0};
@@ -126,6 +170,7 @@ PreparedRow packOne(const std::vector<int64_t>& knapsack, std::map<int64_t, std:
     row.inputIds.insert(row.inputIds.end(), ex.inputIds.begin(), ex.inputIds.end());
     for (int64_t p = 0; p < n; ++p) row.positionIds.push_back(p);
     row.labels.insert(row.labels.end(), ex.labels.begin(), ex.labels.end());
+    row.meta.insert(row.meta.end(), ex.meta.begin(), ex.meta.end());
     params.sequenceBoundaries.push_back(params.sequenceBoundaries.back() + n);
     row.attentionMask.insert(row.attentionMask.end(), size_t(n), o.neatPacking ? int64_t(i + 1) : 1);
     row.sourceRows.push_back(keptRows[index]);
@@ -137,6 +182,9 @@ PreparedRow packOne(const std::vector<int64_t>& knapsack, std::map<int64_t, std:
     row.positionIds.insert(row.positionIds.end(), size_t(pad), 0);
     row.labels.insert(row.labels.end(), size_t(pad), kIgnoreIndex);
     row.attentionMask.insert(row.attentionMask.end(), size_t(pad), o.neatPacking ? 0 : 1);
+    PositionMeta padding;
+    padding.kind = PositionKind::Padding;
+    row.meta.insert(row.meta.end(), size_t(pad), padding);
     params.sequenceBoundaries.push_back(params.sequenceBoundaries.back() + pad);
     params.rightPaddingLength = pad;
   }
@@ -148,12 +196,12 @@ PreparedRow packOne(const std::vector<int64_t>& knapsack, std::map<int64_t, std:
 
 } // namespace
 
-PreparedDataset prepareSupervised(const Encoder& enc, const std::vector<LfExample>& examples,
-                                  const std::vector<long>& sourceRows, const SupervisedOptions& o) {
+SupervisedDataset prepareSupervised(const Encoder& enc, const std::vector<LfExample>& examples,
+                                    const std::vector<long>& sourceRows, const SupervisedOptions& o) {
   checkSupervisedOptions(o, enc.tmpl());
   const bool packing = o.packing || o.neatPacking;
   const int64_t cutoff = packing ? o.cutoffLen - 1 : o.cutoffLen; // DataArguments: "avoid pad_to_multiple_of"
-  PreparedDataset out;
+  SupervisedDataset out;
   std::vector<EncodedExample> kept;
   std::vector<long> keptRows;
   std::map<int64_t, std::vector<size_t>> byLength;
@@ -161,10 +209,11 @@ PreparedDataset prepareSupervised(const Encoder& enc, const std::vector<LfExampl
   for (size_t i = 0; i < examples.size(); ++i) {
     EncodedExample ex = encodeExample(enc, examples[i], o, cutoff);
     if (!packing) {
-      PreparedRow row;
+      SupervisedRow row;
       row.attentionMask.assign(ex.inputIds.size(), 1);
       row.inputIds = std::move(ex.inputIds);
       row.labels = std::move(ex.labels);
+      row.meta = std::move(ex.meta);
       row.sourceRows = {sourceRows[i]};
       out.rows.push_back(std::move(row));
       continue;

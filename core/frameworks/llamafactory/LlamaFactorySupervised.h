@@ -3,6 +3,7 @@
 // mask_history and efficient_eos; and packing (greedy knapsack into cutoff_len rows, position ids per
 // example, neat_packing's example index in attention_mask).
 #pragma once
+#include "core/data/Batch.h"
 #include "core/frameworks/llamafactory/LlamaFactoryEncoder.h"
 #include "core/frameworks/llamafactory/LlamaFactoryRows.h"
 
@@ -27,6 +28,7 @@ std::vector<std::vector<int64_t>> greedyKnapsack(std::vector<int64_t> lengths, i
 
 struct EncodedExample {
   std::vector<int64_t> inputIds, labels;
+  std::vector<PositionMeta> meta; // per id: system/user/assistant (reply), for lint and the app
 };
 // SupervisedDatasetProcessor._encode_data_example with cutoff = the effective cutoff_len.
 EncodedExample encodeExample(const Encoder& enc, const LfExample& ex, const SupervisedOptions& o, int64_t cutoff);
@@ -38,15 +40,16 @@ struct PackingParams {
 };
 
 // One row as the prepared dataset holds it. positionIds / packing are set for packed rows only.
-struct PreparedRow {
+struct SupervisedRow {
   std::vector<int64_t> inputIds, attentionMask, labels, positionIds;
+  std::vector<PositionMeta> meta; // per position (padding: PositionKind::Padding)
   bool packed = false;
   std::optional<PackingParams> packing;
   std::vector<long> sourceRows; // the dataset rows (0-based) whose examples the row holds, in order
 };
 
-struct PreparedDataset {
-  std::vector<PreparedRow> rows;
+struct SupervisedDataset {
+  std::vector<SupervisedRow> rows;
   std::vector<std::pair<long, std::string>> dropped; // (dataset row, LLaMA-Factory's reason)
 };
 
@@ -54,7 +57,7 @@ struct PreparedDataset {
 void checkSupervisedOptions(const SupervisedOptions& o, const Template& t);
 
 // The prepared dataset from converted examples (sourceRows[i] = dataset row of examples[i]).
-PreparedDataset prepareSupervised(const Encoder& enc, const std::vector<LfExample>& examples,
-                                  const std::vector<long>& sourceRows, const SupervisedOptions& o);
+SupervisedDataset prepareSupervised(const Encoder& enc, const std::vector<LfExample>& examples,
+                                    const std::vector<long>& sourceRows, const SupervisedOptions& o);
 
 } // namespace maskscope::llamafactory
