@@ -103,7 +103,7 @@ CollatedBatch collate(const std::vector<SupervisedRow>& rows, const CollatorOpti
     if (b.inputIds.rows != 1) throw Error("bsz should be 1 for neat packing (LLaMA-Factory asserts it)");
     unpadPacked(b);
     b.attentionMaskIsNone = true;
-  } else if (b.positionIds && b.positionIds->cols < b.inputIds.cols) {
+  } else if (o.padPositionIds && b.positionIds && b.positionIds->cols < b.inputIds.cols) {
     IntGrid padded(b.positionIds->rows, b.inputIds.cols, 0); // F.pad(position_ids, (0, pad_len), value=0)
     for (int64_t r = 0; r < padded.rows; ++r)
       for (int64_t t = 0; t < b.positionIds->cols; ++t) padded.at(r, t) = b.positionIds->at(r, t);

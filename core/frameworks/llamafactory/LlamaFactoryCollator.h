@@ -21,6 +21,9 @@ struct CollatorOptions {
   bool neatPacking = false;
   std::string attnImplementation = "sdpa"; // eager | sdpa | flash_attention_2 | flash_attention_3
   std::string computeDtype = "float32";    // float32 | bfloat16 | float16 (the 4-D mask's dtype)
+  // 0.9.6.dev0 right-pads position_ids with 0 to the padded length on the non-FA2 path; 0.9.5 leaves
+  // them at the rows' length (shorter than input_ids when pad_to_multiple_of added columns).
+  bool padPositionIds = true;
 };
 
 // torch.finfo(dtype).min for the compute dtypes: the "masked" value of the 4-D mask.

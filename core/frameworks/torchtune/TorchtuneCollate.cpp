@@ -124,9 +124,12 @@ struct Packer {
     }
     auto head = [&](const std::vector<int64_t>& v) { return std::vector<int64_t>(v.begin(), v.begin() + boundary); };
     auto tail = [&](const std::vector<int64_t>& v) { return std::vector<int64_t>(v.begin() + boundary, v.end()); };
-    add({head(cur.tokens), head(cur.labels), head(cur.inputPos), seqLens});
+    // The last sample goes to the next pack whole (no split) or in part (split: it is in both).
+    std::vector<size_t> headOrigin = cur.origin;
+    if (!o.splitAcrossPack) headOrigin.pop_back();
+    add({head(cur.tokens), head(cur.labels), head(cur.inputPos), seqLens, headOrigin});
     const int64_t next = o.splitAcrossPack ? int64_t(cur.tokens.size() - boundary) : cur.seqLens.back();
-    return {tail(cur.tokens), tail(cur.labels), tail(cur.inputPos), {next}};
+    return {tail(cur.tokens), tail(cur.labels), tail(cur.inputPos), {next}, {cur.origin.back()}};
   }
 };
 
@@ -136,7 +139,9 @@ std::vector<Sample> packDataset(const std::vector<Sample>& samples, const PackOp
   if (o.maxSeqLen < 1) throw Error("max_seq_len must be at least 1", {.field = "max_seq_len"});
   Packer p{o};
   Sample cur;
-  for (const Sample& s : samples) {
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const Sample& s = samples[i];
+    cur.origin.push_back(i);
     const int64_t n = int64_t(s.tokens.size());
     if (n > o.maxSeqLen && !o.splitAcrossPack)
       throw Error("Dataset sample is too long (" + std::to_string(n) + " > " + std::to_string(o.maxSeqLen) +

@@ -16,6 +16,7 @@ namespace maskscope::torchtune {
 struct Sample {
   std::vector<int64_t> tokens, labels;
   std::vector<int64_t> inputPos, seqLens; // packed rows only
+  std::vector<size_t> origin;             // packDataset: the input samples (indices) a pack holds tokens of
 };
 
 struct SftOptions {
