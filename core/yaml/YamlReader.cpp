@@ -107,6 +107,17 @@ struct Converter {
     out.insert(out.end(), own.begin(), own.end());
   }
 
+  // A collection may carry no tag or its own standard one; anything else (!!python/object, !!set,
+  // !!omap) is a type JSON cannot hold or yaml.safe_load would not build.
+  void checkCollectionTag(const YAML::Node& node, const char* kind) const {
+    const std::string& tag = node.Tag();
+    if (tag == "?" || tag == "!" || tag == std::string(kTagPrefix) + kind) return;
+    throw Error("unsupported YAML tag '" + tag +
+                    "' on a collection (yaml.safe_load refuses it or builds a type "
+                    "JSON cannot hold)",
+                at(node.Mark()));
+  }
+
   Json convert(const YAML::Node& node, int depth) {
     count(node, depth);
     switch (node.Type()) {
@@ -116,11 +127,13 @@ struct Converter {
     case YAML::NodeType::Scalar:
       return scalar(node);
     case YAML::NodeType::Sequence: {
+      checkCollectionTag(node, "seq");
       Json out = Json::array();
       for (auto it = node.begin(); it != node.end(); ++it) out.push_back(convert(*it, depth + 1));
       return out;
     }
     case YAML::NodeType::Map: {
+      checkCollectionTag(node, "map");
       std::vector<std::pair<YAML::Node, YAML::Node>> entries;
       mergeEntries(node, entries, depth);
       Json out = Json::object();
