@@ -7,7 +7,9 @@ const std::vector<FrameworkDefinition>& frameworkDefinitions() {
   static const std::vector<FrameworkDefinition> list = {
       trlFramework(),
       transformersFramework(),
-      // axolotl, unsloth (fw-axolotl); llamafactory, torchtune (fw-factory): one line each here.
+      // axolotl, unsloth (fw-axolotl): one line each here.
+      llamafactoryFramework(),
+      torchtuneFramework(),
   };
   return list;
 }

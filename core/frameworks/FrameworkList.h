@@ -7,5 +7,7 @@ namespace maskscope {
 
 FrameworkDefinition trlFramework();          // core/frameworks/trl/
 FrameworkDefinition transformersFramework(); // core/frameworks/transformers/
+FrameworkDefinition llamafactoryFramework(); // core/frameworks/llamafactory/
+FrameworkDefinition torchtuneFramework();    // core/frameworks/torchtune/
 
 } // namespace maskscope

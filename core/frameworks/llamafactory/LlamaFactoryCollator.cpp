@@ -100,7 +100,10 @@ CollatedBatch collate(const std::vector<SupervisedRow>& rows, const CollatorOpti
     b.maskedValue = finfoMin(o.computeDtype);
   }
   if (o.neatPacking && fa2) {
-    if (b.inputIds.rows != 1) throw Error("bsz should be 1 for neat packing (LLaMA-Factory asserts it)");
+    if (b.inputIds.rows != 1)
+      throw Error("bsz should be 1 for neat packing: LLaMA-Factory asserts it under flash_attention_2, and these rows "
+                  "pack into " +
+                  std::to_string(b.inputIds.rows) + " rows (collate fewer dataset rows with --rows)");
     unpadPacked(b);
     b.attentionMaskIsNone = true;
   } else if (o.padPositionIds && b.positionIds && b.positionIds->cols < b.inputIds.cols) {
