@@ -31,6 +31,9 @@ FrameworkInputs frameworkInputsOf(const BatchInputs& in, bool lenient) {
 void reportFrameworkNotes(const FrameworkRun& run, CommandIO& io) {
   for (const auto& e : run.skipped) io.err << "maskscope: skipped " << e.toString() << "\n";
   for (const auto& w : run.facts->warnings) io.err << "maskscope: " << run.spec.framework << ": " << w << "\n";
+  for (const auto& d : run.facts->truncated)
+    io.err << "maskscope: " << run.spec.framework << " shortens dataset row " << d.row
+           << (d.line >= 0 ? " (line " + std::to_string(d.line) + ")" : std::string()) << ": " << d.reason << "\n";
   for (const auto& d : run.facts->dropped)
     io.err << "maskscope: " << run.spec.framework << " drops dataset row " << d.row
            << (d.line >= 0 ? " (line " + std::to_string(d.line) + ")" : std::string()) << ": " << d.reason << "\n";
@@ -75,7 +78,8 @@ int runFrameworkCollate(const BatchInputs& inputs, CommandIO& io, const CollateT
   if (inputs.dataSpec.empty()) throw Error("collate needs --data");
   if (!table.side.empty()) throw Error("--side applies to preference data collated without a framework spec");
   const std::string stage = table.stage.empty() ? "batch" : table.stage;
-  if (stage != "batch" && stage != "prepared") throw Error("--stage: expected batch or prepared, got \"" + stage + "\"");
+  if (stage != "batch" && stage != "prepared")
+    throw Error("--stage: expected batch or prepared, got \"" + stage + "\"");
   const FrameworkInputs fi = frameworkInputsOf(inputs, false);
   if (stage == "prepared") {
     const FrameworkRun run = prepareFramework(fi);

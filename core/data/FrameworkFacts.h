@@ -27,6 +27,9 @@ struct FrameworkFacts {
   long rowsPrepared = 0;             // rows after its dataset preparation (dropping, packing)
   // Rows the framework drops during preparation (TRL >= 1.x: nothing left graded after truncation).
   std::vector<FrameworkRowNote> dropped;
+  // Rows the framework shortens without a word (LLaMA-Factory's cutoff_len: turns dropped, prompts cut
+  // at their end, replies cut), with what was cut.
+  std::vector<FrameworkRowNote> truncated;
   // Rows left entirely -100 because a response/instruction marker was never found (TRL 0.18's
   // DataCollatorForCompletionOnlyLM, Unsloth's train_on_responses_only).
   std::vector<FrameworkRowNote> markerNotFound;

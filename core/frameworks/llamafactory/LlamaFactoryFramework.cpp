@@ -139,6 +139,8 @@ std::vector<PreparedRow> prepareText(const std::vector<InputRow>& rows, Framewor
   SupervisedDataset ds = prepareSupervised(enc, examples, which, supervisedOptions(s));
   for (const auto& [i, reason] : ds.dropped)
     ctx.facts.dropped.push_back({rows[size_t(i)].index, rows[size_t(i)].line, reason});
+  for (const auto& [i, what] : ds.truncated)
+    ctx.facts.truncated.push_back({rows[size_t(i)].index, rows[size_t(i)].line, what});
   std::vector<PreparedRow> out;
   for (const SupervisedRow& r : ds.rows) out.push_back(toPrepared(r, rows));
   return out;

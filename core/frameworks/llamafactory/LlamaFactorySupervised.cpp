@@ -98,8 +98,13 @@ EncodedExample encodeExample(const Encoder& enc, const LfExample& ex, const Supe
   const int64_t eos = *enc.tokens().eos;
 
   EncodedExample out;
+  std::string cuts;
+  auto note = [&](const std::string& what) { cuts += (cuts.empty() ? "" : "; ") + what; };
   for (size_t turn = 0; turn < pairs.size(); ++turn) {
-    if (totalLength >= cutoff) break;
+    if (totalLength >= cutoff) {
+      note(std::to_string(pairs.size() - turn) + " of " + std::to_string(pairs.size()) + " turns dropped");
+      break;
+    }
     const Ids& fullSource = pairs[turn].first.ids;
     const Ids& fullTarget = pairs[turn].second.ids;
     auto [sourceLen, targetLen] =
@@ -123,6 +128,12 @@ EncodedExample encodeExample(const Encoder& enc, const LfExample& ex, const Supe
       labels.insert(labels.end(), ids.begin() + sourceLen, ids.end());
     }
     const int32_t k = turnOf[turn];
+    if (sourceLen < int64_t(fullSource.size()))
+      note("turn " + std::to_string(k + 1) + "'s prompt cut from " + std::to_string(fullSource.size()) + " to " +
+           std::to_string(sourceLen) + " tokens (its end)");
+    if (targetLen < int64_t(fullTarget.size()))
+      note("turn " + std::to_string(k + 1) + "'s reply cut from " + std::to_string(fullTarget.size()) + " to " +
+           std::to_string(targetLen) + " tokens");
     std::vector<PositionMeta> meta = pairMeta(pairs[turn].first, size_t(sourceLen), messages[size_t(2 * k)],
                                               size_t(targetLen), fullTarget.size(), k, 2 * k);
     prependOrAppend(out.inputIds, ids, o.maskHistory); // reversed turns are prepended
@@ -138,6 +149,7 @@ EncodedExample encodeExample(const Encoder& enc, const LfExample& ex, const Supe
     m.special = true;
     out.meta.push_back(m);
   }
+  if (!cuts.empty()) out.truncation = "cutoff_len " + std::to_string(cutoff) + ": " + cuts;
   if (out.inputIds.size() != out.labels.size())
     throw Error("LLaMA-Factory builds labels of a different length than input_ids for this example (an empty "
                 "prompt under efficient_eos)");
@@ -208,6 +220,7 @@ SupervisedDataset prepareSupervised(const Encoder& enc, const std::vector<LfExam
   std::vector<int64_t> lengths;
   for (size_t i = 0; i < examples.size(); ++i) {
     EncodedExample ex = encodeExample(enc, examples[i], o, cutoff);
+    if (!ex.truncation.empty()) out.truncated.emplace_back(sourceRows[i], ex.truncation);
     if (!packing) {
       SupervisedRow row;
       row.attentionMask.assign(ex.inputIds.size(), 1);

@@ -29,6 +29,7 @@ std::vector<std::vector<int64_t>> greedyKnapsack(std::vector<int64_t> lengths, i
 struct EncodedExample {
   std::vector<int64_t> inputIds, labels;
   std::vector<PositionMeta> meta; // per id: system/user/assistant (reply), for lint and the app
+  std::string truncation;         // what cutoff_len cut (turns dropped, prompts or replies shortened); empty: nothing
 };
 // SupervisedDatasetProcessor._encode_data_example with cutoff = the effective cutoff_len.
 EncodedExample encodeExample(const Encoder& enc, const LfExample& ex, const SupervisedOptions& o, int64_t cutoff);
@@ -50,7 +51,8 @@ struct SupervisedRow {
 
 struct SupervisedDataset {
   std::vector<SupervisedRow> rows;
-  std::vector<std::pair<long, std::string>> dropped; // (dataset row, LLaMA-Factory's reason)
+  std::vector<std::pair<long, std::string>> dropped;   // (dataset row, LLaMA-Factory's reason)
+  std::vector<std::pair<long, std::string>> truncated; // (dataset row, what cutoff_len cut; LLaMA-Factory is silent)
 };
 
 // Validates the options as DataArguments / get_template_and_fix_tokenizer do; throws Error.

@@ -1,6 +1,6 @@
 // Framework rules: the failure modes of the trainers whose batches maskscope reproduces
 // (core/frameworks). They read what the framework run recorded (Batch::framework, FrameworkFacts):
-// markers never found, rows dropped after truncation, assistant_only_loss without
+// markers never found, rows dropped or shortened by truncation, assistant_only_loss without
 // {% generation %}, pad == eos under pad-id masking, padding-free rows and the attention backend.
 #include "core/lint/LintRegistry.h"
 
@@ -43,6 +43,16 @@ bool rowsDropped(const BatchInput& in) {
              who(*f) + " drops " + std::to_string(f->dropped.size()) + " of " + std::to_string(f->rowsIn) +
                  " rows during dataset preparation (" + f->dropped.front().reason + "): dataset rows " +
                  rowList(f->dropped));
+  return true;
+}
+
+bool rowsTruncated(const BatchInput& in) {
+  const FrameworkFacts* f = in.batch.framework.get();
+  if (!f || f->truncated.empty()) return true;
+  in.out.add("framework-rows-truncated", std::nullopt, std::nullopt,
+             who(*f) + " shortens " + std::to_string(f->truncated.size()) + " of " + std::to_string(f->rowsIn) +
+                 " rows without a warning (first: dataset row " + std::to_string(f->truncated.front().row) + ", " +
+                 f->truncated.front().reason + "): dataset rows " + rowList(f->truncated));
   return true;
 }
 
@@ -111,6 +121,15 @@ const std::vector<LintRule>& frameworkRules() {
                 "framework version still supports it.",
                 "a framework spec (TRL 1.x)"},
        .beforeRows = rowsDropped},
+      {.info = {"framework-rows-truncated", S::Warning, "the framework shortens rows without a warning",
+                "LLaMA-Factory fits every example into cutoff_len turn by turn (infer_seqlen): a long prompt is cut "
+                "from its end (the question loses its last words while the answer stays), a long reply is cut "
+                "before its end-of-turn token (the model is taught not to stop), both are cut in proportion when "
+                "both are long, and the turns that no longer fit are dropped. It logs nothing. Fix: raise "
+                "cutoff_len to the longest example (maskscope collate --stage prepared shows the lengths), or drop "
+                "or split long examples before training.",
+                "a framework spec (LLaMA-Factory cutoff_len)"},
+       .beforeRows = rowsTruncated},
       {.info = {"framework-no-generation-markers", S::Error,
                 "assistant_only_loss with a chat template without {% generation %}",
                 "TRL's assistant_only_loss=True asks transformers' apply_chat_template for the assistant mask, "
