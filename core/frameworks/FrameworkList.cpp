@@ -5,8 +5,7 @@ namespace maskscope {
 
 const std::vector<FrameworkDefinition>& frameworkDefinitions() {
   static const std::vector<FrameworkDefinition> list = {
-      trlFramework(),
-      transformersFramework(),
+      trlFramework(), transformersFramework(),
       // axolotl, unsloth (fw-axolotl); llamafactory, torchtune (fw-factory): one line each here.
   };
   return list;

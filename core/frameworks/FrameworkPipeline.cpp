@@ -25,7 +25,8 @@ int64_t FrameworkContext::requireTokenId(const char* specKey, const char* which)
 }
 
 const Tokenizer& FrameworkContext::requireTokenizer(const char* why) const {
-  if (!tokenizer) throw Error(std::string(why) + " needs --tokenizer (rows of text are tokenized as the framework does)");
+  if (!tokenizer)
+    throw Error(std::string(why) + " needs --tokenizer (rows of text are tokenized as the framework does)");
   return *tokenizer;
 }
 
@@ -68,8 +69,7 @@ Loaded loadTokenizerAndTemplate(const FrameworkInputs& in) {
   return l;
 }
 
-FrameworkRun start(const FrameworkInputs& in, std::unique_ptr<FrameworkImpl>& impl,
-                   std::vector<InputRow>& rows) {
+FrameworkRun start(const FrameworkInputs& in, std::unique_ptr<FrameworkImpl>& impl, std::vector<InputRow>& rows) {
   FrameworkRun run;
   run.spec = parseFrameworkSpec(in.collatorSpec);
   impl = run.spec.definition->make(run.spec);
@@ -93,8 +93,9 @@ FrameworkRun prepareFramework(const FrameworkInputs& in) {
   FrameworkRun run = start(in, impl, rows);
   const Loaded l = loadTokenizerAndTemplate(in);
   run.tokenizer = l.tokenizer;
-  FrameworkContext ctx{run.spec, l.tokenizer, l.chatTemplate,
-                       renderOptionsFor(in, l.chatTemplate.get(), l.tokenizer.get()), *run.facts, in.lenient};
+  FrameworkContext ctx{run.spec,       l.tokenizer,
+                       l.chatTemplate, renderOptionsFor(in, l.chatTemplate.get(), l.tokenizer.get()),
+                       *run.facts,     in.lenient};
   run.prepared = impl->prepare(rows, ctx);
   run.facts->rowsPrepared = long(run.prepared.size());
   return run;
@@ -106,8 +107,9 @@ FrameworkRun runFramework(const FrameworkInputs& in) {
   FrameworkRun run = start(in, impl, rows);
   const Loaded l = loadTokenizerAndTemplate(in);
   run.tokenizer = l.tokenizer;
-  FrameworkContext ctx{run.spec, l.tokenizer, l.chatTemplate,
-                       renderOptionsFor(in, l.chatTemplate.get(), l.tokenizer.get()), *run.facts, in.lenient};
+  FrameworkContext ctx{run.spec,       l.tokenizer,
+                       l.chatTemplate, renderOptionsFor(in, l.chatTemplate.get(), l.tokenizer.get()),
+                       *run.facts,     in.lenient};
   run.prepared = impl->prepare(rows, ctx);
   run.facts->rowsPrepared = long(run.prepared.size());
   if (run.prepared.empty())

@@ -148,8 +148,8 @@ Batch convertFrameworkBatch(const FrameworkBatch& batch, const BatchConventions&
     if (!g.sameShape(out.inputIds)) throw Error("does not have input_ids' shape", {origin, -1, -1, -1, key});
     return g;
   };
-  out.labels = hasTensor(batch, c.labels) ? sameShape(gridOf(batch, c.labels, origin), c.labels)
-                                          : IntGrid(B, T, kIgnoreIndex);
+  out.labels =
+      hasTensor(batch, c.labels) ? sameShape(gridOf(batch, c.labels, origin), c.labels) : IntGrid(B, T, kIgnoreIndex);
   if (c.labelsPreShifted) unshiftLabels(out.labels);
   if (!c.blockMask.empty() && hasTensor(batch, c.blockMask))
     out.attentionMask = segmentsFromBlockMask(batch, c.blockMask, B, T, origin);
