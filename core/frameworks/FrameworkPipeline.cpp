@@ -69,6 +69,19 @@ Loaded loadTokenizerAndTemplate(const FrameworkInputs& in) {
   return l;
 }
 
+// A spec's chat_template_path (TRL's SFTConfig) is the template, as --template would be; both
+// given and different is refused rather than one silently winning.
+FrameworkInputs withSpecTemplate(FrameworkInputs in, const FrameworkSpec& spec) {
+  auto it = spec.options.find("chat_template_path");
+  if (it == spec.options.end() || !it->is_string()) return in;
+  const std::string path = it->get<std::string>();
+  if (!in.templateSpec.empty() && in.templateSpec != path)
+    throw Error("--template " + in.templateSpec + " and the spec's chat_template_path " + path + " differ: give one",
+                {spec.source, -1, -1, -1, "chat_template_path"});
+  in.templateSpec = path;
+  return in;
+}
+
 FrameworkRun start(const FrameworkInputs& in, std::unique_ptr<FrameworkImpl>& impl, std::vector<InputRow>& rows) {
   FrameworkRun run;
   run.spec = parseFrameworkSpec(in.collatorSpec);
@@ -91,7 +104,7 @@ FrameworkRun prepareFramework(const FrameworkInputs& in) {
   std::unique_ptr<FrameworkImpl> impl;
   std::vector<InputRow> rows;
   FrameworkRun run = start(in, impl, rows);
-  const Loaded l = loadTokenizerAndTemplate(in);
+  const Loaded l = loadTokenizerAndTemplate(withSpecTemplate(in, run.spec));
   run.tokenizer = l.tokenizer;
   FrameworkContext ctx{run.spec,       l.tokenizer,
                        l.chatTemplate, renderOptionsFor(in, l.chatTemplate.get(), l.tokenizer.get()),
@@ -105,7 +118,7 @@ FrameworkRun runFramework(const FrameworkInputs& in) {
   std::unique_ptr<FrameworkImpl> impl;
   std::vector<InputRow> rows;
   FrameworkRun run = start(in, impl, rows);
-  const Loaded l = loadTokenizerAndTemplate(in);
+  const Loaded l = loadTokenizerAndTemplate(withSpecTemplate(in, run.spec));
   run.tokenizer = l.tokenizer;
   FrameworkContext ctx{run.spec,       l.tokenizer,
                        l.chatTemplate, renderOptionsFor(in, l.chatTemplate.get(), l.tokenizer.get()),

@@ -122,7 +122,7 @@ std::vector<OptionInfo> sftOptions(bool v110) {
       opt("dataset_kwargs", OptionKind::Json, nullptr, "{\"skip_prepare_dataset\": true} skips the preparation"),
       opt("shuffle_dataset", OptionKind::Bool, false, "shuffle (refused: datasets' RNG is not reproduced)"),
       opt("chat_template_path", OptionKind::OptionalString, nullptr,
-          "a chat template file (.jinja) or folder used instead of the tokenizer's"),
+          "a chat template (.jinja, tokenizer_config.json or folder) used instead of the tokenizer's, as --template"),
   };
   addIgnored(o);
   return o;

@@ -271,6 +271,14 @@ int64_t sftPadTokenId(const FrameworkContext& ctx) {
 }
 
 std::vector<PreparedRow> prepareSft(const std::vector<InputRow>& rows, FrameworkContext& ctx) {
+  // SFTTrainer: args.eos_token replaces tokenizer.eos_token (so the chat template renders it too);
+  // it must be in the vocabulary.
+  if (auto eos = ctx.spec.optionalString("eos_token"); eos && ctx.tokenizer) {
+    if (!ctx.tokenizer->tokenToId(*eos))
+      throw Error("The specified `eos_token` ('" + *eos + "') is not found in the vocabulary of the given tokenizer",
+                  {ctx.spec.source, -1, -1, -1, "eos_token"});
+    ctx.render.variables["eos_token"] = *eos;
+  }
   const SftSettings st = settingsOf(ctx, rows.front().value);
   ctx.resolved["completion_only_loss"] = st.completionOnlyLoss;
   const bool processed = rows.front().value.contains("input_ids");
