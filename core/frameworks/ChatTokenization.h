@@ -23,8 +23,8 @@ struct TokenizedText {
 struct ChatTemplateCall {
   bool addGenerationPrompt = false;
   bool returnAssistantTokensMask = false;
-  OrderedJson tools;                   // null when none
-  OrderedJson extra;                   // more template variables (chat_template_kwargs), or null
+  OrderedJson tools; // null when none
+  OrderedJson extra; // more template variables (chat_template_kwargs), or null
 };
 
 // apply_chat_template(messages, tokenize=True): render, then tokenize the text without adding

@@ -90,8 +90,7 @@ public:
   virtual FrameworkBatch collate(const std::vector<PreparedRow>& rows, FrameworkContext& ctx) const = 0;
   virtual BatchConventions conventions() const { return {}; }
   // Default: convertFrameworkBatch(batch, conventions(), rows' meta and source rows, ids from facts).
-  virtual Batch toBatch(const FrameworkBatch& batch, const std::vector<PreparedRow>& rows,
-                        FrameworkContext& ctx) const;
+  virtual Batch toBatch(const FrameworkBatch& batch, const std::vector<PreparedRow>& rows, FrameworkContext& ctx) const;
 };
 
 struct FrameworkDefinition {

@@ -47,8 +47,7 @@ void FrameworkBatch::addTensor(const std::string& key, FrameworkTensor tensor) {
   e.tensor = std::move(tensor);
 }
 
-void FrameworkBatch::addGrid(const std::string& key, const std::vector<std::vector<int64_t>>& rows,
-                             TensorDType dtype) {
+void FrameworkBatch::addGrid(const std::string& key, const std::vector<std::vector<int64_t>>& rows, TensorDType dtype) {
   FrameworkTensor t;
   t.dtype = dtype;
   const int64_t width = rows.empty() ? 0 : int64_t(rows.front().size());
@@ -148,7 +147,8 @@ int64_t paddedWidth(const std::vector<std::vector<int64_t>>& rows, std::optional
                   std::to_string(*fixedLength));
     width = *fixedLength;
   }
-  if (padToMultipleOf && *padToMultipleOf > 0) width = (width + *padToMultipleOf - 1) / *padToMultipleOf * *padToMultipleOf;
+  if (padToMultipleOf && *padToMultipleOf > 0)
+    width = (width + *padToMultipleOf - 1) / *padToMultipleOf * *padToMultipleOf;
   if (int64_t(rows.size()) * width > kMaxFrameworkBatchCells)
     throw Error("the batch would hold " + std::to_string(rows.size()) + " x " + std::to_string(width) +
                 " values, over the limit of " + std::to_string(kMaxFrameworkBatchCells) + " (2^24)");

@@ -29,9 +29,9 @@ struct FrameworkEntry {
   enum class Kind { Tensor, Int, IntList, Lists, None };
   std::string key;
   Kind kind = Kind::Tensor;
-  FrameworkTensor tensor;       // Kind::Tensor
-  int64_t scalar = 0;           // Kind::Int
-  std::vector<int64_t> list;    // Kind::IntList
+  FrameworkTensor tensor;                  // Kind::Tensor
+  int64_t scalar = 0;                      // Kind::Int
+  std::vector<int64_t> list;               // Kind::IntList
   std::vector<std::vector<int64_t>> lists; // Kind::Lists: Python lists of lists (ragged allowed)
 };
 

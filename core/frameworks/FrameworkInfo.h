@@ -48,8 +48,8 @@ struct CollatorInfo {
 };
 
 struct VersionInfo {
-  std::string version;                // "1.10"
-  std::string readFrom;               // the upstream source the behaviour was read from (tag, commit)
+  std::string version;                 // "1.10"
+  std::string readFrom;                // the upstream source the behaviour was read from (tag, commit)
   std::vector<CollatorInfo> collators; // the first is the default
 };
 

@@ -25,7 +25,8 @@ int64_t FrameworkContext::requireTokenId(const char* specKey, const char* which)
 }
 
 const Tokenizer& FrameworkContext::requireTokenizer(const char* why) const {
-  if (!tokenizer) throw Error(std::string(why) + " needs --tokenizer (rows of text are tokenized as the framework does)");
+  if (!tokenizer)
+    throw Error(std::string(why) + " needs --tokenizer (rows of text are tokenized as the framework does)");
   return *tokenizer;
 }
 
@@ -68,8 +69,20 @@ Loaded loadTokenizerAndTemplate(const FrameworkInputs& in) {
   return l;
 }
 
-FrameworkRun start(const FrameworkInputs& in, std::unique_ptr<FrameworkImpl>& impl,
-                   std::vector<InputRow>& rows) {
+// A spec's chat_template_path (TRL's SFTConfig) is the template, as --template would be; both
+// given and different is refused rather than one silently winning.
+FrameworkInputs withSpecTemplate(FrameworkInputs in, const FrameworkSpec& spec) {
+  auto it = spec.options.find("chat_template_path");
+  if (it == spec.options.end() || !it->is_string()) return in;
+  const std::string path = it->get<std::string>();
+  if (!in.templateSpec.empty() && in.templateSpec != path)
+    throw Error("--template " + in.templateSpec + " and the spec's chat_template_path " + path + " differ: give one",
+                {spec.source, -1, -1, -1, "chat_template_path"});
+  in.templateSpec = path;
+  return in;
+}
+
+FrameworkRun start(const FrameworkInputs& in, std::unique_ptr<FrameworkImpl>& impl, std::vector<InputRow>& rows) {
   FrameworkRun run;
   run.spec = parseFrameworkSpec(in.collatorSpec);
   impl = run.spec.definition->make(run.spec);
@@ -91,10 +104,11 @@ FrameworkRun prepareFramework(const FrameworkInputs& in) {
   std::unique_ptr<FrameworkImpl> impl;
   std::vector<InputRow> rows;
   FrameworkRun run = start(in, impl, rows);
-  const Loaded l = loadTokenizerAndTemplate(in);
+  const Loaded l = loadTokenizerAndTemplate(withSpecTemplate(in, run.spec));
   run.tokenizer = l.tokenizer;
-  FrameworkContext ctx{run.spec, l.tokenizer, l.chatTemplate,
-                       renderOptionsFor(in, l.chatTemplate.get(), l.tokenizer.get()), *run.facts, in.lenient};
+  FrameworkContext ctx{run.spec,       l.tokenizer,
+                       l.chatTemplate, renderOptionsFor(in, l.chatTemplate.get(), l.tokenizer.get()),
+                       *run.facts,     in.lenient};
   run.prepared = impl->prepare(rows, ctx);
   run.facts->rowsPrepared = long(run.prepared.size());
   return run;
@@ -104,10 +118,11 @@ FrameworkRun runFramework(const FrameworkInputs& in) {
   std::unique_ptr<FrameworkImpl> impl;
   std::vector<InputRow> rows;
   FrameworkRun run = start(in, impl, rows);
-  const Loaded l = loadTokenizerAndTemplate(in);
+  const Loaded l = loadTokenizerAndTemplate(withSpecTemplate(in, run.spec));
   run.tokenizer = l.tokenizer;
-  FrameworkContext ctx{run.spec, l.tokenizer, l.chatTemplate,
-                       renderOptionsFor(in, l.chatTemplate.get(), l.tokenizer.get()), *run.facts, in.lenient};
+  FrameworkContext ctx{run.spec,       l.tokenizer,
+                       l.chatTemplate, renderOptionsFor(in, l.chatTemplate.get(), l.tokenizer.get()),
+                       *run.facts,     in.lenient};
   run.prepared = impl->prepare(rows, ctx);
   run.facts->rowsPrepared = long(run.prepared.size());
   if (run.prepared.empty())

@@ -14,10 +14,10 @@
 namespace maskscope {
 
 struct FrameworkInputs {
-  std::string dataSpec;       // --data
-  std::string collatorSpec;   // --collator (a framework spec)
-  std::string tokenizerSpec;  // --tokenizer; empty: none (pre-tokenized rows only)
-  std::string templateSpec;   // --template; empty: the tokenizer's own
+  std::string dataSpec;      // --data
+  std::string collatorSpec;  // --collator (a framework spec)
+  std::string tokenizerSpec; // --tokenizer; empty: none (pre-tokenized rows only)
+  std::string templateSpec;  // --template; empty: the tokenizer's own
   long rowBegin = 0, rowEnd = -1;
   std::vector<std::pair<std::string, std::string>> vars; // --var
   bool lenient = false; // lint/app: record what the framework would stop on instead of throwing

@@ -47,8 +47,8 @@ std::optional<std::vector<int64_t>> readIdColumn(const InputRow& row, const std:
   if (it == row.value.end() || it->is_null()) return std::nullopt;
   if (!it->is_array()) throwRowError(row, key, "expected a list of integers");
   if (it->size() > size_t(kMaxFrameworkLength))
-    throwRowError(row, key, std::to_string(it->size()) + " values, over the limit of " +
-                                std::to_string(kMaxFrameworkLength));
+    throwRowError(row, key,
+                  std::to_string(it->size()) + " values, over the limit of " + std::to_string(kMaxFrameworkLength));
   const int64_t hi = range.vocabSize.value_or(int64_t(1) << 31);
   std::vector<int64_t> out;
   out.reserve(it->size());
@@ -60,8 +60,8 @@ std::optional<std::vector<int64_t>> readIdColumn(const InputRow& row, const std:
     const bool ignore = range.allowIgnoreIndex && v == -100;
     if (!ignore && (v < range.min || v >= hi))
       throwRowError(row, key,
-                    "value " + std::to_string(i) + " is " + std::to_string(v) + ", outside " + std::to_string(range.min) +
-                        " .. " + std::to_string(hi - 1) +
+                    "value " + std::to_string(i) + " is " + std::to_string(v) + ", outside " +
+                        std::to_string(range.min) + " .. " + std::to_string(hi - 1) +
                         (range.vocabSize ? " (the tokenizer's vocabulary)" : "") +
                         (range.allowIgnoreIndex ? " and not -100" : ""));
     out.push_back(v);
@@ -97,8 +97,8 @@ std::optional<std::vector<int64_t>> readMaskColumn(const InputRow& row, const st
 void requireSameLength(const InputRow& row, const std::string& key, size_t got, const std::string& of,
                        size_t expected) {
   if (got != expected)
-    throwRowError(row, key, "has " + std::to_string(got) + " values but \"" + of + "\" has " +
-                                std::to_string(expected));
+    throwRowError(row, key,
+                  "has " + std::to_string(got) + " values but \"" + of + "\" has " + std::to_string(expected));
 }
 
 void checkSeqLengths(const InputRow& row, const std::vector<int64_t>& seqLengths, size_t rowLength) {

@@ -16,10 +16,10 @@
 namespace maskscope {
 
 struct InputRow {
-  OrderedJson value;  // the row object as read, keys in file order
-  std::string file;   // the dataset spec
-  long line = -1;     // 1-based line of the row
-  long index = -1;    // 0-based readable row
+  OrderedJson value; // the row object as read, keys in file order
+  std::string file;  // the dataset spec
+  long line = -1;    // 1-based line of the row
+  long index = -1;   // 0-based readable row
 };
 
 // The rows of --data in [begin, end) (end -1: to the end); rows that are not JSON objects are
@@ -33,9 +33,9 @@ bool isPreTokenizedRow(const OrderedJson& row);
 
 // What an id column may hold.
 struct IdRange {
-  int64_t min = 0;                   // smallest value allowed (labels: -100 is always allowed too)
-  std::optional<int64_t> vocabSize;  // ids must be below it (from --tokenizer); else below 2^31
-  bool allowIgnoreIndex = false;     // -100 allowed (labels)
+  int64_t min = 0;                  // smallest value allowed (labels: -100 is always allowed too)
+  std::optional<int64_t> vocabSize; // ids must be below it (from --tokenizer); else below 2^31
+  bool allowIgnoreIndex = false;    // -100 allowed (labels)
 };
 
 // The integer list row.value[key]; Error naming row and key when it is not a list of integers in
@@ -46,8 +46,7 @@ std::vector<int64_t> requireIdColumn(const InputRow& row, const std::string& key
 // A 0/1 mask column (completion_mask, assistant_masks, attention_mask); true/false count as 1/0.
 std::optional<std::vector<int64_t>> readMaskColumn(const InputRow& row, const std::string& key);
 // Error naming row and key when column `key` does not have `expected` values (the length of `of`).
-void requireSameLength(const InputRow& row, const std::string& key, size_t got, const std::string& of,
-                       size_t expected);
+void requireSameLength(const InputRow& row, const std::string& key, size_t got, const std::string& of, size_t expected);
 // seq_lengths must be positive and sum to the row's length; Error naming row and key otherwise.
 void checkSeqLengths(const InputRow& row, const std::vector<int64_t>& seqLengths, size_t rowLength);
 

@@ -63,7 +63,8 @@ void checkValue(const OptionInfo& o, const OrderedJson& v, const std::string& so
     if (!v.is_array()) bad(o.kind == OptionKind::IdList ? "a list of token ids" : "a string or a list of token ids");
     if (v.size() > size_t(kMaxFrameworkLength)) bad("a list of at most 2^20 ids");
     for (const auto& e : v)
-      if (!e.is_number_integer() || e.get<int64_t>() < 0 || e.get<int64_t>() > INT32_MAX) bad("token ids (0 .. 2^31-1)");
+      if (!e.is_number_integer() || e.get<int64_t>() < 0 || e.get<int64_t>() > INT32_MAX)
+        bad("token ids (0 .. 2^31-1)");
     return;
   case OptionKind::Json:
   case OptionKind::Ignored:

@@ -13,11 +13,11 @@ namespace maskscope {
 struct FrameworkDefinition;
 
 struct FrameworkSpec {
-  std::string framework; // "trl"
-  std::string version;   // "1.10" (the default filled in)
-  std::string collator;  // "DataCollatorForLanguageModeling" (the default filled in)
-  std::string type;      // Axolotl's "type"; empty when the framework has none
-  OrderedJson options;   // object: every option of the collator, in registry order
+  std::string framework;            // "trl"
+  std::string version;              // "1.10" (the default filled in)
+  std::string collator;             // "DataCollatorForLanguageModeling" (the default filled in)
+  std::string type;                 // Axolotl's "type"; empty when the framework has none
+  OrderedJson options;              // object: every option of the collator, in registry order
   std::vector<std::string> given;   // option names the spec set, in its order
   std::vector<std::string> ignored; // keys accepted and ignored (OptionKind::Ignored) that the spec set
   std::string source;               // the file, or "inline"

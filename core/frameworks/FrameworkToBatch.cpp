@@ -98,20 +98,20 @@ void layMeta(Batch& out, const std::vector<PreparedRow>& rows) {
   out.meta.clear();
   out.sourceRows.clear();
   if (rows.size() == size_t(B)) {
-    for (int64_t r = 0; r < B; ++r) {
+    for (int64_t r = 0; r < B; ++r)
       out.sourceRows.push_back(rows[size_t(r)].sourceRows.empty() ? -1 : rows[size_t(r)].sourceRows.front());
+    // Roles only when every row has them (lint reads meta[r][t] for every row and position).
+    for (const auto& row : rows)
+      if (row.meta.empty() || int64_t(row.meta.size()) > T) return;
+    for (int64_t r = 0; r < B; ++r) {
       const auto& m = rows[size_t(r)].meta;
-      if (m.empty() || int64_t(m.size()) > T) continue;
       // Left padding puts the row's tokens at the end: where the attention mask starts.
       int64_t begin = 0;
       while (begin < T - int64_t(m.size()) && out.attentionMask.at(r, begin) == 0) ++begin;
-      if (out.meta.size() < size_t(r)) out.meta.resize(size_t(r));
       std::vector<PositionMeta> rowMeta(size_t(T), padMeta());
       std::copy(m.begin(), m.end(), rowMeta.begin() + begin);
-      out.meta.resize(size_t(r));
       out.meta.push_back(std::move(rowMeta));
     }
-    if (out.meta.size() != size_t(B)) out.meta.clear();
     return;
   }
   if (B != 1) return;
@@ -148,8 +148,8 @@ Batch convertFrameworkBatch(const FrameworkBatch& batch, const BatchConventions&
     if (!g.sameShape(out.inputIds)) throw Error("does not have input_ids' shape", {origin, -1, -1, -1, key});
     return g;
   };
-  out.labels = hasTensor(batch, c.labels) ? sameShape(gridOf(batch, c.labels, origin), c.labels)
-                                          : IntGrid(B, T, kIgnoreIndex);
+  out.labels =
+      hasTensor(batch, c.labels) ? sameShape(gridOf(batch, c.labels, origin), c.labels) : IntGrid(B, T, kIgnoreIndex);
   if (c.labelsPreShifted) unshiftLabels(out.labels);
   if (!c.blockMask.empty() && hasTensor(batch, c.blockMask))
     out.attentionMask = segmentsFromBlockMask(batch, c.blockMask, B, T, origin);

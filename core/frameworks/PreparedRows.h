@@ -15,7 +15,7 @@ namespace maskscope {
 struct PreparedColumn {
   std::string name;
   std::vector<int64_t> values;
-  bool scalar = false; // one integer, written as a plain int
+  bool scalar = false;  // one integer, written as a plain int
   bool boolean = false; // written as true/false
 };
 

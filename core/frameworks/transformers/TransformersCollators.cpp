@@ -135,8 +135,10 @@ FrameworkBatch Padding::collate(const std::vector<PreparedRow>& rows, FrameworkC
   FrameworkBatch out;
   // Keys in the features' order (tokenizer.pad keeps it), attention_mask added after them.
   for (const auto& c : rows.front().columns) {
-    if (c.name == "input_ids") out.addGrid("input_ids", padRows(ids, pad.value_or(0), left, multiple, fixed), TensorDType::Int64);
-    if (c.name == "attention_mask") out.addGrid("attention_mask", padRows(attention, 0, left, multiple, fixed), TensorDType::Int64);
+    if (c.name == "input_ids")
+      out.addGrid("input_ids", padRows(ids, pad.value_or(0), left, multiple, fixed), TensorDType::Int64);
+    if (c.name == "attention_mask")
+      out.addGrid("attention_mask", padRows(attention, 0, left, multiple, fixed), TensorDType::Int64);
     if (c.name == "labels" && !seq2seq_) {
       for (const auto& l : labels)
         if (int64_t(l.size()) != width)

@@ -43,18 +43,17 @@ FrameworkInfo catalogue() {
   FrameworkInfo t;
   t.name = "transformers";
   t.title = "transformers";
-  CollatorInfo flattening{"DataCollatorWithFlattening",
-                          "the whole batch as one row: labels' first token = separator_id, position_ids restart",
-                          {opt("return_position_ids", OptionKind::Bool, true, "return position_ids"),
-                           opt("separator_id", OptionKind::Int, -100, "the first label of every sequence", -1000000,
-                               INT32_MAX),
-                           opt("return_flash_attn_kwargs", OptionKind::Bool, false,
-                               "return cu_seq_lens_q/k and max_length_q/k"),
-                           opt("return_seq_idx", OptionKind::Bool, false, "return seq_idx (the sequence of each token)")}};
+  CollatorInfo flattening{
+      "DataCollatorWithFlattening",
+      "the whole batch as one row: labels' first token = separator_id, position_ids restart",
+      {opt("return_position_ids", OptionKind::Bool, true, "return position_ids"),
+       opt("separator_id", OptionKind::Int, -100, "the first label of every sequence", -1000000, INT32_MAX),
+       opt("return_flash_attn_kwargs", OptionKind::Bool, false, "return cu_seq_lens_q/k and max_length_q/k"),
+       opt("return_seq_idx", OptionKind::Bool, false, "return seq_idx (the sequence of each token)")}};
   std::vector<OptionInfo> lm = tokenizerOptions();
   lm.push_back(opt("mlm", OptionKind::Bool, true, "must be false here: masked LM is random, not reproduced"));
-  lm.push_back(opt("pad_to_multiple_of", OptionKind::OptionalInt, nullptr, "pad the length up to a multiple of this",
-                   1, kMaxPadMultiple));
+  lm.push_back(opt("pad_to_multiple_of", OptionKind::OptionalInt, nullptr, "pad the length up to a multiple of this", 1,
+                   kMaxPadMultiple));
   std::vector<OptionInfo> s2s = tokenizerOptions();
   OptionInfo padding = choice("padding", {"longest", "max_length"}, "True/'longest' or 'max_length'");
   s2s.push_back(padding);
@@ -65,13 +64,14 @@ FrameworkInfo catalogue() {
   std::vector<OptionInfo> act = tokenizerOptions();
   act.push_back(opt("return_assistant_tokens_mask", OptionKind::Bool, true, "return assistant_masks"));
   act.push_back(opt("add_generation_prompt", OptionKind::Bool, false, "end with the assistant header"));
-  t.versions = {{"4.57",
-                 "huggingface/transformers src/transformers/data/data_collator.py (4.5x)",
-                 {flattening,
-                  {"DataCollatorForLanguageModeling", "mlm=False: labels = input_ids, -100 wherever input_ids == pad", lm},
-                  {"DataCollatorForSeq2Seq", "labels padded with label_pad_token_id, the rest by tokenizer.pad", s2s},
-                  {"apply_chat_template", "tokenizer.apply_chat_template(conversations, tokenize=True, return_dict=True)",
-                   act}}}};
+  t.versions = {
+      {"4.57",
+       "huggingface/transformers src/transformers/data/data_collator.py (4.5x)",
+       {flattening,
+        {"DataCollatorForLanguageModeling", "mlm=False: labels = input_ids, -100 wherever input_ids == pad", lm},
+        {"DataCollatorForSeq2Seq", "labels padded with label_pad_token_id, the rest by tokenizer.pad", s2s},
+        {"apply_chat_template", "tokenizer.apply_chat_template(conversations, tokenize=True, return_dict=True)",
+         act}}}};
   return t;
 }
 

@@ -57,7 +57,8 @@ std::vector<PreparedRow> CompletionOnly::prepare(const std::vector<InputRow>& ro
   if (ctx.spec.value("response_template").is_null())
     throw Error("DataCollatorForCompletionOnlyLM needs \"response_template\" (a string or token ids)",
                 {ctx.spec.source, -1, -1, -1, "response_template"});
-  if (ctx.spec.flag("mlm")) throw Error("mlm=true is a masked-LM objective; refused", {ctx.spec.source, -1, -1, -1, "mlm"});
+  if (ctx.spec.flag("mlm"))
+    throw Error("mlm=true is a masked-LM objective; refused", {ctx.spec.source, -1, -1, -1, "mlm"});
   IdRange range;
   if (ctx.tokenizer) range.vocabSize = ctx.tokenizer->vocabSize();
   const std::string field = ctx.spec.string("dataset_text_field");
@@ -106,8 +107,8 @@ void CompletionOnly::maskRow(std::vector<int64_t>& labels, const std::vector<int
                                  ". This instance will be ignored in loss calculation. Note, if this happens often, "
                                  "consider increasing the `max_length`.");
     if (ctx.facts.markerNotFound.empty() || ctx.facts.markerNotFound.back().row != row.sourceRows.front())
-      ctx.facts.markerNotFound.push_back({row.sourceRows.front(), row.sourceLines.front(),
-                                          std::string(option) + " not found"});
+      ctx.facts.markerNotFound.push_back(
+          {row.sourceRows.front(), row.sourceLines.front(), std::string(option) + " not found"});
     ctx.facts.markerOption = option;
     std::fill(labels.begin(), labels.end(), ignore);
   };

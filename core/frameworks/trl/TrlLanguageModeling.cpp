@@ -94,7 +94,8 @@ FrameworkBatch LanguageModeling::collate(const std::vector<PreparedRow>& rows, F
   const bool completionOnly = ctx.resolved.value("completion_only_loss", false);
   Columns c = gather(rows, v110_, completionOnly);
   if (!v110_ && !paddingFree)
-    if (auto maxLength = s.optionalInteger("max_length")) truncateAll(c, *maxLength, s.string("truncation_mode") == "keep_end");
+    if (auto maxLength = s.optionalInteger("max_length"))
+      truncateAll(c, *maxLength, s.string("truncation_mode") == "keep_end");
   if (paddingFree) {
     if (!c.haveSeqLengths)
       for (const auto& r : c.ids) {

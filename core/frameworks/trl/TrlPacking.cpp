@@ -138,7 +138,8 @@ std::vector<PreparedRow> packRows(const std::vector<PreparedRow>& rows, const st
         throw Error("packing: column \"" + c + "\" of dataset row " +
                     std::to_string(r.sourceRows.empty() ? -1 : r.sourceRows.front()) + " has " +
                     std::to_string(r.at(c).size()) + " values but \"" + columns.front() + "\" has " +
-                    std::to_string(r.at(columns.front()).size()) + " (All columns must have values of the same length.)");
+                    std::to_string(r.at(columns.front()).size()) +
+                    " (All columns must have values of the same length.)");
   if (strategy == "wrapped") return packWrapped(rows, columns, seqLength);
   return packBfd(rows, columns, seqLength, strategy == "bfd_split");
 }

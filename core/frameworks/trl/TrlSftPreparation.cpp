@@ -36,9 +36,11 @@ SftSettings settingsOf(const FrameworkContext& ctx, const OrderedJson& firstRow)
   st.strategy = s.string("packing_strategy");
   const OrderedJson& col = s.value("completion_only_loss");
   if (!col.is_null() && !col.is_boolean())
-    throw Error("option \"completion_only_loss\" must be true, false or null", {s.source, -1, -1, -1, "completion_only_loss"});
+    throw Error("option \"completion_only_loss\" must be true, false or null",
+                {s.source, -1, -1, -1, "completion_only_loss"});
   // SFTTrainer: None means "prompt" in dataset_sample and "completion" in dataset_sample (the raw row).
-  st.completionOnlyLoss = col.is_boolean() ? col.get<bool>() : firstRow.contains("prompt") && firstRow.contains("completion");
+  st.completionOnlyLoss =
+      col.is_boolean() ? col.get<bool>() : firstRow.contains("prompt") && firstRow.contains("completion");
   st.assistantOnlyLoss = s.flag("assistant_only_loss");
   st.textField = s.string("dataset_text_field");
   const OrderedJson& kw = s.value("dataset_kwargs");
@@ -103,7 +105,8 @@ ChatTemplateCall callFor(const InputRow& row, const OrderedJson& value) {
   ChatTemplateCall call;
   if (value.contains("tools")) {
     call.tools = value["tools"];
-    if (call.tools.is_string()) call.tools = parseOrderedJsonOrThrow(call.tools.get<std::string>(), {row.file, row.line});
+    if (call.tools.is_string())
+      call.tools = parseOrderedJsonOrThrow(call.tools.get<std::string>(), {row.file, row.line});
   }
   if (value.contains("chat_template_kwargs") && value["chat_template_kwargs"].is_object())
     call.extra = value["chat_template_kwargs"];
@@ -152,8 +155,8 @@ PreparedRow tokenizeRow(const InputRow& row, const FrameworkContext& ctx, const 
     out.set("completion_mask", std::move(completionMask));
   } else if (conversational) {
     call.returnAssistantTokensMask = st.assistantOnlyLoss;
-    TokenizedText t =
-        applyChatTemplateTokens(tok, *ctx.chatTemplate, messagesOf(row, value["messages"], "messages"), ctx.render, call);
+    TokenizedText t = applyChatTemplateTokens(tok, *ctx.chatTemplate, messagesOf(row, value["messages"], "messages"),
+                                              ctx.render, call);
     out.set("input_ids", std::move(t.inputIds));
     if (st.assistantOnlyLoss) out.set("assistant_masks", std::move(t.assistantMasks));
     out.meta = std::move(t.meta);
@@ -238,14 +241,16 @@ std::vector<PreparedRow> truncateAndDrop(std::vector<PreparedRow> rows, const Sf
       if (c.name == "input_ids" || c.name == "labels") sliceTo(c.values, *st.maxLength, st.keepEnd);
     sliceTo(r.meta, *st.maxLength, st.keepEnd);
     const auto& labels = r.at("labels");
-    if (std::any_of(labels.begin(), labels.end(), [](int64_t l) { return l != kIgnoreIndex; })) {
+    // TRL stopped earlier (RuntimeError at tokenization) when assistant_only_loss met a template
+    // without {% generation %}; lint (lenient) keeps those rows to show what the masks were.
+    if (ctx.facts.assistantOnlyWithoutGeneration ||
+        std::any_of(labels.begin(), labels.end(), [](int64_t l) { return l != kIgnoreIndex; })) {
       kept.push_back(std::move(r));
       continue;
     }
     ctx.facts.dropped.push_back({r.sourceRows.front(), r.sourceLines.front(),
-                                 "nothing left graded after truncation to max_length=" +
-                                     std::to_string(*st.maxLength) + " (" + (st.keepEnd ? "keep_end" : "keep_start") +
-                                     ")"});
+                                 "nothing left graded after truncation to max_length=" + std::to_string(*st.maxLength) +
+                                     " (" + (st.keepEnd ? "keep_end" : "keep_start") + ")"});
   }
   return kept;
 }
@@ -266,6 +271,14 @@ int64_t sftPadTokenId(const FrameworkContext& ctx) {
 }
 
 std::vector<PreparedRow> prepareSft(const std::vector<InputRow>& rows, FrameworkContext& ctx) {
+  // SFTTrainer: args.eos_token replaces tokenizer.eos_token (so the chat template renders it too);
+  // it must be in the vocabulary.
+  if (auto eos = ctx.spec.optionalString("eos_token"); eos && ctx.tokenizer) {
+    if (!ctx.tokenizer->tokenToId(*eos))
+      throw Error("The specified `eos_token` ('" + *eos + "') is not found in the vocabulary of the given tokenizer",
+                  {ctx.spec.source, -1, -1, -1, "eos_token"});
+    ctx.render.variables["eos_token"] = *eos;
+  }
   const SftSettings st = settingsOf(ctx, rows.front().value);
   ctx.resolved["completion_only_loss"] = st.completionOnlyLoss;
   const bool processed = rows.front().value.contains("input_ids");
@@ -273,10 +286,10 @@ std::vector<PreparedRow> prepareSft(const std::vector<InputRow>& rows, Framework
   out.reserve(rows.size());
   for (const InputRow& row : rows) {
     if (processed != row.value.contains("input_ids"))
-      throwRowError(row, "input_ids", processed ? "missing (the first row is pre-tokenized)"
-                                                : "present, but the first row is text (one dataset, one shape)");
-    if (!processed && st.skipPrepare)
-      throwRowError(row, "input_ids", "skip_prepare_dataset needs pre-tokenized rows");
+      throwRowError(row, "input_ids",
+                    processed ? "missing (the first row is pre-tokenized)"
+                              : "present, but the first row is text (one dataset, one shape)");
+    if (!processed && st.skipPrepare) throwRowError(row, "input_ids", "skip_prepare_dataset needs pre-tokenized rows");
     PreparedRow r = processed ? takeTokenizedRow(row, ctx) : tokenizeRow(row, ctx, st);
     r.sourceRows = {row.index};
     r.sourceLines = {row.line};
