@@ -200,6 +200,17 @@ AxolotlConfig axolotlConfigFromOptions(const OrderedJson& o, const std::string& 
   }
   c.padToMultipleOf = optInt(o, "pad_to_multiple_of", 1, int64_t(1) << 16, source);
   c.samplePacking = flag(o, "sample_packing", false, source);
+  if (auto n = optInt(o, "micro_batch_size", 1, 4096, source)) c.microBatchSize = *n;
+  c.multipackRealBatches = flag(o, "multipack_real_batches", false, source);
+  if (auto n = optInt(o, "sample_packing_bin_size", 1, int64_t(1) << 20, source)) c.samplePackingBinSize = *n;
+  if (auto n = optInt(o, "sample_packing_group_size", 1, int64_t(1) << 30, source)) c.samplePackingGroupSize = *n;
+  c.samplePackingSequentially = flag(o, "sample_packing_sequentially", false, source);
+  c.curriculumSampling = flag(o, "curriculum_sampling", false, source);
+  // validation.py hint_sample_packing_padding: sample_packing sets pad_to_sequence_len when unset
+  if (c.samplePacking && !c.padToSequenceLen) c.padToSequenceLen = true;
+  if (c.samplePacking && c.microBatchSize * c.sequenceLen > (int64_t(1) << 22))
+    throw Error("micro_batch_size x sequence_len is over 2^22 tokens per packed row: refused, never allocated",
+                at(source, "micro_batch_size"));
   readSpecialTokens(c, o, source);
   return c;
 }
