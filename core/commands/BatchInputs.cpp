@@ -2,6 +2,8 @@
 #include "core/commands/BatchInputs.h"
 #include "core/batchio/BatchLoader.h"
 #include "core/collate/DatasetPipeline.h"
+#include "core/frameworks/FrameworkPipeline.h"
+#include "core/frameworks/FrameworkSpec.h"
 #include "core/tokenizer/Tokenizer.h"
 #include "core/util/Error.h"
 
@@ -14,6 +16,22 @@ Batch buildBatch(const BatchInputs& in, std::vector<RowError>* rowErrors,
     return loadBatchDump(in.batchFile);
   }
   if (in.dataSpec.empty()) throw Error("give --batch FILE or --data FILE");
+  if (isFrameworkSpec(in.collatorSpec)) {
+    // The batch the user's framework builds (core/frameworks), judged as maskscope's Batch.
+    FrameworkInputs fi;
+    fi.dataSpec = in.dataSpec;
+    fi.collatorSpec = in.collatorSpec;
+    fi.tokenizerSpec = in.tokenizerSpec;
+    fi.templateSpec = in.templateSpec;
+    fi.rowBegin = in.rowBegin;
+    fi.rowEnd = in.rowEnd;
+    fi.vars = in.vars;
+    fi.lenient = in.lenientFramework;
+    FrameworkRun run = runFramework(fi);
+    if (rowErrors) *rowErrors = run.skipped;
+    if (tokenizerOut) *tokenizerOut = run.tokenizer;
+    return std::move(run.view);
+  }
   PipelineSpec ps;
   ps.tokenizerSpec = in.tokenizerSpec.empty() ? "builtin:demo" : in.tokenizerSpec;
   ps.templateSpec = in.templateSpec;

@@ -1,6 +1,8 @@
 // Lint command: input detection, the JSON (docs/cli.md), the terminal report (findings, a token
 // view of the first offending rows like a trainer's debug print, the summary) and --explain.
 #include "core/commands/LintCommand.h"
+#include "core/commands/BatchInputs.h"
+#include "core/frameworks/FrameworkSpec.h"
 #include "core/batchio/BatchLoader.h"
 #include "core/data/PreferenceRow.h"
 #include "core/lint/Lint.h"
@@ -231,6 +233,40 @@ void lintDumpInput(const LintArgs& a, const std::string& tokenizerSpec, CommandI
   in.report.summary.input = "batch";
 }
 
+// A dataset collated by a framework spec (core/frameworks): the framework's own batch is linted, with
+// the framework rules reading what its run recorded (rows dropped, markers not found, ...).
+void lintFrameworkInput(const LintArgs& a, const std::string& tokenizerSpec, CommandIO& io, LintedInput& in) {
+  if (!a.shard.empty()) throw Error("--shard splits datasets collated by presets; a framework spec is linted whole");
+  BatchInputs bi;
+  bi.dataSpec = a.input;
+  bi.collatorSpec = a.collatorSpec;
+  bi.tokenizerSpec = tokenizerSpec;
+  bi.templateSpec = a.templateSpec;
+  bi.rowBegin = a.rowBegin;
+  bi.rowEnd = a.rowEnd;
+  bi.vars = a.vars;
+  bi.lenientFramework = true; // name what the framework would stop on, as a finding
+  std::vector<RowError> skipped;
+  std::shared_ptr<const Tokenizer> tok;
+  in.dumpBatch = buildBatch(bi, &skipped, &tok);
+  in.dump = true;
+  in.tok = tok;
+  for (const auto& e : skipped) io.err << "maskscope: skipped " << e.toString() << "\n";
+  const FrameworkFacts& f = *in.dumpBatch.framework;
+  for (const auto& w : f.warnings) io.err << "maskscope: " << f.framework << ": " << w << "\n";
+  LintContext ctx;
+  for (const auto& [k, v] : a.vars) ctx.render.variables[k] = v;
+  ctx.generation = a.generation;
+  ctx.maxFindings = a.maxFindings >= 0 ? a.maxFindings : 1000;
+  if (tok) {
+    ctx.tokenizer = tok;
+    ctx.chatTemplate = loadChatTemplate(a.templateSpec, tokenizerSpec);
+    adoptTemplateVariables(ctx, *tok);
+  }
+  in.report = lintBatch(in.dumpBatch, ctx);
+  in.report.summary.input = "dataset";
+}
+
 void lintDatasetInput(const LintArgs& a, const std::string& tokenizerSpec, int shardK, int shardN, CommandIO& io,
                       LintedInput& in) {
   const bool progress = a.progress || (&io.err == &std::cerr && isatty(STDERR_FILENO));
@@ -415,6 +451,8 @@ int runLint(const LintArgs& a, CommandIO& io) {
     throw Error("--shard splits a dataset; a batch dump (" + a.input + ") is linted whole");
   if (isDump(a.input))
     lintDumpInput(a, tokenizerSpec, io, in);
+  else if (isFrameworkSpec(a.collatorSpec))
+    lintFrameworkInput(a, tokenizerSpec, io, in);
   else
     lintDatasetInput(a, tokenizerSpec, shardK, shardN, io, in);
   const LintReport& report = in.report;

@@ -1,7 +1,10 @@
 // A collated batch, as a training step sees it: four [B, T] integer grids plus what the
 // collator knows about each row (its packed segments and the role of every position).
 #pragma once
+#include "core/data/FrameworkFacts.h"
+
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +64,8 @@ struct Batch {
   std::optional<int64_t> bosTokenId;
   std::vector<long> sourceRows; // dataset row of each batch row (first example when packed)
   std::string origin;           // "collated by <preset>" or the dump's path
+  // Set when a framework (core/frameworks) built the batch: which one, and what it did to the rows.
+  std::shared_ptr<const FrameworkFacts> framework;
 
   int64_t batchSize() const { return inputIds.rows; }
   int64_t length() const { return inputIds.cols; }

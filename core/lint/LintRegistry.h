@@ -31,6 +31,7 @@ const std::vector<LintRule>& positionRules();
 const std::vector<LintRule>& roleRules();
 const std::vector<LintRule>& templateRules();
 const std::vector<LintRule>& preferenceRules();
+const std::vector<LintRule>& frameworkRules(); // core/frameworks batches (Batch::framework)
 
 // Every rule of every family, in that order.
 const std::vector<LintRule>& lintRules();
