@@ -86,7 +86,7 @@ void readMappings(AxolotlConfig& c, const OrderedJson& o, const std::string& sou
   auto setLegacy = [&](const char* legacyKey, const std::string& target) {
     auto existing = std::find_if(c.messagePropertyMappings.begin(), c.messagePropertyMappings.end(),
                                  [&](const auto& p) { return p.first == target; });
-    if (o.contains(legacyKey)) {
+    if (find(o, legacyKey)) { // null (the registry's default) is unset
       const std::string v = str(o, legacyKey, source);
       if (existing != c.messagePropertyMappings.end() && existing->second != v && !v.empty())
         throw Error(std::string("conflicting message ") + target + " fields: " + legacyKey + "='" + v +
@@ -162,8 +162,10 @@ AxolotlConfig axolotlConfigFromOptions(const OrderedJson& o, const std::string& 
     c.chatTemplate = t->get<std::string>();
   }
   c.chatTemplateJinja = optStr(o, "chat_template_jinja", source);
-  // pydantic: chat_template_jinja without chat_template means chat_template: jinja
-  if (c.chatTemplateJinja && !find(o, "chat_template")) c.chatTemplate = "jinja";
+  // chat_template_jinja with the default choice: the jinja text is the template (Axolotl's top-level
+  // chat_template_jinja sets chat_template: jinja and becomes the tokenizer's template, which
+  // tokenizer_default then reads)
+  if (c.chatTemplateJinja && c.chatTemplate == "tokenizer_default") c.chatTemplate = "jinja";
   if (c.chatTemplate == "jinja" && !c.chatTemplateJinja)
     throw Error("chat_template_jinja is required when chat_template is set to jinja", at(source, "chat_template"));
   if (const OrderedJson* k = find(o, "chat_template_kwargs")) {
