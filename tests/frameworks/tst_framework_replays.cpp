@@ -70,7 +70,8 @@ private slots:
     }
     const Run run = runMaskscope(args);
     const int exitWanted = c.value("exit", 0);
-    QVERIFY2(run.status == exitWanted, qPrintable(QString("exit %1, stderr: %2").arg(run.status).arg(QString(run.err))));
+    QVERIFY2(run.status == exitWanted,
+             qPrintable(QString("exit %1, stderr: %2").arg(run.status).arg(QString(run.err))));
     for (const auto& s : c.value("stderr_contains", ojson::array()))
       QVERIFY2(run.err.contains(QByteArray::fromStdString(s.get<std::string>())),
                qPrintable("stderr lacks \"" + QString::fromStdString(s.get<std::string>()) + "\": " + run.err));
