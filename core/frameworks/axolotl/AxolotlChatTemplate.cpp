@@ -5,6 +5,7 @@
 // (utils/collators/batching.py) as core/builders/causal.py builds it: padding to the longest row
 // rounded up to pad_to_multiple_of (64 unless set; sequence_len rounded up to it when
 // pad_to_sequence_len), labels padded with -100, on the tokenizer's padding side.
+#include "core/frameworks/UnavailableChatTemplate.h"
 #include "core/frameworks/axolotl/Axolotl.h"
 #include "core/frameworks/axolotl/AxolotlConfig.h"
 #include "core/frameworks/axolotl/AxolotlMeta.h"
@@ -56,7 +57,7 @@ private:
 ChatTemplateStrategy makeStrategy(const AxolotlConfig& cfg, FrameworkContext& ctx) {
   std::optional<std::string> own;
   std::string ownOrigin;
-  if (ctx.chatTemplate) {
+  if (ctx.chatTemplate && !dynamic_cast<const UnavailableChatTemplate*>(ctx.chatTemplate.get())) {
     own = ctx.chatTemplate->source();
     ownOrigin = ctx.chatTemplate->name();
   }
