@@ -59,12 +59,17 @@ UnslothRow preTokenized(const InputRow& row, const FrameworkContext& ctx) {
   return u;
 }
 
+struct RowText {
+  std::string text;
+  TokenizedText rendered; // a messages row: its tokens with their roles (for lint and the app)
+};
+
 // The text of a text row, or of a messages row through the chat template.
-std::string rowText(const InputRow& row, const FrameworkContext& ctx, const std::string& field) {
+RowText rowText(const InputRow& row, const FrameworkContext& ctx, const std::string& field) {
   auto it = row.value.find(field);
   if (it != row.value.end()) {
     if (!it->is_string()) throwRowError(row, field, "expected a string");
-    return it->get<std::string>();
+    return {it->get<std::string>(), {}};
   }
   if (!ctx.chatTemplate)
     throwRowError(row, field, "missing (a row holds input_ids, \"" + field + "\", or messages with a chat template)");
@@ -76,7 +81,11 @@ std::string rowText(const InputRow& row, const FrameworkContext& ctx, const std:
     ro.addGenerationPrompt = false;
     ro.computeMessageSpans = false;
     if (!c.tools.is_null()) ro.tools = c.tools;
-    return ctx.chatTemplate->render(c.messages, ro).text;
+    RowText out{ctx.chatTemplate->render(c.messages, ro).text, {}};
+    ChatTemplateCall call;
+    call.tools = c.tools;
+    out.rendered = applyChatTemplateTokens(*ctx.tokenizer, *ctx.chatTemplate, c.messages, ctx.render, call);
+    return out;
   } catch (const Error& e) {
     throwRowError(row, field, e.message());
   }
@@ -98,17 +107,22 @@ std::vector<UnslothRow> unslothInputRows(const std::vector<InputRow>& rows, Fram
     return out;
   }
   const Tokenizer& tok = ctx.requireTokenizer("Unsloth's text rows");
-  std::vector<std::string> texts;
+  std::vector<RowText> texts;
   for (const InputRow& row : rows) texts.push_back(rowText(row, ctx, field));
   // double-BOS check on the first row: add_special_tokens = False when the text or template has BOS
   const std::string bos = tok.specialTokens().bosText;
   const std::string chatTemplate = ctx.chatTemplate ? ctx.chatTemplate->source() : std::string();
-  const bool specials = bos.empty() || !(texts.front().starts_with(bos) || chatTemplate.find(bos) != std::string::npos);
+  const bool specials =
+      bos.empty() || !(texts.front().text.starts_with(bos) || chatTemplate.find(bos) != std::string::npos);
   if (!specials)
     ctx.facts.warnings.push_back("Unsloth: We found double BOS tokens - we shall remove one automatically.");
   for (size_t i = 0; i < rows.size(); ++i) {
     UnslothRow u;
-    std::vector<int64_t> ids = tokenizeTruncated(tok, texts[i], specials, maxLength);
+    std::vector<int64_t> ids = tokenizeTruncated(tok, texts[i].text, specials, maxLength);
+    // roles per position where the row is the template's render tokenized as is (no specials added)
+    const auto& r = texts[i].rendered;
+    if (!r.meta.empty() && ids.size() <= r.inputIds.size() && std::equal(ids.begin(), ids.end(), r.inputIds.begin()))
+      u.row.meta.assign(r.meta.begin(), r.meta.begin() + long(ids.size()));
     u.row.set("input_ids", ids);
     u.row.set("attention_mask", std::vector<int64_t>(ids.size(), 1));
     u.row.sourceRows = {rows[i].index};

@@ -9,18 +9,26 @@ namespace maskscope {
 
 namespace {
 
-// Per batch row: the assistant replies (by message index) and how many of their positions are graded.
-struct RowReplies {
-  std::map<int32_t, int64_t> graded; // message index -> graded reply positions
-};
+// One conversation of a batch row (a packed row holds several): its assistant replies, by message
+// index, and how many of each reply's positions are graded.
+using Replies = std::map<int32_t, int64_t>;
 
-RowReplies repliesOfRow(const Batch& b, int64_t r) {
-  RowReplies out;
+std::vector<Replies> conversationsOfRow(const Batch& b, int64_t r) {
   const auto& meta = b.meta[size_t(r)];
-  for (int64_t t = 0; t < b.length() && t < int64_t(meta.size()); ++t) {
-    const PositionMeta& m = meta[size_t(t)];
-    if (!m.reply || m.kind != PositionKind::Assistant || m.messageIndex < 0) continue;
-    out.graded[m.messageIndex] += b.labels.at(r, t) != kIgnoreIndex ? 1 : 0;
+  std::vector<Segment> parts;
+  if (size_t(r) < b.segments.size() && !b.segments[size_t(r)].empty())
+    parts = b.segments[size_t(r)];
+  else
+    parts = {Segment{0, b.length(), -1}};
+  std::vector<Replies> out;
+  for (const Segment& s : parts) {
+    Replies replies;
+    for (int64_t t = s.begin; t < s.end && t < int64_t(meta.size()); ++t) {
+      const PositionMeta& m = meta[size_t(t)];
+      if (!m.reply || m.kind != PositionKind::Assistant || m.messageIndex < 0) continue;
+      replies[m.messageIndex] += b.labels.at(r, t) != kIgnoreIndex ? 1 : 0;
+    }
+    out.push_back(std::move(replies));
   }
   return out;
 }
@@ -32,11 +40,12 @@ bool legacyLastTurn(const BatchInput& in) {
   long rowsHit = 0, turnsLost = 0, multiTurn = 0;
   std::string rows;
   for (int64_t r = 0; r < b.batchSize() && size_t(r) < b.meta.size(); ++r) {
-    const RowReplies rr = repliesOfRow(b, r);
-    if (rr.graded.size() < 2) continue;
-    ++multiTurn;
     long lost = 0;
-    for (auto it = rr.graded.begin(); it != std::prev(rr.graded.end()); ++it) lost += it->second == 0 ? 1 : 0;
+    for (const Replies& replies : conversationsOfRow(b, r)) {
+      if (replies.size() < 2) continue;
+      ++multiTurn;
+      for (auto it = replies.begin(); it != std::prev(replies.end()); ++it) lost += it->second == 0 ? 1 : 0;
+    }
     if (lost == 0) continue;
     ++rowsHit;
     turnsLost += lost;
@@ -53,8 +62,8 @@ bool legacyLastTurn(const BatchInput& in) {
            std::to_string(b.batchSize()) + " rows are never trained (dataset rows " + rows +
            (rowsHit > 8 ? ", ..." : "") + ")";
   else
-    msg += multiTurn == 0 ? "No row of this batch has two assistant turns yet, so nothing is lost here"
-                          : "Every multi-turn row still trains its earlier turns";
+    msg += multiTurn == 0 ? "No conversation of this batch has two assistant turns yet, so nothing is lost here"
+                          : "Every multi-turn conversation still trains its earlier turns";
   in.out.add("axolotl-legacy-last-turn", std::nullopt, std::nullopt, msg,
              rowsHit > 0 ? std::optional<Severity>(Severity::Error) : std::optional<Severity>(Severity::Warning));
   return true;
