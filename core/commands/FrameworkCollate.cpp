@@ -75,7 +75,8 @@ int runFrameworkCollate(const BatchInputs& inputs, CommandIO& io, const CollateT
   if (inputs.dataSpec.empty()) throw Error("collate needs --data");
   if (!table.side.empty()) throw Error("--side applies to preference data collated without a framework spec");
   const std::string stage = table.stage.empty() ? "batch" : table.stage;
-  if (stage != "batch" && stage != "prepared") throw Error("--stage: expected batch or prepared, got \"" + stage + "\"");
+  if (stage != "batch" && stage != "prepared")
+    throw Error("--stage: expected batch or prepared, got \"" + stage + "\"");
   const FrameworkInputs fi = frameworkInputsOf(inputs, false);
   if (stage == "prepared") {
     const FrameworkRun run = prepareFramework(fi);

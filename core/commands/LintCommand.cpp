@@ -1,10 +1,10 @@
 // Lint command: input detection, the JSON (docs/cli.md), the terminal report (findings, a token
 // view of the first offending rows like a trainer's debug print, the summary) and --explain.
 #include "core/commands/LintCommand.h"
-#include "core/commands/BatchInputs.h"
-#include "core/frameworks/FrameworkSpec.h"
 #include "core/batchio/BatchLoader.h"
+#include "core/commands/BatchInputs.h"
 #include "core/data/PreferenceRow.h"
+#include "core/frameworks/FrameworkSpec.h"
 #include "core/lint/Lint.h"
 #include "core/lint/ReportMerge.h"
 #include "core/util/Error.h"
@@ -265,6 +265,8 @@ void lintFrameworkInput(const LintArgs& a, const std::string& tokenizerSpec, Com
   }
   in.report = lintBatch(in.dumpBatch, ctx);
   in.report.summary.input = "dataset";
+  in.report.summary.rowsRead = f.rowsIn;
+  in.report.summary.rowsSkipped = long(skipped.size());
 }
 
 void lintDatasetInput(const LintArgs& a, const std::string& tokenizerSpec, int shardK, int shardN, CommandIO& io,
@@ -445,13 +447,16 @@ int runLint(const LintArgs& a, CommandIO& io) {
     throw Error("--pad-id applies to batch dumps; a dataset's pad id comes from its tokenizer and collator");
 
   LintedInput in;
-  if (isDump(a.input) && (a.rowBegin > 0 || a.rowEnd >= 0))
+  // A framework spec reads --data rows (pre-tokenized rows mention "input_ids" too): never a dump.
+  const bool framework = isFrameworkSpec(a.collatorSpec) && !a.input.ends_with(".safetensors") &&
+                         !a.input.ends_with(".pt") && !a.input.ends_with(".pth");
+  const bool dump = !framework && isDump(a.input);
+  if (dump && (a.rowBegin > 0 || a.rowEnd >= 0))
     throw Error("--rows selects dataset rows; a batch dump (" + a.input + ") is linted whole");
-  if (isDump(a.input) && !a.shard.empty())
-    throw Error("--shard splits a dataset; a batch dump (" + a.input + ") is linted whole");
-  if (isDump(a.input))
+  if (dump && !a.shard.empty()) throw Error("--shard splits a dataset; a batch dump (" + a.input + ") is linted whole");
+  if (dump)
     lintDumpInput(a, tokenizerSpec, io, in);
-  else if (isFrameworkSpec(a.collatorSpec))
+  else if (framework)
     lintFrameworkInput(a, tokenizerSpec, io, in);
   else
     lintDatasetInput(a, tokenizerSpec, shardK, shardN, io, in);

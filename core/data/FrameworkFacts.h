@@ -17,11 +17,11 @@ struct FrameworkRowNote {
 };
 
 struct FrameworkFacts {
-  std::string framework;   // "trl"
-  std::string version;     // "1.10"
-  std::string collator;    // "DataCollatorForLanguageModeling"
-  std::string description; // one line: framework, version, collator and the options given
-  std::string source;      // the spec file, or "inline"
+  std::string framework;             // "trl"
+  std::string version;               // "1.10"
+  std::string collator;              // "DataCollatorForLanguageModeling"
+  std::string description;           // one line: framework, version, collator and the options given
+  std::string source;                // the spec file, or "inline"
   std::vector<std::string> warnings; // the framework's own warnings, worded as it prints them
   long rowsIn = 0;                   // dataset rows given to the framework
   long rowsPrepared = 0;             // rows after its dataset preparation (dropping, packing)

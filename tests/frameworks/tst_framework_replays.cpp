@@ -69,8 +69,12 @@ private Q_SLOTS:
     for (const auto& r : c["rows"]) rows += r.dump() + "\n";
     writeFile(tmp.filePath(QStringLiteral("rows.jsonl")), rows);
     writeFile(tmp.filePath(QStringLiteral("spec.json")), c["spec"].dump());
-    QStringList args = {QStringLiteral("collate"), QStringLiteral("--data"), tmp.filePath(QStringLiteral("rows.jsonl")),
-                        QStringLiteral("--collator"), tmp.filePath(QStringLiteral("spec.json")), QStringLiteral("--json")};
+    QStringList args = {QStringLiteral("collate"),
+                        QStringLiteral("--data"),
+                        tmp.filePath(QStringLiteral("rows.jsonl")),
+                        QStringLiteral("--collator"),
+                        tmp.filePath(QStringLiteral("spec.json")),
+                        QStringLiteral("--json")};
     for (const auto& a : field(c, "args")) {
       QString s = QString::fromStdString(a.get<std::string>());
       s.replace(QStringLiteral("$TOKENIZERS"), QStringLiteral(MASKSCOPE_TOKENIZER_CACHE));
@@ -78,9 +82,8 @@ private Q_SLOTS:
     }
     const Run run = runMaskscope(args);
     const int exitWanted = c.value("exit", 0);
-    QVERIFY2(run.status == exitWanted, qPrintable(QStringLiteral("exit %1, stderr: %2")
-                                                      .arg(run.status)
-                                                      .arg(QString::fromUtf8(run.err))));
+    QVERIFY2(run.status == exitWanted,
+             qPrintable(QStringLiteral("exit %1, stderr: %2").arg(run.status).arg(QString::fromUtf8(run.err))));
     for (const auto& s : field(c, "stderr_contains"))
       QVERIFY2(run.err.contains(QByteArray::fromStdString(s.get<std::string>())),
                qPrintable(QStringLiteral("stderr lacks \"") + QString::fromStdString(s.get<std::string>()) +

@@ -93,6 +93,22 @@ Batch demoBatch(const std::string& data, const std::string& collator, long limit
   return p.collateConversations(readDataset(data, nullptr, limit));
 }
 
+// A framework spec's batch (core/frameworks) linted as `lint ROWS --collator SPEC` lints it: what
+// the framework run recorded (Batch::framework) feeds the framework-* rules.
+LintReport lintFramework(const std::string& rows, const std::string& spec, const std::string& tokenizer = {},
+                         const std::string& templateSpec = {}) {
+  FrameworkInputs in;
+  in.dataSpec = kData + "frameworks/" + rows;
+  in.collatorSpec = kData + "frameworks/" + spec;
+  in.tokenizerSpec = tokenizer;
+  in.templateSpec = templateSpec;
+  in.lenient = true;
+  const FrameworkRun run = runFramework(in);
+  LintContext ctx;
+  ctx.tokenizer = run.tokenizer;
+  return lintBatch(run.view, ctx);
+}
+
 LintContext demoContext(const std::string& collator = {}) {
   LintContext ctx;
   ctx.tokenizer = loadTokenizer("builtin:demo");
@@ -351,6 +367,26 @@ std::vector<RuleCase> ruleCases() {
     DatasetLintOptions o;
     return lintDataset(kData + "long-reply.jsonl", o);
   });
+  add("framework-marker-not-found fires (TRL 0.18, template absent from row 0)", "framework-marker-not-found", true,
+      [] { return lintFramework("marker-rows.jsonl", "marker.json"); });
+  add("framework-marker-not-found quiet (found in every row)", "framework-marker-not-found", false,
+      [] { return lintFramework("marker-found-rows.jsonl", "marker.json"); });
+  add("framework-rows-dropped fires (TRL 1.10, prompt fills max_length)", "framework-rows-dropped", true,
+      [] { return lintFramework("drop-rows.jsonl", "drop.json"); });
+  add("framework-rows-dropped quiet (max_length fits)", "framework-rows-dropped", false,
+      [] { return lintFramework("drop-rows.jsonl", "no-drop.json"); });
+  add("framework-no-generation-markers fires (chatml, assistant_only_loss)", "framework-no-generation-markers", true,
+      [] { return lintFramework("chat-rows.jsonl", "assistant-only.json", "builtin:demo", "chatml"); });
+  add("framework-no-generation-markers quiet (chatml-assistant-mask)", "framework-no-generation-markers", false,
+      [] { return lintFramework("chat-rows.jsonl", "assistant-only.json", "builtin:demo", "chatml-assistant-mask"); });
+  add("framework-pad-is-eos fires (transformers LM, pad == eos)", "framework-pad-is-eos", true,
+      [] { return lintFramework("eos-rows.jsonl", "pad-is-eos.json"); });
+  add("framework-pad-is-eos quiet (pad != eos)", "framework-pad-is-eos", false,
+      [] { return lintFramework("eos-rows.jsonl", "pad-not-eos.json"); });
+  add("framework-padding-free-attention fires (TRL padding_free)", "framework-padding-free-attention", true,
+      [] { return lintFramework("eos-rows.jsonl", "padding-free.json"); });
+  add("framework-padding-free-attention quiet (padded)", "framework-padding-free-attention", false,
+      [] { return lintFramework("eos-rows.jsonl", "padded.json"); });
   add("template-no-generation-markers fires", "template-no-generation-markers", true, [] {
     DatasetLintOptions o;
     o.pipeline.collatorSpec = "trl-assistant-only";

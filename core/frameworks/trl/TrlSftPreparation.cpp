@@ -241,7 +241,10 @@ std::vector<PreparedRow> truncateAndDrop(std::vector<PreparedRow> rows, const Sf
       if (c.name == "input_ids" || c.name == "labels") sliceTo(c.values, *st.maxLength, st.keepEnd);
     sliceTo(r.meta, *st.maxLength, st.keepEnd);
     const auto& labels = r.at("labels");
-    if (std::any_of(labels.begin(), labels.end(), [](int64_t l) { return l != kIgnoreIndex; })) {
+    // TRL stopped earlier (RuntimeError at tokenization) when assistant_only_loss met a template
+    // without {% generation %}; lint (lenient) keeps those rows to show what the masks were.
+    if (ctx.facts.assistantOnlyWithoutGeneration ||
+        std::any_of(labels.begin(), labels.end(), [](int64_t l) { return l != kIgnoreIndex; })) {
       kept.push_back(std::move(r));
       continue;
     }
