@@ -5,11 +5,8 @@ namespace maskscope {
 
 const std::vector<FrameworkDefinition>& frameworkDefinitions() {
   static const std::vector<FrameworkDefinition> list = {
-      trlFramework(),
-      transformersFramework(),
-      // axolotl, unsloth (fw-axolotl): one line each here.
-      llamafactoryFramework(),
-      torchtuneFramework(),
+      trlFramework(),     transformersFramework(), axolotlFramework(),
+      unslothFramework(), llamafactoryFramework(), torchtuneFramework(),
   };
   return list;
 }

@@ -7,6 +7,8 @@ namespace maskscope {
 
 FrameworkDefinition trlFramework();          // core/frameworks/trl/
 FrameworkDefinition transformersFramework(); // core/frameworks/transformers/
+FrameworkDefinition axolotlFramework();      // core/frameworks/axolotl/
+FrameworkDefinition unslothFramework();      // core/frameworks/unsloth/
 FrameworkDefinition llamafactoryFramework(); // core/frameworks/llamafactory/
 FrameworkDefinition torchtuneFramework();    // core/frameworks/torchtune/
 

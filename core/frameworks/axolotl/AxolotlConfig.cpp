@@ -86,7 +86,7 @@ void readMappings(AxolotlConfig& c, const OrderedJson& o, const std::string& sou
   auto setLegacy = [&](const char* legacyKey, const std::string& target) {
     auto existing = std::find_if(c.messagePropertyMappings.begin(), c.messagePropertyMappings.end(),
                                  [&](const auto& p) { return p.first == target; });
-    if (o.contains(legacyKey)) {
+    if (find(o, legacyKey)) { // null (the registry's default) is unset
       const std::string v = str(o, legacyKey, source);
       if (existing != c.messagePropertyMappings.end() && existing->second != v && !v.empty())
         throw Error(std::string("conflicting message ") + target + " fields: " + legacyKey + "='" + v +
@@ -162,8 +162,10 @@ AxolotlConfig axolotlConfigFromOptions(const OrderedJson& o, const std::string& 
     c.chatTemplate = t->get<std::string>();
   }
   c.chatTemplateJinja = optStr(o, "chat_template_jinja", source);
-  // pydantic: chat_template_jinja without chat_template means chat_template: jinja
-  if (c.chatTemplateJinja && !find(o, "chat_template")) c.chatTemplate = "jinja";
+  // chat_template_jinja with the default choice: the jinja text is the template (Axolotl's top-level
+  // chat_template_jinja sets chat_template: jinja and becomes the tokenizer's template, which
+  // tokenizer_default then reads)
+  if (c.chatTemplateJinja && c.chatTemplate == "tokenizer_default") c.chatTemplate = "jinja";
   if (c.chatTemplate == "jinja" && !c.chatTemplateJinja)
     throw Error("chat_template_jinja is required when chat_template is set to jinja", at(source, "chat_template"));
   if (const OrderedJson* k = find(o, "chat_template_kwargs")) {
@@ -200,6 +202,17 @@ AxolotlConfig axolotlConfigFromOptions(const OrderedJson& o, const std::string& 
   }
   c.padToMultipleOf = optInt(o, "pad_to_multiple_of", 1, int64_t(1) << 16, source);
   c.samplePacking = flag(o, "sample_packing", false, source);
+  if (auto n = optInt(o, "micro_batch_size", 1, 4096, source)) c.microBatchSize = *n;
+  c.multipackRealBatches = flag(o, "multipack_real_batches", false, source);
+  if (auto n = optInt(o, "sample_packing_bin_size", 1, int64_t(1) << 20, source)) c.samplePackingBinSize = *n;
+  if (auto n = optInt(o, "sample_packing_group_size", 1, int64_t(1) << 30, source)) c.samplePackingGroupSize = *n;
+  c.samplePackingSequentially = flag(o, "sample_packing_sequentially", false, source);
+  c.curriculumSampling = flag(o, "curriculum_sampling", false, source);
+  // validation.py hint_sample_packing_padding: sample_packing sets pad_to_sequence_len when unset
+  if (c.samplePacking && !c.padToSequenceLen) c.padToSequenceLen = true;
+  if (c.samplePacking && c.microBatchSize * c.sequenceLen > (int64_t(1) << 22))
+    throw Error("micro_batch_size x sequence_len is over 2^22 tokens per packed row: refused, never allocated",
+                at(source, "micro_batch_size"));
   readSpecialTokens(c, o, source);
   return c;
 }

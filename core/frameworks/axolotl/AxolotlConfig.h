@@ -49,6 +49,13 @@ struct AxolotlConfig {
   std::optional<bool> padToSequenceLen;      // None: pad_to_multiple_of (default 64) rounding
   std::optional<int64_t> padToMultipleOf;
   bool samplePacking = false;
+  // sample packing's sampler and collator (core/trainers/base.py, utils/samplers/multipack.py)
+  int64_t microBatchSize = 1;
+  bool multipackRealBatches = false;
+  int64_t samplePackingBinSize = 200;
+  int64_t samplePackingGroupSize = 100000;
+  bool samplePackingSequentially = false;
+  bool curriculumSampling = false;
   std::map<std::string, std::string> specialTokens; // bos_token, eos_token, pad_token, unk_token
 
   // The legacy path: nothing says what to train (StrategyLoader defaults replaced by nulls/empties).

@@ -19,9 +19,22 @@ constexpr std::array kLocationKeys = {
     "path",   "split",      "data_files",        "ds_type",     "name", "revision", "trust_remote_code",
     "shards", "shards_idx", "preprocess_shards", "input_format"};
 // Top-level keys that shape the chat_template batch, copied into the spec.
-constexpr std::array kTopLevelKeys = {
-    "sequence_len",         "sample_packing",         "train_on_inputs", "eot_tokens",          "special_tokens",
-    "chat_template_kwargs", "excess_length_strategy", "min_sample_len",  "pad_to_sequence_len", "pad_to_multiple_of"};
+constexpr std::array kTopLevelKeys = {"sequence_len",
+                                      "sample_packing",
+                                      "train_on_inputs",
+                                      "eot_tokens",
+                                      "special_tokens",
+                                      "chat_template_kwargs",
+                                      "excess_length_strategy",
+                                      "min_sample_len",
+                                      "pad_to_sequence_len",
+                                      "pad_to_multiple_of",
+                                      "micro_batch_size",
+                                      "multipack_real_batches",
+                                      "sample_packing_bin_size",
+                                      "sample_packing_group_size",
+                                      "sample_packing_sequentially",
+                                      "curriculum_sampling"};
 // Top-level keys that change the rows or the batch in ways not reproduced: refused when set.
 constexpr std::array kRefusedKeys = {"batch_flattening",
                                      "rl",

@@ -185,6 +185,10 @@ std::vector<OrderedJson> conversationThread(const OrderedJson& row, const Thread
   }
   if (!messages.is_array()) throw Error("Unknown messages format. Please convert it into a list[dict].");
   if (messages.empty()) throw Error("the row's message list is empty (Axolotl fails with IndexError)");
+  // find_turn renders the conversation up to each trained turn twice: quadratic in the turns
+  if (messages.size() > kMaxAxolotlTurns)
+    throw Error("the row has " + std::to_string(messages.size()) + " messages, over the limit of " +
+                std::to_string(kMaxAxolotlTurns) + " (Axolotl renders the conversation twice per trained turn)");
   std::vector<OrderedJson> turns;
   const OrderedJson first = transformMessage(messages[0], o);
   if (!first.contains("role")) throw Error("KeyError: 'role' (the first message has no role)");

@@ -21,6 +21,10 @@ struct TrainDetail {
   bool train = false;
 };
 
+// Messages per row: find_turn renders the conversation up to each trained turn twice, so the work
+// grows with the square of the turns; a longer row is refused (no real conversation comes near).
+inline constexpr size_t kMaxAxolotlTurns = 2048;
+
 struct ThreadOptions {
   const AxolotlConfig* config = nullptr;
   // dataset role -> template role (Axolotl's default map, or the config's `roles` inverted)

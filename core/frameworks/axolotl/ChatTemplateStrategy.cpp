@@ -139,7 +139,9 @@ std::vector<int32_t> ChatTemplateStrategy::buildPrompt(const std::vector<Ordered
   if (realLastIndex && *realLastIndex != 0) extra["real_last_index"] = *realLastIndex; // `if real_last_index:`
   OrderedJson messages = OrderedJson::array();
   for (const auto& t : turns) messages.push_back(t);
-  const RenderResult r = template_->renderJson(messages, ro, tools, extra);
+  // `if tools: chat_template_kwargs["tools"] = tools`: an empty list reaches the template as None
+  const OrderedJson given = pythonTruthy(tools) ? tools : OrderedJson();
+  const RenderResult r = template_->renderJson(messages, ro, given, extra);
   return encodeIds(*tokenizer_, r.text);
 }
 
