@@ -1,8 +1,7 @@
 // Axolotl's conversation thread (see AxolotlTurns.h), from src/axolotl/prompt_strategies/
-// chat_template.py at v0.18.0. One deliberate difference: Axolotl keeps a message's unmapped keys
-// only when its JinjaTemplateAnalyzer sees the template read them; here every unmapped key is kept
-// (a key the template does not read cannot change the render, so the text is the same unless the
-// template reads a key in a way the analyzer misses).
+// chat_template.py at v0.18.0. A message's unmapped keys are kept only when the template reads them
+// as JinjaTemplateAnalyzer sees it (TemplateMessageVars.h), in the message's own key order (Axolotl
+// walks a Python set of names, whose order changes from run to run).
 #include "core/frameworks/axolotl/AxolotlTurns.h"
 #include "core/frameworks/pytext/PythonText.h"
 #include "core/util/Error.h"
@@ -77,7 +76,8 @@ OrderedJson transformMessage(const OrderedJson& message, const ThreadOptions& o)
   for (auto it = message.begin(); it != message.end(); ++it) {
     const bool mapped = std::any_of(c.messagePropertyMappings.begin(), c.messagePropertyMappings.end(),
                                     [&](const auto& p) { return p.second == it.key(); });
-    if (!mapped && !it->is_null()) t[it.key()] = *it;
+    const bool read = !o.templateVariables || o.templateVariables->count(it.key()) > 0;
+    if (!mapped && read && !it->is_null()) t[it.key()] = *it;
   }
   parseToolCallArguments(t);
   return t;

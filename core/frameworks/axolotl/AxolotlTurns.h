@@ -9,6 +9,8 @@
 #pragma once
 #include "core/frameworks/axolotl/AxolotlConfig.h"
 
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,8 @@ struct ThreadOptions {
   const AxolotlConfig* config = nullptr;
   // dataset role -> template role (Axolotl's default map, or the config's `roles` inverted)
   std::vector<std::pair<std::string, std::string>> roleMap;
+  // The unmapped message keys the template gets (templateMessageVariables); nullopt: all of them.
+  std::optional<std::set<std::string>> templateVariables;
 };
 
 ThreadOptions threadOptions(const AxolotlConfig& config);

@@ -4,6 +4,7 @@
 // `should_train` is Python truthiness, a token is trained by training_detail only when a trained
 // span contains it wholly.
 #include "core/frameworks/axolotl/ChatTemplateStrategy.h"
+#include "core/frameworks/axolotl/TemplateMessageVars.h"
 #include "core/util/Error.h"
 
 #include <algorithm>
@@ -74,6 +75,7 @@ ChatTemplateStrategy::ChatTemplateStrategy(const AxolotlConfig& config, std::sha
   if (!special_.pad.empty()) defaults["pad_token"] = special_.pad;
   if (!special_.unk.empty()) defaults["unk_token"] = special_.unk;
   template_ = std::make_shared<JinjaChatTemplate>(templateOrigin, templateText_, defaults);
+  thread_.templateVariables = templateMessageVariables(template_->compiled());
   for (const auto& r : config_.rolesToTrain) rolesToTrain_.push_back(mapRole(thread_, r));
   trainOnEot_ = config_.trainOnEot != TrainOn::Unset ? config_.trainOnEot : config_.trainOnEos;
   mistralName_ = lowered(tokenizer_->source()).find("mistral") != std::string::npos;
