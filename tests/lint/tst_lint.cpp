@@ -383,6 +383,10 @@ std::vector<RuleCase> ruleCases() {
       [] { return lintFramework("eos-rows.jsonl", "pad-is-eos.json"); });
   add("framework-pad-is-eos quiet (pad != eos)", "framework-pad-is-eos", false,
       [] { return lintFramework("eos-rows.jsonl", "pad-not-eos.json"); });
+  add("framework-rows-truncated fires (LLaMA-Factory, cutoff_len 12 cuts the prompts)", "framework-rows-truncated",
+      true, [] { return lintFramework("lf-rows.jsonl", "lf-truncate.json", "builtin:demo"); });
+  add("framework-rows-truncated quiet (cutoff_len 64 fits)", "framework-rows-truncated", false,
+      [] { return lintFramework("lf-rows.jsonl", "lf-fits.json", "builtin:demo"); });
   add("framework-padding-free-attention fires (TRL padding_free)", "framework-padding-free-attention", true,
       [] { return lintFramework("eos-rows.jsonl", "padding-free.json"); });
   add("framework-padding-free-attention quiet (padded)", "framework-padding-free-attention", false,
