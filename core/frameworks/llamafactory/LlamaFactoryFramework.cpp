@@ -249,6 +249,15 @@ FrameworkBatch LlamaFactory::collate(const std::vector<PreparedRow>& rows, Frame
     throw Error("Asking to pad but the tokenizer does not have a padding token: give \"pad_token_id\" or --tokenizer",
                 key(s, "pad_token_id"));
   if (b.attentionMaskIsNone) ctx.facts.paddingFree = true; // one row, examples told apart by position_ids
+  if (b.attentionMaskIs4d) { // what the 4-D mask depends on that the config may leave to the machine
+    if (assumed)
+      ctx.facts.warnings.push_back("(maskscope) flash_attn: auto read as transformers' default attention, sdpa: "
+                                   "the 4-D mask is built (under fa2 it would be None)");
+    if (!s.flag("bf16") && !s.flag("pure_bf16") && !s.flag("fp16"))
+      ctx.facts.warnings.push_back("(maskscope) compute dtype float32 assumed for the 4-D mask's masked value "
+                                   "(LLaMA-Factory infers it from the model and the GPU when neither bf16 nor fp16 "
+                                   "is set)");
+  }
   return toFrameworkBatch(b, rows.front(), attentionGiven);
 }
 
