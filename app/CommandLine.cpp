@@ -70,7 +70,9 @@ std::function<void()> addRowsOption(CLI::App* cmd, long& begin, long& end) {
 std::function<void()> addBatchInputs(CLI::App* cmd, BatchInputs& in) {
   cmd->add_option("--tokenizer", in.tokenizerSpec, "tokenizer.model, tokenizer.json, model folder or builtin:demo");
   cmd->add_option("--template", in.templateSpec, "built-in name, .jinja, tokenizer_config.json or model folder");
-  cmd->add_option("--collator", in.collatorSpec, "preset[,key=value...], collator JSON file, or key=value,...");
+  cmd->add_option("--collator", in.collatorSpec,
+                  "preset[,key=value...], collator JSON file, key=value,..., or a framework spec (JSON with "
+                  "\"framework\", inline or a file; a framework config file)");
   cmd->add_option("--data", in.dataSpec, "dataset file (JSONL/JSON) or builtin:demo");
   auto applyRows = addRowsOption(cmd, in.rowBegin, in.rowEnd);
   auto applyVars = addVarOption(cmd, in.vars);
@@ -102,6 +104,9 @@ Runner declareCollate(CLI::App* cmd) {
   cmd->add_flag("--table", table->enabled, "per-position table: token, id, label, attention, position id, role");
   cmd->add_option("--hide", table->hide, "with --table: hide system,whitespace,padding (comma list)");
   cmd->add_option("--table-format", table->format, "with --table: text, markdown, csv or html");
+  cmd->add_option("--stage", table->stage,
+                  "framework specs: batch (the framework's returned dict, default) or prepared (its prepared rows)")
+      ->check(CLI::IsMember({"batch", "prepared"}));
   cmd->add_option("--side", table->side, "preference data: chosen, rejected or both (default)")
       ->check(CLI::IsMember({"chosen", "rejected", "both"}));
   return [in, applyRows, table, listPresets](CommandIO& io) {

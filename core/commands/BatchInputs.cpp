@@ -3,6 +3,8 @@
 #include "core/batchio/BatchLoader.h"
 #include "core/collate/DatasetPipeline.h"
 #include "core/collate/TemplateVariables.h"
+#include "core/frameworks/FrameworkPipeline.h"
+#include "core/frameworks/FrameworkSpec.h"
 #include "core/lint/Lint.h"
 #include "core/lint/TokenizerFit.h"
 #include "core/tokenizer/Tokenizer.h"
@@ -38,6 +40,22 @@ Batch buildBatch(const BatchInputs& in, std::vector<RowError>* rowErrors,
     return dump;
   }
   if (in.dataSpec.empty()) throw Error("give --batch FILE or --data FILE");
+  if (isFrameworkSpec(in.collatorSpec)) {
+    // The batch the user's framework builds (core/frameworks), judged as maskscope's Batch.
+    FrameworkInputs fi;
+    fi.dataSpec = in.dataSpec;
+    fi.collatorSpec = in.collatorSpec;
+    fi.tokenizerSpec = in.tokenizerSpec;
+    fi.templateSpec = in.templateSpec;
+    fi.rowBegin = in.rowBegin;
+    fi.rowEnd = in.rowEnd;
+    fi.vars = in.vars;
+    fi.lenient = in.lenientFramework;
+    FrameworkRun run = runFramework(fi);
+    if (rowErrors) *rowErrors = run.skipped;
+    if (tokenizerOut) *tokenizerOut = run.tokenizer;
+    return std::move(run.view);
+  }
   PipelineSpec ps;
   ps.tokenizerSpec = in.tokenizerSpec.empty() ? "builtin:demo" : in.tokenizerSpec;
   ps.templateSpec = in.templateSpec;

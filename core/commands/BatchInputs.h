@@ -24,6 +24,9 @@ struct BatchInputs {
   long rowBegin = 0;                                     // --rows A:B, half-open
   long rowEnd = -1;                                      // -1: to the end
   std::vector<std::pair<std::string, std::string>> vars; // --var k=v: template variables
+  // Framework specs: record what the framework would stop on (TRL's RuntimeError on a template
+  // without {% generation %}) instead of stopping (lint, the app).
+  bool lenientFramework = false;
 };
 
 // Loads or builds the batch. Throws Error on unusable input. A dump given with --tokenizer is read as

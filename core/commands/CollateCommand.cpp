@@ -4,6 +4,7 @@
 #include "core/collate/CollatorSpec.h"
 #include "core/commands/PreferenceCollate.h"
 #include "core/data/PreferenceRow.h"
+#include "core/frameworks/FrameworkSpec.h"
 #include "core/mask/RowFacts.h"
 #include "core/table/PositionTable.h"
 #include "core/template/ChatTemplate.h"
@@ -66,6 +67,8 @@ int printTables(const Batch& b, const Tokenizer* tokenizer, const CollateTableOp
 } // namespace
 
 int runCollate(const BatchInputs& inputs, CommandIO& io, const CollateTableOptions& table) {
+  if (isFrameworkSpec(inputs.collatorSpec)) return runFrameworkCollate(inputs, io, table);
+  if (!table.stage.empty()) throw Error("--stage applies to framework specs (--collator SPEC.json with \"framework\")");
   if (inputs.tokenizerSpec.empty()) throw Error("collate needs --tokenizer (or --list-presets)");
   if (inputs.dataSpec.empty()) throw Error("collate needs --data (or --list-presets)");
   if (isPreferenceDataset(inputs.dataSpec)) return runPreferenceCollate(inputs, io, table);

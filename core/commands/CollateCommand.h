@@ -13,12 +13,18 @@ struct CollateTableOptions {
   std::string hide;            // --hide system,whitespace,padding
   std::string format = "text"; // --table-format text|markdown|csv|html (--json wins)
   std::string side;            // --side chosen|rejected|both (preference data only; empty = both)
+  std::string stage;           // --stage batch|prepared (framework specs only; empty = batch)
 };
 
 // Needs --tokenizer and --data (--template and --collator have defaults).
 int runCollate(const BatchInputs& inputs, CommandIO& io, const CollateTableOptions& table = {});
 // `collate --list-presets`: every collator preset with its one-line meaning (JSON list with --json).
 int listCollatorPresets(CommandIO& io);
+// collate with a framework spec (core/frameworks): the framework's own dict, or its prepared rows.
+int runFrameworkCollate(const BatchInputs& inputs, CommandIO& io, const CollateTableOptions& options);
+// Prints the rows the reader skipped, the framework's warnings and the rows it dropped on err.
+struct FrameworkRun;
+void reportFrameworkNotes(const FrameworkRun& run, CommandIO& io);
 // Parses "A:B", "A:", ":B" or "N" into a half-open row range; throws Error.
 void parseRowRange(const std::string& text, long& begin, long& end);
 

@@ -3,13 +3,15 @@
 #include "core/commands/LintCommand.h"
 #include "core/batchio/BatchLoader.h"
 #include "core/collate/TemplateVariables.h"
+#include "core/commands/BatchInputs.h"
 #include "core/data/PreferenceRow.h"
+#include "core/frameworks/FrameworkSpec.h"
 #include "core/lint/FindingsTable.h"
 #include "core/lint/Lint.h"
 #include "core/lint/ReportMerge.h"
+#include "core/lint/TextReport.h"
 #include "core/lint/TokenizerFit.h"
 #include "core/mask/RowFacts.h"
-#include "core/lint/TextReport.h"
 #include "core/util/Error.h"
 #include "core/util/FileReading.h"
 #include "core/util/JsonString.h"
@@ -157,6 +159,43 @@ void lintDumpInput(const LintArgs& a, const std::string& tokenizerSpec, CommandI
   ctx.findingSink = in.findingSink;
   in.report = lintBatch(dump, ctx);
   in.report.summary.input = "batch";
+}
+
+// A dataset collated by a framework spec (core/frameworks): the framework's own batch is linted, with
+// the framework rules reading what its run recorded (rows dropped, markers not found, ...).
+void lintFrameworkInput(const LintArgs& a, const std::string& tokenizerSpec, CommandIO& io, LintedInput& in) {
+  if (!a.shard.empty()) throw Error("--shard splits datasets collated by presets; a framework spec is linted whole");
+  BatchInputs bi;
+  bi.dataSpec = a.input;
+  bi.collatorSpec = a.collatorSpec;
+  bi.tokenizerSpec = tokenizerSpec;
+  bi.templateSpec = a.templateSpec;
+  bi.rowBegin = a.rowBegin;
+  bi.rowEnd = a.rowEnd;
+  bi.vars = a.vars;
+  bi.lenientFramework = true; // name what the framework would stop on, as a finding
+  std::vector<RowError> skipped;
+  std::shared_ptr<const Tokenizer> tok;
+  in.dumpBatch = std::make_shared<Batch>(buildBatch(bi, &skipped, &tok));
+  in.dump = true;
+  in.tok = tok;
+  for (const auto& e : skipped) io.err << "maskscope: skipped " << e.toString() << "\n";
+  const FrameworkFacts& f = *in.dumpBatch->framework;
+  for (const auto& w : f.warnings) io.err << "maskscope: " << f.framework << ": " << w << "\n";
+  LintContext ctx;
+  for (const auto& [k, v] : a.vars) ctx.render.variables[k] = v;
+  ctx.generation = a.generation;
+  ctx.maxFindings = a.maxFindings >= 0 ? a.maxFindings : 1000;
+  if (tok) {
+    ctx.tokenizer = tok;
+    ctx.chatTemplate = loadChatTemplate(a.templateSpec, tokenizerSpec);
+    ctx.render = templateVariables(ctx.render, ctx.chatTemplate.get(), tok.get());
+  }
+  ctx.findingSink = in.findingSink;
+  in.report = lintBatch(*in.dumpBatch, ctx);
+  in.report.summary.input = "dataset";
+  in.report.summary.rowsRead = f.rowsIn;
+  in.report.summary.rowsSkipped = long(skipped.size());
 }
 
 void lintDatasetInput(const LintArgs& a, const std::string& tokenizerSpec, int shardK, int shardN, CommandIO& io,
@@ -340,12 +379,17 @@ int runLint(const LintArgs& a, CommandIO& io) {
   LintedInput in;
   FindingsFile findingsFile(a.findingsOut);
   in.findingSink = findingsFile.sink();
-  if (isDump(a.input) && (a.rowBegin > 0 || a.rowEnd >= 0))
+  // A framework spec reads --data rows (pre-tokenized rows mention "input_ids" too): never a dump.
+  const bool framework = isFrameworkSpec(a.collatorSpec) && !a.input.ends_with(".safetensors") &&
+                         !a.input.ends_with(".pt") && !a.input.ends_with(".pth");
+  const bool dump = !framework && isDump(a.input);
+  if (dump && (a.rowBegin > 0 || a.rowEnd >= 0))
     throw Error("--rows selects dataset rows; a batch dump (" + a.input + ") is linted whole");
-  if (isDump(a.input) && !a.shard.empty())
-    throw Error("--shard splits a dataset; a batch dump (" + a.input + ") is linted whole");
-  if (isDump(a.input))
+  if (dump && !a.shard.empty()) throw Error("--shard splits a dataset; a batch dump (" + a.input + ") is linted whole");
+  if (dump)
     lintDumpInput(a, tokenizerSpec, io, in);
+  else if (framework)
+    lintFrameworkInput(a, tokenizerSpec, io, in);
   else
     lintDatasetInput(a, tokenizerSpec, shardK, shardN, io, in);
   const LintReport& report = in.report;

@@ -1,7 +1,10 @@
 // A collated batch, as a training step sees it: four [B, T] integer grids plus what the
 // collator knows about each row (its packed segments and the role of every position).
 #pragma once
+#include "core/data/FrameworkFacts.h"
+
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -72,6 +75,8 @@ struct Batch {
   // "</s><s>"): never a packing separator. Empty when the template is unknown.
   std::vector<std::pair<int64_t, int64_t>> turnJoins;
   std::string origin; // "collated by <preset>" or the dump's path
+  // Set when a framework (core/frameworks) built the batch: which one, and what it did to the rows.
+  std::shared_ptr<const FrameworkFacts> framework;
 
   int64_t batchSize() const { return inputIds.rows; }
   int64_t length() const { return inputIds.cols; }

@@ -6,6 +6,7 @@
 #include "core/collate/DatasetPipeline.h"
 #include "core/commands/LintCommand.h"
 #include "core/forward/LossPlan.h"
+#include "core/frameworks/FrameworkPipeline.h"
 #include "core/lint/Lint.h"
 #include "core/lint/TemplateChecks.h"
 #include "core/mask/PackedSegments.h"
@@ -95,6 +96,22 @@ Batch demoBatch(const std::string& data, const std::string& collator, long limit
   return p.collateConversations(readDataset(data, nullptr, limit));
 }
 
+// A framework spec's batch (core/frameworks) linted as `lint ROWS --collator SPEC` lints it: what
+// the framework run recorded (Batch::framework) feeds the framework-* rules.
+LintReport lintFramework(const std::string& rows, const std::string& spec, const std::string& tokenizer = {},
+                         const std::string& templateSpec = {}) {
+  FrameworkInputs in;
+  in.dataSpec = kData + "frameworks/" + rows;
+  in.collatorSpec = kData + "frameworks/" + spec;
+  in.tokenizerSpec = tokenizer;
+  in.templateSpec = templateSpec;
+  in.lenient = true;
+  const FrameworkRun run = runFramework(in);
+  LintContext ctx;
+  ctx.tokenizer = run.tokenizer;
+  return lintBatch(run.view, ctx);
+}
+
 LintContext demoContext(const std::string& collator = {}) {
   LintContext ctx;
   ctx.tokenizer = loadTokenizer("builtin:demo");
@@ -102,6 +119,17 @@ LintContext demoContext(const std::string& collator = {}) {
   for (const auto& [k, v] : ctx.chatTemplate->defaultVariables()) ctx.render.variables.try_emplace(k, v);
   if (!collator.empty()) ctx.collator = parseCollatorSpec(collator);
   return ctx;
+}
+
+// The batch a framework spec builds from the demo conversations (the demo tokenizer, lenient as lint runs it).
+Batch frameworkBatch(const std::string& spec, long rows = 9) {
+  FrameworkInputs in;
+  in.dataSpec = "builtin:demo";
+  in.collatorSpec = spec;
+  in.tokenizerSpec = "builtin:demo";
+  in.rowEnd = rows;
+  in.lenient = true;
+  return runFramework(in).view;
 }
 
 Batch stripped(Batch b) {
@@ -343,6 +371,30 @@ std::vector<RuleCase> ruleCases() {
     DatasetLintOptions o;
     return lintDataset(kData + "long-reply.jsonl", o);
   });
+  add("framework-marker-not-found fires (TRL 0.18, template absent from row 0)", "framework-marker-not-found", true,
+      [] { return lintFramework("marker-rows.jsonl", "marker.json"); });
+  add("framework-marker-not-found quiet (found in every row)", "framework-marker-not-found", false,
+      [] { return lintFramework("marker-found-rows.jsonl", "marker.json"); });
+  add("framework-rows-dropped fires (TRL 1.10, prompt fills max_length)", "framework-rows-dropped", true,
+      [] { return lintFramework("drop-rows.jsonl", "drop.json"); });
+  add("framework-rows-dropped quiet (max_length fits)", "framework-rows-dropped", false,
+      [] { return lintFramework("drop-rows.jsonl", "no-drop.json"); });
+  add("framework-no-generation-markers fires (chatml, assistant_only_loss)", "framework-no-generation-markers", true,
+      [] { return lintFramework("chat-rows.jsonl", "assistant-only.json", "builtin:demo", "chatml"); });
+  add("framework-no-generation-markers quiet (chatml-assistant-mask)", "framework-no-generation-markers", false,
+      [] { return lintFramework("chat-rows.jsonl", "assistant-only.json", "builtin:demo", "chatml-assistant-mask"); });
+  add("framework-pad-is-eos fires (transformers LM, pad == eos)", "framework-pad-is-eos", true,
+      [] { return lintFramework("eos-rows.jsonl", "pad-is-eos.json"); });
+  add("framework-pad-is-eos quiet (pad != eos)", "framework-pad-is-eos", false,
+      [] { return lintFramework("eos-rows.jsonl", "pad-not-eos.json"); });
+  add("framework-rows-truncated fires (LLaMA-Factory, cutoff_len 12 cuts the prompts)", "framework-rows-truncated",
+      true, [] { return lintFramework("lf-rows.jsonl", "lf-truncate.json", "builtin:demo"); });
+  add("framework-rows-truncated quiet (cutoff_len 64 fits)", "framework-rows-truncated", false,
+      [] { return lintFramework("lf-rows.jsonl", "lf-fits.json", "builtin:demo"); });
+  add("framework-padding-free-attention fires (TRL padding_free)", "framework-padding-free-attention", true,
+      [] { return lintFramework("eos-rows.jsonl", "padding-free.json"); });
+  add("framework-padding-free-attention quiet (padded)", "framework-padding-free-attention", false,
+      [] { return lintFramework("eos-rows.jsonl", "padded.json"); });
   add("template-no-generation-markers fires", "template-no-generation-markers", true, [] {
     DatasetLintOptions o;
     o.pipeline.collatorSpec = "trl-assistant-only";
@@ -494,6 +546,19 @@ std::vector<RuleCase> ruleCases() {
   add("mixed-row-shapes fires (a ShareGPT row among messages rows)", "mixed-row-shapes", true,
       content("mixed-shapes.jsonl"));
   add("mixed-row-shapes quiet", "mixed-row-shapes", false, content("near-miss.jsonl"));
+  // Axolotl's legacy path (roles_to_train and train_on_eos null) trains only the last turn; the demo
+  // rows 2, 4, 7, 8 have two or more assistant turns. With v0.18's defaults every turn is trained.
+  add("axolotl-legacy-last-turn fires (roles_to_train and train_on_eos null)", "axolotl-legacy-last-turn", true, [] {
+    LintReport r = lintBatch(frameworkBatch(kData + "axolotl-legacy-spec.json"), demoContext());
+    for (const Finding& f : r.findings)
+      if (f.rule == "axolotl-legacy-last-turn" && f.message.find("in 4 of 9 rows") == std::string::npos)
+        r.findings.clear(); // the count must name the four multi-turn rows
+    return r;
+  });
+  add("axolotl-legacy-last-turn quiet (Axolotl 0.18 defaults)", "axolotl-legacy-last-turn", false,
+      [] { return lintBatch(frameworkBatch(kData + "axolotl-default-spec.json"), demoContext()); });
+  add("last-turn-only fires on Axolotl's legacy batch too", "last-turn-only", true,
+      [] { return lintBatch(frameworkBatch(kData + "axolotl-legacy-spec.json"), demoContext()); });
   // Preference pairs: a template whose generation prompt opens <think> (DeepSeek-R1 style) renders the
   // prompt differently inside prompt + reply; the ChatML template renders it as a prefix.
   add("preference-prompt-mismatch fires (generation prompt not a prefix of the reply)", "preference-prompt-mismatch",

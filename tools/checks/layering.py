@@ -14,6 +14,9 @@ RULES = {
     'ui': [r'^torch/', r'^ATen/', r'^c10/', r'^engine/', r'^app/'],
     'engine': [r'^ui/', r'^app/', r'^Qt', r'^core/(?!forward/|util/)'],
 }
+# Arrows inside core: core/frameworks sits above collate, template, tokenizer, mask and data (it
+# reproduces trainers' batches with them) and below lint and commands, which judge and print them.
+CORE_BELOW_FRAMEWORKS = ['util', 'resources', 'data', 'tokenizer', 'template', 'collate', 'mask', 'batchio', 'table']
 
 
 def main():
@@ -28,6 +31,15 @@ def main():
                 if any(re.search(f, inc) for f in forbidden):
                     line = p.read_text(encoding='utf-8', errors='replace').count('\n', 0, m.start()) + 1
                     bad.append(f'{p.relative_to(root)}:{line}: {layer}/ must not include <{inc}>')
+    for concern in CORE_BELOW_FRAMEWORKS:
+        for p in sorted((root / 'core' / concern).rglob('*')):
+            if p.suffix not in ('.cpp', '.h'):
+                continue
+            text = p.read_text(encoding='utf-8', errors='replace')
+            for m in INCLUDE.finditer(text):
+                if m.group(1).startswith('core/frameworks/'):
+                    line = text.count('\n', 0, m.start()) + 1
+                    bad.append(f'{p.relative_to(root)}:{line}: core/{concern}/ must not include <{m.group(1)}>')
     for b in bad:
         print(b)
     print(f'layering: {len(bad)} forbidden include(s)' if bad else 'layering: clean')

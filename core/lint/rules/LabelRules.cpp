@@ -35,7 +35,9 @@ void labelsPreshifted(const RowInput& in) {
   in.emit("labels-preshifted", a.firstMismatch,
           in.label(a.firstMismatch) + ": " + num(a.shifted) + " of " + num(a.graded) +
               " graded labels equal the next position's input id (labels[t] == input_ids[t+1]); only " + num(a.same) +
-              " equal their own");
+              " equal their own" +
+              (in.b.framework ? std::string()
+                              : " (a torchtune dump? its labels are pre-shifted: read it with a torchtune spec)"));
 }
 
 void labelNotInputId(const RowInput& in) {
@@ -103,7 +105,9 @@ const std::vector<LintRule>& labelRules() {
             "collator already shifted them (labels[t] == input_ids[t + 1], as in a hand-written GPT training loop) "
             "they are shifted twice and the model is trained to predict the token two steps ahead: the loss stays "
             "high and generations come out garbled. Fix: pass labels = input_ids (masked with -100) and let the model "
-            "shift.",
+            "shift. torchtune (0.7 and later) writes its labels pre-shifted on purpose, because its own loss does not "
+            "shift: a torchtune dump read as a Hugging Face batch shows exactly this pattern; read it with "
+            "--collator '{\"framework\": \"torchtune\"}' so maskscope shifts the labels back.",
             "batch"},
        .row = labelsPreshifted},
       {.info =

@@ -54,6 +54,11 @@ void packingCrossAttention(const RowInput& in) {
     msg += "; a padding-free row: correct only under FlashAttention varlen (flash_attention_2)";
   else if (varlenSeparates)
     msg += "; position ids restart, so only FlashAttention varlen would keep them apart";
+  // LLaMA-Factory's `packing` without `neat_packing`: examples share one all-ones mask by design.
+  // (neat_packing separates them: a 4-D mask, or under fa2 a padding-free row, reported above.)
+  if (in.b.framework && in.b.framework->framework == "llamafactory" && !in.b.framework->paddingFree)
+    msg += "; LLaMA-Factory packs this way when packing is on and neat_packing off: set neat_packing: true (a "
+           "block-diagonal 4-D mask under eager/sdpa, varlen under fa2)";
   in.emit("packing-cross-attention", first, msg,
           paddingFree ? std::optional<Severity>(Severity::Warning) : std::nullopt);
 }
@@ -72,7 +77,8 @@ const std::vector<LintRule>& packingRules() {
             "it only does with FlashAttention's varlen path (attn_implementation='flash_attention_2'), which splits "
             "sequences where position ids restart. Fix: use TRL's padding_free=True with flash_attention_2, "
             "DataCollatorWithFlattening, or a block-diagonal mask (segment ids in attention_mask, as axolotl's "
-            "sample packing). A padding-free row (one row, position ids restarting) is reported as a warning: it is "
+            "sample packing; LLaMA-Factory: neat_packing: true instead of packing: true alone). A padding-free row "
+            "(one row, position ids restarting) is reported as a warning: it is "
             "correct only under varlen attention.",
             "batch (segments from the collator, segment ids, position-id resets)"},
        .row = packingCrossAttention},

@@ -1,0 +1,50 @@
+// What a framework run (core/frameworks) knows about the batch it built, carried by Batch so that
+// lint, the text form of the commands and the app can say which framework, version, collator and
+// options produced it, and what happened to the rows on the way (dropped, markers not found).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace maskscope {
+
+// One dataset row a framework treated specially (dropped, left all -100).
+struct FrameworkRowNote {
+  long row = -1;  // 0-based readable dataset row
+  long line = -1; // its 1-based line in the file, -1 when unknown
+  std::string reason;
+};
+
+struct FrameworkFacts {
+  std::string framework;             // "trl"
+  std::string version;               // "1.10"
+  std::string collator;              // "DataCollatorForLanguageModeling"
+  std::string description;           // one line: framework, version, collator and the options given
+  std::string source;                // the spec file, or "inline"
+  std::vector<std::string> warnings; // the framework's own warnings, worded as it prints them
+  long rowsIn = 0;                   // dataset rows given to the framework
+  long rowsPrepared = 0;             // rows after its dataset preparation (dropping, packing)
+  // Rows the framework drops during preparation (TRL >= 1.x: nothing left graded after truncation).
+  std::vector<FrameworkRowNote> dropped;
+  // Rows the framework shortens without a word (LLaMA-Factory's cutoff_len: turns dropped, prompts cut
+  // at their end, replies cut), with what was cut.
+  std::vector<FrameworkRowNote> truncated;
+  // Rows left entirely -100 because a response/instruction marker was never found (TRL 0.18's
+  // DataCollatorForCompletionOnlyLM, Unsloth's train_on_responses_only).
+  std::vector<FrameworkRowNote> markerNotFound;
+  std::string markerOption; // the option naming that marker ("response_template")
+  // assistant_only_loss asked of a template without {% generation %}: TRL stops with an error.
+  bool assistantOnlyWithoutGeneration = false;
+  bool masksLabelsByPadId = false; // the collator sets labels to -100 wherever input_ids == pad id
+  // One flattened row whose examples are told apart only by position_ids (and cu_seq_lens), with no
+  // attention_mask: correct only under an attention implementation that reads them (FlashAttention).
+  bool paddingFree = false;
+  std::string attnImplementation = "flash_attention_2"; // assumed unless the user says otherwise
+  bool attnImplementationAssumed = true;
+  bool labelsPreShifted = false;   // labels[t] = tokens[t + 1] as written (torchtune)
+  bool legacyLastTurnOnly = false; // Axolotl's legacy path: only the last turn trained, silently
+  std::optional<int64_t> padTokenId, eosTokenId;
+};
+
+} // namespace maskscope

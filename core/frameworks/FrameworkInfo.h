@@ -1,0 +1,66 @@
+// The registry's catalogue of a framework: its versions, each version's collators, and each
+// collator's options with the framework's own names, kinds and defaults. The spec parser validates
+// against it, the help and docs list it, and the app builds its option form from it.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace maskscope {
+
+using OrderedJson = nlohmann::ordered_json;
+
+enum class OptionKind {
+  Bool,        // true / false
+  Int,         // an integer in [min, max]
+  OptionalInt, // an integer in [min, max], or null (Python None)
+  String,      // any string
+  OptionalString,
+  Choice,      // one of choices
+  IdsOrString, // a string (tokenized with --tokenizer) or a list of token ids (matched exactly)
+  IdList,      // a list of token ids
+  Json,        // any JSON value the implementation checks itself
+  Ignored,     // accepted and ignored: it does not change the batch (TrainingArguments' learning_rate)
+};
+const char* optionKindName(OptionKind kind);
+
+// Caps shared by every framework: a length or multiple beyond them is refused (exit 2) before
+// anything of that size is allocated.
+inline constexpr int64_t kMaxFrameworkLength = int64_t(1) << 20;     // max_length, sequence_len, cutoff_len
+inline constexpr int64_t kMaxPadMultiple = int64_t(1) << 16;         // pad_to_multiple_of
+inline constexpr int64_t kMaxFrameworkBatchCells = int64_t(1) << 24; // values in one batch tensor
+
+struct OptionInfo {
+  std::string name;
+  OptionKind kind = OptionKind::Json;
+  OrderedJson defaultValue; // null: Python's None
+  std::string help;         // one line, in the framework's words
+  std::vector<std::string> choices;
+  int64_t min = 0, max = kMaxFrameworkLength;
+};
+
+struct CollatorInfo {
+  std::string name;    // the class or function name: DataCollatorForLanguageModeling
+  std::string summary; // one line: what it builds
+  std::vector<OptionInfo> options;
+};
+
+struct VersionInfo {
+  std::string version;                 // "1.10"
+  std::string readFrom;                // the upstream source the behaviour was read from (tag, commit)
+  std::vector<CollatorInfo> collators; // the first is the default
+};
+
+struct FrameworkInfo {
+  std::string name;                  // "trl", as the spec's "framework" names it
+  std::string title;                 // "TRL"
+  std::vector<VersionInfo> versions; // the first is the default
+  // Spec keys besides framework/version/collator that select behaviour (Axolotl's "type"), with
+  // their allowed values; empty: none.
+  std::string typeKey;
+  std::vector<std::string> typeValues;
+};
+
+} // namespace maskscope

@@ -1,0 +1,44 @@
+// One framework run from the command line's inputs: read the rows, prepare them, collate them, and
+// convert the framework's batch to maskscope's Batch. collate, lint, loss, snapshot and the app go
+// through it whenever --collator names a framework spec.
+#pragma once
+#include "core/data/Batch.h"
+#include "core/data/DatasetReader.h"
+#include "core/frameworks/Framework.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace maskscope {
+
+struct FrameworkInputs {
+  std::string dataSpec;      // --data
+  std::string collatorSpec;  // --collator (a framework spec)
+  std::string tokenizerSpec; // --tokenizer; empty: none (pre-tokenized rows only)
+  std::string templateSpec;  // --template; empty: the tokenizer's own
+  long rowBegin = 0, rowEnd = -1;
+  std::vector<std::pair<std::string, std::string>> vars; // --var
+  bool lenient = false; // lint/app: record what the framework would stop on instead of throwing
+};
+
+struct FrameworkRun {
+  FrameworkSpec spec;
+  std::vector<PreparedRow> prepared;
+  FrameworkBatch batch;
+  Batch view; // the batch as maskscope's Batch, with view.framework = facts
+  std::shared_ptr<FrameworkFacts> facts;
+  std::shared_ptr<const Tokenizer> tokenizer; // null without --tokenizer
+  std::vector<RowError> skipped;              // rows the reader skipped
+};
+
+// Throws Error (exit 2) on unusable input, naming the file, row and key.
+FrameworkRun runFramework(const FrameworkInputs& inputs);
+// Only the spec, the rows and the preparation (no collation): `collate --stage prepared`.
+FrameworkRun prepareFramework(const FrameworkInputs& inputs);
+
+// The text form's header: which framework, version, collator and options built the batch.
+std::string describeFrameworkRun(const FrameworkRun& run);
+
+} // namespace maskscope

@@ -1,0 +1,251 @@
+// torchtune in the frameworks registry: the catalogue (versions 0.7.0 and 0.6.1, padded_collate_sft and
+// padded_collate_packed with torchtune's argument names), reading pre-tokenized rows with torchtune's
+// columns (tokens, labels, input_pos, seq_lens), PackedDataset as the preparation of unpacked rows for
+// the packed collator, and the conventions that turn its batch into maskscope's Batch (labels
+// pre-shifted in 0.7.0, the block-causal mask as segments).
+#include "core/frameworks/FrameworkList.h"
+#include "core/frameworks/torchtune/TorchtuneCollate.h"
+#include "core/util/Error.h"
+
+#include <climits>
+
+namespace maskscope {
+
+namespace torchtune {
+
+namespace {
+
+OptionInfo opt(std::string name, OptionKind kind, OrderedJson def, std::string help, int64_t min = 0,
+               int64_t max = kMaxFrameworkLength) {
+  OptionInfo o;
+  o.name = std::move(name);
+  o.kind = kind;
+  o.defaultValue = std::move(def);
+  o.help = std::move(help);
+  o.min = min;
+  o.max = max;
+  return o;
+}
+
+VersionInfo version(const std::string& v, const std::string& readFrom, bool v07) {
+  std::vector<OptionInfo> sft = {
+      opt("padding_idx", OptionKind::Int, 0, "padding index for tokens (the tokenizer's pad_id in a recipe)", INT32_MIN,
+          INT32_MAX),
+      opt("ignore_idx", OptionKind::Int, -100, "padding index for labels", INT32_MIN, INT32_MAX)};
+  if (v07) {
+    sft.push_back(opt("pad_to_multiple_of", OptionKind::Int, 1,
+                      "pad to a multiple of this (as written: a length already a multiple gains one more block)", 1,
+                      kMaxPadMultiple));
+    sft.push_back(opt("cp_degree", OptionKind::Int, 1, "context parallel degree; > 1 adds input_pos", 1, 1 << 16));
+  }
+  std::vector<OptionInfo> packed = {
+      opt("max_seq_len", OptionKind::OptionalInt, nullptr,
+          "PackedDataset's max_seq_len: pack unpacked rows into rows of this length (null: rows are packed already)",
+          1),
+      opt("padding_idx", OptionKind::Int, 0, "PackedDataset's padding_idx for tokens", INT32_MIN, INT32_MAX),
+      opt("max_packs", OptionKind::OptionalInt, nullptr, "PackedDataset's max_packs", 1, kMaxFrameworkLength),
+      opt("split_across_pack", OptionKind::Bool, false, "split a sample that does not fit into the next pack")};
+  return {
+      v,
+      readFrom,
+      {{"padded_collate_sft", "tokens and labels right-padded to the longest row", sft},
+       {"padded_collate_packed", "packed rows stacked, with the bool block-causal mask built from seq_lens", packed}}};
+}
+
+FrameworkInfo catalogue() {
+  FrameworkInfo t;
+  t.name = "torchtune";
+  t.title = "torchtune";
+  t.versions = {version("0.7.0",
+                        "pytorch/torchtune main at bd2a0fc (version.txt 0.7.0): torchtune/data/_collate.py, "
+                        "torchtune/datasets/_packed.py, torchtune/datasets/_sft.py (labels pre-shifted)",
+                        true),
+                version("0.6.1",
+                        "pytorch/torchtune v0.6.1: torchtune/data/_collate.py, torchtune/datasets/_packed.py "
+                        "(labels aligned with tokens; the recipe shifts them)",
+                        false)};
+  return t;
+}
+
+// Ids are checked against --tokenizer's vocabulary when one is given; without it torchtune's own
+// sentinel ids (its tests use -1 for EOS) are allowed, as long as they fit in an int32.
+IdRange idRange(const FrameworkContext& ctx, bool labels) {
+  IdRange r;
+  if (ctx.tokenizer) {
+    r.vocabSize = ctx.tokenizer->vocabSize();
+  } else {
+    r.min = INT32_MIN;
+  }
+  r.allowIgnoreIndex = labels;
+  return r;
+}
+
+Sample readSample(const InputRow& row, const FrameworkContext& ctx) {
+  Sample s;
+  s.tokens = requireIdColumn(row, "tokens", idRange(ctx, false));
+  s.labels = requireIdColumn(row, "labels", idRange(ctx, true));
+  requireSameLength(row, "labels", s.labels.size(), "tokens", s.tokens.size());
+  IdRange positions;
+  positions.vocabSize = kMaxFrameworkLength;
+  if (auto p = readIdColumn(row, "input_pos", positions)) {
+    requireSameLength(row, "input_pos", p->size(), "tokens", s.tokens.size());
+    s.inputPos = std::move(*p);
+  }
+  if (auto l = readIdColumn(row, "seq_lens", positions)) {
+    int64_t sum = 0;
+    for (int64_t n : *l) sum += n;
+    if (sum != int64_t(s.tokens.size()))
+      throwRowError(row, "seq_lens",
+                    "sums to " + std::to_string(sum) + ", not the row's " + std::to_string(s.tokens.size()) +
+                        " tokens");
+    s.seqLens = std::move(*l);
+  }
+  if (s.inputPos.empty() != s.seqLens.empty())
+    throwRowError(row, s.inputPos.empty() ? "input_pos" : "seq_lens",
+                  "a packed row has both input_pos and seq_lens (PackedDataset writes both)");
+  return s;
+}
+
+PreparedRow toPrepared(const Sample& s, std::vector<long> rows, std::vector<long> lines) {
+  PreparedRow r;
+  r.set("tokens", s.tokens);
+  r.set("labels", s.labels);
+  if (!s.seqLens.empty()) {
+    r.set("input_pos", s.inputPos);
+    r.set("seq_lens", s.seqLens);
+  }
+  r.sourceRows = std::move(rows);
+  r.sourceLines = std::move(lines);
+  return r;
+}
+
+Sample fromPrepared(const PreparedRow& r) {
+  Sample s;
+  s.tokens = r.at("tokens");
+  s.labels = r.at("labels");
+  if (r.has("input_pos")) s.inputPos = r.at("input_pos");
+  if (r.has("seq_lens")) s.seqLens = r.at("seq_lens");
+  return s;
+}
+
+std::vector<std::vector<int64_t>> rowsOf(const IntGrid& g) {
+  std::vector<std::vector<int64_t>> out(size_t(g.rows));
+  for (int64_t r = 0; r < g.rows; ++r)
+    out[size_t(r)].assign(g.values.begin() + r * g.cols, g.values.begin() + (r + 1) * g.cols);
+  return out;
+}
+
+class Torchtune final : public FrameworkImpl {
+public:
+  Torchtune(bool packed, bool preShifted) : packed_(packed), preShifted_(preShifted) {}
+
+  std::vector<PreparedRow> prepare(const std::vector<InputRow>& rows, FrameworkContext& ctx) const override;
+  FrameworkBatch collate(const std::vector<PreparedRow>& rows, FrameworkContext& ctx) const override;
+
+  BatchConventions conventions() const override {
+    BatchConventions c;
+    c.inputIds = "tokens";
+    c.attentionMask.clear(); // torchtune passes no padding mask: causal (or the block mask) only
+    c.positionIds = packed_ ? "input_pos" : "";
+    c.cuSeqLens.clear();
+    c.labelsPreShifted = preShifted_;
+    if (packed_) c.blockMask = "mask";
+    return c;
+  }
+
+private:
+  bool packed_, preShifted_;
+};
+
+std::vector<PreparedRow> Torchtune::prepare(const std::vector<InputRow>& rows, FrameworkContext& ctx) const {
+  std::vector<Sample> samples;
+  size_t packedRows = 0;
+  for (const InputRow& row : rows) {
+    samples.push_back(readSample(row, ctx));
+    packedRows += !samples.back().seqLens.empty();
+  }
+  std::vector<PreparedRow> out;
+  const std::optional<int64_t> maxSeqLen = packed_ ? ctx.spec.optionalInteger("max_seq_len") : std::nullopt;
+  if (!packed_ || packedRows == rows.size()) {
+    if (packed_ && maxSeqLen)
+      throw Error("the rows are packed already (input_pos, seq_lens): max_seq_len packs unpacked rows; leave it null",
+                  {ctx.spec.source, -1, -1, -1, "max_seq_len"});
+    for (size_t i = 0; i < rows.size(); ++i) out.push_back(toPrepared(samples[i], {rows[i].index}, {rows[i].line}));
+    return out;
+  }
+  if (packedRows != 0) throw Error("some rows are packed (input_pos, seq_lens) and some are not");
+  if (!maxSeqLen)
+    throw Error("padded_collate_packed needs packed rows (tokens, labels, input_pos, seq_lens), or max_seq_len to "
+                "pack these rows as PackedDataset does",
+                {ctx.spec.source, -1, -1, -1, "max_seq_len"});
+  PackOptions po;
+  po.maxSeqLen = *maxSeqLen;
+  po.paddingIdx = ctx.spec.integer("padding_idx");
+  po.maxPacks = ctx.spec.optionalInteger("max_packs");
+  po.splitAcrossPack = ctx.spec.flag("split_across_pack");
+  for (const Sample& p : packDataset(samples, po)) {
+    std::vector<long> src, lines;
+    for (size_t i : p.origin) {
+      src.push_back(rows[i].index);
+      lines.push_back(rows[i].line);
+    }
+    out.push_back(toPrepared(p, std::move(src), std::move(lines)));
+  }
+  return out;
+}
+
+FrameworkBatch Torchtune::collate(const std::vector<PreparedRow>& rows, FrameworkContext& ctx) const {
+  std::vector<Sample> samples;
+  for (const PreparedRow& r : rows) samples.push_back(fromPrepared(r));
+  FrameworkBatch out;
+  ctx.facts.labelsPreShifted = preShifted_;
+  if (ctx.tokenizer) ctx.facts.eosTokenId = ctx.tokenId(nullptr, "eos");
+  if (!packed_) {
+    SftOptions o;
+    o.paddingIdx = ctx.spec.integer("padding_idx");
+    o.ignoreIdx = ctx.spec.integer("ignore_idx");
+    if (ctx.spec.versionInfo && ctx.spec.version == "0.7.0") {
+      o.padToMultipleOf = ctx.spec.integer("pad_to_multiple_of");
+      o.cpDegree = ctx.spec.integer("cp_degree");
+    }
+    ctx.facts.padTokenId = o.paddingIdx;
+    const SftBatch b = paddedCollateSft(samples, o);
+    if (b.tokens.rows * b.tokens.cols > kMaxFrameworkBatchCells) throw Error("the batch is over 2^24 tokens");
+    out.addGrid("tokens", rowsOf(b.tokens), TensorDType::Int64);
+    out.addGrid("labels", rowsOf(b.labels), TensorDType::Int64);
+    if (b.inputPos) out.addGrid("input_pos", rowsOf(*b.inputPos), TensorDType::Int64);
+    return out;
+  }
+  const PackedBatch b = paddedCollatePacked(samples);
+  const int64_t B = b.tokens.rows, T = b.tokens.cols;
+  if (B * T * T > kMaxFrameworkBatchCells)
+    throw Error("the [B, T, T] mask would hold " + std::to_string(B * T * T) + " values, over the cap of 2^24");
+  ctx.facts.padTokenId = ctx.spec.integer("padding_idx");
+  out.addGrid("tokens", rowsOf(b.tokens), TensorDType::Int64);
+  out.addGrid("labels", rowsOf(b.labels), TensorDType::Int64);
+  out.addGrid("input_pos", rowsOf(b.inputPos), TensorDType::Int64);
+  FrameworkTensor mask;
+  mask.dtype = TensorDType::Bool;
+  mask.shape = {B, T, T};
+  mask.values.reserve(size_t(B * T * T));
+  for (int64_t r = 0; r < B; ++r)
+    for (int64_t q = 0; q < T; ++q)
+      for (int64_t k = 0; k < T; ++k) mask.values.push_back(b.mask(r, q, k) ? 1 : 0);
+  out.addTensor("mask", std::move(mask));
+  return out;
+}
+
+} // namespace
+
+} // namespace torchtune
+
+FrameworkDefinition torchtuneFramework() {
+  FrameworkDefinition d;
+  d.info = torchtune::catalogue();
+  d.make = [](const FrameworkSpec& spec) -> std::unique_ptr<FrameworkImpl> {
+    return std::make_unique<torchtune::Torchtune>(spec.collator == "padded_collate_packed", spec.version == "0.7.0");
+  };
+  return d;
+}
+
+} // namespace maskscope

@@ -1,0 +1,34 @@
+// TRL inside maskscope (internal to core/frameworks/trl): the catalogue of versions, collators and
+// options, and the pieces the collator implementations share. Behaviour read from TRL's own source
+// and tests: v1.10 = main at 1.10.0.dev0 (commit f2cd577), v1.6.0, v0.18.2 (see TrlCatalogue.cpp).
+#pragma once
+#include "core/frameworks/Framework.h"
+
+#include <memory>
+#include <vector>
+
+namespace maskscope::trl {
+
+FrameworkInfo catalogue();
+bool isV010(const FrameworkSpec& spec); // 0.18: the 0.x layouts
+
+// SFTTrainer._prepare_dataset (1.10 and 1.6): tokenizing text rows (chat template, EOS), taking
+// pre-tokenized rows as they are, building labels from masks (1.10), truncating and dropping rows
+// left with nothing graded (1.10), packing (both).
+std::vector<PreparedRow> prepareSft(const std::vector<InputRow>& rows, FrameworkContext& ctx);
+// DPOTrainer's tokenized columns: prompt_ids/chosen_ids/rejected_ids (1.10) or
+// prompt_input_ids/chosen_input_ids/rejected_input_ids (0.18) taken from pre-tokenized rows.
+std::vector<PreparedRow> preparePreference(const std::vector<InputRow>& rows, FrameworkContext& ctx);
+// DataCollatorForCompletionOnlyLM (0.18) takes tokenized rows (input_ids) or text rows tokenized
+// with tokenizer(text) as SFTTrainer 0.18 does for a dataset_text_field.
+std::vector<PreparedRow> prepareCompletionOnly(const std::vector<InputRow>& rows, FrameworkContext& ctx);
+
+std::unique_ptr<FrameworkImpl> makeLanguageModeling(const FrameworkSpec& spec);
+std::unique_ptr<FrameworkImpl> makePreference(const FrameworkSpec& spec);
+std::unique_ptr<FrameworkImpl> makeCompletionOnly(const FrameworkSpec& spec);
+
+// The pad id SFTTrainer gives the collator: spec pad_token_id, else the tokenizer's pad token
+// (SFTConfig pad_token, else tokenizer.pad_token, else tokenizer.eos_token).
+int64_t sftPadTokenId(const FrameworkContext& ctx);
+
+} // namespace maskscope::trl

@@ -1,0 +1,166 @@
+// Framework rules: the failure modes of the trainers whose batches maskscope reproduces
+// (core/frameworks). They read what the framework run recorded (Batch::framework, FrameworkFacts):
+// markers never found, rows dropped or shortened by truncation, assistant_only_loss without
+// {% generation %}, pad == eos under pad-id masking, padding-free rows and the attention backend.
+#include "core/lint/LintRegistry.h"
+
+namespace maskscope {
+
+namespace {
+
+std::string rowList(const std::vector<FrameworkRowNote>& rows, size_t shown = 8) {
+  std::string out;
+  for (size_t i = 0; i < rows.size() && i < shown; ++i) {
+    out += (out.empty() ? "" : ", ") + std::to_string(rows[i].row);
+    if (rows[i].line >= 0) out += " (line " + std::to_string(rows[i].line) + ")";
+  }
+  if (rows.size() > shown) out += ", ... (" + std::to_string(rows.size() - shown) + " more)";
+  return out;
+}
+
+std::string who(const FrameworkFacts& f) { return f.framework + " " + f.version + " " + f.collator; }
+
+std::string percent(long part, long whole) {
+  if (whole <= 0) return "0%";
+  return std::to_string(long(100.0 * double(part) / double(whole) + 0.5)) + "%";
+}
+
+bool markerNotFound(const BatchInput& in) {
+  const FrameworkFacts* f = in.batch.framework.get();
+  if (!f || f->markerNotFound.empty()) return true;
+  const long n = long(f->markerNotFound.size());
+  in.out.add("framework-marker-not-found", std::nullopt, std::nullopt,
+             who(*f) + ": " + f->markerOption + " never found in " + std::to_string(n) + " of " +
+                 std::to_string(f->rowsIn) + " rows (" + percent(n, f->rowsIn) +
+                 "); those rows are entirely -100 and train nothing: dataset rows " + rowList(f->markerNotFound));
+  return true;
+}
+
+bool rowsDropped(const BatchInput& in) {
+  const FrameworkFacts* f = in.batch.framework.get();
+  if (!f || f->dropped.empty()) return true;
+  in.out.add("framework-rows-dropped", std::nullopt, std::nullopt,
+             who(*f) + " drops " + std::to_string(f->dropped.size()) + " of " + std::to_string(f->rowsIn) +
+                 " rows during dataset preparation (" + f->dropped.front().reason + "): dataset rows " +
+                 rowList(f->dropped));
+  return true;
+}
+
+bool rowsTruncated(const BatchInput& in) {
+  const FrameworkFacts* f = in.batch.framework.get();
+  if (!f || f->truncated.empty()) return true;
+  in.out.add("framework-rows-truncated", std::nullopt, std::nullopt,
+             who(*f) + " shortens " + std::to_string(f->truncated.size()) + " of " + std::to_string(f->rowsIn) +
+                 " rows without a warning (first: dataset row " + std::to_string(f->truncated.front().row) + ", " +
+                 f->truncated.front().reason + "): dataset rows " + rowList(f->truncated));
+  return true;
+}
+
+bool noGenerationMarkers(const BatchInput& in) {
+  const FrameworkFacts* f = in.batch.framework.get();
+  if (!f || !f->assistantOnlyWithoutGeneration) return true;
+  in.out.add("framework-no-generation-markers", std::nullopt, std::nullopt,
+             who(*f) + ": assistant_only_loss=True with a chat template that has no {% generation %} blocks: "
+                       "the assistant mask is all zeros and TRL stops with RuntimeError before training");
+  return true;
+}
+
+bool padIsEos(const BatchInput& in) {
+  const FrameworkFacts* f = in.batch.framework.get();
+  if (!f || !f->masksLabelsByPadId || !f->padTokenId || f->padTokenId != f->eosTokenId) return true;
+  const Batch& b = in.batch;
+  int64_t eosMasked = 0;
+  for (int64_t r = 0; r < b.batchSize(); ++r)
+    for (int64_t t = 0; t < b.length(); ++t)
+      if (b.inputIds.at(r, t) == *f->eosTokenId && b.attentionMask.at(r, t) != 0 && b.labels.at(r, t) == kIgnoreIndex)
+        ++eosMasked;
+  in.out.add("framework-pad-is-eos", std::nullopt, std::nullopt,
+             who(*f) + " sets labels to -100 wherever input_ids == pad_token_id, and pad_token_id == eos_token_id (" +
+                 std::to_string(*f->padTokenId) + "): " + std::to_string(eosMasked) +
+                 " real EOS positions are ungraded, so the model never learns to stop");
+  return true;
+}
+
+bool paddingFreeAttention(const BatchInput& in) {
+  const FrameworkFacts* f = in.batch.framework.get();
+  if (!f || !f->paddingFree) return true;
+  const bool flash = f->attnImplementation.find("flash") != std::string::npos;
+  std::string msg = who(*f) + " builds a padding-free row: no attention_mask, examples told apart only by "
+                              "position_ids (and cu_seq_lens); correct only under an attention implementation that "
+                              "reads them (flash_attention_2/3). ";
+  msg += f->attnImplementationAssumed
+             ? "Assumed: attn_implementation=\"" + f->attnImplementation +
+                   "\" (TRL requires it for padding_free); under \"sdpa\" or \"eager\" the examples would attend "
+                   "to each other"
+             : "attn_implementation=\"" + f->attnImplementation + "\"" +
+                   (flash ? "" : ": it ignores position_ids for masking, so the examples attend to each other");
+  in.out.add("framework-padding-free-attention", std::nullopt, std::nullopt, msg,
+             flash ? std::optional<Severity>(Severity::Warning) : std::optional<Severity>(Severity::Error));
+  return true;
+}
+
+} // namespace
+
+const std::vector<LintRule>& frameworkRules() {
+  using S = Severity;
+  static const std::vector<LintRule> rules = {
+      {.info = {"framework-marker-not-found", S::Error, "a response/instruction template was never found in some rows",
+                "Collators that find the reply by a marker (TRL 0.18's DataCollatorForCompletionOnlyLM with "
+                "response_template / instruction_template, Unsloth's train_on_responses_only) search the token ids "
+                "for the marker's ids. When the marker is tokenized differently in context (a leading space or "
+                "newline merges into another token), or truncation cut it off, it is not found and the whole row "
+                "becomes -100: it costs compute and trains nothing, and TRL only prints a warning. Fix: pass the "
+                "marker as the token ids it has inside the rendered text (tokenize a real row and copy them), or "
+                "raise max_length.",
+                "a framework spec (marker-based collator)"},
+       .beforeRows = markerNotFound},
+      {.info = {"framework-rows-dropped", S::Warning, "the framework drops rows during its dataset preparation",
+                "TRL (1.x) truncates rows to max_length during dataset preparation and then drops every row whose "
+                "labels are all -100 (a long prompt with truncation_mode=keep_start leaves no reply). Those rows "
+                "never reach training, silently. Fix: raise max_length, shorten prompts, or use keep_end if the "
+                "framework version still supports it.",
+                "a framework spec (TRL 1.x)"},
+       .beforeRows = rowsDropped},
+      {.info = {"framework-rows-truncated", S::Warning, "the framework shortens rows without a warning",
+                "LLaMA-Factory fits every example into cutoff_len turn by turn (infer_seqlen): a long prompt is cut "
+                "from its end (the question loses its last words while the answer stays), a long reply is cut "
+                "before its end-of-turn token (the model is taught not to stop), both are cut in proportion when "
+                "both are long, and the turns that no longer fit are dropped. It logs nothing. Fix: raise "
+                "cutoff_len to the longest example (maskscope collate --stage prepared shows the lengths), or drop "
+                "or split long examples before training.",
+                "a framework spec (LLaMA-Factory cutoff_len)"},
+       .beforeRows = rowsTruncated},
+      {.info = {"framework-no-generation-markers", S::Error,
+                "assistant_only_loss with a chat template without {% generation %}",
+                "TRL's assistant_only_loss=True asks transformers' apply_chat_template for the assistant mask, "
+                "which only {% generation %} ... {% endgeneration %} blocks in the chat template produce. The stock "
+                "templates of Llama 3, Qwen3, Gemma 3 and most others have none, so the mask is all zeros and TRL "
+                "stops with a RuntimeError. Fix: write a training copy of the template with markers "
+                "(maskscope patch-template) and pass it as chat_template_path / --template.",
+                "a framework spec with assistant_only_loss and text rows"},
+       .beforeRows = noGenerationMarkers},
+      {.info = {"framework-pad-is-eos", S::Error, "pad == eos under a collator that masks labels by pad id",
+                "transformers' DataCollatorForLanguageModeling(mlm=False), and TRL 0.18's collators built on it, "
+                "set labels to -100 wherever input_ids equals the pad id. When the tokenizer's pad token is its "
+                "EOS (a common fix for tokenizers without a pad token), every real EOS loses its label too, so the "
+                "model is never taught to stop and generates on. Fix: give the tokenizer a distinct pad token "
+                "(e.g. <|finetune_right_pad_id|> or a new token), or use a collator that pads labels with -100 "
+                "instead of masking by id.",
+                "a framework spec (pad-id masking collator)"},
+       .beforeRows = padIsEos},
+      {.info = {"framework-padding-free-attention", S::Warning,
+                "a padding-free batch relies on the attention implementation",
+                "Padding-free batches (TRL padding_free, DataCollatorWithFlattening, TRL 0.18 padding_free) put "
+                "several examples into one row without an attention_mask; only position_ids (restarting at 0) and "
+                "cu_seq_lens say where one example ends. FlashAttention 2/3 (attn_implementation="
+                "\"flash_attention_2\") splits the row there; \"sdpa\" and \"eager\" ignore position_ids for "
+                "masking, so every example attends to the ones before it. The finding states which implementation "
+                "it assumed (flash_attention_2 unless told otherwise, as TRL requires for padding_free). Fix: load "
+                "the model with attn_implementation=\"flash_attention_2\", or turn padding_free off.",
+                "a framework spec (padding-free collator)"},
+       .beforeRows = paddingFreeAttention},
+  };
+  return rules;
+}
+
+} // namespace maskscope

@@ -1,0 +1,110 @@
+// The frameworks infrastructure the framework implementations build on (core/frameworks): the
+// batch value's JSON (nesting by shape, bool tensors, plain ints), padding with its caps, and the
+// conversion to maskscope's Batch (pre-shifted labels, block-causal masks, cu_seq_lens segments).
+#include "core/frameworks/FrameworkToBatch.h"
+#include "core/util/Error.h"
+
+#include <QTest>
+
+using namespace maskscope;
+
+namespace {
+
+FrameworkTensor tensor(std::vector<int64_t> shape, std::vector<int64_t> values, TensorDType d = TensorDType::Int64) {
+  FrameworkTensor t;
+  t.dtype = d;
+  t.shape = std::move(shape);
+  t.values = std::move(values);
+  return t;
+}
+
+// [1, T, T] block-causal mask of blocks of the given lengths.
+FrameworkTensor blockMask(const std::vector<int64_t>& blocks) {
+  int64_t T = 0;
+  for (int64_t b : blocks) T += b;
+  std::vector<int64_t> v(size_t(T * T), 0);
+  int64_t start = 0;
+  for (int64_t b : blocks) {
+    for (int64_t i = start; i < start + b; ++i)
+      for (int64_t j = start; j <= i; ++j) v[size_t(i * T + j)] = 1;
+    start += b;
+  }
+  return tensor({1, T, T}, v, TensorDType::Bool);
+}
+
+} // namespace
+
+class TestFrameworkCore : public QObject {
+  Q_OBJECT
+
+private Q_SLOTS:
+  void jsonFollowsShapes() {
+    FrameworkBatch b;
+    b.addTensor("input_ids", tensor({2, 2}, {1, 2, 3, 0}));
+    b.add1D("cu_seq_lens_q", {0, 2, 3}, TensorDType::Int32);
+    b.addTensor("mask", tensor({1, 2}, {1, 0}, TensorDType::Bool));
+    b.addInt("max_length_q", 2);
+    b.addNone("labels");
+    QCOMPARE(QString::fromStdString(b.toJson().dump()),
+             QStringLiteral("{\"input_ids\":[[1,2],[3,0]],\"cu_seq_lens_q\":[0,2,3],\"mask\":[[true,false]],"
+                            "\"max_length_q\":2,\"labels\":null}"));
+    b.addInt("input_ids", 7); // dict assignment keeps the key's position
+    QCOMPARE(QString::fromStdString(b.toJson().begin().key()), QStringLiteral("input_ids"));
+  }
+
+  void paddingAndCaps() {
+    const auto rows = padRows({{1, 2, 3}, {4}}, 0, false, 4);
+    QCOMPARE(rows[1], (std::vector<int64_t>{4, 0, 0, 0}));
+    QCOMPARE(padRows({{1, 2}, {4}}, 9, true)[1], (std::vector<int64_t>{9, 4}));
+    QVERIFY_THROWS_EXCEPTION(Error, paddedWidth({{1}, {2}}, std::nullopt, int64_t(1) << 24)); // 2 x 2^24 cells
+  }
+
+  void preShiftedLabelsAreShiftedBack() {
+    FrameworkBatch b;
+    b.addTensor("tokens", tensor({1, 3}, {1, 2, 3}));
+    b.addTensor("labels", tensor({1, 3}, {2, 3, -100})); // torchtune: labels[t] = tokens[t + 1]
+    BatchConventions c;
+    c.inputIds = "tokens";
+    c.labelsPreShifted = true;
+    const Batch out = convertFrameworkBatch(b, c, {}, FrameworkFacts{});
+    QCOMPARE(out.labels.values, (std::vector<int64_t>{-100, 2, 3}));
+  }
+
+  void blockCausalMaskBecomesSegments() {
+    FrameworkBatch b;
+    b.addTensor("tokens", tensor({1, 5}, {1, 2, 3, 4, 5}));
+    b.addTensor("mask", blockMask({2, 3}));
+    BatchConventions c;
+    c.inputIds = "tokens";
+    c.blockMask = "mask";
+    const Batch out = convertFrameworkBatch(b, c, {}, FrameworkFacts{});
+    QCOMPARE(out.attentionMask.values, (std::vector<int64_t>{1, 1, 2, 2, 2}));
+    QCOMPARE(out.segments.size(), size_t(1));
+    QCOMPARE(out.segments[0].size(), size_t(2));
+  }
+
+  void nonBlockCausalMaskIsRefused() {
+    FrameworkBatch b;
+    b.addTensor("tokens", tensor({1, 3}, {1, 2, 3}));
+    FrameworkTensor m = blockMask({3});
+    m.values[size_t(2 * 3 + 1)] = 0; // query 2 no longer sees key 1
+    b.addTensor("mask", m);
+    BatchConventions c;
+    c.inputIds = "tokens";
+    c.blockMask = "mask";
+    QVERIFY_THROWS_EXCEPTION(Error, convertFrameworkBatch(b, c, {}, FrameworkFacts{}));
+  }
+
+  void cuSeqLensGiveSegments() {
+    FrameworkBatch b;
+    b.addTensor("input_ids", tensor({1, 5}, {1, 2, 3, 4, 5}));
+    b.add1D("cu_seq_lens_q", {0, 3, 5}, TensorDType::Int32);
+    const Batch out = convertFrameworkBatch(b, BatchConventions{}, {}, FrameworkFacts{});
+    QCOMPARE(out.segments[0].size(), size_t(2));
+    QCOMPARE(out.segments[0][1].begin, int64_t(3));
+    QCOMPARE(out.attentionMask.values, (std::vector<int64_t>{1, 1, 1, 1, 1})); // no attention_mask: all ones
+  }
+};
+
+QTEST_GUILESS_MAIN(TestFrameworkCore)
+#include "tst_framework_core.moc"
