@@ -114,7 +114,7 @@ void layMeta(Batch& out, const std::vector<PreparedRow>& rows) {
     }
     return;
   }
-  if (B != 1) return;
+  if (B != 1 || rows.empty()) return;
   std::vector<PositionMeta> flat;
   for (const auto& r : rows) {
     if (r.meta.empty()) return;
