@@ -5,8 +5,8 @@ namespace maskscope {
 
 const std::vector<FrameworkDefinition>& frameworkDefinitions() {
   static const std::vector<FrameworkDefinition> list = {
-      trlFramework(), transformersFramework(),
-      // axolotl, unsloth (fw-axolotl); llamafactory, torchtune (fw-factory): one line each here.
+      trlFramework(), transformersFramework(), axolotlFramework(), unslothFramework(),
+      // llamafactory, torchtune (fw-factory): one line each here.
   };
   return list;
 }

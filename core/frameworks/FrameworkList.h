@@ -7,5 +7,7 @@ namespace maskscope {
 
 FrameworkDefinition trlFramework();          // core/frameworks/trl/
 FrameworkDefinition transformersFramework(); // core/frameworks/transformers/
+FrameworkDefinition axolotlFramework();      // core/frameworks/axolotl/
+FrameworkDefinition unslothFramework();      // core/frameworks/unsloth/
 
 } // namespace maskscope

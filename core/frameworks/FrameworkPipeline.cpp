@@ -3,6 +3,7 @@
 #include "core/frameworks/FrameworkPipeline.h"
 #include "core/collate/DatasetPipeline.h"
 #include "core/frameworks/FrameworkToBatch.h"
+#include "core/frameworks/UnavailableChatTemplate.h"
 #include "core/util/Error.h"
 
 namespace maskscope {
@@ -65,7 +66,13 @@ Loaded loadTokenizerAndTemplate(const FrameworkInputs& in) {
     return l;
   }
   l.tokenizer = loadTokenizer(in.tokenizerSpec);
-  l.chatTemplate = loadChatTemplate(in.templateSpec, in.tokenizerSpec);
+  try {
+    l.chatTemplate = loadChatTemplate(in.templateSpec, in.tokenizerSpec);
+  } catch (const Error& e) {
+    if (!in.templateSpec.empty()) throw; // an explicit --template must load
+    // the tokenizer has no template: only an error for the frameworks that render through it
+    l.chatTemplate = std::make_shared<UnavailableChatTemplate>(e);
+  }
   return l;
 }
 

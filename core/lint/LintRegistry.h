@@ -32,6 +32,7 @@ const std::vector<LintRule>& roleRules();
 const std::vector<LintRule>& templateRules();
 const std::vector<LintRule>& preferenceRules();
 const std::vector<LintRule>& frameworkRules(); // core/frameworks batches (Batch::framework)
+const std::vector<LintRule>& axolotlRules();   // Axolotl batches (Batch::framework)
 
 // Every rule of every family, in that order.
 const std::vector<LintRule>& lintRules();

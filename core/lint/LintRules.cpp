@@ -23,7 +23,7 @@ const std::vector<LintRule>& lintRules() {
   static const std::vector<LintRule> rules = [] {
     std::vector<LintRule> all;
     for (Family family : {&shapeRules, &paddingRules, &labelRules, &packingRules, &positionRules, &roleRules,
-                          &templateRules, &preferenceRules, &frameworkRules})
+                          &templateRules, &preferenceRules, &frameworkRules, &axolotlRules})
       for (const LintRule& r : family()) all.push_back(r);
     return all;
   }();

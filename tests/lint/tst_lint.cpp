@@ -118,6 +118,17 @@ LintContext demoContext(const std::string& collator = {}) {
   return ctx;
 }
 
+// The batch a framework spec builds from the demo conversations (the demo tokenizer, lenient as lint runs it).
+Batch frameworkBatch(const std::string& spec, long rows = 9) {
+  FrameworkInputs in;
+  in.dataSpec = "builtin:demo";
+  in.collatorSpec = spec;
+  in.tokenizerSpec = "builtin:demo";
+  in.rowEnd = rows;
+  in.lenient = true;
+  return runFramework(in).view;
+}
+
 Batch stripped(Batch b) {
   b.meta.clear();
   b.segments.clear();
@@ -494,6 +505,19 @@ std::vector<RuleCase> ruleCases() {
     DatasetLintOptions o;
     return lintDataset(kData + "long-reply.jsonl", o);
   });
+  // Axolotl's legacy path (roles_to_train and train_on_eos null) trains only the last turn; the demo
+  // rows 2, 4, 7, 8 have two or more assistant turns. With v0.18's defaults every turn is trained.
+  add("axolotl-legacy-last-turn fires (roles_to_train and train_on_eos null)", "axolotl-legacy-last-turn", true, [] {
+    LintReport r = lintBatch(frameworkBatch(kData + "axolotl-legacy-spec.json"), demoContext());
+    for (const Finding& f : r.findings)
+      if (f.rule == "axolotl-legacy-last-turn" && f.message.find("in 4 of 9 rows") == std::string::npos)
+        r.findings.clear(); // the count must name the four multi-turn rows
+    return r;
+  });
+  add("axolotl-legacy-last-turn quiet (Axolotl 0.18 defaults)", "axolotl-legacy-last-turn", false,
+      [] { return lintBatch(frameworkBatch(kData + "axolotl-default-spec.json"), demoContext()); });
+  add("last-turn-only fires on Axolotl's legacy batch too", "last-turn-only", true,
+      [] { return lintBatch(frameworkBatch(kData + "axolotl-legacy-spec.json"), demoContext()); });
   // Preference pairs: a template whose generation prompt opens <think> (DeepSeek-R1 style) renders the
   // prompt differently inside prompt + reply; the ChatML template renders it as a prefix.
   add("preference-prompt-mismatch fires (generation prompt not a prefix of the reply)", "preference-prompt-mismatch",

@@ -234,3 +234,14 @@ write('small_vocab_batch.json', '{"input_ids": [[1, 2, 3, 4]], "labels": [[1, 2,
 # The conversation the template cases render (render --messages).
 write('chat.json', json.dumps([{"role": "user", "content": "What does padding do?"},
                                {"role": "assistant", "content": "It makes rows the same length."}]) + '\n')
+# Framework config files (YAML, read through yaml-cpp): a "billion laughs" Axolotl config whose
+# aliases expand to 10^9 strings, flow lists nested 100k deep, block mappings nested 300 deep
+# (yaml-cpp recurses once per level; the depth is bounded before it parses), and an alias cycle.
+laughs = ['base_model: x', 'a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+for i in range(1, 9):
+    laughs.append(f'a{i}: &a{i} [' + ', '.join([f'*a{i - 1}'] * 10) + ']')
+laughs.append('datasets:\n  - path: data.jsonl\n    type: chat_template\n    roles_to_train: *a8')
+write('yaml_billion_laughs.yml', '\n'.join(laughs) + '\n')
+write('yaml_deep_flow.yml', 'base_model: x\ndatasets: ' + deep + '\n')
+write('yaml_deep_block.yaml', ''.join(' ' * i + f'k{i}:\n' for i in range(300)))
+write('yaml_alias_cycle.yml', 'base_model: x\ndatasets: &d [*d]\n')

@@ -1,0 +1,67 @@
+// Unsloth's registry entry: train_on_responses_only at two unsloth-zoo releases (2026.8 drops rows
+// left all -100 and knows last_response_only; 2025.12 keeps them), with its own option names.
+#include "core/frameworks/FrameworkList.h"
+#include "core/frameworks/unsloth/Unsloth.h"
+
+namespace maskscope {
+
+namespace {
+
+OptionInfo opt(const char* name, OptionKind kind, OrderedJson def, const char* help) {
+  OptionInfo o;
+  o.name = name;
+  o.kind = kind;
+  o.defaultValue = std::move(def);
+  o.help = help;
+  return o;
+}
+
+std::vector<OptionInfo> responsesOnlyOptions(bool withLastResponseOnly) {
+  using K = OptionKind;
+  std::vector<OptionInfo> o = {
+      opt("instruction_part", K::IdsOrString, nullptr,
+          "the marker that starts a user turn: a string (tokenized with --tokenizer) or token ids"),
+      opt("response_part", K::IdsOrString, nullptr,
+          "the marker that starts an assistant turn: a string (tokenized with --tokenizer) or token ids"),
+      opt("force_match", K::Bool, true,
+          "match the markers' own tokenization (false: a common core of 18 spellings "
+          "with optional neighbouring tokens)"),
+  };
+  if (withLastResponseOnly)
+    o.push_back(opt("last_response_only", K::Bool, false, "train only the last assistant turn"));
+  o.push_back(opt("max_length", K::OptionalInt, 1024, "SFTConfig max_length: text rows are truncated to it"));
+  o.push_back(opt("max_seq_length", K::OptionalInt, nullptr, "used when max_length is null or 0"));
+  o.push_back(opt("dataset_text_field", K::String, "text", "the column holding each row's text"));
+  o.push_back(opt("pad_token_id", K::OptionalInt, nullptr, "the pad id (wins over --tokenizer's)"));
+  for (auto& x : o)
+    if (x.name == "pad_token_id") x.max = INT32_MAX;
+  return o;
+}
+
+VersionInfo version(const char* name, const char* readFrom, bool withLastResponseOnly) {
+  VersionInfo v;
+  v.version = name;
+  v.readFrom = readFrom;
+  v.collators = {{"train_on_responses_only",
+                  "labels -100 outside each response (from the response marker to the next instruction "
+                  "marker), then transformers' DataCollatorForSeq2Seq",
+                  responsesOnlyOptions(withLastResponseOnly)}};
+  return v;
+}
+
+} // namespace
+
+FrameworkDefinition unslothFramework() {
+  FrameworkDefinition d;
+  d.info.name = "unsloth";
+  d.info.title = "Unsloth";
+  d.info.versions = {version("2026.8", unsloth::kReadFrom2026, true),
+                     version("2025.12", unsloth::kReadFrom2025, false)};
+  d.make = [](const FrameworkSpec& spec) {
+    return unsloth::makeResponsesOnly(spec.version == "2025.12" ? unsloth::ZooVersion::v2025_12
+                                                                : unsloth::ZooVersion::v2026_8);
+  };
+  return d;
+}
+
+} // namespace maskscope
