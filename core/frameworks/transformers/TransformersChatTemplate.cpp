@@ -1,6 +1,7 @@
 // tokenizer.apply_chat_template(conversations, tokenize=True, return_dict=True,
 // return_assistant_tokens_mask=True, add_generation_prompt=...) over every messages row: the lists
 // it returns (one per conversation, unpadded): input_ids, attention_mask, assistant_masks.
+#include "core/data/RowShapes.h"
 #include "core/frameworks/ChatTokenization.h"
 #include "core/frameworks/transformers/Transformers.h"
 #include "core/util/Error.h"

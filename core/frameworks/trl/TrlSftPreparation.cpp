@@ -3,6 +3,7 @@
 // return_assistant_tokens_mask for messages; tokenizer(text) for text), then in 1.10 labels built
 // from the masks, rows truncated and the ones left with nothing graded dropped; packing in both.
 #include "core/collate/DatasetPipeline.h"
+#include "core/data/RowShapes.h"
 #include "core/frameworks/ChatTokenization.h"
 #include "core/frameworks/trl/Trl.h"
 #include "core/frameworks/trl/TrlPacking.h"

@@ -1,6 +1,7 @@
 // Unsloth's input rows (see UnslothRows.h).
 #include "core/frameworks/unsloth/UnslothRows.h"
 #include "core/data/DatasetReader.h"
+#include "core/data/RowShapes.h"
 #include "core/frameworks/ChatTokenization.h"
 #include "core/util/Error.h"
 
