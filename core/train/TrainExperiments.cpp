@@ -8,7 +8,8 @@ const std::vector<TrainExperiment>& trainExperiments() {
   static const std::vector<TrainExperiment> list = {
       {"stop-token", "buggy-pad-is-eos", "hf-lm", false, false, 0,
        "pad_token = eos_token masks every end-of-turn token, so run A never learns to stop: its generations "
-       "run to the length limit (stop_fraction near 0) while run B's end with the end-of-turn token"},
+       "run to the length limit (stop_fraction near 0) while run B's end with the end-of-turn token",
+       TrainOutcome::StopFraction, 3e-3},
       {"pad-graded", "buggy-max-length-all-ones", "default", false, false, 0,
        "run A grades and attends padding: its training loss falls fast on easy pad targets (see the pad "
        "loss share) while its held-out loss on real replies lags run B's"},

@@ -1,6 +1,8 @@
 // The train-ab experiments: for each, the two collators (run A shows the bug, run B is correct) and
 // the lesson to look for. The table is shared by the command line and the app's Training lab.
 #pragma once
+#include "core/train/TrainVerdict.h"
+
 #include <string>
 #include <vector>
 
@@ -12,6 +14,11 @@ struct TrainExperiment {
   bool perMicroBatchMeanA = false, perMicroBatchMeanB = false; // the gradient-accumulation bug
   int microBatch = 0;                                          // rows per micro-batch; 0 = the whole batch in one
   std::string lookFor;
+  TrainOutcome outcome = TrainOutcome::HeldOutLossGap; // what training should show (TrainVerdict)
+  // The default peak learning rate: low enough that run B's held-out loss is still falling at the last
+  // step (more learning of the replies shows as a lower held-out loss, not as over-fitting), except
+  // where the outcome is a behaviour that needs the end-of-turn token learnt within the steps.
+  double learningRate = 3e-4;
 };
 
 const std::vector<TrainExperiment>& trainExperiments();

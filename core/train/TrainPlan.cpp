@@ -113,7 +113,8 @@ void checkArgs(const TrainArgs& a) {
   if (a.heldOutEvery < 2) throw Error("--held-out-every must be at least 2", {"--held-out-every"});
   if (a.maxNewTokens < 1 || a.maxNewTokens > 4096)
     throw Error("--max-new-tokens must be 1..4096", {"--max-new-tokens"});
-  if (!(a.learningRate > 0) || !std::isfinite(a.learningRate)) throw Error("--lr must be positive", {"--lr"});
+  if (!(a.learningRate >= 0) || !std::isfinite(a.learningRate))
+    throw Error("--lr must be positive (0: the experiment's)", {"--lr"});
   if (a.init != "random" && a.init != "pretrained") throw Error("--init must be random or pretrained", {"--init"});
   if (a.collatorA.empty() != a.collatorB.empty())
     throw Error("--collator-a and --collator-b go together", {a.collatorA.empty() ? "--collator-a" : "--collator-b"});
@@ -128,6 +129,8 @@ TrainABPlan buildRequest(const TrainArgs& a, const TrainExperiment& e, std::ostr
   b.lookFor = a.collatorA.empty() ? e.lookFor : "compare the two runs' curves and generations";
   b.collator[0] = a.collatorA.empty() ? e.collatorA : a.collatorA;
   b.collator[1] = a.collatorB.empty() ? e.collatorB : a.collatorB;
+  b.outcome = a.collatorA.empty() ? e.outcome : TrainOutcome::None;
+  b.args.learningRate = a.learningRate > 0 ? a.learningRate : e.learningRate; // the report quotes the rate used
   PipelineSpec ps;
   ps.tokenizerSpec = a.tokenizerSpec;
   ps.templateSpec = a.templateSpec;
@@ -167,7 +170,7 @@ TrainABPlan buildRequest(const TrainArgs& a, const TrainExperiment& e, std::ostr
   req.randomInit = a.init == "random";
   req.device = a.device;
   TrainSettings& s = req.settings;
-  s.learningRate = a.learningRate;
+  s.learningRate = b.args.learningRate;
   s.warmupSteps = a.warmup;
   s.schedule = a.schedule;
   s.seed = a.seed;

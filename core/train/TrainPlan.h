@@ -3,6 +3,7 @@
 // masks) and the generation prompts. The command line and the app's Training lab both plan here.
 #pragma once
 #include "core/forward/ForwardEngine.h"
+#include "core/train/TrainVerdict.h"
 
 #include <iosfwd>
 #include <memory>
@@ -23,8 +24,8 @@ struct TrainArgs {
   std::string init = "pretrained"; // or "random": the model's architecture with fresh seeded weights
   int64_t steps = 0;               // 0 = the default for the experiment (kDefaultTrainSteps)
   int64_t batchSize = 8;
-  int64_t microBatch = 0; // 0 = the experiment's
-  double learningRate = 3e-3;
+  int64_t microBatch = 0;  // 0 = the experiment's
+  double learningRate = 0; // 0 = the experiment's (TrainExperiment::learningRate)
   int64_t warmup = 10;
   std::string schedule = "cosine";
   uint64_t seed = 0;
@@ -43,8 +44,9 @@ bool isHeldOut(size_t index, int64_t every);
 // Everything train-ab builds before training: the module's request and what the report quotes.
 struct TrainABPlan {
   TrainArgs args;
-  std::string experiment, lookFor; // "custom" when the collators were given by hand
-  std::string collator[2];         // run A, run B
+  std::string experiment, lookFor;           // "custom" when the collators were given by hand
+  std::string collator[2];                   // run A, run B
+  TrainOutcome outcome = TrainOutcome::None; // the experiment's prediction; None for a hand-picked pair
   TrainRequest request;
   size_t trainConversations = 0, heldOutConversations = 0;
   std::vector<long> generationRows;          // dataset row of each generation prompt

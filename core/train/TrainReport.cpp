@@ -88,10 +88,11 @@ nlohmann::json trainReportJson(const TrainABPlan& b, const TrainReport& rep) {
   for (int r = 0; r < 2; ++r) j["runs"].push_back(runJson(rep.runs[r], b, r, b.pipeline->tokenizer()));
   std::vector<std::string> notes = rep.notes;
   if (args.modelSpec == kBuiltinTinyModel && args.init == "pretrained" && args.dataSpec == "builtin:demo")
-    notes.push_back("builtin:tiny was pretrained on every demo conversation, the held-out ones included: the "
-                    "held-out loss starts low and rises as fine-tuning on the others overwrites them; the "
-                    "split is honest for the fine-tuning only");
+    notes.push_back("builtin:tiny was pretrained on plain English text (tools/demo/corpus and docs/, see "
+                    "tools/model/train_tiny.py), never on a demo conversation: the held-out conversations are "
+                    "unseen in pretraining and in fine-tuning");
   j["notes"] = notes;
+  j["verdict"] = trainVerdictJson(trainVerdict(b.outcome, rep));
   return j;
 }
 

@@ -1,5 +1,6 @@
 // `maskscope train-ab` end to end: the stop-token experiment reproduces the failure to stop in a short
-// run (pad == eos masks the end-of-turn token), and unusable options exit 2 naming the option.
+// run (pad == eos masks the end-of-turn token), every experiment's verdict is observed on seeds 0-2
+// and agrees with the runs' own numbers, and unusable options exit 2 naming the option.
 #include "RunMaskscope.h"
 
 #include <QProcess>
@@ -26,6 +27,52 @@ private Q_SLOTS:
     // Both runs grade what their collator grades: the closing token is absent from A's targets only.
     QCOMPARE(a["curve"]["step"].size(), b["curve"]["step"].size());
     QVERIFY(!r.err.isEmpty()); // progress goes to stderr, never into the JSON
+  }
+
+  // Every experiment shows its predicted effect on seeds 0, 1 and 2 with its default steps and learning
+  // rate (the loss experiments generate only a few tokens: their verdict reads the held-out loss), and
+  // the verdict's numbers are the runs' own: a and b are run A's and run B's metric.
+  void verdictObserved_data() {
+    QTest::addColumn<QString>("experiment");
+    QTest::addColumn<int>("seed");
+    for (const char* e : {"stop-token", "pad-graded", "prompt-graded", "packing", "grad-accum"})
+      for (int seed = 0; seed < 3; ++seed)
+        QTest::newRow(qPrintable(QStringLiteral("%1-seed%2").arg(QLatin1String(e)).arg(seed)))
+            << QString::fromLatin1(e) << seed;
+  }
+  void verdictObserved() {
+    QFETCH(QString, experiment);
+    QFETCH(int, seed);
+    QStringList args{QStringLiteral("train-ab"), QStringLiteral("--experiment"), experiment,
+                     QStringLiteral("--seed"),   QString::number(seed),          QStringLiteral("--json")};
+    if (experiment != QLatin1String("stop-token")) args << QStringLiteral("--max-new-tokens") << QStringLiteral("4");
+    Run r = runMaskscope(args);
+    QCOMPARE(r.status, 0);
+    const auto j = nlohmann::json::parse(r.out.toStdString());
+    const auto& v = j["verdict"];
+    QVERIFY2(v.is_object(), r.out.constData());
+    const std::string metric = v["metric"].get<std::string>();
+    const char* field = metric == "stop_fraction" ? "stop_fraction" : "final_held_out_loss";
+    QCOMPARE(metric, std::string(experiment == QLatin1String("stop-token") ? "stop_fraction" : "final_held_out_loss"));
+    QCOMPARE(v["a"].get<double>(), j["runs"][0][field].get<double>());
+    QCOMPARE(v["b"].get<double>(), j["runs"][1][field].get<double>());
+    const auto& heldB = j["runs"][1]["held_out"]["loss"];
+    // The correct run learns: its held-out loss falls from the first evaluation to the last.
+    QVERIFY2(heldB.back().get<double>() < heldB.front().get<double>(), v.dump().c_str());
+    QVERIFY2(v["observed"].get<bool>(), v["text"].get<std::string>().c_str());
+    QVERIFY(v["text"].get<std::string>().rfind("As predicted", 0) == 0);
+  }
+
+  // A hand-picked pair predicts nothing: no verdict.
+  void customPairHasNoVerdict() {
+    Run r = runMaskscope({QStringLiteral("train-ab"), QStringLiteral("--collator-a"), QStringLiteral("default"),
+                          QStringLiteral("--collator-b"), QStringLiteral("hf-lm"), QStringLiteral("--steps"),
+                          QStringLiteral("2"), QStringLiteral("--max-new-tokens"), QStringLiteral("2"),
+                          QStringLiteral("--json")});
+    QCOMPARE(r.status, 0);
+    const auto j = nlohmann::json::parse(r.out.toStdString());
+    QVERIFY(j["verdict"].is_null());
+    QCOMPARE(j["experiment"].get<std::string>(), std::string("custom"));
   }
 
   void unusableOptions_data() {
