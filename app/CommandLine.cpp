@@ -9,7 +9,7 @@
 #include "core/commands/RenderCommand.h"
 #include "core/commands/TokenizeCommand.h"
 #include "core/commands/TrainCommand.h"
-#include "ui/Snapshot.h"
+#include "ui/shell/Snapshot.h"
 
 #include "core/util/Error.h"
 

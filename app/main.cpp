@@ -1,6 +1,6 @@
 // maskscope entry point: a headless command when the first argument names one, else the app.
 #include "app/CommandLine.h"
-#include "ui/AppLauncher.h"
+#include "ui/shell/AppLauncher.h"
 
 #include <cstdlib>
 #include <cstring>

@@ -1,12 +1,12 @@
 // UI benchmarks (QBENCHMARK). Figures are reported against a reference measured in the same run:
 // filling an image of the same size (the cheapest possible "paint"). Run off screen:
 //   QT_QPA_PLATFORM=offscreen ./bench_ui
-#include "ui/AttentionGridView.h"
-#include "ui/GridRenderer.h"
-#include "ui/LintPanel.h"
-#include "ui/MainWindow.h"
-#include "ui/Session.h"
-#include "ui/TokenStripView.h"
+#include "ui/shell/MainWindow.h"
+#include "ui/shell/Session.h"
+#include "ui/views/grid/AttentionGridCanvas.h"
+#include "ui/views/grid/GridRenderer.h"
+#include "ui/views/lint/LintView.h"
+#include "ui/views/strip/TokenStripView.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -124,7 +124,7 @@ private Q_SLOTS:
     for (int i = 0; i < 20; ++i) session.selectRow(i % rows);
     const double switchNs = double(t.nsecsElapsed()) / 20;
     t.restart();
-    for (int i = 0; i < 20; ++i) w.lintPanel()->lintCurrentBatch();
+    for (int i = 0; i < 20; ++i) w.lintView()->lintCurrentBatch();
     const double lintNs = double(t.nsecsElapsed()) / 20;
     qInfo("row switch on the UI thread: %.2f ms; the synchronous batch lint it no longer runs: %.2f ms (switch = %.2f "
           "x lint)",

@@ -5,14 +5,14 @@
 // after a collator change or another file; a row's template error is shown in the centre.
 #include "core/lint/Lint.h"
 #include "core/mask/AttentionGrid.h"
-#include "ui/AttentionGridView.h"
-#include "ui/AttentionPane.h"
-#include "ui/ComparePanel.h"
-#include "ui/LintPanel.h"
-#include "ui/MainWindow.h"
-#include "ui/Palette.h"
-#include "ui/Session.h"
-#include "ui/SoftmaxView.h"
+#include "ui/shell/MainWindow.h"
+#include "ui/shell/Session.h"
+#include "ui/views/compare/CompareView.h"
+#include "ui/views/grid/AttentionGridCanvas.h"
+#include "ui/views/grid/AttentionView.h"
+#include "ui/views/lint/LintView.h"
+#include "ui/views/softmax/SoftmaxView.h"
+#include "ui/widgets/Palette.h"
 
 #include <QLabel>
 #include <QListWidget>
@@ -31,7 +31,7 @@ struct ClassCount {
   int64_t padKeysAllowedAsReal = 0; // allowed cells on a pad key still drawn as plain "allowed"
 };
 
-ClassCount countClasses(const AttentionGridView& g) {
+ClassCount countClasses(const AttentionGridCanvas& g) {
   ClassCount c;
   const GridSource& s = g.gridSource();
   for (int q = 0; q < int(g.gridSize()); ++q)
@@ -44,7 +44,7 @@ ClassCount countClasses(const AttentionGridView& g) {
 }
 
 // A cell of the given class, as (key, query); (-1, -1) when none.
-QPoint findCell(const AttentionGridView& g, CellClass wanted) {
+QPoint findCell(const AttentionGridCanvas& g, CellClass wanted) {
   for (int q = 0; q < int(g.gridSize()); ++q)
     for (int k = 0; k <= q; ++k)
       if (g.cellClass(q, k) == wanted) return {k, q};
@@ -112,9 +112,9 @@ private Q_SLOTS:
     QVERIFY(s.setPipeline(QStringLiteral("builtin:demo"), QString(), collator));
     QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
     s.setBatchSize(batchRows);
-    AttentionPane pane(&s);
+    AttentionView pane(&s);
     pane.resize(900, 700);
-    AttentionGridView& g = *pane.grid();
+    AttentionGridCanvas& g = *pane.grid();
     QVERIFY(g.gridSize() > 0);
     const ClassCount c = countClasses(g);
     QCOMPARE(c.counts[int(CellClass::AllowedPad)] > 0, padsAttended);
@@ -157,11 +157,11 @@ private Q_SLOTS:
     Session s;
     QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
     MainWindow w(&s);
-    QSpinBox* box = w.attentionPane()->windowBox();
+    QSpinBox* box = w.attentionView()->windowBox();
     QVERIFY(box->isEnabled()); // no model: the user decides
     box->setValue(7);          // another band first, so that 0 has one to remove
     box->setValue(window);
-    const AttentionGridView& g = *w.attentionGrid();
+    const AttentionGridCanvas& g = *w.attentionGrid();
     QTRY_COMPARE(g.window(), int64_t(window));
     const AttentionGrid full = attentionGridForRow(s.batch(), s.batchRow());
     QCOMPARE(g.gridSize(), full.size);
@@ -211,7 +211,7 @@ private Q_SLOTS:
     Session s;
     QVERIFY(s.setPipeline(QStringLiteral("builtin:demo"), QString(), QStringLiteral("buggy-max-length-all-ones")));
     QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
-    AttentionGridView g(&s);
+    AttentionGridCanvas g(&s);
     const GridSource& src = g.gridSource();
     int padQuery = -1;
     for (int q = 0; q < int(g.gridSize()) && padQuery < 0; ++q)
@@ -230,7 +230,7 @@ private Q_SLOTS:
     QFETCH(QSize, area);
     Session s;
     QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
-    AttentionGridView g(&s);
+    AttentionGridCanvas g(&s);
     g.resize(area);
     const int n = int(g.gridSize());
     // Fitted: the last cells sit at the area's far corner (up to its 6 px margin).
@@ -257,7 +257,7 @@ private Q_SLOTS:
     palette::setTheme(theme == QLatin1String("dark") ? palette::Theme::Dark : palette::Theme::Light);
     Session s;
     QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
-    AttentionGridView g(&s);
+    AttentionGridCanvas g(&s);
     const QSize area(700, 400);
     g.resize(area);
     const int64_t n = g.gridSize();
@@ -282,7 +282,7 @@ private Q_SLOTS:
     Session s;
     QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
     s.selectRow(1);
-    ComparePanel c(&s);
+    CompareView c(&s);
     c.setCollators(QStringLiteral("default"), QStringLiteral("buggy-max-length-all-ones"));
     QVERIFY(c.differingCells() > 0);
     const GridSource& a = c.gridA()->gridSource();
@@ -307,7 +307,7 @@ private Q_SLOTS:
     QFETCH(bool, whileRunning);
     Session s;
     QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
-    LintPanel panel(&s);
+    LintView panel(&s);
     panel.show();
     QVERIFY(QTest::qWaitForWindowExposed(&panel));
     panel.lintDataset();

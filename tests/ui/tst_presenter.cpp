@@ -2,14 +2,14 @@
 // this twice, on an off-screen 1024 x 768 projector and on a 3840 x 2160 screen at QT_SCALE_FACTOR=2
 // (tests/data/ui/screen-*.json; MASKSCOPE_TEST_SCREEN names the logical size to expect). Geometry is
 // checked against QScreen::availableGeometry through the public API.
-#include "ui/AttentionGridView.h"
-#include "ui/AttentionPane.h"
-#include "ui/LintPanel.h"
-#include "ui/MainWindow.h"
-#include "ui/Palette.h"
-#include "ui/Session.h"
-#include "ui/TeachingPanel.h"
-#include "ui/TokenStripView.h"
+#include "ui/shell/MainWindow.h"
+#include "ui/shell/Session.h"
+#include "ui/teaching/TeachingView.h"
+#include "ui/views/grid/AttentionGridCanvas.h"
+#include "ui/views/grid/AttentionView.h"
+#include "ui/views/lint/LintView.h"
+#include "ui/views/strip/TokenStripView.h"
+#include "ui/widgets/Palette.h"
 
 #include <QDockWidget>
 #include <QLabel>
@@ -99,7 +99,7 @@ private Q_SLOTS:
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     w.showView(QStringLiteral("teaching"));
-    TeachingPanel* teaching = w.teachingPanel();
+    TeachingView* teaching = w.teachingView();
     teaching->goToStep(0);
     const int stripPx = QFontInfo(w.tokenStrip()->font()).pixelSize();
     const int chipH = w.tokenStrip()->chipRect(0).height();
@@ -158,25 +158,25 @@ private Q_SLOTS:
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QTRY_VERIFY(w.dockSizesApplied());
-    LintPanel* lint = w.lintPanel();
+    LintView* lint = w.lintView();
     QVERIFY(lint->list()->isVisible());
     const int lintBefore = w.dock(QStringLiteral("lint"))->height();
     w.setPresenterMode(true);
     QTRY_VERIFY(w.dockSizesApplied());
-    AttentionGridView* g = w.attentionGrid();
+    AttentionGridCanvas* g = w.attentionGrid();
     QTRY_VERIFY2(g->height() >= 250, qPrintable(QStringLiteral("grid %1 px, lint dock %2 px")
                                                     .arg(g->height())
                                                     .arg(w.dock(QStringLiteral("lint"))->height())));
     QVERIFY(!lint->list()->isVisible());        // folded to its summary line...
     QVERIFY(lint->summaryLabel()->isVisible()); // ...which still says what lint found
-    QVERIFY(!w.attentionPane()->windowLegend()->isVisible());
+    QVERIFY(!w.attentionView()->windowLegend()->isVisible());
     verifyCentreNotClipped(w);
     // A band drawn brings the row back (its legend entry explains the band).
-    w.attentionPane()->windowBox()->setValue(8);
-    QTRY_VERIFY(w.attentionPane()->windowLegend()->isVisible());
+    w.attentionView()->windowBox()->setValue(8);
+    QTRY_VERIFY(w.attentionView()->windowLegend()->isVisible());
     verifyCentreNotClipped(w);
-    w.attentionPane()->windowBox()->setValue(0);
-    QTRY_VERIFY(!w.attentionPane()->windowLegend()->isVisible());
+    w.attentionView()->windowBox()->setValue(0);
+    QTRY_VERIFY(!w.attentionView()->windowLegend()->isVisible());
 
     // Another tab brought forward gets its usual height; the lint tab again, the grid its room.
     w.showView(QStringLiteral("teaching"));

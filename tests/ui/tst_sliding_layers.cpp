@@ -5,14 +5,14 @@
 // runs next). The window box follows the model; a config.json alone gives the layout (no weights). Off screen, with the
 // tiny engine test models (tests/data/engine) and builtin:tiny, through the LibTorch module.
 #include "core/forward/ForwardEngineLoader.h"
-#include "ui/AttentionGridView.h"
-#include "ui/AttentionPane.h"
-#include "ui/LayerSpinBox.h"
-#include "ui/MainWindow.h"
-#include "ui/ModelRunner.h"
-#include "ui/Palette.h"
-#include "ui/Session.h"
-#include "ui/SoftmaxView.h"
+#include "ui/model/ModelRunner.h"
+#include "ui/shell/MainWindow.h"
+#include "ui/shell/Session.h"
+#include "ui/views/grid/AttentionGridCanvas.h"
+#include "ui/views/grid/AttentionView.h"
+#include "ui/views/grid/LayerSpinBox.h"
+#include "ui/views/softmax/SoftmaxView.h"
+#include "ui/widgets/Palette.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -55,7 +55,7 @@ struct Loaded {
   LayerSpinBox* picker() const { return window.findChild<LayerSpinBox*>(QStringLiteral("layerPicker")); }
 };
 
-int64_t countClass(const AttentionGridView& g, CellClass c) {
+int64_t countClass(const AttentionGridCanvas& g, CellClass c) {
   int64_t n = 0;
   for (int q = 0; q < int(g.gridSize()); ++q)
     for (int k = 0; k < int(g.gridSize()); ++k) n += g.cellClass(q, k) == c;
@@ -131,7 +131,7 @@ private Q_SLOTS:
     w.window.setDarkTheme(theme == QLatin1String("dark"));
     QVERIFY(w.load(dataFile("engine/gemma2_f32")));
     w.picker()->setValue(0);
-    const AttentionGridView& g = *w.window.attentionGrid();
+    const AttentionGridCanvas& g = *w.window.attentionGrid();
     QCOMPARE(g.window(), int64_t(4));
     const int n = int(g.gridSize());
     QCOMPARE(n, 12);
@@ -172,7 +172,7 @@ private Q_SLOTS:
   void windowBoxFollowsTheModel() {
     Session session;
     MainWindow window(&session);
-    QSpinBox* box = window.attentionPane()->windowBox();
+    QSpinBox* box = window.attentionView()->windowBox();
     QVERIFY(session.openBatchDump(dataFile("ui/sliding_batch.json")));
     box->setValue(6);
     QCOMPARE(window.attentionGrid()->window(), int64_t(6));
@@ -189,7 +189,7 @@ private Q_SLOTS:
     picker->setValue(1);
     QCOMPARE(box->value(), 0); // layer 1 is full
     QCOMPARE(window.attentionGrid()->window(), int64_t(0));
-    QCOMPARE(window.attentionPane()->userWindow(), int64_t(6));
+    QCOMPARE(window.attentionView()->userWindow(), int64_t(6));
     // No model any more (the layout cleared, as a failed load does): the user's window is back.
     picker->setModel(ModelInfo{});
     QVERIFY(box->isEnabled());
@@ -229,17 +229,17 @@ private Q_SLOTS:
     Session session;
     MainWindow window(&session);
     QVERIFY(session.openBatchDump(dataFile("ui/sliding_batch.json")));
-    window.attentionPane()->windowBox()->setValue(2); // the user's, set aside while the layout shows
+    window.attentionView()->windowBox()->setValue(2); // the user's, set aside while the layout shows
     QString error;
     QVERIFY2(window.loadLayerLayout(dataFile(config.toLatin1().constData()), &error), qPrintable(error));
-    LayerSpinBox* picker = window.attentionPane()->layerPicker();
+    LayerSpinBox* picker = window.attentionView()->layerPicker();
     QCOMPARE(picker->value(), 0);
     QCOMPARE(picker->text(), texts[0]);
-    const AttentionGridView& g = *window.attentionGrid();
+    const AttentionGridCanvas& g = *window.attentionGrid();
     QCOMPARE(g.window(), int64_t(band));
     QCOMPARE(countClass(g, CellClass::OutsideWindow) > 0, band < int(g.gridSize()));
     QCOMPARE(window.softmaxView()->current().softcap, softcap); // example scores get the config's cap
-    QVERIFY(!window.attentionPane()->windowBox()->isEnabled());
+    QVERIFY(!window.attentionView()->windowBox()->isEnabled());
     picker->setValue(5); // clamped to the last layer of a smaller model
     QCOMPARE(picker->text(), texts[1]);
     picker->setValue(picker->maximum());
@@ -247,7 +247,7 @@ private Q_SLOTS:
     QCOMPARE(window.layerLayoutFile(), dataFile(config.toLatin1().constData()));
     // No weights: the model's probabilities are refused, not faked.
     QVERIFY(!window.modelRunner()->hasModel());
-    window.attentionPane()->modeBox()->setCurrentIndex(1);
+    window.attentionView()->modeBox()->setCurrentIndex(1);
     QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("Load a model")));
     QVERIFY(!window.attentionGrid()->showsProbabilities());
   }
@@ -276,8 +276,8 @@ private Q_SLOTS:
     window.openLayerLayout(dataFile(config.toLatin1().constData()));
     QVERIFY2(shown.contains(config), qPrintable(shown));
     if (!message.isEmpty()) QVERIFY2(shown.contains(message), qPrintable(shown));
-    QVERIFY(!window.attentionPane()->layerPicker()->hasLayout());
-    QVERIFY(window.attentionPane()->windowBox()->isEnabled());
+    QVERIFY(!window.attentionView()->layerPicker()->hasLayout());
+    QVERIFY(window.attentionView()->windowBox()->isEnabled());
     QVERIFY(window.layerLayoutFile().isEmpty());
   }
 

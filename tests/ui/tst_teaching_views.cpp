@@ -4,14 +4,14 @@
 #include "core/mask/PaddingDetection.h"
 #include "core/mask/SoftmaxArithmetic.h"
 #include "core/table/PositionTable.h"
-#include "ui/HelpDialog.h"
-#include "ui/MainWindow.h"
-#include "ui/Palette.h"
-#include "ui/PositionTableView.h"
-#include "ui/Session.h"
-#include "ui/SoftmaxView.h"
-#include "ui/TeachingPanel.h"
-#include "ui/TokenStripView.h"
+#include "ui/shell/HelpDialog.h"
+#include "ui/shell/MainWindow.h"
+#include "ui/shell/Session.h"
+#include "ui/teaching/TeachingView.h"
+#include "ui/views/softmax/SoftmaxView.h"
+#include "ui/views/strip/TokenStripView.h"
+#include "ui/views/table/PositionTableView.h"
+#include "ui/widgets/Palette.h"
 
 #include <QCheckBox>
 #include <QFile>
@@ -198,7 +198,7 @@ private Q_SLOTS:
     QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
     MainWindow w(&s);
     w.show();
-    TeachingPanel* t = w.teachingPanel();
+    TeachingView* t = w.teachingView();
     const QRegularExpression position(QStringLiteral("\\bposition (\\d+)"), QRegularExpression::CaseInsensitiveOption),
         positionId(QStringLiteral("\\bposition id (\\d+)"));
     int quoted = 0;
@@ -223,13 +223,13 @@ private Q_SLOTS:
       // The step text and Next stay visible whatever panel the step brought forward.
       QTRY_VERIFY(t->isVisible());
       QVERIFY(t->nextButton()->isVisible());
-      QTRY_VERIFY(w.view(TeachingPanel::steps()[size_t(i)].view)->isVisible()); // beside the panel it opened
+      QTRY_VERIFY(w.view(TeachingView::steps()[size_t(i)].view)->isVisible()); // beside the panel it opened
     }
     QVERIFY2(quoted >= 4, "steps 2, 3, 5 and 7 name their selected position");
   }
 
   void teachingHasTheNewSteps() {
-    const auto steps = TeachingPanel::steps();
+    const auto steps = TeachingView::steps();
     QStringList titles;
     for (const TeachingStep& s : steps) titles << s.title;
     QVERIFY(titles.join(QLatin1Char('|')).contains(QStringLiteral("Teacher forcing")));
@@ -238,10 +238,10 @@ private Q_SLOTS:
     Session s;
     QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
     MainWindow w(&s);
-    w.teachingPanel()->goToStep(3);
+    w.teachingView()->goToStep(3);
     const SoftmaxRow r =
         computeSoftmaxRow({2.0, 1.0, 0.1}, {CellState::Allowed, CellState::Allowed, CellState::Future});
-    QVERIFY(w.teachingPanel()->currentText().contains(QString::number(r.weights[0], 'f', 3)));
+    QVERIFY(w.teachingView()->currentText().contains(QString::number(r.weights[0], 'f', 3)));
     QVERIFY(w.softmaxView()->teachingExample());
   }
 

@@ -4,13 +4,13 @@
 // and the teaching step opens the lab on the stop-token experiment.
 #include "core/collate/DatasetPipeline.h"
 #include "core/commands/TrainCommand.h"
-#include "ui/MainWindow.h"
-#include "ui/Session.h"
-#include "ui/TeachingPanel.h"
-#include "ui/TrainingLabCharts.h"
-#include "ui/TrainingLabForm.h"
-#include "ui/TrainingLabGenerations.h"
-#include "ui/TrainingLabPanel.h"
+#include "ui/lab/TrainingLabCharts.h"
+#include "ui/lab/TrainingLabForm.h"
+#include "ui/lab/TrainingLabGenerations.h"
+#include "ui/lab/TrainingLabView.h"
+#include "ui/shell/MainWindow.h"
+#include "ui/shell/Session.h"
+#include "ui/teaching/TeachingView.h"
 
 #include <QFile>
 #include <QImage>
@@ -113,12 +113,12 @@ private Q_SLOTS:
 
   // A long run: both runs' three curves get points while it trains; Cancel stops it before the end.
   void cancelStopsALiveRun() {
-    TrainingLabPanel panel;
+    TrainingLabView panel;
     panel.resize(1024, 768);
     panel.show();
     panel.form()->setSteps(2000);
     panel.form()->setEvalEvery(1);
-    QSignalSpy ended(&panel, &TrainingLabPanel::runEnded);
+    QSignalSpy ended(&panel, &TrainingLabView::runEnded);
     panel.form()->startButton()->click();
     QVERIFY(panel.running());
     QVERIFY(!panel.form()->startButton()->isEnabled());
@@ -139,13 +139,13 @@ private Q_SLOTS:
   // A short finished run: the charts hold exactly the trainer's numbers the JSON log records, both
   // runs' generations are shown with their stop_fraction, and both exports are written.
   void shortRunShowsAndExportsBothRuns() {
-    TrainingLabPanel panel;
+    TrainingLabView panel;
     panel.resize(1024, 768);
     panel.show();
     const int steps = 3;
     panel.form()->setSteps(steps);
     panel.form()->setEvalEvery(1);
-    QSignalSpy ended(&panel, &TrainingLabPanel::runEnded);
+    QSignalSpy ended(&panel, &TrainingLabView::runEnded);
     panel.start();
     QTRY_VERIFY_WITH_TIMEOUT(bothCurvesHavePoints(*panel.charts()), kRunTimeoutMs);
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
@@ -198,13 +198,13 @@ private Q_SLOTS:
     QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
     MainWindow w(&s);
     w.show();
-    auto* lab = qobject_cast<TrainingLabPanel*>(w.view(QStringLiteral("lab")));
+    auto* lab = qobject_cast<TrainingLabView*>(w.view(QStringLiteral("lab")));
     QVERIFY(lab);
     QVERIFY(lab->form()->selectExperiment(QStringLiteral("packing")));
-    TeachingPanel* t = w.teachingPanel();
+    TeachingView* t = w.teachingView();
     int step = -1;
     for (int i = 0; i < t->stepCount(); ++i)
-      if (TeachingPanel::steps()[size_t(i)].view == QLatin1String("lab")) step = i;
+      if (TeachingView::steps()[size_t(i)].view == QLatin1String("lab")) step = i;
     QVERIFY(step >= 0);
     t->goToStep(step);
     QTRY_VERIFY(lab->isVisible());
@@ -217,10 +217,10 @@ private Q_SLOTS:
   void fullDefaultRunScreenshot() {
     const QString out = qEnvironmentVariable("MASKSCOPE_LAB_SCREENSHOT");
     if (out.isEmpty()) QSKIP("set MASKSCOPE_LAB_SCREENSHOT=file.png to train the default run and save it");
-    TrainingLabPanel panel;
+    TrainingLabView panel;
     panel.resize(1024, 768);
     panel.show();
-    QSignalSpy ended(&panel, &TrainingLabPanel::runEnded);
+    QSignalSpy ended(&panel, &TrainingLabView::runEnded);
     panel.start();
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 2 * kRunTimeoutMs);
     QVERIFY2(ended.first().first().toBool(), qPrintable(panel.status()));

@@ -7,21 +7,21 @@
 #include "core/forward/LossPlan.h"
 #include "core/mask/CellClass.h"
 #include "core/template/ChatTemplate.h"
-#include "ui/AttentionGridView.h"
-#include "ui/ComparePanel.h"
-#include "ui/Export.h"
-#include "ui/LintPanel.h"
-#include "ui/LossView.h"
-#include "ui/MainWindow.h"
-#include "ui/Palette.h"
-#include "ui/PreferenceView.h"
-#include "ui/Session.h"
-#include "ui/Snapshot.h"
-#include "ui/SoftmaxView.h"
-#include "ui/TeachingPanel.h"
-#include "ui/TokenStripView.h"
-#include "ui/TokenizerPicker.h"
-#include "ui/ViewRegistry.h"
+#include "ui/shell/Export.h"
+#include "ui/shell/MainWindow.h"
+#include "ui/shell/Session.h"
+#include "ui/shell/Snapshot.h"
+#include "ui/shell/ViewRegistry.h"
+#include "ui/teaching/TeachingView.h"
+#include "ui/views/compare/CompareView.h"
+#include "ui/views/grid/AttentionGridCanvas.h"
+#include "ui/views/lint/LintView.h"
+#include "ui/views/loss/LossView.h"
+#include "ui/views/preference/PreferenceView.h"
+#include "ui/views/softmax/SoftmaxView.h"
+#include "ui/views/strip/TokenStripView.h"
+#include "ui/widgets/Palette.h"
+#include "ui/widgets/TokenizerPicker.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -52,7 +52,7 @@ using namespace maskscope;
 namespace {
 
 // Does row `row` of the session's batch have a padding key that some query may attend?
-bool padAttended(const AttentionGridView& grid, const Batch& b, int row) {
+bool padAttended(const AttentionGridCanvas& grid, const Batch& b, int row) {
   const int n = int(grid.gridSize());
   for (int k = 0; k < n; ++k) {
     if (size_t(row) >= b.meta.size() || b.meta[size_t(row)][size_t(k)].kind != PositionKind::Padding) continue;
@@ -182,7 +182,7 @@ private Q_SLOTS:
     MainWindow w(&s);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    AttentionGridView* g = w.attentionGrid();
+    AttentionGridCanvas* g = w.attentionGrid();
     g->setViewRect(QRectF(0, 0, 10, 10)); // zoomed in: cells are big enough to aim at
     const QString text = g->describeCell(query, key);
     QVERIFY2(text.contains(reason), qPrintable(text));
@@ -339,7 +339,7 @@ private Q_SLOTS:
     QVERIFY(s.setPipeline(QStringLiteral("builtin:demo"), QString(), QStringLiteral("buggy-max-length-all-ones")));
     QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
     s.selectRow(1);
-    LintPanel panel(&s);
+    LintView panel(&s);
     QVERIFY(!panel.report().findings.empty());
     int index = -1;
     for (size_t i = 0; i < panel.report().findings.size(); ++i)
@@ -358,7 +358,7 @@ private Q_SLOTS:
     Session s;
     QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
     s.selectRow(1);
-    ComparePanel c(&s);
+    CompareView c(&s);
     c.setCollators(QStringLiteral("default"), QStringLiteral("default"));
     QCOMPARE(c.differingPositions(), 0);
     QCOMPARE(c.differingCells(), int64_t(0));
@@ -373,7 +373,7 @@ private Q_SLOTS:
     Session s;
     QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
     s.selectRow(1);
-    ComparePanel c(&s);
+    CompareView c(&s);
     c.setCollators(QStringLiteral("default,max_length=8,truncation=keep_start"), QStringLiteral("default"));
     QCOMPARE(c.stripA()->positionCount(), 8);
     QVERIFY(c.stripB()->positionCount() > 8);
@@ -417,16 +417,16 @@ private Q_SLOTS:
     Session s;
     QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
     MainWindow w(&s);
-    const auto steps = TeachingPanel::steps();
+    const auto steps = TeachingView::steps();
     QVERIFY(steps.size() >= 7);
     for (int i = 0; i < int(steps.size()); ++i) {
-      w.teachingPanel()->goToStep(i);
+      w.teachingView()->goToStep(i);
       QCOMPARE(s.collatorSpec(), steps[size_t(i)].collator);
       QCOMPARE(w.collatorBox()->currentData().toString(), steps[size_t(i)].collator);
     }
-    w.teachingPanel()->goToStep(3);
+    w.teachingView()->goToStep(3);
     QVERIFY(w.softmaxView()->teachingExample());
-    w.teachingPanel()->goToStep(2); // grading the closing token: a closing position is selected
+    w.teachingView()->goToStep(2); // grading the closing token: a closing position is selected
     QVERIFY(s.selectedPosition() >= 0);
     QVERIFY(s.batch().meta[size_t(s.batchRow())][size_t(s.selectedPosition())].closesReply);
   }
@@ -436,7 +436,7 @@ private Q_SLOTS:
     QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
     MainWindow w(&s);
     w.show();
-    AttentionGridView* g = w.attentionGrid();
+    AttentionGridCanvas* g = w.attentionGrid();
     const double n = double(g->gridSize());
     const double before = g->cellPixels();
     QWheelEvent wheel(QPointF(g->width() / 2, g->height() / 2),
@@ -501,11 +501,11 @@ private Q_SLOTS:
     s.setBatchSize(1); // every row its own batch, so each switch is a new batch
     QVERIFY(s.rowCount() >= 4);
     s.selectRow(0);
-    LintPanel panel(&s);
+    LintView panel(&s);
     panel.show();
     QVERIFY(QTest::qWaitForWindowExposed(&panel));
     QList<int> shownRows;
-    connect(&panel, &LintPanel::reportChanged, &panel, [&] { shownRows << panel.reportedRow(); });
+    connect(&panel, &LintView::reportChanged, &panel, [&] { shownRows << panel.reportedRow(); });
     panel.lintCurrentBatchAsync(); // row 0 in flight ...
     s.selectRow(1);                // ... and stale at once
     s.selectRow(2);
@@ -547,12 +547,12 @@ private Q_SLOTS:
     Session s;
     QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
     s.selectRow(1);
-    ComparePanel c(&s);
+    CompareView c(&s);
     c.setCollators(QStringLiteral("default"), QStringLiteral("buggy-max-length-all-ones"));
     const int64_t expected = c.differingCells();
     QVERIFY(expected > 0);
-    const int saved = ComparePanel::asyncCellThreshold();
-    ComparePanel::setAsyncCellThreshold(0); // every row counts as long
+    const int saved = CompareView::asyncCellThreshold();
+    CompareView::setAsyncCellThreshold(0); // every row counts as long
     c.setCollators(QStringLiteral("default"), QStringLiteral("buggy-max-length-all-ones"));
     QVERIFY(c.cellDiffPending());
     QVERIFY(c.summaryText().contains(QStringLiteral("counting")));
@@ -563,7 +563,7 @@ private Q_SLOTS:
     c.setCollators(QStringLiteral("default"), QStringLiteral("default"));
     QTRY_VERIFY(!c.cellDiffPending());
     QCOMPARE(c.differingCells(), int64_t(0));
-    ComparePanel::setAsyncCellThreshold(saved);
+    CompareView::setAsyncCellThreshold(saved);
   }
 
   void filtersNarrowTheList() {
@@ -1022,7 +1022,7 @@ private Q_SLOTS:
   void compareNamesItsLossSource() {
     Session s;
     QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
-    ComparePanel c(&s);
+    CompareView c(&s);
     c.setCollators(QStringLiteral("default"), QStringLiteral("buggy-max-length-all-ones"));
     QVERIFY2(c.sideSummaryText(0).contains(QStringLiteral("example loss")), qPrintable(c.sideSummaryText(0)));
     QVERIFY(!c.modelLossesPending());

@@ -1,0 +1,36 @@
+// The dataset browser's widgets: search box, message-count and token-length filters, the lint
+// filter and the row list. DatasetController (beside it) fills the list and applies the filters.
+#pragma once
+#include <QWidget>
+
+class QComboBox;
+class QLineEdit;
+class QListWidget;
+class QSpinBox;
+
+namespace maskscope {
+
+class DatasetView : public QWidget {
+  Q_OBJECT
+public:
+  explicit DatasetView(QWidget* parent = nullptr);
+
+  QLineEdit* searchBox() const { return filter_; }
+  QSpinBox* minMessagesBox() const { return minMessages_; }
+  QSpinBox* minTokensBox() const { return minTokens_; }
+  QComboBox* findingFilterBox() const { return findingFilter_; }
+  QListWidget* list() const { return list_; }
+
+private:
+  QLineEdit* filter_ = nullptr;
+  QSpinBox* minMessages_ = nullptr;
+  QSpinBox* minTokens_ = nullptr;
+  QComboBox* findingFilter_ = nullptr;
+  QListWidget* list_ = nullptr;
+};
+
+// This view's row in the view registry (ui/shell/ViewRegistry.h), defined in DatasetViewSpec.cpp.
+struct ViewSpec;
+ViewSpec datasetViewSpec();
+
+} // namespace maskscope

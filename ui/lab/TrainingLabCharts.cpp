@@ -1,0 +1,84 @@
+// The lab's three line charts. The x axis is the optimizer step (0 = before training, held-out only);
+// the y axes start at 0 and grow to the largest value seen, so both runs share one scale per chart.
+#include "ui/lab/TrainingLabCharts.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QHBoxLayout>
+#include <QLineSeries>
+#include <QValueAxis>
+#include <cmath>
+
+namespace maskscope {
+
+QColor trainingRunColour(int run) { return run == 0 ? QColor(0xc6, 0x28, 0x28) : QColor(0x15, 0x65, 0xc0); }
+
+TrainingLabCharts::TrainingLabCharts(QWidget* parent) : QWidget(parent) {
+  auto* row = new QHBoxLayout(this);
+  row->setContentsMargins(0, 0, 0, 0);
+  const QString titles[kCharts] = {tr("Training loss (each run's own collator)"), tr("Held-out loss (correct masks)"),
+                                   tr("Pad share of the step's loss")};
+  const QString yTitles[kCharts] = {tr("loss"), tr("loss"), tr("share")};
+  for (int c = 0; c < kCharts; ++c) {
+    auto* chart = new QChart;
+    chart->setTitle(titles[c]);
+    chart->setMargins(QMargins(2, 2, 2, 2));
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    xAxis_[c] = new QValueAxis;
+    yAxis_[c] = new QValueAxis;
+    xAxis_[c]->setTitleText(tr("step"));
+    xAxis_[c]->setLabelFormat(QStringLiteral("%d"));
+    yAxis_[c]->setTitleText(yTitles[c]);
+    chart->addAxis(xAxis_[c], Qt::AlignBottom);
+    chart->addAxis(yAxis_[c], Qt::AlignLeft);
+    for (int r = 0; r < 2; ++r) {
+      series_[c][r] = new QLineSeries;
+      series_[c][r]->setPen(QPen(trainingRunColour(r), 2));
+      series_[c][r]->setPointsVisible(c == HeldOut); // few held-out points: show each
+      chart->addSeries(series_[c][r]);
+      series_[c][r]->attachAxis(xAxis_[c]);
+      series_[c][r]->attachAxis(yAxis_[c]);
+    }
+    views_[c] = new QChartView(chart);
+    views_[c]->setRenderHint(QPainter::Antialiasing);
+    views_[c]->setMinimumSize(150, 120); // small: the panel docks beside others at the bottom
+    row->addWidget(views_[c]);
+  }
+  reset(tr("run A"), tr("run B"), 1);
+}
+
+void TrainingLabCharts::reset(const QString& nameA, const QString& nameB, int steps) {
+  for (int c = 0; c < kCharts; ++c) {
+    for (int r = 0; r < 2; ++r) {
+      series_[c][r]->clear();
+      series_[c][r]->setName((r == 0 ? tr("A: %1") : tr("B: %1")).arg(r == 0 ? nameA : nameB));
+    }
+    xAxis_[c]->setRange(0, std::max(1, steps));
+    yMax_[c] = 0.0;
+    yAxis_[c]->setRange(0, 1.0); // shares stay here; losses grow it as points come
+  }
+}
+
+void TrainingLabCharts::append(Chart c, int run, double x, double y) {
+  if (run < 0 || run > 1 || !std::isfinite(y)) return; // a NaN loss (nothing graded) is no point
+  series_[c][run]->append(x, y);
+  if (y > yMax_[c]) {
+    yMax_[c] = y;
+    // Shares stay on 0..1; losses get 10 % headroom above the largest value so far.
+    if (c != PadShare) {
+      yAxis_[c]->setRange(0, y * 1.1);
+      yAxis_[c]->applyNiceNumbers(); // round ticks (0.1, 0.2, ...) instead of fifths of the maximum
+    }
+  }
+}
+
+void TrainingLabCharts::addStep(int run, const TrainStepRecord& r) {
+  append(TrainLoss, run, double(r.step), r.trainLoss);
+  append(PadShare, run, double(r.step), r.lossShare[RolePad]);
+}
+
+void TrainingLabCharts::addHeldOut(int run, const HeldOutRecord& r) { append(HeldOut, run, double(r.step), r.loss); }
+
+int TrainingLabCharts::pointCount(Chart c, int run) const { return int(series_[c][run]->count()); }
+
+} // namespace maskscope

@@ -1,0 +1,387 @@
+// The main window's composition: toolbar, views (from the view registry) in the centre and in docks,
+// the controllers that drive them, the summary line and the exports. Menus: MainWindowMenus.cpp;
+// docks and screen fitting: WindowLayout; the dataset list: DatasetController; the model: ModelController.
+#include "ui/shell/MainWindow.h"
+#include "core/mask/RowFacts.h"
+#include "core/template/ChatTemplate.h"
+#include "core/template/TrainingTemplate.h"
+#include "ui/dataset/DatasetController.h"
+#include "ui/dataset/DatasetView.h"
+#include "ui/model/ModelController.h"
+#include "ui/model/ModelRunner.h"
+#include "ui/shell/Export.h"
+#include "ui/shell/PipelineToolbar.h"
+#include "ui/shell/Session.h"
+#include "ui/shell/ViewRegistry.h"
+#include "ui/shell/WindowLayout.h"
+#include "ui/teaching/TeachingView.h"
+#include "ui/views/compare/CompareView.h"
+#include "ui/views/grid/AttentionGridCanvas.h"
+#include "ui/views/grid/AttentionView.h"
+#include "ui/views/lint/LintView.h"
+#include "ui/views/loss/LossView.h"
+#include "ui/views/softmax/SoftmaxView.h"
+#include "ui/views/strip/TokenStripView.h"
+#include "ui/widgets/Palette.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QLabel>
+#include <QLayout>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScreen>
+#include <QSettings>
+#include <QShowEvent>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <utility>
+
+namespace maskscope {
+
+namespace {
+constexpr double kPresenterScale = 1.6; // presenter mode's type size: text, chips, grid labels
+}
+
+MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
+    : QMainWindow(parent), session_(session), persistent_(persistent) {
+  setWindowTitle(tr("maskscope"));
+  setObjectName(QStringLiteral("mainWindow"));
+  setAcceptDrops(true);
+  setDockNestingEnabled(true);
+  // The first window fits the screen it opens on (a 1024 x 768 projector, a laptop at 200 %).
+  if (const QScreen* s = QGuiApplication::primaryScreen())
+    resize(QSize(1280, 820).boundedTo(s->availableGeometry().size()));
+  else
+    resize(1280, 820);
+  initialSize_ = size();
+  baseFontPt_ = QApplication::font().pointSizeF();
+
+  toolbar_ = new PipelineToolbar(session_, persistent_, this);
+  addToolBar(toolbar_);
+  layout_ = new WindowLayout(this);
+  createViews();
+  buildCentre();
+  layout_->arrangeDocks();
+  connectSession(); // before the dataset controller: a new dataset clears the status line first
+  dataset_ = new DatasetController(session_, datasetView_, lint_, this);
+  connect(dataset_, &DatasetController::statusMessage, this, &MainWindow::showStatus);
+  model_ = new ModelController(session_, ModelViews{attentionView_, softmax_, loss_, compare_}, this);
+  connect(model_, &ModelController::statusMessage, this, &MainWindow::showStatus);
+  buildStatusBar();
+  buildMenus();
+  dataset_->fillList();
+  setWindowTitle(tr("maskscope \u2014 %1").arg(session_->datasetSpec()));
+  toolbar_->sync();
+  updateSummary();
+  if (persistent_) restoreSettings();
+}
+
+MainWindow::~MainWindow() = default;
+
+// Every view of the registry, each in a dock of its area or kept for the centre.
+void MainWindow::createViews() {
+  const ViewHost host{session_, this};
+  for (const ViewSpec& v : viewRegistry()) views_.insert(v.name, v.create(host));
+  layout_->createDocks(views_);
+  // The views the window wires to each other and to the session.
+  datasetView_ = static_cast<DatasetView*>(view(QStringLiteral("dataset")));
+  attentionView_ = static_cast<AttentionView*>(view(QStringLiteral("attention")));
+  strip_ = static_cast<TokenStripView*>(view(QStringLiteral("tokens")));
+  softmax_ = static_cast<SoftmaxView*>(view(QStringLiteral("softmax")));
+  loss_ = static_cast<LossView*>(view(QStringLiteral("loss")));
+  lint_ = static_cast<LintView*>(view(QStringLiteral("lint")));
+  compare_ = static_cast<CompareView*>(view(QStringLiteral("compare")));
+  teaching_ = static_cast<TeachingView*>(view(QStringLiteral("teaching")));
+}
+
+// Centre: the summary, then the centre views (token strip, attention grid) in a splitter; each gets
+// an equal share, the grid stays square.
+void MainWindow::buildCentre() {
+  auto* centre = new QWidget(this);
+  auto* cl = new QVBoxLayout(centre);
+  cl->setContentsMargins(4, 4, 4, 4);
+  summary_ = new QLabel(centre);
+  summary_->setWordWrap(true);
+  summary_->setTextFormat(Qt::RichText);
+  cl->addWidget(summary_);
+  // A row that cannot be shown (a template error, a collator error) says so here, where the eye is,
+  // not only in the status bar; hidden while the row shows.
+  centreError_ = new QLabel(centre);
+  centreError_->setObjectName(QStringLiteral("centreError"));
+  centreError_->setWordWrap(true);
+  centreError_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  centreError_->hide();
+  cl->addWidget(centreError_);
+  auto* split = new QSplitter(Qt::Vertical, centre);
+  for (const ViewSpec& v : viewRegistry())
+    if (v.area == Qt::NoDockWidgetArea) {
+      split->addWidget(view(v.name));
+      split->setStretchFactor(split->count() - 1, 1);
+    }
+  cl->addWidget(split, 1);
+  setCentralWidget(centre);
+}
+
+void MainWindow::buildStatusBar() {
+  auto* readOnly = new QLabel(tr("Read-only: maskscope never edits your files"), this);
+  readOnly->setObjectName(QStringLiteral("readOnlyNotice"));
+  statusBar()->addPermanentWidget(readOnly);
+  statusBar()->addPermanentWidget(model_->modelLabel());
+  statusBar()->addPermanentWidget(model_->progressBar());
+  statusBar()->addPermanentWidget(model_->cancelButton());
+}
+
+void MainWindow::connectSession() {
+  connect(session_, &Session::datasetChanged, this, [this] {
+    statusBar()->clearMessage(); // a message about the previous file is stale now
+    setWindowTitle(tr("maskscope \u2014 %1").arg(session_->datasetSpec()));
+    toolbar_->sync();
+  });
+  connect(session_, &Session::batchChanged, this, &MainWindow::updateSummary);
+  connect(session_, &Session::errorOccurred, this, [this](const QString& m) {
+    statusBar()->showMessage(m, 15000);
+    pendingError_ = m; // a batch that failed to build reports here just before batchChanged
+  });
+  connect(session_, &Session::batchChanged, this, &MainWindow::updateCentreError);
+  updateCentreError();
+}
+
+void MainWindow::showStatus(const QString& text, int timeoutMs) {
+  if (text.isEmpty())
+    statusBar()->clearMessage();
+  else
+    statusBar()->showMessage(text, timeoutMs);
+}
+
+QWidget* MainWindow::view(const QString& name) const { return views_.value(name); }
+QDockWidget* MainWindow::dock(const QString& name) const { return layout_->dock(name); }
+QListWidget* MainWindow::conversationList() const { return datasetView_->list(); }
+QLineEdit* MainWindow::searchBox() const { return datasetView_->searchBox(); }
+QSpinBox* MainWindow::minMessagesBox() const { return datasetView_->minMessagesBox(); }
+QSpinBox* MainWindow::minTokensBox() const { return datasetView_->minTokensBox(); }
+QComboBox* MainWindow::findingFilterBox() const { return datasetView_->findingFilterBox(); }
+int MainWindow::visibleRowCount() const { return dataset_->visibleRowCount(); }
+bool MainWindow::tokenLengthsPending() const { return dataset_->tokenLengthsPending(); }
+QComboBox* MainWindow::collatorBox() const { return toolbar_->collatorBox(); }
+QComboBox* MainWindow::templateBox() const { return toolbar_->templateBox(); }
+TokenizerPicker* MainWindow::tokenizerBox() const { return toolbar_->tokenizerBox(); }
+AttentionGridCanvas* MainWindow::attentionGrid() const { return attentionView_->grid(); }
+ModelRunner* MainWindow::modelRunner() const { return model_->runner(); }
+QProgressBar* MainWindow::runProgressBar() const { return model_->progressBar(); }
+QPushButton* MainWindow::cancelRunButton() const { return model_->cancelButton(); }
+QString MainWindow::modelTokenizerProblem(const QString& spec) const { return model_->modelTokenizerProblem(spec); }
+bool MainWindow::loadLayerLayout(const QString& path, QString* error) { return model_->loadLayerLayout(path, error); }
+void MainWindow::openLayerLayout(const QString& path) { model_->openLayerLayout(path); }
+QString MainWindow::layerLayoutFile() const { return model_->layerLayoutFile(); }
+bool MainWindow::dockSizesApplied() const { return layout_->dockSizesApplied(); }
+void MainWindow::resetLayout() { layout_->resetLayout(); }
+void MainWindow::fitToScreen(bool fill) { layout_->fitToScreen(fill); }
+
+void MainWindow::updateCentreError() {
+  QString error = std::exchange(pendingError_, QString());
+  if (error.isEmpty() && !session_->hasBatch() && session_->selectedRow() >= 0 && !session_->isBatchDump()) {
+    // The batch failed before this window listened (a window opened on a session): collate again
+    // to get the reason.
+    try {
+      int row = 0;
+      session_->collateWith(session_->collatorSpec(), &row);
+    } catch (const std::exception& e) {
+      error = QString::fromUtf8(e.what());
+    }
+  }
+  if (session_->hasBatch() || session_->selectedRow() < 0 || error.isEmpty()) {
+    centreError_->hide();
+    return;
+  }
+  centreError_->setText(tr("<b>Row %1 cannot be shown.</b><br>%2")
+                            .arg(session_->selectedRow())
+                            .arg(error.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"))));
+  centreError_->setStyleSheet(
+      QStringLiteral("QLabel{border:2px solid %1;padding:8px;font-size:14px;}").arg(palette::warningText().name()));
+  centreError_->show();
+}
+
+QString MainWindow::centreErrorText() const { return !centreError_->isHidden() ? centreError_->text() : QString(); }
+
+void MainWindow::updateSummary() {
+  if (!session_->hasBatch()) {
+    summary_->setText(tr("No batch."));
+    return;
+  }
+  const Batch& b = session_->batch();
+  const int r = session_->batchRow();
+  const RowFacts f = rowFacts(b, r); // core's counts: the same pads and graded tokens lint and loss report
+  const int64_t real = f.real(), pads = f.pads, graded = f.gradedTotal(), gradedPads = f.graded[RolePad],
+                attendedPads = f.attendedPads;
+  const QString what = session_->isBatchDump()
+                           ? tr("batch dump %1").arg(QFileInfo(session_->datasetSpec()).fileName())
+                           : QString::fromStdString(session_->pipeline()->collator().spec().describe());
+  QString text = tr("<b>Row %1</b> of a %2 x %3 batch (%4) &mdash; %5 tokens, %6 padding, <b>%7 graded</b>")
+                     .arg(session_->selectedRow())
+                     .arg(b.batchSize())
+                     .arg(b.length())
+                     .arg(what.toHtmlEscaped())
+                     .arg(real)
+                     .arg(pads)
+                     .arg(graded);
+  const QString warn = palette::warningText().name();
+  if (gradedPads)
+    text += tr(" &mdash; <span style='color:%2'><b>&#9888; %1 pads graded</b></span>").arg(gradedPads).arg(warn);
+  if (attendedPads)
+    text += tr(" &mdash; <span style='color:%2'><b>&#9888; %1 pads attended</b></span>").arg(attendedPads).arg(warn);
+  summary_->setText(text);
+}
+
+void MainWindow::showView(const QString& name) {
+  if (QDockWidget* d = dock(name)) {
+    d->show();
+    d->raise();
+  } else if (QWidget* w = view(name)) {
+    w->setFocus();
+  }
+}
+
+void MainWindow::setPresenterMode(bool on) {
+  if (on == presenter_) return;
+  presenter_ = on;
+  QFont f = QApplication::font();
+  f.setPointSizeF(on ? baseFontPt_ * kPresenterScale : baseFontPt_);
+  QApplication::setFont(f);
+  for (AttentionGridCanvas* g : {attentionGrid(), compare_->gridA(), compare_->gridB()})
+    g->setLabelScale(on ? kPresenterScale : 1.0);
+  if (QDockWidget* d = dock(QStringLiteral("dataset"))) d->setVisible(!on);
+  // The lint view shows its summary line only; the bottom docks may shrink to it.
+  lint_->setCompact(on);
+  layout_->foldBottomDocks(on ? lint_ : nullptr);
+  if (auto* a = findChild<QAction*>(QStringLiteral("presenterAction"))) {
+    QSignalBlocker block(a);
+    a->setChecked(on);
+  }
+  teaching_->setPresenterChecked(on);
+  // A projector shows the whole screen: presenter mode fills it; leaving it restores the window.
+  if (!fitsScreen_) return;
+  if (on) {
+    normalGeometry_ = geometry();
+    fitToScreen(true);
+  }
+  // Once the layouts have the new type's least sizes (queued after their requests): the window's
+  // own geometry back when leaving, then the height shared between the centre and the docks.
+  QTimer::singleShot(0, this, [this, on] {
+    if (layout()) layout()->activate(); // the least sizes of the new type, before sizing to them
+    if (!on && normalGeometry_.isValid()) {
+      setGeometry(normalGeometry_);
+      fitToScreen(false);
+    }
+    layout_->applyDefaultDockSizes();
+  });
+}
+
+void MainWindow::setDarkTheme(bool dark) {
+  palette::setTheme(dark ? palette::Theme::Dark : palette::Theme::Light);
+  setPalette(palette::qtPalette(palette::theme()));
+  update();
+  for (QWidget* w : findChildren<QWidget*>()) w->update();
+  updateSummary();
+}
+
+bool MainWindow::openPath(const QString& path) {
+  const bool ok = session_->openPath(path);
+  if (ok && !path.startsWith(QLatin1String("builtin:"))) addRecent(path);
+  return ok;
+}
+
+void MainWindow::restoreSettings() {
+  QSettings s;
+  recent_ = s.value(QStringLiteral("recentFiles")).toStringList();
+  rebuildRecentMenu();
+  if (s.contains(QStringLiteral("geometry"))) restoreGeometry(s.value(QStringLiteral("geometry")).toByteArray());
+  if (s.contains(QStringLiteral("windowState"))) restoreState(s.value(QStringLiteral("windowState")).toByteArray());
+  if (s.value(QStringLiteral("darkTheme")).toBool())
+    if (auto* a = findChild<QAction*>(QStringLiteral("darkThemeAction"))) a->setChecked(true);
+  toolbar_->batchSizeBox()->setValue(s.value(QStringLiteral("batchRows"), session_->batchSize()).toInt());
+  const QString collator = s.value(QStringLiteral("collator")).toString();
+  if (!collator.isEmpty() && session_->collatorSpec() == QLatin1String("default")) session_->setCollator(collator);
+}
+
+void MainWindow::saveSettings() {
+  QSettings s;
+  s.setValue(QStringLiteral("geometry"), saveGeometry());
+  s.setValue(QStringLiteral("windowState"), saveState());
+  s.setValue(QStringLiteral("recentFiles"), recent_);
+  s.setValue(QStringLiteral("darkTheme"), palette::theme() == palette::Theme::Dark);
+  s.setValue(QStringLiteral("batchRows"), session_->batchSize());
+  s.setValue(QStringLiteral("collator"), session_->collatorSpec());
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+  if (persistent_) saveSettings();
+  model_->runner()->cancel();
+  QMainWindow::closeEvent(e);
+}
+
+void MainWindow::showEvent(QShowEvent* e) {
+  QMainWindow::showEvent(e);
+  if (shownOnce_) return;
+  shownOnce_ = true;
+  // Now the frame is known: the whole window, title bar included, stays on its screen (the app's
+  // window, and one at the size the constructor chose; a size a caller set is kept).
+  if (fitsScreen_ && (persistent_ || size() == initialSize_))
+    QTimer::singleShot(0, this, [this] { fitToScreen(false); });
+  if (persistent_ && QSettings().contains(QStringLiteral("windowState"))) return;
+  // First run: the default dock sizes, once the window has its size (from a queued call).
+  QTimer::singleShot(0, this, [this] { layout_->applyDefaultDockSizes(); });
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+  if (e->mimeData()->hasUrls()) e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+  for (const QUrl& u : e->mimeData()->urls())
+    if (u.isLocalFile()) openPath(u.toLocalFile());
+}
+
+bool MainWindow::exportTrainingTemplate(const QString& path, QString* error) {
+  auto fail = [error](const QString& why) {
+    if (error) *error = why;
+    return false;
+  };
+  const DatasetPipeline* pipe = session_->pipeline();
+  if (!pipe) return fail(tr("no chat template is loaded"));
+  const ChatTemplate& tmpl = pipe->chatTemplate();
+  if (tmpl.hasGenerationMarkers())
+    return fail(tr("the template '%1' has {% generation %} blocks already").arg(QString::fromStdString(tmpl.name())));
+  const TrainingTemplateResult r =
+      makeTrainingTemplate(tmpl.source(), tmpl.defaultVariables(), pipe->tokenizer().specialTokenStrings());
+  if (!r.ok) return fail(QString::fromStdString(r.error));
+  return writeTextFile(path, QString::fromStdString(r.source), error);
+}
+
+bool MainWindow::exportView(const QString& view, const QString& path, QString* error) {
+  if (view == QLatin1String("report") || path.endsWith(QLatin1String(".html"), Qt::CaseInsensitive)) {
+    AttentionGridCanvas* grid = attentionGrid();
+    const QImage gridImage = renderToImage([grid](QPainter& p, QRect a) { grid->render(p, a); }, QSize(720, 720));
+    return writeTextFile(path, htmlReport(*session_, &lint_->report(), &loss_->breakdown(), gridImage), error);
+  }
+  const ViewSpec* spec = findView(view);
+  QWidget* w = this->view(view);
+  if (!spec || !w || spec->offscreen == OffscreenRender::Window) return exportWidget(this, path, error);
+  if (spec->offscreen == OffscreenRender::Grab) return exportWidget(w, path, error);
+  const RenderFunction render = [spec, w](QPainter& p, QRect a) { spec->paint(w, p, a); };
+  const QSize size = spec->canvas(w)->size().expandedTo(spec->exportSize);
+  if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) return exportSvg(render, size, path, view, error);
+  return exportPng(render, size, path, error);
+}
+
+} // namespace maskscope

@@ -1,0 +1,174 @@
+// Dock creation, arrangement and sizing for the main window, read from the view registry; the
+// height arithmetic keeps the centre (strip and grid) above its least height at 1024 x 768.
+#include "ui/shell/WindowLayout.h"
+#include "ui/shell/ViewRegistry.h"
+
+#include <QDockWidget>
+#include <QGuiApplication>
+#include <QLayout>
+#include <QMainWindow>
+#include <QScreen>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <algorithm>
+
+namespace maskscope {
+
+namespace {
+
+// Gives a docked view a modest preferred size, so the strip and grid get the room at first start.
+class PanelFrame : public QWidget {
+public:
+  PanelFrame(QWidget* panel, QSize hint) : hint_(hint) {
+    auto* l = new QVBoxLayout(this);
+    l->setContentsMargins(0, 0, 0, 0);
+    l->addWidget(panel);
+  }
+  QSize sizeHint() const override { return hint_; }
+  QSize minimumSizeHint() const override { return {120, shrinkTo_ ? shrinkTo_->minimumSizeHint().height() : 90}; }
+  // Presenter mode: the bottom docks share one tab group, whose least height is its tallest
+  // least; each may shrink to the folded lint view's summary line (nullptr: back to 90 px).
+  void setShrinkTo(const QWidget* w) {
+    shrinkTo_ = w;
+    updateGeometry();
+  }
+
+private:
+  QSize hint_;
+  const QWidget* shrinkTo_ = nullptr;
+};
+
+} // namespace
+
+WindowLayout::WindowLayout(QMainWindow* window) : QObject(window), window_(window) {}
+
+void WindowLayout::createDocks(const QHash<QString, QWidget*>& views) {
+  for (const ViewSpec& v : viewRegistry()) {
+    if (v.area == Qt::NoDockWidgetArea) continue;
+    auto* dock = new QDockWidget(v.title, window_);
+    dock->setObjectName(v.dockName);
+    const bool side = v.area == Qt::LeftDockWidgetArea || v.area == Qt::RightDockWidgetArea;
+    dock->setWidget(new PanelFrame(views.value(v.name), side ? QSize(280, 400) : QSize(800, 190)));
+    docks_ << dock;
+    // Folded bottom docks are sized by the tab in front (the folded lint view small, another view
+    // at its usual height): a tab brought forward there (it becomes visible) gets its height.
+    connect(dock, &QDockWidget::visibilityChanged, this, [this, dock](bool visible) {
+      if (visible && folded() && dockSizesApplied_ && window_->dockWidgetArea(dock) == Qt::BottomDockWidgetArea)
+        QTimer::singleShot(0, this, [this, dock] { applyDefaultDockSizes(dock); });
+    });
+  }
+}
+
+QDockWidget* WindowLayout::dock(const QString& name) const {
+  const ViewSpec* spec = findView(name);
+  if (!spec || spec->dockName.isEmpty()) return nullptr;
+  for (QDockWidget* d : docks_)
+    if (d->objectName() == spec->dockName) return d;
+  return nullptr;
+}
+
+// The default arrangement: each dock docked in its area, shown, the docks of one area tabbed in
+// table order with the first raised. The window's constructor and View > Reset layout both use it.
+void WindowLayout::arrangeDocks() {
+  QHash<int, QDockWidget*> last; // per area, the dock the next one tabs onto
+  QList<QDockWidget*> first;
+  for (const ViewSpec& v : viewRegistry()) {
+    QDockWidget* d = dock(v.name);
+    if (!d) continue;
+    d->setFloating(false); // back in the layout first: a removed dock cannot be docked by setFloating
+    if (docksArranged_) window_->removeDockWidget(d); // a dock added twice would be laid out twice
+    window_->addDockWidget(v.area, d);
+    d->show();
+    if (QDockWidget* previous = last.value(int(v.area)))
+      window_->tabifyDockWidget(previous, d);
+    else
+      first << d;
+    last.insert(int(v.area), d);
+  }
+  for (QDockWidget* d : first) d->raise();
+  docksArranged_ = true;
+}
+
+void WindowLayout::resetLayout() {
+  dockSizesApplied_ = false;
+  arrangeDocks();
+  QTimer::singleShot(0, this, [this] { applyDefaultDockSizes(); });
+}
+
+// About 28 % of the window, but never taking the centre below its least height: the layout would
+// then cut the grid's bottom off under the docks (a 1024 x 768 window, presenter mode).
+int WindowLayout::bottomDockHeight(QDockWidget* bottom) const {
+  QWidget* centre = window_->centralWidget();
+  const int shared = centre->height() + bottom->height();
+  const int room = shared - centre->minimumSizeHint().height();
+  const int least = bottom->minimumSizeHint().height();
+  // Folded (presenter mode) with the lint view in front: it shows its summary line only, and the
+  // room goes to the grid (a 1024 x 768 projector leaves little height).
+  const bool foldedFront = foldedTo_ && bottom == dock(QStringLiteral("lint"));
+  const int wanted = foldedFront ? least : std::max(180, window_->height() * 28 / 100);
+  return std::clamp(wanted, least, std::max(least, room));
+}
+
+void WindowLayout::applyDefaultDockSizes(QDockWidget* front) {
+  QDockWidget* bottom = front; // the tab in front of the bottom area, when known
+  QDockWidget* side = nullptr;
+  for (QDockWidget* d : docks_) {
+    const Qt::DockWidgetArea a = window_->dockWidgetArea(d);
+    if (!bottom && a == Qt::BottomDockWidgetArea && d->isVisible()) bottom = d;
+    if (!side && (a == Qt::LeftDockWidgetArea || a == Qt::RightDockWidgetArea) && d->isVisible()) side = d;
+  }
+  // The side first: its width decides the centre's, which the bottom's height is measured against.
+  if (side) window_->resizeDocks({side}, {280}, Qt::Horizontal);
+  if (bottom) {
+    if (window_->layout()) window_->layout()->activate();
+    const int target = bottomDockHeight(bottom);
+    window_->resizeDocks({bottom}, {target}, Qt::Vertical);
+    // The size given covers the area's tab bar when the docks are tabbed already (after a reset),
+    // not on the first run: correct by what the dock actually got, so both end at the same height.
+    if (window_->layout()) window_->layout()->activate();
+    if (const int error = target - bottom->height(); error != 0)
+      window_->resizeDocks({bottom}, {target + error}, Qt::Vertical);
+  }
+  dockSizesApplied_ = true;
+}
+
+void WindowLayout::foldBottomDocks(QWidget* shrinkTo) {
+  foldedTo_ = shrinkTo;
+  const bool on = shrinkTo != nullptr;
+  for (QDockWidget* d : docks_) {
+    if (window_->dockWidgetArea(d) != Qt::BottomDockWidgetArea) continue;
+    if (auto* frame = dynamic_cast<PanelFrame*>(d->widget())) frame->setShrinkTo(shrinkTo);
+    if (on && !d->titleBarWidget()) {
+      d->setTitleBarWidget(new QWidget(d));
+    } else if (!on && d->titleBarWidget()) {
+      QWidget* empty = d->titleBarWidget();
+      d->setTitleBarWidget(nullptr); // the default title bar again
+      delete empty;
+    }
+  }
+}
+
+QRect WindowLayout::screenRoom() const {
+  const QScreen* s = window_->screen() ? window_->screen() : QGuiApplication::primaryScreen();
+  if (!s) return {};
+  // The frame (title bar, borders) is outside geometry(); it must fit on the screen too.
+  const QRect frame = window_->frameGeometry(), inner = window_->geometry();
+  const QMargins margins(inner.left() - frame.left(), inner.top() - frame.top(), frame.right() - inner.right(),
+                         frame.bottom() - inner.bottom());
+  return s->availableGeometry().marginsRemoved(margins);
+}
+
+void WindowLayout::fitToScreen(bool fill) {
+  const QRect room = screenRoom();
+  if (room.isEmpty()) return;
+  if (fill) {
+    window_->setGeometry(room);
+    return;
+  }
+  QRect g(window_->pos(), window_->size().boundedTo(room.size()));
+  g.moveLeft(std::clamp(g.left(), room.left(), room.right() - g.width() + 1));
+  g.moveTop(std::clamp(g.top(), room.top(), room.bottom() - g.height() + 1));
+  window_->setGeometry(g);
+}
+
+} // namespace maskscope

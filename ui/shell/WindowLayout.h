@@ -1,0 +1,52 @@
+// Where the views sit in the main window: one dock per docked view of the registry, their default
+// arrangement and sizes (View > Reset layout), presenter mode's folded bottom docks, and keeping the
+// window (frame included) on its screen. Owns no views; the window composes them.
+#pragma once
+#include <QHash>
+#include <QList>
+#include <QObject>
+#include <QRect>
+#include <QSize>
+
+class QDockWidget;
+class QMainWindow;
+class QWidget;
+
+namespace maskscope {
+
+class WindowLayout : public QObject {
+  Q_OBJECT
+public:
+  explicit WindowLayout(QMainWindow* window);
+
+  // A dock for each docked view (views by registry name); centre views get none.
+  void createDocks(const QHash<QString, QWidget*>& views);
+  QDockWidget* dock(const QString& name) const; // nullptr for centre views and unknown names
+  const QList<QDockWidget*>& docks() const { return docks_; }
+  // Docks every view where it starts: areas, tabs and sizes of a first run (sizes from a queued call).
+  void arrangeDocks();
+  void resetLayout();
+  // First-show sizes: the centre gets most of the height, the bottom docks a strip (front: the
+  // bottom tab just brought forward), the side dock a column.
+  void applyDefaultDockSizes(QDockWidget* front = nullptr);
+  bool dockSizesApplied() const { return dockSizesApplied_; }
+  // Presenter mode: the bottom docks may shrink to `shrinkTo`'s least height (the folded lint view)
+  // and lose their title bars (the tabs name them); nullptr restores them. A bottom tab brought
+  // forward meanwhile gets its usual height.
+  void foldBottomDocks(QWidget* shrinkTo);
+  bool folded() const { return foldedTo_ != nullptr; }
+  // Shrinks (fill: grows) the window, frame included, to its screen's available geometry.
+  void fitToScreen(bool fill);
+
+private:
+  QRect screenRoom() const;
+  int bottomDockHeight(QDockWidget* bottom) const;
+
+  QMainWindow* window_;
+  QList<QDockWidget*> docks_; // in registry order
+  bool docksArranged_ = false;
+  bool dockSizesApplied_ = false;
+  QWidget* foldedTo_ = nullptr;
+};
+
+} // namespace maskscope

@@ -1,0 +1,219 @@
+// Legend and model controls above the attention grid.
+#include "ui/views/grid/AttentionView.h"
+#include "ui/views/grid/AttentionGridCanvas.h"
+#include "ui/views/grid/LayerSpinBox.h"
+#include "ui/widgets/Palette.h"
+
+#include <QComboBox>
+#include <QEvent>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPainter>
+#include <QPixmap>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <algorithm>
+
+namespace maskscope {
+
+namespace {
+
+// A swatch painted as the grid paints the class (colour, stripes, glyph) in the current theme.
+QPixmap swatch(CellClass c, bool greyed) {
+  QColor colour = palette::cellClassColour(c);
+  QColor stripe = palette::cellClassStripe(c);
+  if (greyed) {
+    colour = palette::greyedForPadQuery(colour);
+    if (stripe.isValid()) stripe = palette::greyedForPadQuery(stripe);
+  }
+  QPixmap pm(18, 18);
+  pm.fill(colour);
+  QPainter p(&pm);
+  if (stripe.isValid()) p.fillRect(pm.rect(), QBrush(stripe, Qt::BDiagPattern));
+  p.setPen(QColor(0x66, 0x66, 0x66));
+  p.drawRect(pm.rect().adjusted(0, 0, -1, -1));
+  QFont f = p.font();
+  f.setBold(true);
+  f.setPixelSize(12);
+  p.setFont(f);
+  p.setPen(c == CellClass::Allowed || colour.lightness() < 128 ? QColor(0xf0, 0xf0, 0xf0) : QColor(0x22, 0x22, 0x22));
+  p.drawText(pm.rect(), Qt::AlignCenter, QString(palette::cellClassGlyph(c)));
+  p.end();
+  return pm;
+}
+
+// The swatch and the class's name; the swatch keeps its class so a theme switch repaints it.
+QWidget* legendItem(CellClass c, const QString& text, QWidget* parent, bool greyed = false) {
+  const QPixmap pm = swatch(c, greyed);
+  auto* w = new QWidget(parent);
+  auto* l = new QHBoxLayout(w);
+  l->setContentsMargins(0, 0, 6, 0);
+  auto* sw = new QLabel(w);
+  sw->setObjectName(QStringLiteral("swatch:%1%2")
+                        .arg(QString::fromLatin1(cellClassName(c)), greyed ? QStringLiteral(":greyed") : QString()));
+  sw->setProperty("cellClass", int(c));
+  sw->setProperty("greyed", greyed);
+  sw->setPixmap(pm);
+  sw->setFixedSize(18, 18);
+  l->addWidget(sw);
+  auto* label = new QLabel(text, w);
+  label->setObjectName(QStringLiteral("legend:%1").arg(QString::fromLatin1(cellClassName(c))));
+  l->addWidget(label);
+  return w;
+}
+
+} // namespace
+
+AttentionView::AttentionView(Session* session, QWidget* parent) : QWidget(parent) {
+  auto* gl = new QVBoxLayout(this);
+  gl->setContentsMargins(0, 0, 0, 0);
+  QWidget* legend = buildLegend();
+  // The legend keeps the type it starts with: presenter mode enlarges the grid's labels, and a
+  // legend 1.6x as wide would no longer fit a 1024 px window (its rows do not wrap, see below).
+  QFont fixed = font();
+  fixed.setPointSizeF(fixed.pointSizeF()); // marks the size as set: the app font's size no longer reaches it
+  legend->setFont(fixed);
+  gl->addWidget(legend);
+  syncWindowBox();
+  grid_ = new AttentionGridCanvas(session, this);
+  gl->addWidget(grid_, 1);
+  setFocusProxy(grid_);
+  // The least height is the legend's and the grid's (its margins and 100 px of cells): with two
+  // lines of chips it fits the centre of a 1024 x 768 window beside the docks, presenter mode
+  // included, so the grid's bottom is never cut off.
+}
+
+void AttentionView::changeEvent(QEvent* e) {
+  QWidget::changeEvent(e);
+  if (e->type() == QEvent::PaletteChange) refreshLegend();
+}
+
+// The theme changed (View > Dark theme): the swatches and the strip colours follow it.
+void AttentionView::refreshLegend() {
+  for (QLabel* l : findChildren<QLabel*>())
+    if (l->property("cellClass").isValid())
+      l->setPixmap(swatch(CellClass(l->property("cellClass").toInt()), l->property("greyed").toBool()));
+  if (strips_) strips_->setText(stripsText());
+}
+
+QString AttentionView::stripsText() {
+  return tr("strips: <span style='color:%1'>&#9632;</span> pad "
+            "<span style='color:#808080'>&#9632;</span> special, colours = example")
+      .arg(palette::padding().name());
+}
+
+QSpinBox* AttentionView::layerBox() const { return layerBox_; }
+
+ShownLayer AttentionView::shownLayer() const {
+  return maskscope::shownLayer(layerBox_->model(), layerBox_->value(), userWindow_);
+}
+
+// The box takes the windows a config may give (kMaxSlidingWindow, as engine/ModelConfig caps them).
+QSpinBox* AttentionView::buildWindowBox(QWidget* legend) {
+  auto* box = new QSpinBox(legend);
+  box->setObjectName(QStringLiteral("windowBox"));
+  box->setRange(0, int(kMaxSlidingWindow));
+  box->setSpecialValueText(tr("full"));
+  // As wide as six digits (131072, the longest window of today's configs), not as 16777216: the first
+  // legend row sets the centre's least width, which must fit a 1024 px window.
+  {
+    QSpinBox probe;
+    probe.setFont(box->font());
+    probe.setRange(0, 999999);
+    box->setFixedWidth(probe.sizeHint().width());
+  }
+  connect(box, &QSpinBox::valueChanged, this, [this](int v) {
+    userWindow_ = v; // programmatic updates (a layout's window) are made with the signal blocked
+    updateWindowLegend();
+    Q_EMIT layerAttentionChanged();
+  });
+  connect(layerBox_, &QSpinBox::valueChanged, this, &AttentionView::syncWindowBox);
+  connect(layerBox_, &LayerSpinBox::modelChanged, this, &AttentionView::syncWindowBox);
+  return box;
+}
+
+// With a layout the box shows the picked layer's window, disabled; without one the user's again.
+void AttentionView::syncWindowBox() {
+  const bool layout = layerBox_->hasLayout();
+  {
+    QSignalBlocker block(windowBox_);
+    windowBox_->setEnabled(!layout);
+    windowBox_->setValue(int(layout ? layerWindow(layerBox_->model(), layerBox_->value()) : userWindow_));
+  }
+  QString tip = layout ? tr("The model decides each layer's window (its weights or its config.json): this is layer "
+                            "%1's (pick another layer to see its own).")
+                             .arg(layerBox_->value())
+                       : tr("Draw a sliding-window layer's band of N keys in the grid and the softmax view (each "
+                            "query sees its N most recent keys, itself included); full = full attention.");
+  if (layout && userWindow_ > 0)
+    tip += tr(" Your window of %1 keys applies again once no model is loaded.").arg(userWindow_);
+  windowBox_->setToolTip(tip);
+  updateWindowLegend();
+  Q_EMIT layerAttentionChanged();
+}
+
+// Hidden, not removed; its row keeps the pad query row and the strips, which apply to every model.
+void AttentionView::updateWindowLegend() {
+  const ModelInfo& m = layerBox_->model();
+  const bool sliding = std::any_of(m.layerAttention.begin(), m.layerAttention.end(),
+                                   [](const LayerAttentionInfo& l) { return l.sliding && l.window > 0; });
+  windowLegend_->setVisible(layerBox_->hasLayout() ? sliding : userWindow_ > 0);
+}
+
+QWidget* AttentionView::buildLegend() {
+  // Three rows: what the mask does (and the layer, head, window and mode controls), what a reader
+  // must not miss (another example's keys, blocked or leaking), and the band, greyed rows and strips.
+  auto* legend = new QWidget(this);
+  auto* rows = new QVBoxLayout(legend);
+  rows->setContentsMargins(0, 0, 0, 0);
+  rows->setSpacing(2);
+  auto* ll = new QHBoxLayout();
+  rows->addLayout(ll);
+  ll->addWidget(new QLabel(tr("<b>Attention</b>:"), legend));
+  ll->addWidget(legendItem(CellClass::Allowed, tr("allowed"), legend));
+  ll->addWidget(legendItem(CellClass::Future, tr("future (causal)"), legend));
+  ll->addWidget(legendItem(CellClass::Padding, tr("padding"), legend));
+  ll->addStretch();
+  ll->addWidget(new QLabel(tr("layer"), legend));
+  layerBox_ = new LayerSpinBox(legend);
+  ll->addWidget(layerBox_);
+  ll->addWidget(new QLabel(tr("head"), legend));
+  headBox_ = new QSpinBox(legend);
+  ll->addWidget(headBox_);
+  ll->addWidget(new QLabel(tr("window"), legend));
+  windowBox_ = buildWindowBox(legend);
+  ll->addWidget(windowBox_);
+  modeBox_ = new QComboBox(legend);
+  modeBox_->addItem(tr("mask"));
+  modeBox_->addItem(tr("attention probabilities (model)"));
+  modeBox_->setObjectName(QStringLiteral("gridMode"));
+  // Sized to "mask", not to the long second item: the legend row sets the centre's least width, and
+  // a 1024 px window then still leaves the dataset browser a usable column.
+  modeBox_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  modeBox_->setMinimumContentsLength(12);
+  modeBox_->setToolTip(tr("Load a model (Model menu) to see real attention probabilities"));
+  ll->addWidget(modeBox_);
+  auto* bugs = new QHBoxLayout();
+  rows->addLayout(bugs);
+  // "other example" here, beside the leak it is confused with: the first row keeps the room the
+  // window box takes.
+  bugs->addWidget(legendItem(CellClass::OtherExample, tr("other example"), legend));
+  bugs->addWidget(legendItem(CellClass::AllowedPad, tr("allowed, but this key is padding"), legend));
+  bugs->addWidget(
+      legendItem(CellClass::AllowedOtherExample, tr("allowed, but this key belongs to another example"), legend));
+  bugs->addStretch();
+  // A third row, so no row is wider than a 1024 px window's centre (no word wrap: a legend whose
+  // height follows its width would move the docks whenever the centre's width changes).
+  auto* rows3 = new QHBoxLayout();
+  rows->addLayout(rows3);
+  windowLegend_ = legendItem(CellClass::OutsideWindow, tr("outside the window (sliding layer)"), legend);
+  rows3->addWidget(windowLegend_);
+  rows3->addWidget(legendItem(CellClass::Allowed, tr("pad query row (output unread)"), legend, true));
+  strips_ = new QLabel(stripsText(), legend);
+  rows3->addWidget(strips_);
+  rows3->addStretch();
+  return legend;
+}
+
+} // namespace maskscope

@@ -1,0 +1,68 @@
+// The attention view as the window shows it: a legend of the cell states, the layer/head pickers,
+// the sliding window (set by hand without a model, the layer's own with one) and the
+// mask/probabilities switch above the attention grid. Exports and snapshots paint the grid.
+#pragma once
+#include "core/forward/LayerAttention.h"
+
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QSpinBox;
+
+namespace maskscope {
+
+class AttentionGridCanvas;
+class LayerSpinBox;
+class Session;
+
+class AttentionView : public QWidget {
+  Q_OBJECT
+public:
+  explicit AttentionView(Session* session, QWidget* parent = nullptr);
+
+  AttentionGridCanvas* grid() const { return grid_; }
+  QSpinBox* layerBox() const;
+  LayerSpinBox* layerPicker() const { return layerBox_; } // says which layers slide once a model is loaded
+  QSpinBox* headBox() const { return headBox_; }
+  // 0: the mask; 1: a model's attention probabilities (objectName "gridMode").
+  QComboBox* modeBox() const { return modeBox_; }
+  // The sliding window (objectName "windowBox"): without a layer layout the user's band of N keys
+  // (0 = full attention); with one, the selected layer's window, read-only (the layout decides).
+  QSpinBox* windowBox() const { return windowBox_; }
+  int64_t userWindow() const { return userWindow_; } // kept while a layout shows its own
+  // The legend's "outside the window" entry: shown while a band can appear (a layout with sliding
+  // layers, or a window set), folded away otherwise.
+  QWidget* windowLegend() const { return windowLegend_; }
+  // What the grid and softmax view draw now (core's shownLayer, as `snapshot --window` / `--layer`).
+  ShownLayer shownLayer() const;
+
+Q_SIGNALS:
+  void layerAttentionChanged(); // the layer, its layout or the user's window changed
+
+protected:
+  void changeEvent(QEvent* event) override;
+
+private:
+  QWidget* buildLegend();
+  QSpinBox* buildWindowBox(QWidget* legend);
+  void syncWindowBox();
+  void updateWindowLegend();
+  void refreshLegend();
+  static QString stripsText();
+
+  AttentionGridCanvas* grid_ = nullptr;
+  LayerSpinBox* layerBox_ = nullptr;
+  QSpinBox* headBox_ = nullptr;
+  QComboBox* modeBox_ = nullptr;
+  QSpinBox* windowBox_ = nullptr;
+  int64_t userWindow_ = 0;
+  QWidget* windowLegend_ = nullptr;
+  QLabel* strips_ = nullptr;
+};
+
+// This view's row in the view registry (ui/shell/ViewRegistry.h), defined in AttentionViewSpec.cpp.
+struct ViewSpec;
+ViewSpec attentionViewSpec();
+
+} // namespace maskscope

@@ -1,0 +1,361 @@
+// Lint panel: findings list, explanation, jump to row/position.
+#include "ui/views/lint/LintView.h"
+#include "core/lint/Lint.h"
+#include "ui/shell/Session.h"
+#include "ui/shell/WorkerPool.h"
+#include "ui/widgets/Palette.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QPainter>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QShowEvent>
+#include <QSplitter>
+#include <QTextBrowser>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+#include <atomic>
+
+namespace maskscope {
+
+LintView::LintView(Session* session, QWidget* parent) : QWidget(parent), session_(session) {
+  auto* layout = new QVBoxLayout(this);
+  auto* bar = new QHBoxLayout;
+  auto* batchButton = new QPushButton(tr("Lint this batch"), this);
+  datasetButton_ = new QPushButton(tr("Lint the whole dataset"), this);
+  progress_ = new QProgressBar(this);
+  progress_->setRange(0, 0);
+  progress_->setVisible(false);
+  summary_ = new QLabel(this);
+  bar->addWidget(batchButton);
+  bar->addWidget(datasetButton_);
+  bar->addWidget(progress_);
+  bar->addWidget(summary_, 1);
+  layout->addLayout(bar);
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  list_ = new QListWidget(split);
+  explanation_ = new QTextBrowser(split);
+  split->addWidget(list_);
+  split->addWidget(explanation_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  layout->addWidget(split, 1);
+  findings_ = split;
+  watcher_ = new QFutureWatcher<LintReport>(this);
+  connect(watcher_, &QFutureWatcher<LintReport>::finished, this, [this] {
+    progress_->setVisible(false);
+    datasetButton_->setEnabled(true);
+    if (datasetRunKey_ != settingsKey()) {
+      // Made for a file or settings no longer shown: drop it, lint what is shown now.
+      staleNoteRow_ = session_->selectedRow();
+      staleNote_ = tr("The dataset run was for the previous file or collator and was dropped. ");
+      lintCurrentBatchAsync();
+      return;
+    }
+    try {
+      reportKey_ = datasetRunKey_;
+      showReport(watcher_->result(), true);
+    } catch (const std::exception& e) {
+      summary_->setText(tr("Lint failed: %1").arg(QString::fromUtf8(e.what())));
+    }
+  });
+  connect(batchButton, &QPushButton::clicked, this, &LintView::lintCurrentBatchAsync);
+  connect(datasetButton_, &QPushButton::clicked, this, &LintView::lintDataset);
+  connect(list_, &QListWidget::currentRowChanged, this, &LintView::selectFinding);
+  // Row changes: one lint 150 ms after the last change, in a worker (switching rows quickly lints once).
+  debounce_ = new QTimer(this);
+  debounce_->setSingleShot(true);
+  debounce_->setInterval(150);
+  connect(debounce_, &QTimer::timeout, this, &LintView::lintCurrentBatchAsync);
+  connect(session_, &Session::batchChanged, this, &LintView::onBatchChanged);
+  connect(session_, &Session::datasetChanged, this, &LintView::onSettingsChanged);
+  connect(session_, &Session::pipelineChanged, this, &LintView::onSettingsChanged);
+  lintCurrentBatch();
+}
+
+QString LintView::settingsKey() const {
+  return QStringList{session_->datasetSpec(), session_->tokenizerSpec(), session_->templateSpec(),
+                     session_->collatorSpec(), QString::number(session_->batchSize())}
+      .join(QChar(0x1f));
+}
+
+bool LintView::isStale() const { return reportKey_ != settingsKey() || lintPending(); }
+
+QString LintView::staleNote() const { return session_->selectedRow() == staleNoteRow_ ? staleNote_ : QString(); }
+
+QString LintView::summaryText() const { return summary_->text(); }
+
+void LintView::setCompact(bool on) {
+  compact_ = on;
+  findings_->setVisible(!on);
+  // Folded, the panel is as tall as its summary line: the dock shrinks to it, and grows back.
+  setSizePolicy(QSizePolicy::Preferred, on ? QSizePolicy::Maximum : QSizePolicy::Preferred);
+  updateGeometry();
+}
+
+void LintView::onSettingsChanged() {
+  if (!datasetRows_ || reportKey_ == settingsKey()) return;
+  // The whole-dataset findings describe another file or collator: drop them, lint the batch shown.
+  staleNoteRow_ = session_->selectedRow();
+  staleNote_ = tr("Dataset findings dropped: the file or collator changed (lint the whole dataset again). ");
+  datasetRows_ = false;
+  if (isVisible())
+    lintCurrentBatchAsync();
+  else {
+    dirty_ = true;
+    summary_->setText(staleNote() + tr("Out of date: re-lints when shown."));
+  }
+}
+
+void LintView::settleSummary() {
+  if (lintPending() || watcher_->isRunning()) return;
+  const bool current = reportKey_ == settingsKey() && reportRow_ == session_->selectedRow();
+  summary_->setText(staleNote_ + (current || datasetRows_ ? QString() : tr("Out of date (another batch is shown). ")) +
+                    tr("%1: %2 errors, %3 warnings, %4 infos")
+                        .arg(datasetRows_ ? tr("dataset") : tr("this batch"))
+                        .arg(report_.summary.errors)
+                        .arg(report_.summary.warnings)
+                        .arg(report_.summary.infos));
+}
+
+bool LintView::lintPending() const { return pending_ > 0 || debounce_->isActive(); }
+
+void LintView::onBatchChanged() {
+  if (datasetRows_ && reportKey_ != settingsKey()) onSettingsChanged(); // a file opened: batchChanged may come first
+  if (datasetRows_ || jumping_) return;
+  ++generation_; // whatever is in flight is for another batch now
+  if (!isVisible()) {
+    dirty_ = true;
+    debounce_->stop();
+    summary_->setText(staleNote() + tr("Out of date: re-lints when shown."));
+    return;
+  }
+  debounce_->start();
+}
+
+void LintView::showEvent(QShowEvent* e) {
+  QWidget::showEvent(e);
+  if (dirty_ && !datasetRows_) {
+    dirty_ = false;
+    debounce_->start();
+  }
+}
+
+LintView::~LintView() {
+  if (watcher_->isRunning()) watcher_->waitForFinished();
+}
+
+namespace {
+// Everything lintBatch reads, by value or shared ownership, so a worker never touches the session.
+LintContext lintContextFor(const Session& session) {
+  LintContext ctx;
+  ctx.tokenizer = session.pipeline()->encoder().tokenizerPtr();
+  ctx.chatTemplate = session.pipeline()->encoder().templatePtr();
+  ctx.render = session.pipeline()->renderOptions();
+  if (!session.isBatchDump()) ctx.collator = session.pipeline()->collator().spec();
+  ctx.maxFindings = 2000;
+  return ctx;
+}
+} // namespace
+
+void LintView::lintCurrentBatch() {
+  ++generation_;
+  debounce_->stop();
+  dirty_ = false;
+  reportRow_ = session_->selectedRow();
+  reportKey_ = settingsKey();
+  reportSourceRows_ = session_->hasBatch() ? session_->batch().sourceRows : std::vector<long>();
+  if (!session_->hasBatch() || !session_->pipeline()) {
+    showReport(LintReport(), false);
+    return;
+  }
+  try {
+    showReport(lintBatch(session_->batch(), lintContextFor(*session_)), false);
+  } catch (const std::exception& e) {
+    showReport(LintReport(), false);
+    summary_->setText(tr("Lint failed: %1").arg(QString::fromUtf8(e.what())));
+  }
+}
+
+void LintView::lintCurrentBatchAsync() {
+  debounce_->stop();
+  dirty_ = false;
+  const quint64 gen = ++generation_;
+  if (!session_->hasBatch() || !session_->pipeline()) {
+    reportRow_ = session_->selectedRow();
+    reportKey_ = settingsKey();
+    reportSourceRows_.clear();
+    showReport(LintReport(), false);
+    return;
+  }
+  struct Job {
+    Batch batch;
+    LintContext ctx;
+  };
+  auto job = std::make_shared<const Job>(Job{session_->batch(), lintContextFor(*session_)});
+  const int row = session_->selectedRow();
+  const QString key = settingsKey();
+  // One watcher per run: a stale run finishes into its own watcher and is dropped by generation.
+  auto* watcher = new QFutureWatcher<LintReport>(this);
+  ++pending_;
+  connect(watcher, &QFutureWatcher<LintReport>::finished, this, [this, watcher, gen, row, job, key] {
+    --pending_;
+    watcher->deleteLater();
+    if (gen != generation_ || datasetRows_) { // a newer batch, a jump or a dataset run
+      settleSummary();                        // never left saying "Linting this batch ..."
+      return;
+    }
+    reportRow_ = row;
+    reportKey_ = key;
+    reportSourceRows_ = job->batch.sourceRows;
+    try {
+      showReport(watcher->result(), false);
+    } catch (const std::exception& e) {
+      showReport(LintReport(), false);
+      summary_->setText(tr("Lint failed: %1").arg(QString::fromUtf8(e.what())));
+    }
+  });
+  summary_->setText(staleNote() + tr("Linting this batch \u2026"));
+  watcher->setFuture(QtConcurrent::run(workerPool(), [job] { return lintBatch(job->batch, job->ctx); }));
+}
+
+void LintView::lintDataset() {
+  if (session_->isBatchDump() || session_->datasetSpec().isEmpty()) return lintCurrentBatch();
+  if (watcher_->isRunning()) return;
+  ++generation_; // pending batch results would replace the dataset's
+  debounce_->stop();
+  DatasetLintOptions opt;
+  opt.pipeline.tokenizerSpec = session_->tokenizerSpec().toStdString();
+  opt.pipeline.templateSpec = session_->templateSpec().toStdString();
+  opt.pipeline.collatorSpec = session_->collatorSpec().toStdString();
+  opt.microBatchSize = session_->batchSize();
+  opt.threads = 1; // keep a core for the UI
+  const std::string spec = session_->datasetSpec().toStdString();
+  datasetRunKey_ = settingsKey();
+  staleNote_.clear();
+  progress_->setVisible(true);
+  datasetButton_->setEnabled(false);
+  summary_->setText(tr("Linting %1 ...").arg(session_->datasetSpec()));
+  watcher_->setFuture(QtConcurrent::run(workerPool(), [spec, opt] { return maskscope::lintDataset(spec, opt); }));
+}
+
+void LintView::showReport(LintReport report, bool datasetRows) {
+  report_ = std::move(report);
+  datasetRows_ = datasetRows;
+  QSignalBlocker block(list_);
+  list_->clear();
+  for (const Finding& f : report_.findings) {
+    QString where;
+    if (f.row) where += tr("row %1").arg(*f.row);
+    if (f.position) where += tr(" pos %1").arg(*f.position);
+    const QString sev = QString::fromLatin1(severityName(f.severity));
+    // Severity as a word and a glyph, not colour alone.
+    const QString glyph = f.severity == Severity::Error     ? QStringLiteral("\u2716")
+                          : f.severity == Severity::Warning ? QStringLiteral("\u26a0")
+                                                            : QStringLiteral("\u2139");
+    auto* item = new QListWidgetItem(
+        QStringLiteral("%1 %2  %3  [%4]  %5")
+            .arg(glyph, sev.toUpper(), QString::fromStdString(f.rule), where, QString::fromStdString(f.message)),
+        list_);
+    if (f.severity == Severity::Error) item->setForeground(palette::warningText());
+  }
+  summary_->setText(staleNote() + tr("%1: %2 errors, %3 warnings, %4 infos")
+                                      .arg(datasetRows ? tr("dataset") : tr("this batch"))
+                                      .arg(report_.summary.errors)
+                                      .arg(report_.summary.warnings)
+                                      .arg(report_.summary.infos));
+  explanation_->setPlainText(report_.findings.empty() ? tr("No findings.")
+                                                      : tr("Select a finding to see its rule explained."));
+  Q_EMIT reportChanged();
+}
+
+QString LintView::explanationText() const { return explanation_->toPlainText(); }
+
+void LintView::selectFinding(int index) {
+  if (index < 0 || index >= int(report_.findings.size())) return;
+  if (list_->currentRow() != index) {
+    QSignalBlocker block(list_);
+    list_->setCurrentRow(index);
+  }
+  const Finding& f = report_.findings[size_t(index)];
+  const RuleInfo* info = findRule(f.rule);
+  QString text = QString::fromStdString(f.rule) + QStringLiteral("\n") + QString::fromStdString(f.message) +
+                 QStringLiteral("\n\n");
+  if (info)
+    text += QString::fromUtf8(info->title.data(), qsizetype(info->title.size())) + QStringLiteral("\n\n") +
+            QString::fromUtf8(info->explanation.data(), qsizetype(info->explanation.size()));
+  explanation_->setPlainText(text);
+  // Jumping re-collates the row's batch; the findings stay those of the batch they came from, and
+  // a lint still in flight (or debounced) would replace the list being navigated: drop it.
+  ++generation_;
+  debounce_->stop();
+  jumping_ = true;
+  if (f.row) {
+    int target = int(*f.row);
+    if (!datasetRows_ && !session_->isBatchDump()) {
+      // A batch row: map it back to its dataset row through the batch the findings came from.
+      const auto& src = reportSourceRows_;
+      if (size_t(target) < src.size() && src[size_t(target)] >= 0) target = int(src[size_t(target)]);
+    }
+    session_->selectRow(target);
+  }
+  if (f.position) session_->selectPosition(int(*f.position));
+  jumping_ = false;
+}
+
+QList<int> LintView::rowsWithFindings(const QString& rule) const {
+  QList<int> rows;
+  for (const Finding& f : report_.findings)
+    if (f.row && (rule.isEmpty() || QString::fromStdString(f.rule) == rule) && !rows.contains(int(*f.row)))
+      rows << int(*f.row);
+  return rows;
+}
+
+void LintView::render(QPainter& p, QRect area) const {
+  p.fillRect(area, palette().base());
+  QFont bold = font();
+  bold.setBold(true);
+  const int lh = QFontMetrics(font()).height() + 6;
+  int y = area.top() + 6;
+  p.setFont(bold);
+  p.setPen(palette().text().color());
+  p.drawText(QRect(area.left() + 8, y, area.width() - 16, lh), Qt::AlignLeft, summary_->text());
+  y += lh + 4;
+  if (report_.findings.empty()) {
+    p.setFont(font());
+    p.drawText(QRect(area.left() + 8, y, area.width() - 16, lh), Qt::AlignLeft,
+               tr("No findings: this batch passes every rule that could run."));
+    return;
+  }
+  const int listW = area.width() * 3 / 5;
+  for (const Finding& f : report_.findings) {
+    if (y + lh > area.bottom() - 4) break;
+    const QString sev = QString::fromLatin1(severityName(f.severity)).toUpper();
+    p.setFont(bold);
+    p.setPen(f.severity == Severity::Error ? palette::warningText() : palette().text().color());
+    p.drawText(QRect(area.left() + 8, y, 90, lh), Qt::AlignLeft | Qt::AlignVCenter, sev);
+    p.setPen(palette().text().color());
+    p.drawText(QRect(area.left() + 100, y, 220, lh), Qt::AlignLeft | Qt::AlignVCenter, QString::fromStdString(f.rule));
+    p.setFont(font());
+    p.drawText(QRect(area.left() + 320, y, listW - 320, lh), Qt::AlignLeft | Qt::AlignVCenter,
+               QFontMetrics(font()).elidedText(QString::fromStdString(f.message), Qt::ElideRight, listW - 320));
+    y += lh;
+  }
+  if (!report_.findings.empty()) {
+    const RuleInfo* info = findRule(report_.findings.front().rule);
+    if (info) {
+      p.setPen(palette().text().color());
+      p.setFont(font());
+      p.drawText(
+          QRect(area.left() + listW + 16, area.top() + lh + 10, area.width() - listW - 24, area.height() - lh - 16),
+          Qt::TextWordWrap,
+          QString::fromUtf8(info->name.data(), qsizetype(info->name.size())) + QStringLiteral(": ") +
+              QString::fromUtf8(info->explanation.data(), qsizetype(info->explanation.size())));
+    }
+  }
+}
+
+} // namespace maskscope

@@ -1,0 +1,95 @@
+// The lint findings panel: lints the current batch (core/lint lintBatch) or the whole dataset, both
+// in workers so the UI never waits; row changes re-lint debounced (150 ms) and only while the panel
+// is on screen, and a generation counter drops results of batches no longer selected. Selecting a
+// finding jumps to its row and position and shows the rule's explanation beside the list.
+// Never stale: findings remember the file and settings they were made for; when those change, the
+// whole-dataset findings are dropped (marked in the summary) and the current batch is re-linted, and
+// a dataset run still in flight is dropped when it finishes.
+#pragma once
+#include "core/lint/LintReport.h"
+
+#include <QFutureWatcher>
+#include <QWidget>
+
+class QLabel;
+class QListWidget;
+class QProgressBar;
+class QPushButton;
+class QTextBrowser;
+class QTimer;
+
+namespace maskscope {
+
+class Session;
+
+class LintView : public QWidget {
+  Q_OBJECT
+public:
+  explicit LintView(Session* session, QWidget* parent = nullptr);
+  ~LintView() override;
+
+  void lintCurrentBatch();      // synchronous (snapshots, first fill)
+  void lintCurrentBatchAsync(); // in a worker; the result is shown only if still current
+  void lintDataset();           // worker thread; the panel updates when it finishes
+  bool lintPending() const;
+  int reportedRow() const { return reportRow_; } // dataset row selected when the shown batch report was made
+  const LintReport& report() const { return report_; }
+  QListWidget* list() const { return list_; }
+  QString explanationText() const;
+  void selectFinding(int index);
+  // Dataset rows with at least one finding of rule ("" = any), from the last run.
+  QList<int> rowsWithFindings(const QString& rule = {}) const;
+  void render(QPainter& p, QRect area) const;
+  QString summaryText() const;
+  // The shown findings were made for another file or other settings (until the re-lint lands).
+  bool isStale() const;
+  bool showsDatasetFindings() const { return datasetRows_; }
+  // Compact (presenter mode on a small screen): the buttons and the summary line only, the findings
+  // list and the explanation folded away (kept, not cleared) until compact is turned off.
+  void setCompact(bool on);
+  bool compact() const { return compact_; }
+  QLabel* summaryLabel() const { return summary_; }
+
+Q_SIGNALS:
+  void reportChanged();
+
+protected:
+  void showEvent(QShowEvent* event) override;
+
+private:
+  void showReport(LintReport report, bool datasetRows);
+  void onBatchChanged();
+  void onSettingsChanged(); // another file, tokenizer, template, collator or batch size
+  QString settingsKey() const;
+  QString staleNote() const;
+  void settleSummary(); // nothing in flight any more: the summary names what is shown
+
+  Session* session_;
+  QListWidget* list_ = nullptr;
+  QTextBrowser* explanation_ = nullptr;
+  QLabel* summary_ = nullptr;
+  QWidget* findings_ = nullptr; // the list and the explanation, side by side
+  bool compact_ = false;
+  QPushButton* datasetButton_ = nullptr;
+  QProgressBar* progress_ = nullptr;
+  LintReport report_;
+  bool jumping_ = false;
+  bool datasetRows_ = false;                      // findings' rows are dataset rows (else batch rows)
+  QFutureWatcher<LintReport>* watcher_ = nullptr; // the dataset run
+  QTimer* debounce_ = nullptr;
+  quint64 generation_ = 0; // bumped whenever a pending batch result stops being wanted
+  int pending_ = 0;        // batch lints in flight
+  bool dirty_ = false;     // the batch changed while the panel was hidden
+  int reportRow_ = -1;
+  std::vector<long> reportSourceRows_; // sourceRows of the batch the shown findings came from
+  QString reportKey_;                  // settingsKey() the shown findings were made for
+  QString datasetRunKey_;              // settingsKey() of the dataset run in flight
+  QString staleNote_;                  // why findings were dropped, shown before the summary ...
+  int staleNoteRow_ = -2;              // ... while the row selected then is still selected
+};
+
+// This view's row in the view registry (ui/shell/ViewRegistry.h), defined in LintViewSpec.cpp.
+struct ViewSpec;
+ViewSpec lintViewSpec();
+
+} // namespace maskscope

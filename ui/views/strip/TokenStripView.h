@@ -1,0 +1,87 @@
+// The token strip: every position of one batch row as a chip showing its token, role, label
+// (graded vs -100), attention bit and position id. Lays chips out in wrapped lines and paints
+// only the visible ones, so 8,000+ positions scroll without stutter.
+#pragma once
+#include "core/data/Batch.h"
+
+#include <QAbstractScrollArea>
+#include <QPainter>
+#include <QString>
+#include <vector>
+
+namespace maskscope {
+
+class Session;
+
+class TokenStripView : public QAbstractScrollArea {
+  Q_OBJECT
+public:
+  explicit TokenStripView(Session* session, QWidget* parent = nullptr);
+
+  int positionCount() const { return int(chips_.size()); }
+  // Show another batch (compare mode) instead of the session's; nullptr returns to the session.
+  void setBatchOverride(const Batch* batch, int row);
+  // Mark positions whose label, attention bit or position id differ from this batch's row.
+  void setCompareBatch(const Batch* batch, int row);
+  int differenceCount() const { return differences_; }
+  bool differsAt(int position) const;
+  // Paints the visible chips into any painter (export uses this).
+  void renderTo(QPainter& p, QRect area, int scroll) const;
+  int selectedPosition() const { return selected_; }
+  void setSelectedPosition(int position);
+  // What the tooltip shows for a position (also used by tests).
+  QString describePosition(int position) const;
+  // Chip rectangle in viewport coordinates (for tests and hit testing).
+  QRect chipRect(int position) const;
+
+Q_SIGNALS:
+  void positionSelected(int position);
+
+protected:
+  void paintEvent(QPaintEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  bool viewportEvent(QEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  void changeEvent(QEvent* event) override;
+  // At least two lines of chips, three preferred (the chips' height follows the font).
+  QSize minimumSizeHint() const override;
+  QSize sizeHint() const override;
+
+private:
+  // Pixel rows of a chip for a font: the token line, then the label/attention and index/position lines.
+  struct ChipGeometry {
+    int textTop = 7, textH = 20, smallH = 15, line1Top = 28, line2Top = 44, height = 62;
+  };
+  static ChipGeometry chipGeometry(const QFont& font);
+
+  struct Chip {
+    QString text;
+    QString footer;       // "index  p<position id>"
+    bool special = false; // painted bold with a ◆, so laid out with that font and prefix
+    QRect rect;           // content coordinates
+  };
+  void rebuild();
+  void relayout();
+  int hitTest(QPoint viewportPos) const;
+
+  const Batch* batch() const;
+  int row() const;
+
+  Session* session_;
+  const Batch* override_ = nullptr;
+  int overrideRow_ = 0;
+  const Batch* compare_ = nullptr;
+  int compareRow_ = 0;
+  int differences_ = 0;
+  std::vector<Chip> chips_;
+  int selected_ = -1;
+  int contentHeight_ = 0;
+  ChipGeometry chip_;
+};
+
+// This view's row in the view registry (ui/shell/ViewRegistry.h), defined in TokenStripViewSpec.cpp.
+struct ViewSpec;
+ViewSpec tokenStripViewSpec();
+
+} // namespace maskscope

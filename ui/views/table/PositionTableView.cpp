@@ -1,0 +1,225 @@
+// The per-position table view: core/table builds and writes the rows; this file shows, filters,
+// copies and exports them, and keeps the selected position in step with the other views.
+#include "ui/views/table/PositionTableView.h"
+#include "ui/shell/Session.h"
+#include "ui/widgets/Palette.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QFile>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <optional>
+#include <set>
+#include <sstream>
+
+namespace maskscope {
+
+namespace {
+enum Column { kRow, kPosition, kToken, kId, kLabel, kAttention, kPositionId, kRole, kColumns };
+
+QString tableText(const std::vector<PositionTableRow>& rows, TableFormat format) {
+  std::ostringstream out;
+  writePositionTable(out, rows, format);
+  return QString::fromStdString(out.str());
+}
+
+// The same rows as tab-separated values (pastes into a spreadsheet); header as core's CSV.
+QString tsv(const std::vector<PositionTableRow>& rows) {
+  QStringList lines;
+  for (const PositionTableRow& r : rows)
+    lines << QStringList{QString::number(r.position),   QString::fromStdString(r.token), QString::number(r.id),
+                         QString::number(r.label),      QString::number(r.attention),    QString::number(r.positionId),
+                         QString::fromStdString(r.role)}
+                 .join(QLatin1Char('\t'));
+  lines.prepend(QStringLiteral("position\ttoken\tid\tlabel\tattention\tposition_id\trole"));
+  return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
+}
+
+std::optional<TableFormat> formatOfPath(const QString& path) {
+  const QString p = path.toLower();
+  if (p.endsWith(QLatin1String(".md")) || p.endsWith(QLatin1String(".markdown"))) return TableFormat::Markdown;
+  if (p.endsWith(QLatin1String(".csv"))) return TableFormat::Csv;
+  if (p.endsWith(QLatin1String(".html")) || p.endsWith(QLatin1String(".htm"))) return TableFormat::Html;
+  return std::nullopt;
+}
+} // namespace
+
+PositionTableView::PositionTableView(Session* session, QWidget* parent) : QWidget(parent), session_(session) {
+  auto* layout = new QVBoxLayout(this);
+  auto* bar = new QHBoxLayout;
+  hideSystem_ = new QCheckBox(tr("Hide the system turn"), this);
+  hideWhitespace_ = new QCheckBox(tr("Hide whitespace tokens"), this);
+  hidePadding_ = new QCheckBox(tr("Hide padding"), this);
+  summary_ = new QLabel(this);
+  summary_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // shrinks: exports may be narrow
+  auto* copy = new QPushButton(tr("Copy"), this);
+  copy->setToolTip(tr("Copy the selected rows (Ctrl+C): tab-separated text, Markdown alongside"));
+  auto* exportButton = new QPushButton(tr("Export\u2026"), this);
+  exportButton->setToolTip(tr("Write the shown rows as Markdown, CSV or HTML"));
+  bar->addWidget(hideSystem_);
+  bar->addWidget(hideWhitespace_);
+  bar->addWidget(hidePadding_);
+  bar->addWidget(summary_, 1);
+  bar->addWidget(copy);
+  bar->addWidget(exportButton);
+  layout->addLayout(bar);
+  table_ = new QTableWidget(this);
+  table_->setColumnCount(kColumns);
+  table_->setHorizontalHeaderLabels(
+      {tr("row"), tr("position"), tr("token"), tr("id"), tr("label"), tr("attention"), tr("position id"), tr("role")});
+  table_->verticalHeader()->hide();
+  table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8); // more rows on screen
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->horizontalHeader()->setSectionResizeMode(kToken, QHeaderView::Stretch);
+  table_->installEventFilter(this);
+  layout->addWidget(table_, 1);
+
+  connect(hideSystem_, &QCheckBox::toggled, this, &PositionTableView::rebuild);
+  connect(hideWhitespace_, &QCheckBox::toggled, this, &PositionTableView::rebuild);
+  connect(hidePadding_, &QCheckBox::toggled, this, &PositionTableView::rebuild);
+  connect(copy, &QPushButton::clicked, this, &PositionTableView::copySelection);
+  connect(exportButton, &QPushButton::clicked, this, &PositionTableView::exportWithDialog);
+  connect(session_, &Session::batchChanged, this, &PositionTableView::rebuild);
+  connect(session_, &Session::positionChanged, this, &PositionTableView::followSelection);
+  connect(table_, &QTableWidget::currentCellChanged, this, [this](int row) {
+    if (!syncing_ && row >= 0 && row < int(rows_.size())) session_->selectPosition(int(rows_[size_t(row)].position));
+  });
+  rebuild();
+}
+
+PositionTableFilter PositionTableView::filter() const {
+  PositionTableFilter f;
+  f.hideSystem = hideSystem_->isChecked();
+  f.hideWhitespace = hideWhitespace_->isChecked();
+  f.hidePadding = hidePadding_->isChecked();
+  return f;
+}
+
+void PositionTableView::setFilter(const PositionTableFilter& f) {
+  {
+    QSignalBlocker a(hideSystem_), b(hideWhitespace_), c(hidePadding_);
+    hideSystem_->setChecked(f.hideSystem);
+    hideWhitespace_->setChecked(f.hideWhitespace);
+    hidePadding_->setChecked(f.hidePadding);
+  }
+  rebuild();
+}
+
+QString PositionTableView::summaryText() const { return summary_->text(); }
+
+void PositionTableView::rebuild() {
+  rows_.clear();
+  if (session_->hasBatch()) {
+    const Tokenizer* tok = session_->pipeline() ? &session_->pipeline()->tokenizer() : nullptr;
+    rows_ = buildPositionTable(session_->batch(), session_->batchRow(), tok, filter());
+  }
+  syncing_ = true;
+  table_->setRowCount(int(rows_.size()));
+  for (int i = 0; i < int(rows_.size()); ++i) fillRow(i, rows_[size_t(i)]);
+  syncing_ = false;
+  const PositionTableCounts c = countTable(rows_);
+  summary_->setText(tr("%1 rows: %2 graded, %3 ignored (-100)").arg(c.rows).arg(c.graded).arg(c.ignored));
+  followSelection();
+}
+
+// Graded rows: bold, tinted with the palette's graded blue and marked in the label cell; ignored
+// rows keep the base colours, so the difference reads without colour too.
+void PositionTableView::fillRow(int i, const PositionTableRow& r) {
+  const QStringList cells = {QString::number(i + 1),
+                             QString::number(r.position),
+                             QString::fromStdString(r.token),
+                             QString::number(r.id),
+                             r.graded() ? QStringLiteral("%1 \u2713").arg(r.label) : QString::number(r.label),
+                             QString::number(r.attention),
+                             QString::number(r.positionId),
+                             QString::fromStdString(r.role)};
+  QColor tint = palette::graded();
+  tint.setAlpha(48);
+  for (int c = 0; c < kColumns; ++c) {
+    auto* item = new QTableWidgetItem(cells[c]);
+    if (c != kToken && c != kRole) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    if (r.graded()) {
+      QFont f = item->font();
+      f.setBold(true);
+      item->setFont(f);
+      item->setBackground(tint);
+    }
+    if (r.padding) item->setForeground(palette::padding());
+    table_->setItem(i, c, item);
+  }
+}
+
+void PositionTableView::followSelection() {
+  const int p = session_->selectedPosition();
+  syncing_ = true;
+  for (int i = 0; i < int(rows_.size()); ++i)
+    if (rows_[size_t(i)].position == p) {
+      table_->setCurrentCell(i, table_->currentColumn() < 0 ? 0 : table_->currentColumn());
+      table_->scrollToItem(table_->item(i, 0));
+      break;
+    }
+  syncing_ = false;
+}
+
+std::vector<PositionTableRow> PositionTableView::selectedRows() const {
+  std::set<int> picked;
+  for (const QModelIndex& i : table_->selectionModel()->selectedIndexes()) picked.insert(i.row());
+  if (picked.empty()) return rows_;
+  std::vector<PositionTableRow> out;
+  for (int i : picked)
+    if (i >= 0 && i < int(rows_.size())) out.push_back(rows_[size_t(i)]);
+  return out;
+}
+
+QMimeData* PositionTableView::selectionMimeData() const {
+  const std::vector<PositionTableRow> rows = selectedRows();
+  auto* mime = new QMimeData;
+  mime->setText(tsv(rows));
+  mime->setData(QStringLiteral("text/markdown"), tableText(rows, TableFormat::Markdown).toUtf8());
+  return mime;
+}
+
+void PositionTableView::copySelection() const { QApplication::clipboard()->setMimeData(selectionMimeData()); }
+
+bool PositionTableView::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == table_ && event->type() == QEvent::KeyPress &&
+      static_cast<QKeyEvent*>(event)->matches(QKeySequence::Copy)) {
+    copySelection();
+    return true;
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
+bool PositionTableView::exportTo(const QString& path, QString* error) const {
+  const std::optional<TableFormat> format = formatOfPath(path);
+  if (!format) {
+    if (error) *error = tr("%1: the table exports as .md, .csv or .html").arg(path);
+    return false;
+  }
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(tableText(rows_, *format).toUtf8()) < 0) {
+    if (error) *error = tr("%1: %2").arg(path, f.errorString());
+    return false;
+  }
+  return true;
+}
+
+void PositionTableView::exportWithDialog() {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export table"), QStringLiteral("positions.md"),
+                                                    tr("Markdown (*.md);;CSV (*.csv);;HTML (*.html)"));
+  QString error;
+  if (!path.isEmpty() && !exportTo(path, &error)) QMessageBox::warning(this, tr("Export table"), error);
+}
+
+} // namespace maskscope
