@@ -4,9 +4,6 @@
 #pragma once
 #include "core/commands/CommandIO.h"
 #include "core/train/TrainPlan.h"
-// Until ui/ includes core/train itself (after the ui regroup lands):
-#include "core/train/TrainExperiments.h"
-#include "core/train/TrainReport.h"
 
 namespace maskscope {
 

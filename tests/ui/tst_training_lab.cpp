@@ -3,7 +3,9 @@
 // finished run shows both generations and exports the PNG and the JSON log (train-ab's schema),
 // and the teaching step opens the lab on the stop-token experiment.
 #include "core/collate/DatasetPipeline.h"
-#include "core/commands/TrainCommand.h"
+#include "core/train/TrainExperiments.h"
+#include "core/train/TrainPlan.h"
+#include "core/train/TrainReport.h"
 #include "ui/lab/TrainingLabCharts.h"
 #include "ui/lab/TrainingLabForm.h"
 #include "ui/lab/TrainingLabGenerations.h"
