@@ -15,9 +15,10 @@ struct TrainExperiment {
   int microBatch = 0;                                          // rows per micro-batch; 0 = the whole batch in one
   std::string lookFor;
   TrainOutcome outcome = TrainOutcome::HeldOutLossGap; // what training should show (TrainVerdict)
-  // The default peak learning rate: low enough that run B's held-out loss is still falling at the last
-  // step (more learning of the replies shows as a lower held-out loss, not as over-fitting), except
-  // where the outcome is a behaviour that needs the end-of-turn token learnt within the steps.
+  // The default peak learning rate: for the loss experiments low enough that run B's held-out loss at
+  // the last evaluation is below its first (on builtin:tiny it bottoms out a little before the end);
+  // higher for stop-token, whose outcome is a behaviour that needs the end-of-turn token learnt within
+  // the steps (its held-out loss can rise meanwhile: the verdict reads stop_fraction only).
   double learningRate = 3e-4;
 };
 
