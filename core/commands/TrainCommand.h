@@ -1,82 +1,13 @@
 // `maskscope train-ab`: trains one model twice from the same weights on the same conversations, once
 // with each of two collators (an experiment preset or --collator-a/--collator-b), and reports what the
-// difference does: training and held-out loss curves, loss shares by role, and greedy generations.
+// difference does. The planning and the report live in core/train; this is the command around them.
 #pragma once
 #include "core/commands/CommandIO.h"
-#include "core/forward/ForwardEngine.h"
-
-#include <nlohmann/json.hpp>
-
-#include <iosfwd>
-#include <memory>
-#include <string>
-#include <vector>
+#include "core/train/TrainPlan.h"
 
 namespace maskscope {
 
-class DatasetPipeline;
-
-// One experiment: two collators (run A shows the bug, run B is correct) and what to look for.
-struct TrainExperiment {
-  std::string name;
-  std::string collatorA, collatorB;
-  bool perMicroBatchMeanA = false, perMicroBatchMeanB = false; // the gradient-accumulation bug
-  int microBatch = 0;                                          // rows per micro-batch; 0 = the whole batch in one
-  std::string lookFor;
-};
-
-const std::vector<TrainExperiment>& trainExperiments();
-
-struct TrainArgs {
-  std::string experiment = "stop-token";
-  std::string collatorA, collatorB; // override the experiment's (both or neither)
-  std::string modelSpec = "builtin:tiny";
-  std::string dataSpec = "builtin:demo";
-  std::string tokenizerSpec = "builtin:demo";
-  std::string templateSpec;
-  std::string init = "pretrained"; // or "random": the model's architecture with fresh seeded weights
-  int64_t steps = 0;               // 0 = the default for the experiment (kDefaultTrainSteps)
-  int64_t batchSize = 8;
-  int64_t microBatch = 0; // 0 = the experiment's
-  double learningRate = 3e-3;
-  int64_t warmup = 10;
-  std::string schedule = "cosine";
-  uint64_t seed = 0;
-  int64_t evalEvery = 10;
-  int64_t maxNewTokens = 64;
-  int64_t heldOutEvery = 8; // every 8th conversation (index % 8 == 7) is held out
-  int threads = 1;
-  std::string device = "cpu";
-};
-
-inline constexpr int64_t kDefaultTrainSteps = 60;
-
-// The held-out split: conversation i is held out when i % every == every - 1.
-bool isHeldOut(size_t index, int64_t every);
-
-// Everything train-ab builds before training: the module's request and what the report quotes.
-// The command line and the app's Training lab both make it here, so both train on the same batches.
-struct TrainABPlan {
-  TrainArgs args;
-  std::string experiment, lookFor; // "custom" when the collators were given by hand
-  std::string collator[2];         // run A, run B
-  TrainRequest request;
-  size_t trainConversations = 0, heldOutConversations = 0;
-  std::vector<long> generationRows;          // dataset row of each generation prompt
-  std::shared_ptr<DatasetPipeline> pipeline; // its tokenizer decodes the generations
-};
-
-// Reads the data, splits it, collates every step of both runs. Skipped rows are reported on err.
-// Throws maskscope::Error on unusable input.
-TrainABPlan planTrainAB(const TrainArgs& args, std::ostream& err);
-
-// The report `train-ab --json` prints and the Training lab exports (one writer, one schema).
-nlohmann::json trainReportJson(const TrainABPlan& plan, const TrainReport& report);
-
-// Share of a run's held-out generations that ended with the end-of-turn token (NaN when none ran).
-double stopFraction(const TrainRunResult& run);
-
-// Builds the request, trains, and prints the report (JSON with io.json). Exit 0; 2 on unusable input.
+// Plans, trains, and prints the report (JSON with io.json). Exit 0; 2 on unusable input.
 int runTrainAB(const TrainArgs& args, CommandIO& io);
 
 } // namespace maskscope

@@ -3,7 +3,9 @@
 // finished run shows both generations and exports the PNG and the JSON log (train-ab's schema),
 // and the teaching step opens the lab on the stop-token experiment.
 #include "core/collate/DatasetPipeline.h"
-#include "core/commands/TrainCommand.h"
+#include "core/train/TrainExperiments.h"
+#include "core/train/TrainPlan.h"
+#include "core/train/TrainReport.h"
 #include "ui/lab/TrainingLabCharts.h"
 #include "ui/lab/TrainingLabForm.h"
 #include "ui/lab/TrainingLabGenerations.h"
@@ -187,7 +189,10 @@ private Q_SLOTS:
     const QImage img(png);
     QVERIFY(!img.isNull());
     QCOMPARE(img.size(), QSize(1024, 768)); // the panel fits a 1024 x 768 screen
-    QVERIFY(panel.status().startsWith(QStringLiteral("Done on cpu")));
+    // The status line opens with the verdict's sentence (computed from the runs), then the run's summary.
+    QVERIFY(j["verdict"].is_object());
+    const QString verdict = QString::fromStdString(j["verdict"]["text"].get<std::string>());
+    QVERIFY2(panel.status().startsWith(verdict + QStringLiteral(" Done on cpu")), qPrintable(panel.status()));
     QVERIFY(QFile(png).size() > 0);
     QVERIFY2(distinctColours(img) > 20, "blank PNG");
   }

@@ -1,16 +1,28 @@
 #!/usr/bin/python3
-"""Trains builtin:tiny, the small Llama-architecture model embedded in maskscope, on the demo dataset
-with the demo tokenizer (deterministic; a few minutes of CPU). Writes resources/models/tiny/{config.json,
-model.safetensors} (BF16: half the size of F32, and it exercises the engine's BF16 loading). Uses Debian's python3-torch and python3-sentencepiece, and the forward of
-reference.py, so the trained weights are exercised by exactly the maths the engine is tested against.
+"""Pretrains builtin:tiny, the small Llama-architecture model embedded in maskscope, with the demo
+tokenizer on a general corpus that is disjoint from the demo conversations, so that the Training lab
+(`maskscope train-ab`) fine-tunes a model that has never seen them: its held-out conversations are
+unseen by both the pretraining and the fine-tuning. Writes resources/models/tiny/{config.json,
+model.safetensors} (BF16: half the size of F32, and it exercises the engine's BF16 loading).
 
-Each conversation is rendered as ChatML, <|im_start|>{role}\\n{content}<|im_end|>\\n per message, the
-control tokens inserted by id (4, 5) and the text between them encoded with SentencePiece. All tokens
-are trained with next-token prediction on 128-token windows of the concatenated stream.
+Corpus (CORPUS below): the plain English the demo tokenizer was trained on (tools/demo/corpus/*.txt)
+and the project's own documentation (docs/*.md), read line by line as plain text, no chat template
+and no control tokens: like a base model, builtin:tiny has never seen <|im_start|> or <|im_end|>
+and learns them in fine-tuning. A line that shares any 8-word sequence with a demo conversation is
+left out (the script prints how many), so no conversation, held out or not, is in the pretraining.
+The lines are joined with the newline byte piece into one stream; every step trains next-token
+prediction on 8 random 128-token windows. STEPS steps of AdamW (peak 3e-3, 50 warm-up steps, cosine
+to a tenth), then stop before the model has memorised the corpus (the last loss is printed).
+
+Deterministic; Debian's python3-torch and python3-sentencepiece; the forward of reference.py, so the
+trained weights are exercised by exactly the maths the engine is tested against. Retrain whenever the
+tokenizer changes (vocab_size is its piece count). About 5 minutes of one CPU core.
 """
+import glob
 import json
 import math
 import os
+import re
 import sys
 
 import sentencepiece as spm
@@ -22,21 +34,47 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
 import reference  # noqa: E402
 
-IM_START, IM_END = 4, 5
+CORPUS = ["tools/demo/corpus/*.txt", "docs/*.md"]
+DEMO = os.path.join(ROOT, "resources", "data", "demo.jsonl")
+STEPS = int(os.environ.get("TINY_STEPS", "100"))
+SHARED_WORDS = 8  # a corpus line with any 8-word sequence of a demo conversation is left out
+NEWLINE = 6 + 0x0A  # the byte piece <0x0A>: the demo tokenizer writes every newline as it
 CONFIG = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": 4000, "hidden_size": 128,
           "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 352,
           "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "max_position_embeddings": 1024, "tie_word_embeddings": True,
           "hidden_act": "silu", "bos_token_id": 2, "eos_token_id": 3, "pad_token_id": 0, "torch_dtype": "bfloat16"}
 
 
-def render(sp, messages):
-    ids = []
-    for m in messages:
-        ids.append(IM_START)
-        ids += sp.encode(f"{m['role']}\n{m['content']}")
-        ids.append(IM_END)
-        ids += sp.encode("\n")
-    return ids
+def words(text):
+    return re.findall(r"\w+|[^\w\s]", text.lower())
+
+
+def demo_sequences():
+    """Every SHARED_WORDS-word sequence of every demo conversation (all messages, held out or not)."""
+    seqs = set()
+    with open(DEMO, encoding="utf-8") as f:
+        for line in f:
+            row = json.loads(line)
+            w = words(" ".join(m["content"] for m in row["messages"] if isinstance(m.get("content"), str)))
+            seqs.update(tuple(w[i:i + SHARED_WORDS]) for i in range(len(w) - SHARED_WORDS + 1))
+    return seqs
+
+
+def corpus_stream(sp):
+    banned = demo_sequences()
+    stream, kept, dropped = [], 0, 0
+    for pattern in CORPUS:
+        for path in sorted(glob.glob(os.path.join(ROOT, pattern))):
+            with open(path, encoding="utf-8") as f:
+                for line in f.read().split("\n"):
+                    w = words(line)
+                    if any(tuple(w[i:i + SHARED_WORDS]) in banned for i in range(len(w) - SHARED_WORDS + 1)):
+                        dropped += 1
+                        continue
+                    kept += 1
+                    stream += sp.encode(line) + [NEWLINE]
+    print(f"corpus: {kept} lines kept, {dropped} left out for sharing {SHARED_WORDS} words with a demo conversation")
+    return stream
 
 
 def main():
@@ -44,19 +82,7 @@ def main():
     torch.set_num_threads(1)  # small matmuls: one thread is fastest with OpenBLAS here
     sp = spm.SentencePieceProcessor(model_file=os.path.join(ROOT, "resources", "tokenizer", "demo.model"))
     assert sp.get_piece_size() == CONFIG["vocab_size"], sp.get_piece_size()  # no unused embedding rows
-    stream = []
-    with open(os.path.join(ROOT, "resources", "data", "demo.jsonl")) as f:
-        for line in f:
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(row, dict) and isinstance(row.get("messages"), list):
-                msgs = [m for m in row["messages"] if isinstance(m, dict) and isinstance(m.get("content"), str)]
-                stream += render(sp, msgs)
+    stream = corpus_stream(sp)
     data = torch.tensor(stream)
     print(f"{len(stream)} training tokens, uniform loss {math.log(CONFIG['vocab_size']):.3f}")
 
@@ -72,12 +98,14 @@ def main():
     model = reference.Reference(dict(CONFIG, tie_word_embeddings=False), {})
     model.w = w
     model.w["lm_head.weight"] = w["model.embed_tokens.weight"]  # tied
+    T, B = 128, 8
+    causal = reference.Reference.mask_4d(torch.ones(B, T, dtype=torch.long), T)  # every window: all real
+    model.mask_4d = lambda mask, length, window=None: causal
     params = [p for k, p in w.items() if k != "lm_head.weight"]
     opt = torch.optim.AdamW(params, lr=3e-3, weight_decay=0.01)
-    T, B, steps = 128, 8, int(os.environ.get("TINY_STEPS", "400"))
     g = torch.Generator().manual_seed(99)
-    for step in range(steps):
-        lr = 3e-3 * min(1.0, (step + 1) / 50) * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * step / steps)))
+    for step in range(STEPS):
+        lr = 3e-3 * min(1.0, (step + 1) / 50) * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * step / STEPS)))
         for group in opt.param_groups:
             group["lr"] = lr
         starts = torch.randint(0, len(stream) - T - 1, (B,), generator=g)
@@ -88,9 +116,9 @@ def main():
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         opt.step()
-        if step % 50 == 0 or step == steps - 1:
+        if step % 25 == 0 or step == STEPS - 1:
             print(f"step {step} loss {loss.item():.3f}", flush=True)
-    out = os.path.join(ROOT, "resources", "models", "tiny")
+    out = os.environ.get("TINY_OUT", os.path.join(ROOT, "resources", "models", "tiny"))
     os.makedirs(out, exist_ok=True)
     tensors = {k: v.detach().to(torch.bfloat16).contiguous() for k, v in w.items() if k != "lm_head.weight"}
     reference.write_safetensors(os.path.join(out, "model.safetensors"), tensors)

@@ -2,6 +2,7 @@
 // (trainExperiments()); the hand-picked collators offer every collator preset and accept any spec.
 #include "ui/lab/TrainingLabForm.h"
 #include "core/collate/CollatorSpec.h"
+#include "core/train/TrainExperiments.h"
 #include "core/util/Error.h"
 
 #include <QComboBox>

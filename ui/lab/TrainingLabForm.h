@@ -2,7 +2,7 @@
 // for, or two collator specs picked by hand), steps, seed and held-out interval, and Start/Cancel.
 // It turns them into the same TrainArgs the command line builds, so both train the same way.
 #pragma once
-#include "core/commands/TrainCommand.h"
+#include "core/train/TrainPlan.h"
 
 #include <QWidget>
 

@@ -2,6 +2,7 @@
 // plan's tokenizer, the one the runs were trained with; the stop token is shown by its own text.
 #include "ui/lab/TrainingLabGenerations.h"
 #include "core/collate/DatasetPipeline.h"
+#include "core/train/TrainReport.h"
 #include "core/util/Utf8.h"
 #include "ui/lab/TrainingLabCharts.h"
 

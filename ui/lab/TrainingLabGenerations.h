@@ -2,8 +2,8 @@
 // side, each ending with its end-of-turn token highlighted, or flagged where none came within the
 // length limit, under each run's stop_fraction and final losses.
 #pragma once
-#include "core/commands/TrainCommand.h"
 #include "core/tokenizer/Tokenizer.h"
+#include "core/train/TrainPlan.h"
 
 #include <QWidget>
 

@@ -1,9 +1,9 @@
-// Runs `train-ab` for the Training lab off the UI thread: plans the two runs (core/commands/TrainCommand)
+// Runs `train-ab` for the Training lab off the UI thread: plans the two runs (core/train/TrainPlan)
 // and drives the LibTorch module's trainer through the plain C++ interface on its own QThread (explicit
 // stack size), forwarding every step and held-out score to the UI thread as it happens. Cancellable.
 #pragma once
-#include "core/commands/TrainCommand.h"
 #include "core/forward/ForwardEngine.h"
+#include "core/train/TrainPlan.h"
 
 #include <QObject>
 #include <QString>

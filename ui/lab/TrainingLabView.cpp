@@ -2,7 +2,8 @@
 // and status line, then the generations. The JSON export is trainReportJson, the writer of
 // `train-ab --json`, on the plan and report of the last finished run.
 #include "ui/lab/TrainingLabView.h"
-#include "core/commands/TrainCommand.h"
+#include "core/train/TrainPlan.h"
+#include "core/train/TrainReport.h"
 #include "core/util/Error.h"
 #include "core/util/JsonString.h"
 #include "ui/lab/TrainingLabCharts.h"
@@ -107,14 +108,18 @@ void TrainingLabView::finished() {
   generations_->showResults(plan, report);
   exportJson_->setEnabled(true);
   QString notes;
-  const nlohmann::json log = trainReportJson(plan, report); // kept: its notes are iterated below
+  const nlohmann::json log = trainReportJson(plan, report); // kept: its verdict and notes are read below
   for (const auto& n : log["notes"]) notes += tr(" Note: %1.").arg(QString::fromStdString(n.get<std::string>()));
-  setStatus(tr("Done on %1 in %2 s: %3 steps of each run, %4 held-out prompts answered by each model.%5")
-                .arg(QString::fromStdString(report.device))
-                .arg(double(clock_.elapsed()) / 1000.0, 0, 'f', 1)
-                .arg(report.runs[0].steps.size())
-                .arg(report.runs[0].generations.size())
-                .arg(notes));
+  // The sentence first: whether the experiment's predicted effect appeared, with the numbers.
+  const QString verdict = log["verdict"].is_object()
+                              ? QString::fromStdString(log["verdict"]["text"].get<std::string>()) + QLatin1Char(' ')
+                              : QString();
+  setStatus(verdict + tr("Done on %1 in %2 s: %3 steps of each run, %4 held-out prompts answered by each model.%5")
+                          .arg(QString::fromStdString(report.device))
+                          .arg(double(clock_.elapsed()) / 1000.0, 0, 'f', 1)
+                          .arg(report.runs[0].steps.size())
+                          .arg(report.runs[0].generations.size())
+                          .arg(notes));
   Q_EMIT runEnded(true);
 }
 

@@ -1,0 +1,38 @@
+// The table of train-ab experiments (see TrainExperiments.h).
+#include "core/train/TrainExperiments.h"
+#include "core/util/Error.h"
+
+namespace maskscope {
+
+const std::vector<TrainExperiment>& trainExperiments() {
+  static const std::vector<TrainExperiment> list = {
+      {"stop-token", "buggy-pad-is-eos", "hf-lm", false, false, 0,
+       "pad_token = eos_token masks every end-of-turn token, so run A never learns to stop: its generations "
+       "run to the length limit (stop_fraction near 0) while run B's end with the end-of-turn token",
+       TrainOutcome::StopFraction, 3e-3},
+      {"pad-graded", "buggy-max-length-all-ones", "default", false, false, 0,
+       "run A grades and attends padding: its training loss falls fast on easy pad targets (see the pad "
+       "loss share) while its held-out loss on real replies lags run B's"},
+      {"prompt-graded", "hf-seq2seq-style", "default", false, false, 0,
+       "run A also learns the prompts (prompt loss share), so less of its gradient goes to replies: "
+       "compare the held-out reply loss"},
+      {"packing", "buggy-no-position-reset", "axolotl-packed", false, false, 0,
+       "run A packs examples with positions counting on and attention across examples; run B resets "
+       "positions and keeps attention inside each example: compare the held-out loss of single examples"},
+      {"grad-accum", "default", "default", true, false, 2,
+       "the same collator; run A averages each micro-batch's mean (a token in a short micro-batch weighs "
+       "more), run B divides the step's summed loss by all its graded tokens: the curves drift apart"},
+  };
+  return list;
+}
+
+const TrainExperiment& findTrainExperiment(const std::string& name) {
+  std::string names;
+  for (const TrainExperiment& e : trainExperiments()) {
+    if (e.name == name) return e;
+    names += (names.empty() ? "" : ", ") + e.name;
+  }
+  throw Error("unknown experiment \"" + name + "\" (experiments: " + names + ")", {"--experiment"});
+}
+
+} // namespace maskscope

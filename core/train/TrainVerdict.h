@@ -1,0 +1,39 @@
+// Whether a train-ab run showed the effect its experiment predicts: each experiment names one outcome
+// of training (held-out loss under correct masks, or how often the generations stop) and which way
+// run A (the bug) and run B (correct) should differ. The verdict is computed from the two runs and
+// says plainly, with the numbers, when the effect did not appear.
+#pragma once
+#include "core/forward/ForwardEngine.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+
+namespace maskscope {
+
+struct TrainABPlan;
+
+// What an experiment predicts (TrainExperiment::outcome).
+enum class TrainOutcome {
+  None,           // a hand-picked pair: no prediction
+  StopFraction,   // run A's generations stop at least kStopGap less often than run B's
+  HeldOutLossGap, // run A's final held-out loss is higher than run B's, and run B's fell from first to last
+};
+
+inline constexpr double kStopGap = 0.3;
+
+struct TrainVerdict {
+  std::string metric;   // "stop_fraction" or "final_held_out_loss"
+  double a = 0, b = 0;  // the metric for run A and run B
+  std::string expected; // the prediction, in words
+  bool observed = false;
+  std::string text; // the sentence the Training lab shows
+};
+
+// The verdict of a finished pair of runs; nullopt for a hand-picked pair (no prediction).
+std::optional<TrainVerdict> trainVerdict(TrainOutcome outcome, const TrainReport& report);
+
+nlohmann::json trainVerdictJson(const std::optional<TrainVerdict>& verdict);
+
+} // namespace maskscope
