@@ -2,6 +2,7 @@
 // conversion to maskscope's Batch; plus the context helpers every implementation uses.
 #include "core/frameworks/FrameworkPipeline.h"
 #include "core/collate/DatasetPipeline.h"
+#include "core/collate/TemplateVariables.h"
 #include "core/frameworks/FrameworkToBatch.h"
 #include "core/frameworks/UnavailableChatTemplate.h"
 #include "core/util/Error.h"
@@ -12,7 +13,7 @@ std::optional<int64_t> FrameworkContext::tokenId(const char* specKey, const char
   if (specKey && spec.options.contains(specKey) && spec.options[specKey].is_number_integer())
     return spec.options[specKey].get<int64_t>();
   if (!tokenizer) return std::nullopt;
-  const SpecialTokenIds sp = collatorSpecialTokens(*tokenizer, render);
+  const SpecialTokenIds sp = specialTokenIds(*tokenizer, render);
   const std::string w = which;
   const std::optional<int32_t> id = w == "pad" ? sp.pad : w == "eos" ? sp.eos : w == "bos" ? sp.bos : sp.unk;
   return id ? std::optional<int64_t>(*id) : std::nullopt;
