@@ -9,6 +9,7 @@
 #include "core/collate/DatasetPipeline.h"
 #include "core/data/DatasetReader.h"
 #include "core/lint/Lint.h"
+#include "core/lint/ReportJson.h"
 #include "core/template/JinjaChatTemplate.h"
 #include "core/tokenizer/Tokenizer.h"
 #include "core/tokenizer/hf/HfTokenizer.h"
@@ -209,7 +210,7 @@ inline void runBatchDump(const std::string& bytes) {
       Batch b = loadBatchDump(path, strict);
       LintContext ctx;
       ctx.generation = (mode & 2) != 0;
-      (void)lintBatch(b, ctx).toJson().dump();
+      (void)reportToJson(lintBatch(b, ctx)).dump();
     });
   }
 }
