@@ -143,12 +143,13 @@ QString lossSection(const ReportLoss& loss) {
 }
 
 QString lintSection(const LintReport& lint) {
-  QString h = QStringLiteral("<h2>Lint findings</h2>\n<p>%1 errors, %2 warnings, %3 infos.</p>\n<table><tr><th>severity"
-                             "</th><th>scope</th><th>rule</th><th>line</th><th>row</th><th>position</th><th>message</th>"
-                             "</tr>\n")
-                  .arg(lint.summary.errors)
-                  .arg(lint.summary.warnings)
-                  .arg(lint.summary.infos);
+  QString h =
+      QStringLiteral("<h2>Lint findings</h2>\n<p>%1 errors, %2 warnings, %3 infos.</p>\n<table><tr><th>severity"
+                     "</th><th>scope</th><th>rule</th><th>line</th><th>row</th><th>position</th><th>message</th>"
+                     "</tr>\n")
+          .arg(lint.summary.errors)
+          .arg(lint.summary.warnings)
+          .arg(lint.summary.infos);
   for (const Finding& f : lint.findings)
     h += QStringLiteral("<tr><td class=\"%1\">%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td>"
                         "<td>%7</td></tr>\n")

@@ -65,10 +65,12 @@ void noGradedTokens(const RowInput& in) {
     if (in.L.packed() && !in.o.datasetPositions) {
       what += " (packed example at positions " + num(ex.begin) + ".." + num(ex.end - 1) + ")";
     } else if (in.L.packed()) {
+      // File lines where the rows' locations are known (the numbering the finding opens with).
       std::string rows;
       for (const ExampleRange& e : in.L.examples)
-        if (e.sourceRow >= 0) rows += (rows.empty() ? "" : ", ") + num(e.sourceRow);
-      if (!rows.empty()) what += " (packed with dataset rows " + rows + ")";
+        if (e.sourceRow >= 0)
+          rows += (rows.empty() ? "" : ", ") + (in.o.locations ? in.o.locations->label(e.sourceRow) : num(e.sourceRow));
+      if (!rows.empty()) what += (in.o.locations ? " (packed with " : " (packed with dataset rows ") + rows + ")";
     }
     in.emit("no-graded-tokens", ex.begin, what + ": all " + num(real) + " labels are -100");
   }
