@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace maskscope {
@@ -40,6 +41,26 @@ struct OptionInfo {
   std::vector<std::string> choices;
   int64_t min = 0, max = kMaxFrameworkLength;
 };
+
+// One option of a catalogue; min and max bound Int and OptionalInt values.
+inline OptionInfo frameworkOption(std::string name, OptionKind kind, OrderedJson defaultValue, std::string help,
+                                  int64_t min = 0, int64_t max = kMaxFrameworkLength) {
+  OptionInfo o;
+  o.name = std::move(name);
+  o.kind = kind;
+  o.defaultValue = std::move(defaultValue);
+  o.help = std::move(help);
+  o.min = min;
+  o.max = max;
+  return o;
+}
+
+// A Choice option whose default is the first of its choices.
+inline OptionInfo choiceOption(std::string name, std::vector<std::string> choices, std::string help) {
+  OptionInfo o = frameworkOption(std::move(name), OptionKind::Choice, choices.front(), std::move(help));
+  o.choices = std::move(choices);
+  return o;
+}
 
 struct CollatorInfo {
   std::string name;    // the class or function name: DataCollatorForLanguageModeling

@@ -8,58 +8,58 @@ namespace maskscope {
 
 namespace {
 
-OptionInfo opt(const char* name, OptionKind kind, OrderedJson def, const char* help) {
-  OptionInfo o;
-  o.name = name;
-  o.kind = kind;
-  o.defaultValue = std::move(def);
-  o.help = help;
-  return o;
-}
-
 std::vector<OptionInfo> chatTemplateOptions() {
   using K = OptionKind;
   std::vector<OptionInfo> o = {
-      opt("chat_template", K::String, "tokenizer_default",
-          "a template Axolotl bundles (llama3, chatml, qwen3, gemma3, ...), tokenizer_default, "
-          "tokenizer_default_fallback_NAME, or jinja"),
-      opt("chat_template_jinja", K::OptionalString, nullptr, "custom jinja chat template, or a path to a jinja file"),
-      opt("chat_template_kwargs", K::Json, OrderedJson::object(), "additional kwargs to pass to the chat template"),
-      opt("train_on_inputs", K::Bool, false, "train on every turn, not only roles_to_train"),
-      opt("roles_to_train", K::Json, OrderedJson::array({"assistant"}),
-          "roles whose content is trained (null with train_on_eos null: the legacy last-turn path)"),
-      opt("train_on_eos", K::Json, "turn", "which EOS tokens to train on: all, turn, last, none"),
-      opt("train_on_eot", K::Json, nullptr, "which EOT tokens to train on; defaults to the train_on_eos setting"),
-      opt("eot_tokens", K::Json, nullptr, "end-of-turn tokens (default: the tokenizer's eos_token)"),
-      opt("field_messages", K::String, "messages", "key containing the messages"),
-      opt("field_thinking", K::String, "reasoning_content", "key containing the reasoning trace"),
-      opt("template_thinking_key", K::String, "reasoning_content",
-          "the key the chat template expects for the reasoning trace"),
-      opt("message_property_mappings", K::Json, nullptr,
-          "mapping of template keys to dataset keys ({role: from, content: value})"),
-      opt("message_field_role", K::OptionalString, nullptr, "deprecated: message_property_mappings.role"),
-      opt("message_field_content", K::OptionalString, nullptr, "deprecated: message_property_mappings.content"),
-      opt("message_field_training", K::OptionalString, nullptr, "message key saying whether to train a turn"),
-      opt("message_field_training_detail", K::OptionalString, nullptr,
-          "message key with character spans and train flags"),
-      opt("roles", K::Json, nullptr, "roles mapping {target_role: [source_roles]}"),
-      opt("drop_system_message", K::Bool, false, "drop the system turn from the dataset"),
-      opt("split_thinking", K::Bool, false, "split <think>...</think> out of the assistant content"),
-      opt("sequence_len", K::Int, 512, "the maximum length of an input to train with"),
-      opt("excess_length_strategy", K::Choice, "drop", "a row over sequence_len: drop, truncate or raise"),
-      opt("min_sample_len", K::OptionalInt, nullptr, "rows shorter than this are dropped (default 2)"),
-      opt("pad_to_sequence_len", K::Json, nullptr, "pad every batch to sequence_len (rounded to pad_to_multiple_of)"),
-      opt("pad_to_multiple_of", K::OptionalInt, nullptr, "pad each batch to a multiple of this value (default 64)"),
-      opt("sample_packing", K::Bool, false, "multipack rows into sequence_len bins"),
-      opt("special_tokens", K::Json, nullptr, "override bos_token, eos_token, pad_token, unk_token"),
-      opt("micro_batch_size", K::Int, 1,
-          "rows per step; with sample_packing, one bin of micro_batch_size x "
-          "sequence_len tokens"),
-      opt("multipack_real_batches", K::Bool, false, "sample_packing: micro_batch_size bins of sequence_len each"),
-      opt("sample_packing_bin_size", K::Int, 200, "the most rows packed into one sequence"),
-      opt("sample_packing_group_size", K::Int, 100000, "rows packed together per group"),
-      opt("sample_packing_sequentially", K::Bool, false, "pack rows strictly in order"),
-      opt("curriculum_sampling", K::Bool, false, "sequential sampler (maskscope packs in file order either way)"),
+      frameworkOption("chat_template", K::String, "tokenizer_default",
+                      "a template Axolotl bundles (llama3, chatml, qwen3, gemma3, ...), tokenizer_default, "
+                      "tokenizer_default_fallback_NAME, or jinja"),
+      frameworkOption("chat_template_jinja", K::OptionalString, nullptr,
+                      "custom jinja chat template, or a path to a jinja file"),
+      frameworkOption("chat_template_kwargs", K::Json, OrderedJson::object(),
+                      "additional kwargs to pass to the chat template"),
+      frameworkOption("train_on_inputs", K::Bool, false, "train on every turn, not only roles_to_train"),
+      frameworkOption("roles_to_train", K::Json, OrderedJson::array({"assistant"}),
+                      "roles whose content is trained (null with train_on_eos null: the legacy last-turn path)"),
+      frameworkOption("train_on_eos", K::Json, "turn", "which EOS tokens to train on: all, turn, last, none"),
+      frameworkOption("train_on_eot", K::Json, nullptr,
+                      "which EOT tokens to train on; defaults to the train_on_eos setting"),
+      frameworkOption("eot_tokens", K::Json, nullptr, "end-of-turn tokens (default: the tokenizer's eos_token)"),
+      frameworkOption("field_messages", K::String, "messages", "key containing the messages"),
+      frameworkOption("field_thinking", K::String, "reasoning_content", "key containing the reasoning trace"),
+      frameworkOption("template_thinking_key", K::String, "reasoning_content",
+                      "the key the chat template expects for the reasoning trace"),
+      frameworkOption("message_property_mappings", K::Json, nullptr,
+                      "mapping of template keys to dataset keys ({role: from, content: value})"),
+      frameworkOption("message_field_role", K::OptionalString, nullptr, "deprecated: message_property_mappings.role"),
+      frameworkOption("message_field_content", K::OptionalString, nullptr,
+                      "deprecated: message_property_mappings.content"),
+      frameworkOption("message_field_training", K::OptionalString, nullptr,
+                      "message key saying whether to train a turn"),
+      frameworkOption("message_field_training_detail", K::OptionalString, nullptr,
+                      "message key with character spans and train flags"),
+      frameworkOption("roles", K::Json, nullptr, "roles mapping {target_role: [source_roles]}"),
+      frameworkOption("drop_system_message", K::Bool, false, "drop the system turn from the dataset"),
+      frameworkOption("split_thinking", K::Bool, false, "split <think>...</think> out of the assistant content"),
+      frameworkOption("sequence_len", K::Int, 512, "the maximum length of an input to train with"),
+      frameworkOption("excess_length_strategy", K::Choice, "drop", "a row over sequence_len: drop, truncate or raise"),
+      frameworkOption("min_sample_len", K::OptionalInt, nullptr, "rows shorter than this are dropped (default 2)"),
+      frameworkOption("pad_to_sequence_len", K::Json, nullptr,
+                      "pad every batch to sequence_len (rounded to pad_to_multiple_of)"),
+      frameworkOption("pad_to_multiple_of", K::OptionalInt, nullptr,
+                      "pad each batch to a multiple of this value (default 64)"),
+      frameworkOption("sample_packing", K::Bool, false, "multipack rows into sequence_len bins"),
+      frameworkOption("special_tokens", K::Json, nullptr, "override bos_token, eos_token, pad_token, unk_token"),
+      frameworkOption("micro_batch_size", K::Int, 1,
+                      "rows per step; with sample_packing, one bin of micro_batch_size x "
+                      "sequence_len tokens"),
+      frameworkOption("multipack_real_batches", K::Bool, false,
+                      "sample_packing: micro_batch_size bins of sequence_len each"),
+      frameworkOption("sample_packing_bin_size", K::Int, 200, "the most rows packed into one sequence"),
+      frameworkOption("sample_packing_group_size", K::Int, 100000, "rows packed together per group"),
+      frameworkOption("sample_packing_sequentially", K::Bool, false, "pack rows strictly in order"),
+      frameworkOption("curriculum_sampling", K::Bool, false,
+                      "sequential sampler (maskscope packs in file order either way)"),
   };
   for (auto& x : o)
     if (x.name == "excess_length_strategy")

@@ -7,24 +7,6 @@ namespace maskscope::llamafactory {
 
 namespace {
 
-OptionInfo opt(std::string name, OptionKind kind, OrderedJson def, std::string help, int64_t min = 0,
-               int64_t max = kMaxFrameworkLength) {
-  OptionInfo o;
-  o.name = std::move(name);
-  o.kind = kind;
-  o.defaultValue = std::move(def);
-  o.help = std::move(help);
-  o.min = min;
-  o.max = max;
-  return o;
-}
-
-OptionInfo choice(std::string name, std::vector<std::string> choices, std::string help) {
-  OptionInfo o = opt(std::move(name), OptionKind::Choice, choices.front(), std::move(help));
-  o.choices = std::move(choices);
-  return o;
-}
-
 // Keys of LLaMA-Factory's example configs (examples/**/*.yaml) and arguments that do not change the
 // SFT batch of text models: model loading, the optimizer and schedule, logging, saving, adapters.
 constexpr const char* kIgnored[] = {
@@ -145,43 +127,49 @@ constexpr const char* kIgnored[] = {
 
 void addIgnored(std::vector<OptionInfo>& out) {
   for (const char* name : kIgnored)
-    out.push_back(opt(name, OptionKind::Ignored, nullptr, "no effect on the batch of a text model"));
+    out.push_back(frameworkOption(name, OptionKind::Ignored, nullptr, "no effect on the batch of a text model"));
 }
 
 std::vector<OptionInfo> options() {
   std::vector<OptionInfo> o = {
-      opt("stage", OptionKind::String, "sft", "the training stage: sft (the others build other batches; refused)"),
-      opt("template", OptionKind::OptionalString, nullptr,
-          "the chat template by LLaMA-Factory's name; null: parse the tokenizer's own (parse_template)"),
-      opt("cutoff_len", OptionKind::Int, 2048, "the cutoff length of the tokenized inputs", 1),
-      opt("train_on_prompt", OptionKind::Bool, false, "disable the mask on the prompt"),
-      opt("mask_history", OptionKind::Bool, false, "train on the last turn only"),
-      opt("packing", OptionKind::Json, nullptr, "pack sequences (null: only in pre-training)"),
-      opt("neat_packing", OptionKind::Bool, false, "packing without cross-attention (implies packing)"),
-      opt("enable_thinking", OptionKind::Json, true, "reasoning templates: true, false or null"),
-      opt("preserve_thinking", OptionKind::Bool, false, "keep the thoughts of historical turns"),
-      opt("default_system", OptionKind::OptionalString, nullptr, "override the template's default system message"),
-      opt("tool_format", OptionKind::OptionalString, nullptr, "tool format (function calling is not reproduced)"),
-      opt("ignore_pad_token_for_loss", OptionKind::Bool, true, "labels padded with -100 (false: with the pad id)"),
-      opt("max_samples", OptionKind::OptionalInt, nullptr, "keep the first N rows of the dataset", 1),
-      opt("val_size", OptionKind::Json, 0, "a validation split (a random split: refused unless 0)"),
-      opt("streaming", OptionKind::Bool, false, "dataset streaming (refused: it shuffles with a buffer)"),
-      opt("formatting", OptionKind::OptionalString, nullptr,
-          "dataset_info.json formatting: alpaca, sharegpt or openai (null: from the first row's shape)"),
-      opt("columns", OptionKind::Json, nullptr, "dataset_info.json columns (prompt, query, response, messages, ...)"),
-      opt("tags", OptionKind::Json, nullptr, "dataset_info.json tags (role_tag, content_tag, user_tag, ...)"),
-      opt("split_special_tokens", OptionKind::Bool, false, "tokenize special-token text as plain text"),
-      choice("flash_attn", {"auto", "disabled", "sdpa", "fa2", "fa3"},
-             "attention: auto (transformers' default: sdpa), disabled (eager), sdpa, fa2, fa3"),
-      opt("do_train", OptionKind::Bool, true, "training: the collator pads to a multiple of 8"),
-      opt("predict_with_generate", OptionKind::Bool, false, "generation eval (no pad to a multiple of 8)"),
-      opt("bf16", OptionKind::Bool, false, "compute dtype bfloat16 (the 4-D mask's dtype)"),
-      opt("pure_bf16", OptionKind::Bool, false, "compute dtype bfloat16"),
-      opt("fp16", OptionKind::Bool, false, "compute dtype float16"),
-      opt("pad_token_id", OptionKind::OptionalInt, nullptr,
-          "the pad id; default: --tokenizer's after LLaMA-Factory's fixes", 0, INT32_MAX),
-      opt("eos_token_id", OptionKind::OptionalInt, nullptr, "the EOS id; default: --tokenizer's after the fixes", 0,
-          INT32_MAX),
+      frameworkOption("stage", OptionKind::String, "sft",
+                      "the training stage: sft (the others build other batches; refused)"),
+      frameworkOption("template", OptionKind::OptionalString, nullptr,
+                      "the chat template by LLaMA-Factory's name; null: parse the tokenizer's own (parse_template)"),
+      frameworkOption("cutoff_len", OptionKind::Int, 2048, "the cutoff length of the tokenized inputs", 1),
+      frameworkOption("train_on_prompt", OptionKind::Bool, false, "disable the mask on the prompt"),
+      frameworkOption("mask_history", OptionKind::Bool, false, "train on the last turn only"),
+      frameworkOption("packing", OptionKind::Json, nullptr, "pack sequences (null: only in pre-training)"),
+      frameworkOption("neat_packing", OptionKind::Bool, false, "packing without cross-attention (implies packing)"),
+      frameworkOption("enable_thinking", OptionKind::Json, true, "reasoning templates: true, false or null"),
+      frameworkOption("preserve_thinking", OptionKind::Bool, false, "keep the thoughts of historical turns"),
+      frameworkOption("default_system", OptionKind::OptionalString, nullptr,
+                      "override the template's default system message"),
+      frameworkOption("tool_format", OptionKind::OptionalString, nullptr,
+                      "tool format (function calling is not reproduced)"),
+      frameworkOption("ignore_pad_token_for_loss", OptionKind::Bool, true,
+                      "labels padded with -100 (false: with the pad id)"),
+      frameworkOption("max_samples", OptionKind::OptionalInt, nullptr, "keep the first N rows of the dataset", 1),
+      frameworkOption("val_size", OptionKind::Json, 0, "a validation split (a random split: refused unless 0)"),
+      frameworkOption("streaming", OptionKind::Bool, false, "dataset streaming (refused: it shuffles with a buffer)"),
+      frameworkOption("formatting", OptionKind::OptionalString, nullptr,
+                      "dataset_info.json formatting: alpaca, sharegpt or openai (null: from the first row's shape)"),
+      frameworkOption("columns", OptionKind::Json, nullptr,
+                      "dataset_info.json columns (prompt, query, response, messages, ...)"),
+      frameworkOption("tags", OptionKind::Json, nullptr,
+                      "dataset_info.json tags (role_tag, content_tag, user_tag, ...)"),
+      frameworkOption("split_special_tokens", OptionKind::Bool, false, "tokenize special-token text as plain text"),
+      choiceOption("flash_attn", {"auto", "disabled", "sdpa", "fa2", "fa3"},
+                   "attention: auto (transformers' default: sdpa), disabled (eager), sdpa, fa2, fa3"),
+      frameworkOption("do_train", OptionKind::Bool, true, "training: the collator pads to a multiple of 8"),
+      frameworkOption("predict_with_generate", OptionKind::Bool, false, "generation eval (no pad to a multiple of 8)"),
+      frameworkOption("bf16", OptionKind::Bool, false, "compute dtype bfloat16 (the 4-D mask's dtype)"),
+      frameworkOption("pure_bf16", OptionKind::Bool, false, "compute dtype bfloat16"),
+      frameworkOption("fp16", OptionKind::Bool, false, "compute dtype float16"),
+      frameworkOption("pad_token_id", OptionKind::OptionalInt, nullptr,
+                      "the pad id; default: --tokenizer's after LLaMA-Factory's fixes", 0, INT32_MAX),
+      frameworkOption("eos_token_id", OptionKind::OptionalInt, nullptr,
+                      "the EOS id; default: --tokenizer's after the fixes", 0, INT32_MAX),
   };
   addIgnored(o);
   return o;

@@ -15,36 +15,30 @@ namespace torchtune {
 
 namespace {
 
-OptionInfo opt(std::string name, OptionKind kind, OrderedJson def, std::string help, int64_t min = 0,
-               int64_t max = kMaxFrameworkLength) {
-  OptionInfo o;
-  o.name = std::move(name);
-  o.kind = kind;
-  o.defaultValue = std::move(def);
-  o.help = std::move(help);
-  o.min = min;
-  o.max = max;
-  return o;
-}
-
 VersionInfo version(const std::string& v, const std::string& readFrom, bool v07) {
   std::vector<OptionInfo> sft = {
-      opt("padding_idx", OptionKind::Int, 0, "padding index for tokens (the tokenizer's pad_id in a recipe)", INT32_MIN,
-          INT32_MAX),
-      opt("ignore_idx", OptionKind::Int, -100, "padding index for labels", INT32_MIN, INT32_MAX)};
+      frameworkOption("padding_idx", OptionKind::Int, 0,
+                      "padding index for tokens (the tokenizer's pad_id in a recipe)", INT32_MIN, INT32_MAX),
+      frameworkOption("ignore_idx", OptionKind::Int, -100, "padding index for labels", INT32_MIN, INT32_MAX)};
   if (v07) {
-    sft.push_back(opt("pad_to_multiple_of", OptionKind::Int, 1,
-                      "pad to a multiple of this (as written: a length already a multiple gains one more block)", 1,
-                      kMaxPadMultiple));
-    sft.push_back(opt("cp_degree", OptionKind::Int, 1, "context parallel degree; > 1 adds input_pos", 1, 1 << 16));
+    sft.push_back(
+        frameworkOption("pad_to_multiple_of", OptionKind::Int, 1,
+                        "pad to a multiple of this (as written: a length already a multiple gains one more block)", 1,
+                        kMaxPadMultiple));
+    sft.push_back(
+        frameworkOption("cp_degree", OptionKind::Int, 1, "context parallel degree; > 1 adds input_pos", 1, 1 << 16));
   }
   std::vector<OptionInfo> packed = {
-      opt("max_seq_len", OptionKind::OptionalInt, nullptr,
+      frameworkOption(
+          "max_seq_len", OptionKind::OptionalInt, nullptr,
           "PackedDataset's max_seq_len: pack unpacked rows into rows of this length (null: rows are packed already)",
           1),
-      opt("padding_idx", OptionKind::Int, 0, "PackedDataset's padding_idx for tokens", INT32_MIN, INT32_MAX),
-      opt("max_packs", OptionKind::OptionalInt, nullptr, "PackedDataset's max_packs", 1, kMaxFrameworkLength),
-      opt("split_across_pack", OptionKind::Bool, false, "split a sample that does not fit into the next pack")};
+      frameworkOption("padding_idx", OptionKind::Int, 0, "PackedDataset's padding_idx for tokens", INT32_MIN,
+                      INT32_MAX),
+      frameworkOption("max_packs", OptionKind::OptionalInt, nullptr, "PackedDataset's max_packs", 1,
+                      kMaxFrameworkLength),
+      frameworkOption("split_across_pack", OptionKind::Bool, false,
+                      "split a sample that does not fit into the next pack")};
   return {
       v,
       readFrom,

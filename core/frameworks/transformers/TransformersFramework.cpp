@@ -13,30 +13,12 @@ namespace transformers {
 
 namespace {
 
-OptionInfo opt(std::string name, OptionKind kind, OrderedJson def, std::string help, int64_t min = 0,
-               int64_t max = kMaxFrameworkLength) {
-  OptionInfo o;
-  o.name = std::move(name);
-  o.kind = kind;
-  o.defaultValue = std::move(def);
-  o.help = std::move(help);
-  o.min = min;
-  o.max = max;
-  return o;
-}
-
-OptionInfo choice(std::string name, std::vector<std::string> choices, std::string help) {
-  OptionInfo o = opt(std::move(name), OptionKind::Choice, choices.front(), std::move(help));
-  o.choices = std::move(choices);
-  return o;
-}
-
 std::vector<OptionInfo> tokenizerOptions() {
-  return {opt("pad_token_id", OptionKind::OptionalInt, nullptr, "tokenizer.pad_token_id; default: --tokenizer's", 0,
-              INT32_MAX),
-          opt("eos_token_id", OptionKind::OptionalInt, nullptr, "tokenizer.eos_token_id; default: --tokenizer's", 0,
-              INT32_MAX),
-          choice("padding_side", {"right", "left"}, "tokenizer.padding_side")};
+  return {frameworkOption("pad_token_id", OptionKind::OptionalInt, nullptr,
+                          "tokenizer.pad_token_id; default: --tokenizer's", 0, INT32_MAX),
+          frameworkOption("eos_token_id", OptionKind::OptionalInt, nullptr,
+                          "tokenizer.eos_token_id; default: --tokenizer's", 0, INT32_MAX),
+          choiceOption("padding_side", {"right", "left"}, "tokenizer.padding_side")};
 }
 
 FrameworkInfo catalogue() {
@@ -46,24 +28,28 @@ FrameworkInfo catalogue() {
   CollatorInfo flattening{
       "DataCollatorWithFlattening",
       "the whole batch as one row: labels' first token = separator_id, position_ids restart",
-      {opt("return_position_ids", OptionKind::Bool, true, "return position_ids"),
-       opt("separator_id", OptionKind::Int, -100, "the first label of every sequence", -1000000, INT32_MAX),
-       opt("return_flash_attn_kwargs", OptionKind::Bool, false, "return cu_seq_lens_q/k and max_length_q/k"),
-       opt("return_seq_idx", OptionKind::Bool, false, "return seq_idx (the sequence of each token)")}};
+      {frameworkOption("return_position_ids", OptionKind::Bool, true, "return position_ids"),
+       frameworkOption("separator_id", OptionKind::Int, -100, "the first label of every sequence", -1000000, INT32_MAX),
+       frameworkOption("return_flash_attn_kwargs", OptionKind::Bool, false,
+                       "return cu_seq_lens_q/k and max_length_q/k"),
+       frameworkOption("return_seq_idx", OptionKind::Bool, false, "return seq_idx (the sequence of each token)")}};
   std::vector<OptionInfo> lm = tokenizerOptions();
-  lm.push_back(opt("mlm", OptionKind::Bool, true, "must be false here: masked LM is random, not reproduced"));
-  lm.push_back(opt("pad_to_multiple_of", OptionKind::OptionalInt, nullptr, "pad the length up to a multiple of this", 1,
-                   kMaxPadMultiple));
+  lm.push_back(
+      frameworkOption("mlm", OptionKind::Bool, true, "must be false here: masked LM is random, not reproduced"));
+  lm.push_back(frameworkOption("pad_to_multiple_of", OptionKind::OptionalInt, nullptr,
+                               "pad the length up to a multiple of this", 1, kMaxPadMultiple));
   std::vector<OptionInfo> s2s = tokenizerOptions();
-  OptionInfo padding = choice("padding", {"longest", "max_length"}, "True/'longest' or 'max_length'");
+  OptionInfo padding = choiceOption("padding", {"longest", "max_length"}, "True/'longest' or 'max_length'");
   s2s.push_back(padding);
-  s2s.push_back(opt("max_length", OptionKind::OptionalInt, nullptr, "the length for padding='max_length'", 1));
-  s2s.push_back(opt("pad_to_multiple_of", OptionKind::OptionalInt, nullptr, "pad the length up to a multiple of this",
-                    1, kMaxPadMultiple));
-  s2s.push_back(opt("label_pad_token_id", OptionKind::Int, -100, "the label of padding", -1000000, INT32_MAX));
+  s2s.push_back(
+      frameworkOption("max_length", OptionKind::OptionalInt, nullptr, "the length for padding='max_length'", 1));
+  s2s.push_back(frameworkOption("pad_to_multiple_of", OptionKind::OptionalInt, nullptr,
+                                "pad the length up to a multiple of this", 1, kMaxPadMultiple));
+  s2s.push_back(
+      frameworkOption("label_pad_token_id", OptionKind::Int, -100, "the label of padding", -1000000, INT32_MAX));
   std::vector<OptionInfo> act = tokenizerOptions();
-  act.push_back(opt("return_assistant_tokens_mask", OptionKind::Bool, true, "return assistant_masks"));
-  act.push_back(opt("add_generation_prompt", OptionKind::Bool, false, "end with the assistant header"));
+  act.push_back(frameworkOption("return_assistant_tokens_mask", OptionKind::Bool, true, "return assistant_masks"));
+  act.push_back(frameworkOption("add_generation_prompt", OptionKind::Bool, false, "end with the assistant header"));
   t.versions = {
       {"4.57",
        "huggingface/transformers src/transformers/data/data_collator.py (4.5x)",

@@ -8,24 +8,6 @@ namespace maskscope::trl {
 
 namespace {
 
-OptionInfo opt(std::string name, OptionKind kind, OrderedJson def, std::string help, int64_t min = 0,
-               int64_t max = kMaxFrameworkLength) {
-  OptionInfo o;
-  o.name = std::move(name);
-  o.kind = kind;
-  o.defaultValue = std::move(def);
-  o.help = std::move(help);
-  o.min = min;
-  o.max = max;
-  return o;
-}
-
-OptionInfo choice(std::string name, std::vector<std::string> choices, std::string help) {
-  OptionInfo o = opt(std::move(name), OptionKind::Choice, choices.front(), std::move(help));
-  o.choices = std::move(choices);
-  return o;
-}
-
 // TrainingArguments / SFTConfig fields that do not change the batch: an SFTConfig saved as JSON is
 // accepted whole, and the text form lists which of these were ignored.
 void addIgnored(std::vector<OptionInfo>& out) {
@@ -89,39 +71,46 @@ void addIgnored(std::vector<OptionInfo>& out) {
                            "torch_dtype",
                            "label_names",
                            "neftune_noise_alpha"})
-    out.push_back(opt(name, OptionKind::Ignored, nullptr, "TrainingArguments field: no effect on the batch"));
+    out.push_back(
+        frameworkOption(name, OptionKind::Ignored, nullptr, "TrainingArguments field: no effect on the batch"));
 }
 
 // The SFT path: SFTConfig's dataset preparation options plus the collator's own fields.
 std::vector<OptionInfo> sftOptions(bool v110) {
   std::vector<OptionInfo> o = {
-      opt("pad_token_id", OptionKind::OptionalInt, nullptr,
-          "the collator's pad id; default: tokenizer.pad_token_id (pad_token, else eos_token)", 0, INT32_MAX),
-      opt("eos_token_id", OptionKind::OptionalInt, nullptr, "the EOS id (facts and lint); default: the tokenizer's", 0,
-          INT32_MAX),
-      opt("pad_token", OptionKind::OptionalString, nullptr, "SFTConfig.pad_token (deprecated): the pad token text"),
-      opt("eos_token", OptionKind::OptionalString, nullptr,
-          "SFTConfig.eos_token: appended to text / completion rows; default: tokenizer.eos_token"),
-      opt("padding_free", OptionKind::Bool, false,
-          "flatten the batch into one row with position_ids and no attention_mask"),
-      opt("pad_to_multiple_of", OptionKind::OptionalInt, nullptr, "pad the length up to a multiple of this", 1,
-          kMaxPadMultiple),
-      opt("max_length", OptionKind::OptionalInt, 1024,
+      frameworkOption("pad_token_id", OptionKind::OptionalInt, nullptr,
+                      "the collator's pad id; default: tokenizer.pad_token_id (pad_token, else eos_token)", 0,
+                      INT32_MAX),
+      frameworkOption("eos_token_id", OptionKind::OptionalInt, nullptr,
+                      "the EOS id (facts and lint); default: the tokenizer's", 0, INT32_MAX),
+      frameworkOption("pad_token", OptionKind::OptionalString, nullptr,
+                      "SFTConfig.pad_token (deprecated): the pad token text"),
+      frameworkOption("eos_token", OptionKind::OptionalString, nullptr,
+                      "SFTConfig.eos_token: appended to text / completion rows; default: tokenizer.eos_token"),
+      frameworkOption("padding_free", OptionKind::Bool, false,
+                      "flatten the batch into one row with position_ids and no attention_mask"),
+      frameworkOption("pad_to_multiple_of", OptionKind::OptionalInt, nullptr, "pad the length up to a multiple of this",
+                      1, kMaxPadMultiple),
+      frameworkOption(
+          "max_length", OptionKind::OptionalInt, 1024,
           v110 ? "truncate rows during preparation (rows left with nothing graded are dropped); packing length"
                : "the collator truncates rows (not when padding_free); packing length",
           1),
-      choice("truncation_mode", {"keep_start", "keep_end"}, "which end of a long row to keep"),
-      opt("packing", OptionKind::Bool, false, "pack rows into max_length sequences"),
-      choice("packing_strategy", {"bfd", "bfd_split", "wrapped"},
-             "bfd: best-fit decreasing, truncating; bfd_split: splitting; wrapped: cut mid-sequence"),
-      opt("completion_only_loss", OptionKind::Json, nullptr,
+      choiceOption("truncation_mode", {"keep_start", "keep_end"}, "which end of a long row to keep"),
+      frameworkOption("packing", OptionKind::Bool, false, "pack rows into max_length sequences"),
+      choiceOption("packing_strategy", {"bfd", "bfd_split", "wrapped"},
+                   "bfd: best-fit decreasing, truncating; bfd_split: splitting; wrapped: cut mid-sequence"),
+      frameworkOption(
+          "completion_only_loss", OptionKind::Json, nullptr,
           "true/false; null: true for prompt-completion datasets (the first raw row has prompt and completion)"),
-      opt("assistant_only_loss", OptionKind::Bool, false,
-          "grade only {% generation %} spans (return_assistant_tokens_mask)"),
-      opt("dataset_text_field", OptionKind::String, "text", "the text column of language-modeling rows"),
-      opt("dataset_kwargs", OptionKind::Json, nullptr, "{\"skip_prepare_dataset\": true} skips the preparation"),
-      opt("shuffle_dataset", OptionKind::Bool, false, "shuffle (refused: datasets' RNG is not reproduced)"),
-      opt("chat_template_path", OptionKind::OptionalString, nullptr,
+      frameworkOption("assistant_only_loss", OptionKind::Bool, false,
+                      "grade only {% generation %} spans (return_assistant_tokens_mask)"),
+      frameworkOption("dataset_text_field", OptionKind::String, "text", "the text column of language-modeling rows"),
+      frameworkOption("dataset_kwargs", OptionKind::Json, nullptr,
+                      "{\"skip_prepare_dataset\": true} skips the preparation"),
+      frameworkOption("shuffle_dataset", OptionKind::Bool, false, "shuffle (refused: datasets' RNG is not reproduced)"),
+      frameworkOption(
+          "chat_template_path", OptionKind::OptionalString, nullptr,
           "a chat template (.jinja, tokenizer_config.json or folder) used instead of the tokenizer's, as --template"),
   };
   addIgnored(o);
@@ -130,38 +119,41 @@ std::vector<OptionInfo> sftOptions(bool v110) {
 
 std::vector<OptionInfo> preferenceOptions(bool v018) {
   std::vector<OptionInfo> o = {
-      opt("pad_token_id", OptionKind::OptionalInt, nullptr, "the pad id; default: the tokenizer's pad (else eos)", 0,
-          INT32_MAX),
-      opt("eos_token_id", OptionKind::OptionalInt, nullptr, "the EOS id (facts and lint)", 0, INT32_MAX),
+      frameworkOption("pad_token_id", OptionKind::OptionalInt, nullptr,
+                      "the pad id; default: the tokenizer's pad (else eos)", 0, INT32_MAX),
+      frameworkOption("eos_token_id", OptionKind::OptionalInt, nullptr, "the EOS id (facts and lint)", 0, INT32_MAX),
   };
   if (!v018) {
-    o.push_back(opt("max_length", OptionKind::OptionalInt, nullptr, "truncate each prompt+completion sequence", 1));
-    o.push_back(choice("truncation_mode", {"keep_start", "keep_end"}, "which end of a long sequence to keep"));
-    o.push_back(opt("pad_to_multiple_of", OptionKind::OptionalInt, nullptr, "pad the length up to a multiple of this",
-                    1, kMaxPadMultiple));
+    o.push_back(
+        frameworkOption("max_length", OptionKind::OptionalInt, nullptr, "truncate each prompt+completion sequence", 1));
+    o.push_back(choiceOption("truncation_mode", {"keep_start", "keep_end"}, "which end of a long sequence to keep"));
+    o.push_back(frameworkOption("pad_to_multiple_of", OptionKind::OptionalInt, nullptr,
+                                "pad the length up to a multiple of this", 1, kMaxPadMultiple));
   }
   return o;
 }
 
 std::vector<OptionInfo> completionOnlyOptions() {
   return {
-      opt("response_template", OptionKind::IdsOrString, nullptr,
+      frameworkOption(
+          "response_template", OptionKind::IdsOrString, nullptr,
           "required: the text (tokenized with --tokenizer, no special tokens) or ids that start a response"),
-      opt("instruction_template", OptionKind::IdsOrString, nullptr,
-          "the text or ids that start a human turn; without it only the last response is graded"),
-      opt("pad_token_id", OptionKind::OptionalInt, nullptr, "tokenizer.pad_token_id; default: --tokenizer's", 0,
-          INT32_MAX),
-      opt("eos_token_id", OptionKind::OptionalInt, nullptr, "tokenizer.eos_token_id; default: --tokenizer's", 0,
-          INT32_MAX),
-      opt("padding_free", OptionKind::Bool, false, "one row with position_ids, cu_seq_lens_q/k and max_length_q/k"),
-      opt("pad_to_multiple_of", OptionKind::OptionalInt, nullptr, "transformers' pad_to_multiple_of", 1,
-          kMaxPadMultiple),
-      choice("padding_side", {"right", "left"}, "tokenizer.padding_side (transformers pads by it)"),
-      opt("ignore_index", OptionKind::Int, -100, "the label of ungraded positions", -1000000, 1000000),
-      opt("mlm", OptionKind::Bool, false, "must stay false (masked LM is not a causal fine-tune)"),
-      opt("dataset_text_field", OptionKind::String, "text", "the text column tokenized for text rows"),
-      opt("max_length", OptionKind::OptionalInt, 1024, "SFTConfig 0.18 max_length: tokenizer truncation of text rows",
-          1),
+      frameworkOption("instruction_template", OptionKind::IdsOrString, nullptr,
+                      "the text or ids that start a human turn; without it only the last response is graded"),
+      frameworkOption("pad_token_id", OptionKind::OptionalInt, nullptr,
+                      "tokenizer.pad_token_id; default: --tokenizer's", 0, INT32_MAX),
+      frameworkOption("eos_token_id", OptionKind::OptionalInt, nullptr,
+                      "tokenizer.eos_token_id; default: --tokenizer's", 0, INT32_MAX),
+      frameworkOption("padding_free", OptionKind::Bool, false,
+                      "one row with position_ids, cu_seq_lens_q/k and max_length_q/k"),
+      frameworkOption("pad_to_multiple_of", OptionKind::OptionalInt, nullptr, "transformers' pad_to_multiple_of", 1,
+                      kMaxPadMultiple),
+      choiceOption("padding_side", {"right", "left"}, "tokenizer.padding_side (transformers pads by it)"),
+      frameworkOption("ignore_index", OptionKind::Int, -100, "the label of ungraded positions", -1000000, 1000000),
+      frameworkOption("mlm", OptionKind::Bool, false, "must stay false (masked LM is not a causal fine-tune)"),
+      frameworkOption("dataset_text_field", OptionKind::String, "text", "the text column tokenized for text rows"),
+      frameworkOption("max_length", OptionKind::OptionalInt, 1024,
+                      "SFTConfig 0.18 max_length: tokenizer truncation of text rows", 1),
   };
 }
 

@@ -7,32 +7,24 @@ namespace maskscope {
 
 namespace {
 
-OptionInfo opt(const char* name, OptionKind kind, OrderedJson def, const char* help) {
-  OptionInfo o;
-  o.name = name;
-  o.kind = kind;
-  o.defaultValue = std::move(def);
-  o.help = help;
-  return o;
-}
-
 std::vector<OptionInfo> responsesOnlyOptions(bool withLastResponseOnly) {
   using K = OptionKind;
   std::vector<OptionInfo> o = {
-      opt("instruction_part", K::IdsOrString, nullptr,
-          "the marker that starts a user turn: a string (tokenized with --tokenizer) or token ids"),
-      opt("response_part", K::IdsOrString, nullptr,
-          "the marker that starts an assistant turn: a string (tokenized with --tokenizer) or token ids"),
-      opt("force_match", K::Bool, true,
-          "match the markers' own tokenization (false: a common core of 18 spellings "
-          "with optional neighbouring tokens)"),
+      frameworkOption("instruction_part", K::IdsOrString, nullptr,
+                      "the marker that starts a user turn: a string (tokenized with --tokenizer) or token ids"),
+      frameworkOption("response_part", K::IdsOrString, nullptr,
+                      "the marker that starts an assistant turn: a string (tokenized with --tokenizer) or token ids"),
+      frameworkOption("force_match", K::Bool, true,
+                      "match the markers' own tokenization (false: a common core of 18 spellings "
+                      "with optional neighbouring tokens)"),
   };
   if (withLastResponseOnly)
-    o.push_back(opt("last_response_only", K::Bool, false, "train only the last assistant turn"));
-  o.push_back(opt("max_length", K::OptionalInt, 1024, "SFTConfig max_length: text rows are truncated to it"));
-  o.push_back(opt("max_seq_length", K::OptionalInt, nullptr, "used when max_length is null or 0"));
-  o.push_back(opt("dataset_text_field", K::String, "text", "the column holding each row's text"));
-  o.push_back(opt("pad_token_id", K::OptionalInt, nullptr, "the pad id (wins over --tokenizer's)"));
+    o.push_back(frameworkOption("last_response_only", K::Bool, false, "train only the last assistant turn"));
+  o.push_back(
+      frameworkOption("max_length", K::OptionalInt, 1024, "SFTConfig max_length: text rows are truncated to it"));
+  o.push_back(frameworkOption("max_seq_length", K::OptionalInt, nullptr, "used when max_length is null or 0"));
+  o.push_back(frameworkOption("dataset_text_field", K::String, "text", "the column holding each row's text"));
+  o.push_back(frameworkOption("pad_token_id", K::OptionalInt, nullptr, "the pad id (wins over --tokenizer's)"));
   for (auto& x : o)
     if (x.name == "pad_token_id") x.max = INT32_MAX;
   return o;
