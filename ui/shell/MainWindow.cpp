@@ -87,7 +87,14 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
   if (persistent_) restoreSettings();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+  // Presenter mode enlarged the application's font: a window closed in it gives the normal size back.
+  if (presenter_) {
+    QFont f = QApplication::font();
+    f.setPointSizeF(baseFontPt_);
+    QApplication::setFont(f);
+  }
+}
 
 // Every view of the registry, each in a dock of its area or kept for the centre.
 void MainWindow::createViews() {
@@ -247,6 +254,8 @@ void MainWindow::showView(const QString& name) {
   if (QDockWidget* d = dock(name)) {
     d->show();
     d->raise();
+    // Once the raised tab is laid out: room for its whole view where the window has it.
+    if (layout_->dockSizesApplied()) QTimer::singleShot(0, this, [this, d] { layout_->growToShow(d); });
   } else if (QWidget* w = view(name)) {
     w->setFocus();
   }
@@ -260,6 +269,7 @@ void MainWindow::setPresenterMode(bool on) {
   QApplication::setFont(f);
   for (AttentionGridCanvas* g : {attentionGrid(), compare_->gridA(), compare_->gridB()})
     g->setLabelScale(on ? kPresenterScale : 1.0);
+  attentionView_->setPresenterScale(on ? kPresenterScale : 1.0); // the legend grows with the rest
   if (QDockWidget* d = dock(QStringLiteral("dataset"))) d->setVisible(!on);
   // The lint view shows its summary line only; the bottom docks may shrink to it.
   lint_->setCompact(on);
