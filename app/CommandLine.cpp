@@ -5,10 +5,10 @@
 #include "core/commands/CommandIO.h"
 #include "core/commands/LintCommand.h"
 #include "core/commands/LossCommand.h"
-#include "core/commands/PatchTemplateCommand.h"
 #include "core/commands/RenderCommand.h"
 #include "core/commands/TokenizeCommand.h"
 #include "core/commands/TrainCommand.h"
+#include "core/commands/TrainingTemplateCommand.h"
 #include "ui/shell/Snapshot.h"
 
 #include "core/util/Error.h"
@@ -237,12 +237,12 @@ Runner declareSnapshot(CLI::App* cmd) {
   };
 }
 
-Runner declarePatchTemplate(CLI::App* cmd) {
-  auto a = std::make_shared<PatchTemplateArgs>();
+Runner declareTrainingTemplate(CLI::App* cmd) {
+  auto a = std::make_shared<TrainingTemplateArgs>();
   cmd->add_option("--template", a->templateSpec, "built-in name, .jinja, tokenizer_config.json or model folder");
   cmd->add_option("--tokenizer", a->tokenizerSpec, "tokenizer spec (its special tokens and folder)");
   cmd->add_option("--out", a->out, "the .jinja to write (only after verification)")->required();
-  return [a](CommandIO& io) { return runPatchTemplate(*a, io); };
+  return [a](CommandIO& io) { return runTrainingTemplate(*a, io); };
 }
 
 // The headless commands, in the order --help lists them.
@@ -255,7 +255,8 @@ const std::vector<CommandSpec>& commands() {
       {"loss", "the model's loss with the masks as given and fixed (LibTorch)", declareLoss},
       {"train-ab", "train twice, buggy and correct collator, and compare (LibTorch)", declareTrainAB},
       {"snapshot", "render one view of the app off screen to a PNG", declareSnapshot},
-      {"patch-template", "a training copy of a chat template with {% generation %} blocks", declarePatchTemplate},
+      {"patch-template", "a training template: the chat template with {% generation %} blocks",
+       declareTrainingTemplate},
   };
   return table;
 }

@@ -1,5 +1,5 @@
 // Reading a batch written by torch.save(dict) (.pt, the zip format) into plain integer grids.
-#include "core/forward/ForwardEngine.h"
+#include "engine/TorchBatchFile.h"
 #include "core/util/FileReading.h"
 
 #include <torch/serialize.h>

@@ -3,6 +3,7 @@
 // against tools/model/adamw_reference.py. Deterministic on the CPU: fixed thread count, deterministic
 // algorithms, and every sum taken in the same order.
 #include "engine/Trainer.h"
+#include "engine/TorchEngine.h"
 
 #include <cmath>
 #include <limits>

@@ -10,11 +10,6 @@
 
 namespace maskscope::engine {
 
-// TorchEngine.cpp: "auto" / "cpu" / "cuda" to a device (throws for cuda without a GPU), and a model
-// from a folder, in-memory files or random weights.
-at::Device resolveDevice(const std::string& deviceName);
-TransformerModel loadTransformerModel(const ModelSource& source, at::Device device, const RunControl& control);
-
 // A trainable copy: every weight cloned to float32 on device (tied embeddings stay tied), so the
 // source's memory-mapped or shared tensors are never written.
 TransformerModel ownedCopy(const TransformerModel& source, at::Device device);

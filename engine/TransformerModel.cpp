@@ -30,7 +30,7 @@ std::string shapeText(at::IntArrayRef s) {
 }
 
 struct WeightSource {
-  const std::vector<SafetensorsFile>& files;
+  const std::vector<SafetensorsView>& files;
   at::Device device;
   bool copy;
   std::string* dtypeSeen;
@@ -40,7 +40,7 @@ struct WeightSource {
   // layers) they stay in the stored dtype and TransformerModel::layerForCompute widens one layer at a
   // time during the forward: the resident weights are the file, not twice the file.
   at::Tensor get(const std::string& name, std::vector<int64_t> shape, bool widen = true) const {
-    for (const SafetensorsFile& f : files) {
+    for (const SafetensorsView& f : files) {
       auto it = f.tensors.find(name);
       if (it == f.tensors.end()) continue;
       const TensorEntry& e = it->second;
@@ -196,7 +196,7 @@ template <typename Get> LayerWeights layerWeights(const ModelConfig& c, const st
 
 } // namespace
 
-TransformerModel TransformerModel::fromSafetensors(const ModelConfig& c, const std::vector<SafetensorsFile>& files,
+TransformerModel TransformerModel::fromSafetensors(const ModelConfig& c, const std::vector<SafetensorsView>& files,
                                                    at::Device device, bool copyWeights) {
   TransformerModel m;
   m.config = c;
@@ -243,8 +243,14 @@ TransformerModel TransformerModel::random(const ModelConfig& c, uint64_t seed, a
 
 void TransformerModel::moveTo(at::Device d, at::ScalarType t) {
   c10::InferenceMode normal(false); // weights must stay usable for the gradient pass
+  // No graph from the copies back to the old weights: inside the gradient pass (weights requiring
+  // grad) a recorded copy would be a non-leaf, and the gradients would flow to the old device.
+  at::NoGradGuard noGraph;
   auto mv = [&](at::Tensor& x) {
-    if (x.defined()) x = x.to(d, t);
+    if (!x.defined()) return;
+    const bool trainable = x.requires_grad();
+    x = x.to(d, t);
+    if (trainable && !x.requires_grad()) x.requires_grad_(true);
   };
   const bool tied = lmHead.is_same(embed);
   mv(embed);
@@ -258,6 +264,23 @@ void TransformerModel::moveTo(at::Device d, at::ScalarType t) {
   device = d;
   dtype = t;
   layersOnMapping = false; // copies now (or, when nothing changed, pages that are no longer released)
+}
+
+void TransformerModel::setRequiresGrad(bool on) {
+  auto set = [&](at::Tensor& x) {
+    if (!x.defined()) return;
+    if (!x.is_leaf()) x = x.detach();
+    x.requires_grad_(on);
+  };
+  const bool tied = lmHead.is_same(embed);
+  set(embed);
+  set(finalNorm);
+  if (tied)
+    lmHead = embed;
+  else
+    set(lmHead);
+  for (LayerWeights& l : layers)
+    for (at::Tensor* x : l.all()) set(*x);
 }
 
 std::vector<at::Tensor> TransformerModel::parameters() const {

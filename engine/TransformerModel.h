@@ -1,8 +1,8 @@
 // The decoder in LibTorch: weights (memory-mapped safetensors or random) and the eager forward pass
 // written to match transformers' modeling_{llama,mistral,qwen2,qwen3,gemma2,gemma3,phi3} numerically.
 #pragma once
-#include "engine/ModelConfig.h"
-#include "engine/Safetensors.h"
+#include "core/forward/ModelConfig.h"
+#include "engine/SafetensorsView.h"
 
 #include <torch/torch.h>
 
@@ -54,11 +54,16 @@ public:
   // dtype (on the mapping, or copied when copyWeights) and are widened per layer while the forward
   // runs: peak memory is the file, the widened embeddings, one widened layer and one layer's
   // activations. CUDA: copied to the GPU in the stored dtype.
-  static TransformerModel fromSafetensors(const ModelConfig& config, const std::vector<SafetensorsFile>& files,
+  static TransformerModel fromSafetensors(const ModelConfig& config, const std::vector<SafetensorsView>& files,
                                           at::Device device, bool copyWeights);
   static TransformerModel random(const ModelConfig& config, uint64_t seed, at::Device device);
 
+  // Every weight copied to device and dtype (the CUDA out-of-memory fallback). The copies are new
+  // leaf tensors that keep each weight's requires_grad, also when it runs inside the gradient pass.
   void moveTo(at::Device device, at::ScalarType dtype);
+  // requires_grad on or off for every weight (the gradient pass). A weight that is not a leaf (a copy
+  // made with autograd recording) is detached first, so turning gradients off never throws.
+  void setRequiresGrad(bool on);
   std::vector<at::Tensor> parameters() const;
   int64_t parameterCount() const;
 

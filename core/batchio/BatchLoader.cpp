@@ -40,7 +40,7 @@ void checkDumpValues(const Batch& b, const std::string& path) {
 } // namespace
 
 Batch readSafetensorsBatch(const std::string& path, bool strictShapes) {
-  SafetensorsFile f(path);
+  SafetensorsReader f(path);
   std::map<std::string, TensorGrid> tensors;
   for (const char* name : kBatchTensorNames)
     if (f.find(name)) tensors[name] = f.readIntegers(name);

@@ -1,4 +1,4 @@
-// Safetensors batch dumps: header validation delegated to core/util/Safetensors, bounded tensor reads.
+// Safetensors batch dumps: header validation delegated to core/util/SafetensorsLayout, bounded tensor reads.
 #include "core/batchio/SafetensorsReader.h"
 #include "core/util/Error.h"
 
@@ -7,7 +7,7 @@
 
 namespace maskscope {
 
-SafetensorsFile::SafetensorsFile(std::string path) : path_(std::move(path)) {
+SafetensorsReader::SafetensorsReader(std::string path) : path_(std::move(path)) {
   std::ifstream in(path_, std::ios::binary | std::ios::ate);
   if (!in) throw Error("cannot open the file", {path_});
   const std::streamoff size = in.tellg();
@@ -21,18 +21,18 @@ SafetensorsFile::SafetensorsFile(std::string path) : path_(std::move(path)) {
   in.read(header.data(), std::streamsize(n));
   if (uint64_t(in.gcount()) != n)
     throw Error("the file is shorter than it claims (truncated header)", {path_, -1, -1, 8});
-  layout_ = parseSafetensorsHeader(header, uint64_t(size), path_);
+  layout_ = validateSafetensorsHeader(header, uint64_t(size), path_);
 }
 
-SafetensorsFile SafetensorsFile::fromBytes(std::string bytes, std::string name) {
-  SafetensorsFile f;
+SafetensorsReader SafetensorsReader::fromBytes(std::string bytes, std::string name) {
+  SafetensorsReader f;
   f.path_ = std::move(name);
   f.memory_ = std::make_shared<const std::string>(std::move(bytes));
-  f.layout_ = parseSafetensors(*f.memory_, f.path_);
+  f.layout_ = validateSafetensors(*f.memory_, f.path_);
   return f;
 }
 
-std::string SafetensorsFile::readBytes(uint64_t begin, uint64_t size) const {
+std::string SafetensorsReader::readBytes(uint64_t begin, uint64_t size) const {
   if (memory_) return memory_->substr(size_t(layout_.dataStart + begin), size_t(size));
   std::ifstream in(path_, std::ios::binary);
   if (!in) throw Error("cannot open the file", {path_});
@@ -44,7 +44,7 @@ std::string SafetensorsFile::readBytes(uint64_t begin, uint64_t size) const {
   return out;
 }
 
-TensorGrid SafetensorsFile::readIntegers(const std::string& name, int64_t maxElements) const {
+TensorGrid SafetensorsReader::readIntegers(const std::string& name, int64_t maxElements) const {
   const SafetensorsTensor* t = find(name);
   if (!t) throw Error("no tensor named \"" + name + "\"", {path_, -1, -1, -1, name});
   SourceLocation at{path_, -1, -1, long(layout_.dataStart + t->begin), name};

@@ -1,9 +1,9 @@
-// Batch dumps saved as .safetensors: the header validated by core/util/Safetensors (the one
+// Batch dumps saved as .safetensors: the header validated by core/util/SafetensorsLayout (the one
 // safetensors validator, shared with the LibTorch module), tensor bytes read on demand with
 // bounded reads, integer tensors widened to int64 for the batch.
 #pragma once
 #include "core/forward/ForwardEngine.h" // TensorGrid
-#include "core/util/Safetensors.h"
+#include "core/util/SafetensorsLayout.h"
 
 #include <cstdint>
 #include <map>
@@ -13,12 +13,12 @@
 
 namespace maskscope {
 
-class SafetensorsFile {
+class SafetensorsReader {
 public:
   // Reads and validates the header; throws Error naming the file and the field or byte.
-  explicit SafetensorsFile(std::string path);
+  explicit SafetensorsReader(std::string path);
   // The same validation on bytes already in memory (the whole file, copied).
-  static SafetensorsFile fromBytes(std::string bytes, std::string name);
+  static SafetensorsReader fromBytes(std::string bytes, std::string name);
 
   const std::string& path() const { return path_; }
   const std::vector<SafetensorsTensor>& tensors() const { return layout_.tensors; } // sorted by name
@@ -29,7 +29,7 @@ public:
   TensorGrid readIntegers(const std::string& name, int64_t maxElements = int64_t(1) << 26) const;
 
 private:
-  SafetensorsFile() = default;
+  SafetensorsReader() = default;
   std::string readBytes(uint64_t begin, uint64_t size) const;
 
   std::string path_;

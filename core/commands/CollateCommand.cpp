@@ -2,6 +2,7 @@
 #include "core/commands/CollateCommand.h"
 #include "core/batchio/BatchJson.h"
 #include "core/collate/CollatorSpec.h"
+#include "core/commands/PreferenceCollate.h"
 #include "core/data/PreferenceRow.h"
 #include "core/table/PositionTable.h"
 #include "core/template/ChatTemplate.h"

@@ -17,9 +17,6 @@ struct CollateTableOptions {
 
 // Needs --tokenizer and --data (--template and --collator have defaults).
 int runCollate(const BatchInputs& inputs, CommandIO& io, const CollateTableOptions& table = {});
-// collate on preference data (prompt/chosen/rejected): the chosen and rejected sequences as TRL's
-// DPOTrainer builds them (docs/cli.md, "Preference data"). runCollate calls it for such datasets.
-int runPreferenceCollate(const BatchInputs& inputs, CommandIO& io, const CollateTableOptions& options);
 // `collate --list-presets`: every collator preset with its one-line meaning (JSON list with --json).
 int listCollatorPresets(CommandIO& io);
 // Parses "A:B", "A:", ":B" or "N" into a half-open row range; throws Error.

@@ -1,8 +1,8 @@
 // `collate` on preference data: both sequences of each pair (or one side), as the batch JSON, the
 // per-position table or a count per row, each marked with its side.
+#include "core/commands/PreferenceCollate.h"
 #include "core/batchio/BatchJson.h"
 #include "core/collate/PreferencePairs.h"
-#include "core/commands/CollateCommand.h"
 #include "core/table/PositionTable.h"
 #include "core/util/Error.h"
 #include "core/util/JsonString.h"

@@ -1,6 +1,7 @@
 // Streaming dataset reading. JSONL is read a line at a time; a JSON list is scanned element by
 // element (string- and depth-aware), so neither form is ever loaded whole.
 #include "core/data/DatasetReader.h"
+#include "core/data/RowShapes.h"
 #include "core/resources/BuiltinResources.h"
 #include "core/util/Error.h"
 #include "core/util/JsonParse.h"

@@ -17,11 +17,6 @@ struct RowError {
   std::string toString() const;
 };
 
-// Converts one parsed row to a conversation; throws Error(reason) when the row has no known shape.
-Conversation conversationFromJson(const OrderedJson& row);
-// A JSON list of {"role", "content", ...} messages (field names the list in errors); throws Error.
-std::vector<Message> messagesFromJson(const OrderedJson& list, const char* field);
-
 class DatasetReader {
 public:
   // spec: a .jsonl/.json file or builtin:demo. Throws Error when the file cannot be opened.

@@ -1,6 +1,6 @@
 // The four dataset row shapes (docs/cli.md, Datasets), mapped to one Conversation:
 // messages (no_robots), prompt/completion (TRL: strings or message lists), ShareGPT, Alpaca.
-#include "core/data/DatasetReader.h"
+#include "core/data/RowShapes.h"
 #include "core/util/Error.h"
 
 namespace maskscope {

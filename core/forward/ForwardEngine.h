@@ -31,7 +31,7 @@
 namespace maskscope {
 
 // Bumped whenever a struct or virtual below changes; the loader refuses a module built otherwise.
-inline constexpr int kForwardEngineAbiVersion = 6;
+inline constexpr int kForwardEngineAbiVersion = 7;
 // The one symbol the module exports: extern "C" ForwardEngine* maskscope_create_forward_engine(int key),
 // returning nullptr unless key == forwardEngineAbiKey() as the module computes it. The key folds in
 // sizeof(std::string) so a module built with the old libstdc++ string ABI (_GLIBCXX_USE_CXX11_ABI=0,
@@ -85,6 +85,10 @@ struct RunControl {
   std::function<void(double fraction, const std::string& text)> progress;
   const std::atomic<bool>* cancel = nullptr; // set to true: the run throws "cancelled" soon after
   int64_t maxRowsPerChunk = 0;               // 0 = all rows at once; halved on CUDA out-of-memory
+  // Tests: the first row chunk of this pass of the run ("forward", "loss" or "gradients") fails as a
+  // CUDA out-of-memory at one row would, so the fallback (the model moved to the CPU in float32, in
+  // the middle of the run) runs on any device. Empty: never.
+  std::string simulateOutOfMemoryIn;
 };
 
 struct ForwardInputs {
@@ -267,10 +271,6 @@ public:
   // device: "auto" (CUDA when available), "cpu" or "cuda" (error when absent).
   virtual std::shared_ptr<ForwardModel> loadModel(const ModelSource& source, const std::string& device,
                                                   const RunControl& control) = 0;
-  // A model's config.json (or a folder holding one) read for its layout, no weights: architecture,
-  // sizes, soft-caps and layerAttention filled as loadModel fills them (the same parser); weightDtype,
-  // computeDtype and device stay empty, parameterCount 0. Throws naming the file and the field.
-  virtual ModelInfo describeConfig(const std::string& configPath) = 0;
   // Reads a torch.save(dict) of integer/bool tensors (input_ids, attention_mask, labels, ...).
   virtual std::map<std::string, TensorGrid> loadTorchBatch(const std::string& path) = 0;
   // Trains two copies of one model, run 0 and run 1 advancing one step each in turn, then greedy

@@ -1,6 +1,7 @@
 // --model SPEC resolution: builtin:tiny from the embedded resources, otherwise a folder on disk.
 #include "core/forward/ModelSpec.h"
 #include "core/forward/ForwardEngineLoader.h"
+#include "core/forward/ModelConfig.h"
 #include "core/resources/BuiltinResources.h"
 #include "core/util/Error.h"
 #include "core/util/FileReading.h"
@@ -41,9 +42,9 @@ template <typename Call> auto asError(Call&& call, SourceLocation where) {
 
 ModelInfo describeModelConfig(const std::string& path) {
   if (path.empty()) throw Error("no config.json given");
-  auto engine = requireForwardEngine();
-  // The engine's message names the file and the field.
-  return asError([&] { return engine->describeConfig(path); }, {});
+  const std::string file = isDirectory(path) ? joinPath(path, "config.json") : path;
+  // The cap the engine reads config.json with; errors name the file and the field.
+  return modelInfoFromConfig(parseModelConfig(readFileCapped(file, kModelConfigCap), file));
 }
 
 std::shared_ptr<ForwardModel> loadForwardModel(const std::string& spec, const std::string& device,

@@ -15,8 +15,8 @@ inline constexpr const char* kBuiltinTinyModel = "builtin:tiny";
 ModelSource modelSourceFor(const std::string& spec);
 
 // A model's config.json (or a folder holding one) read for its layer layout without weights, by the
-// engine's own parser (ForwardEngine::describeConfig): what the layer picker and `snapshot
-// --model-config` show. Throws Error naming the file (and the field) when it cannot be used.
+// parser the engine loads models with (core/forward/ModelConfig.h; no LibTorch needed): what the
+// layer picker and `snapshot --model-config` show. Throws Error naming the file (and the field).
 ModelInfo describeModelConfig(const std::string& path);
 
 // Loads the engine (first use only) and the model. Throws Error with the engine's message.

@@ -1,7 +1,7 @@
 // lintBatch(): one batch, with optional tokenizer/template context (the app's current batch, or a
 // dump). Roles are recovered from the ids when the batch has no metadata.
+#include "core/lint/BatchLinter.h"
 #include "core/lint/BatchRules.h"
-#include "core/lint/Lint.h"
 #include "core/lint/RoleRecovery.h"
 #include "core/lint/TemplateChecks.h"
 

@@ -1,8 +1,8 @@
 // lintDataset(): the reading thread streams rows into micro-batches; worker threads encode,
 // collate and lint them; results are reduced in dataset order through a small reorder buffer, so
 // memory stays bounded by (workers + queue) micro-batches whatever the dataset size.
+#include "core/lint/DatasetLinter.h"
 #include "core/lint/BatchRules.h"
-#include "core/lint/Lint.h"
 #include "core/lint/RoleRecovery.h"
 #include "core/lint/TemplateChecks.h"
 #include "core/util/Error.h"

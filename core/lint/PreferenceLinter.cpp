@@ -2,9 +2,9 @@
 // preference rules on each encoded pair, then every batch rule on the chosen and on the rejected
 // sequences of each micro-batch (so stop-token-not-graded and the others run per side; their
 // findings say which side). Rows are streamed in micro-batches, one thread.
+#include "core/lint/PreferenceLinter.h"
 #include "core/collate/PreferencePairs.h"
 #include "core/lint/BatchRules.h"
-#include "core/lint/Lint.h"
 #include "core/lint/LintRegistry.h"
 #include "core/lint/RoleRecovery.h"
 #include "core/lint/TemplateChecks.h"

@@ -1,10 +1,10 @@
-// Probe conversations, closing-token detection and the verification of a patched template.
+// Probe conversations, closing-token detection and the verification of a training template.
 // A probe the original template rejects (raise_exception: roles, tools it does not take) is skipped;
 // at least one probe with an assistant reply must render, or nothing is given out.
 #include "core/template/TrainingTemplate.h"
 
-#include "core/template/GenerationMarkers.h"
 #include "core/template/JinjaChatTemplate.h"
+#include "core/template/TrainingTemplateMarkers.h"
 #include "core/template/jinja/Template.h"
 #include "core/util/Error.h"
 

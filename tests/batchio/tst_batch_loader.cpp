@@ -56,7 +56,7 @@ void TestBatchLoader::safetensorsGood() {
   checkRightPadded(b);
   QCOMPARE(b.padTokenId.value_or(-1), int64_t(0));
   QCOMPARE(b.eosTokenId.value_or(-1), int64_t(5));
-  SafetensorsFile f(fixture("right_padded.safetensors"));
+  SafetensorsReader f(fixture("right_padded.safetensors"));
   QCOMPARE(f.metadata().at("written_by"), std::string("make_fixtures.py"));
   QCOMPARE(f.tensors().size(), size_t(6));
   QVERIFY(f.find("labels") && f.find("labels")->dtype == "I64");

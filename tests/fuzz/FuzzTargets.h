@@ -94,7 +94,7 @@ inline void runTemplate(const std::string& bytes) {
 // Safetensors batch dump: parsed from memory, every integer tensor read, then loaded as a Batch.
 inline void runSafetensors(const std::string& bytes) {
   expectNoCrash([&] {
-    SafetensorsFile f = SafetensorsFile::fromBytes(bytes, "fuzz.safetensors");
+    SafetensorsReader f = SafetensorsReader::fromBytes(bytes, "fuzz.safetensors");
     for (const auto& t : f.tensors())
       if (safetensorsDtypeIsInteger(t.dtype)) expectNoCrash([&] { (void)f.readIntegers(t.name, 1 << 20); });
   });

@@ -1,7 +1,8 @@
 // jinja2's filters and tests, the str/dict/list methods templates call, and the globals transformers
 // provides (range, namespace, dict, raise_exception, strftime_now). The immutable sandbox refuses
 // every mutating method (list.append, dict.update, ...) with a SecurityError, as jinja2 does.
-#include "core/template/jinja/Interpreter.h"
+#include "core/template/jinja/Builtins.h"
+#include "core/template/jinja/Operators.h"
 #include "core/template/jinja/PyString.h"
 #include "core/util/Utf8.h"
 

@@ -2,7 +2,8 @@
 // scope per iteration, if-blocks share their parent's, macros close over the scope they were
 // defined in (falling back to the template's top level if that scope is gone).
 #include "core/template/jinja/Interpreter.h"
-
+#include "core/template/jinja/Builtins.h"
+#include "core/template/jinja/Operators.h"
 #include "core/template/jinja/PyString.h"
 
 #include <cmath>

@@ -1,6 +1,6 @@
-// The tree-walking evaluator behind Template::render: scopes, statements, expressions,
-// Python operator semantics and the limits. Builtins (filters, tests, methods, globals) live in
-// Builtins.cpp and call back into it.
+// The tree-walking evaluator behind Template::render: scopes, statements, expressions and the
+// limits. Python operator semantics are Operators.h; builtins (filters, tests, methods, globals) are
+// Builtins.h and call back into it.
 #pragma once
 #include "core/template/jinja/Template.h"
 
@@ -109,21 +109,5 @@ private:
   Frame* root_ = nullptr;
   int callerSym_ = -1, varargsSym_ = -1, kwargsSym_ = -1, loopSym_ = -1;
 };
-
-// Builtins.cpp
-Value makeGlobal(const std::string& name); // range, namespace, dict, raise_exception, ...; Undefined if none
-bool callMethod(Interpreter& in, const Value& obj, const std::string& name, CallArgs& args, Value& result);
-Value boundMethod(const Value& obj, const std::string& name); // Undefined when obj has no such method
-Value filterValue(Interpreter& in, const std::string& name, const Value& v, CallArgs& args);
-bool testValue(Interpreter& in, const std::string& name, const Value& v, CallArgs& args);
-
-// Operators (Operators.cpp)
-bool pyEquals(const Value& a, const Value& b);
-// <0, 0, >0; throws JinjaError(TypeError) for unorderable types.
-int pyCompare(const Value& a, const Value& b, const char* op);
-bool pyContains(const Value& container, const Value& item);
-Value pyBinary(Interpreter& in, BinOp op, const Value& a, const Value& b);
-std::vector<Value> iterate(const Value& v); // list(v) as Python would; throws for non-iterables
-int64_t pyLength(const Value& v);           // len(v); throws for values without len
 
 } // namespace maskscope::jinja

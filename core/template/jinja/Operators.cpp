@@ -1,5 +1,5 @@
 // Python operator semantics for template values: ==, <, in, + - * / // % ** ~, len() and iter().
-#include "core/template/jinja/Interpreter.h"
+#include "core/template/jinja/Operators.h"
 #include "core/template/jinja/PyString.h"
 
 #include <cmath>

@@ -1,7 +1,7 @@
 // Template: normalize, lex and parse once; render through a fresh Interpreter each time.
 #include "core/template/jinja/Template.h"
 
-#include "core/template/jinja/Interpreter.h"
+#include "core/template/jinja/Builtins.h"
 #include "core/util/Utf8.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // Safetensors header validation. Every number in the header is untrusted: sizes are checked with
 // overflow-safe arithmetic before anything is allocated or read.
-#include "core/util/Safetensors.h"
+#include "core/util/SafetensorsLayout.h"
 #include "core/util/Error.h"
 #include "core/util/JsonParse.h"
 #include "core/util/Utf8.h"
@@ -146,7 +146,7 @@ uint64_t safetensorsHeaderLength(std::string_view first8, uint64_t fileSize, con
   return n;
 }
 
-SafetensorsLayout parseSafetensorsHeader(std::string_view header, uint64_t fileSize, const std::string& file) {
+SafetensorsLayout validateSafetensorsHeader(std::string_view header, uint64_t fileSize, const std::string& file) {
   SafetensorsLayout l;
   l.dataStart = 8 + header.size();
   l.dataSize = fileSize - l.dataStart;
@@ -172,9 +172,9 @@ SafetensorsLayout parseSafetensorsHeader(std::string_view header, uint64_t fileS
   return l;
 }
 
-SafetensorsLayout parseSafetensors(std::string_view file, const std::string& name) {
+SafetensorsLayout validateSafetensors(std::string_view file, const std::string& name) {
   const uint64_t n = safetensorsHeaderLength(file.substr(0, 8), file.size(), name);
-  return parseSafetensorsHeader(file.substr(8, size_t(n)), file.size(), name);
+  return validateSafetensorsHeader(file.substr(8, size_t(n)), file.size(), name);
 }
 
 } // namespace maskscope

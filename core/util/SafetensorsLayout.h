@@ -35,9 +35,9 @@ struct SafetensorsLayout {
 // Throws Error naming `file`.
 uint64_t safetensorsHeaderLength(std::string_view first8, uint64_t fileSize, const std::string& file);
 // Validates the header text (the bytes after the length) against a file of fileSize bytes.
-SafetensorsLayout parseSafetensorsHeader(std::string_view header, uint64_t fileSize, const std::string& file);
+SafetensorsLayout validateSafetensorsHeader(std::string_view header, uint64_t fileSize, const std::string& file);
 // Both, over a whole file in memory (read or mapped).
-SafetensorsLayout parseSafetensors(std::string_view file, const std::string& name);
+SafetensorsLayout validateSafetensors(std::string_view file, const std::string& name);
 
 // Size in bytes of one element of a safetensors dtype, 0 for unknown dtypes and sub-byte ones.
 int safetensorsDtypeSize(const std::string& dtype);

@@ -1,7 +1,8 @@
 // config.json parsing for the supported decoder architectures (see ModelConfig.h). Defaults are
 // those of the matching transformers *Config class where a checkpoint may omit the key.
-#include "engine/ModelConfig.h"
+#include "core/forward/ModelConfig.h"
 #include "core/forward/LayerAttention.h"
+#include "core/util/Error.h"
 #include "core/util/JsonParse.h"
 
 #include <nlohmann/json.hpp>
@@ -9,15 +10,14 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
-#include <stdexcept>
 
-namespace maskscope::engine {
+namespace maskscope {
 namespace {
 
 using nlohmann::json;
 
 [[noreturn]] void fail(const std::string& source, const std::string& field, const std::string& what) {
-  throw std::runtime_error(source + " (" + field + "): " + what);
+  throw Error(what, {source, -1, -1, -1, field}); // "source (field): what"
 }
 
 bool present(const json& j, const char* key) { return j.contains(key) && !j[key].is_null(); }
@@ -179,7 +179,7 @@ const std::vector<std::string>& supportedModelTypes() {
 
 ModelConfig parseModelConfig(const std::string& text, const std::string& source) {
   const nlohmann::json j = parseJsonOrThrow(text, {source}); // depth-capped, like every input
-  if (!j.is_object()) throw std::runtime_error(source + ": not a JSON object");
+  if (!j.is_object()) throw Error("not a JSON object", {source});
   ModelConfig c;
   c.modelType = stringField(j, "model_type");
   const auto& types = supportedModelTypes();
@@ -202,4 +202,29 @@ ModelConfig parseModelConfig(const std::string& text, const std::string& source)
   return c;
 }
 
-} // namespace maskscope::engine
+ModelInfo modelInfoFromConfig(const ModelConfig& c) {
+  ModelInfo i;
+  i.architecture = c.modelType;
+  i.vocabSize = c.vocabSize;
+  i.hiddenSize = c.hiddenSize;
+  i.layers = c.layers;
+  i.heads = c.heads;
+  i.kvHeads = c.kvHeads;
+  i.headDim = c.headDim;
+  i.intermediateSize = c.intermediateSize;
+  i.tiedEmbeddings = c.tieWordEmbeddings;
+  i.attentionBias = c.qkvBias;
+  i.ropeTheta = c.rope.theta;
+  i.ropeScaling = c.rope.scaling;
+  i.attnLogitSoftcap = c.attnSoftcap;
+  i.finalLogitSoftcap = c.finalSoftcap;
+  for (int64_t l = 0; l < c.layers; ++l) {
+    const bool sliding = c.slidingLayers[size_t(l)];
+    i.layerAttention.push_back(
+        {sliding, sliding ? c.slidingWindow : 0, sliding && c.hasLocalRope ? c.localRope.theta : c.rope.theta});
+  }
+  for (const std::string& n : c.notes) i.notes.push_back(n);
+  return i;
+}
+
+} // namespace maskscope

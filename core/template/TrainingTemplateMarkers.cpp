@@ -11,7 +11,7 @@
 // A literal just before the content that opens a <think> block is cut so the reasoning block is part
 // of the reply. A turn built in a variable (`{% set X = header + content + closing %}` ... `{{ X }}`,
 // with only `set X = bos + X` in between) is split into X and maskscope_reply for the assistant.
-#include "core/template/GenerationMarkers.h"
+#include "core/template/TrainingTemplateMarkers.h"
 
 #include "core/template/jinja/Lexer.h"
 #include "core/util/Error.h"

@@ -1,8 +1,8 @@
 // Resolves --template specs: a built-in name, a .jinja file, a tokenizer_config.json or a model
 // folder (chat_template.jinja wins over tokenizer_config.json, as in recent transformers).
 // Special tokens come from the tokenizer_config.json next to the template or the tokenizer.
-#include "core/resources/BuiltinResources.h"
 #include "core/template/ChatTemplate.h"
+#include "core/resources/BuiltinResources.h"
 #include "core/template/JinjaChatTemplate.h"
 #include "core/util/Error.h"
 #include "core/util/FileReading.h"

@@ -1,11 +1,18 @@
 // The part of a Hugging Face config.json that the decoder forward needs (Llama, Mistral, Qwen2,
 // Qwen3, Gemma 2, Gemma 3 text, Phi-3), validated and capped. Every setting is honoured or refused.
+// Plain JSON, no torch: the LibTorch module (engine/) compiles it in, and reading a layer layout
+// (modelInfoFromConfig, ModelSpec.h's describeModelConfig) needs no engine at all.
 #pragma once
+#include "core/forward/ForwardEngine.h" // ModelInfo
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace maskscope::engine {
+namespace maskscope {
+
+// The largest config.json read (real ones are a few KiB).
+inline constexpr int64_t kModelConfigCap = int64_t(16) << 20;
 
 // The model_type values the engine runs, in the order messages list them.
 const std::vector<std::string>& supportedModelTypes();
@@ -44,7 +51,12 @@ struct ModelConfig {
   std::vector<std::string> notes;
 };
 
-// Throws std::runtime_error naming `source` and the field on anything unusable.
+// Throws Error (a std::runtime_error) naming `source` and the field on anything unusable.
 ModelConfig parseModelConfig(const std::string& jsonText, const std::string& source);
 
-} // namespace maskscope::engine
+// What a config says about the model, weights or not: architecture, sizes, soft-caps and the layer
+// layout (layerAttention). weightDtype, computeDtype and device stay empty and parameterCount 0; a
+// loaded model (engine/) adds its tensors' on top of this.
+ModelInfo modelInfoFromConfig(const ModelConfig& config);
+
+} // namespace maskscope

@@ -1,7 +1,8 @@
 // Preference rows (TRL's prompt/chosen/rejected, docs/cli.md "Preference data"): parsing with
 // errors that name the field, TRL's implicit-prompt extraction, and a bounded streaming read.
-#include "core/data/DatasetReader.h"
 #include "core/data/PreferenceRow.h"
+#include "core/data/DatasetReader.h"
+#include "core/data/RowShapes.h"
 #include "core/util/Error.h"
 
 namespace maskscope {

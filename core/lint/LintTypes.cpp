@@ -1,8 +1,8 @@
-// The rule catalogue read from the registry (core/lint/LintRegistry.h): the explanations in the
-// family files under core/lint/rules/ are the single source of `lint --explain`, the app's findings
-// panel and docs/lint-rules.md; write them for someone fine-tuning their first model.
-#include "core/lint/LintRegistry.h"
+// The linter's vocabulary (LintTypes.h): severity names and the rule catalogue read from the registry
+// (core/lint/LintRegistry.h). The explanations in the family files under core/lint/rules/ are the
+// single source of `lint --explain`, the app's findings panel and docs/lint-rules.md.
 #include "core/lint/LintTypes.h"
+#include "core/lint/LintRegistry.h"
 
 namespace maskscope {
 
@@ -16,18 +16,6 @@ const char* severityName(Severity s) {
     return "error";
   }
   return "?";
-}
-
-const std::vector<LintRule>& lintRules() {
-  using Family = const std::vector<LintRule>& (*)();
-  static const std::vector<LintRule> rules = [] {
-    std::vector<LintRule> all;
-    for (Family family : {&shapeRules, &paddingRules, &labelRules, &packingRules, &positionRules, &roleRules,
-                          &templateRules, &preferenceRules})
-      for (const LintRule& r : family()) all.push_back(r);
-    return all;
-  }();
-  return rules;
 }
 
 const std::vector<RuleInfo>& allRules() {

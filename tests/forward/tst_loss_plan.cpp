@@ -179,9 +179,6 @@ private Q_SLOTS:
   }
 };
 
-int runLossPlanTests(int argc, char** argv) {
-  LossPlanTest t;
-  return QTest::qExec(&t, argc, argv);
-}
+QTEST_GUILESS_MAIN(LossPlanTest)
 
 #include "tst_loss_plan.moc"

@@ -1,6 +1,6 @@
 // `maskscope patch-template`: loads the template (and the tokenizer's special tokens), asks
-// makeTrainingTemplate() for a verified patched copy and writes it; nothing is written on failure.
-#include "core/commands/PatchTemplateCommand.h"
+// makeTrainingTemplate() for a verified training template and writes it; nothing is written on failure.
+#include "core/commands/TrainingTemplateCommand.h"
 
 #include "core/template/ChatTemplate.h"
 #include "core/template/TrainingTemplate.h"
@@ -14,7 +14,7 @@
 
 namespace maskscope {
 
-int runPatchTemplate(const PatchTemplateArgs& args, CommandIO& io) {
+int runTrainingTemplate(const TrainingTemplateArgs& args, CommandIO& io) {
   return runCommand(io, [&]() -> int {
     if (args.out.empty()) throw Error("patch-template needs --out FILE.jinja");
     std::shared_ptr<ChatTemplate> tmpl = loadChatTemplate(args.templateSpec, args.tokenizerSpec);

@@ -1,5 +1,5 @@
-// Safetensors memory mapping and name-indexed views over core's validation (see Safetensors.h).
-#include "engine/Safetensors.h"
+// Safetensors memory mapping and name-indexed views over core's validation (see SafetensorsView.h).
+#include "engine/SafetensorsView.h"
 
 #include <fcntl.h>
 #include <stdexcept>
@@ -24,10 +24,10 @@ struct Mapping {
 
 } // namespace
 
-SafetensorsFile parseSafetensors(const uint8_t* bytes, uint64_t size, const std::string& fileName) {
+SafetensorsView viewSafetensors(const uint8_t* bytes, uint64_t size, const std::string& fileName) {
   SafetensorsLayout layout =
-      maskscope::parseSafetensors(std::string_view(reinterpret_cast<const char*>(bytes), size_t(size)), fileName);
-  SafetensorsFile file;
+      maskscope::validateSafetensors(std::string_view(reinterpret_cast<const char*>(bytes), size_t(size)), fileName);
+  SafetensorsView file;
   file.fileName = fileName;
   file.data = bytes + layout.dataStart;
   file.dataSize = layout.dataSize;
@@ -36,7 +36,7 @@ SafetensorsFile parseSafetensors(const uint8_t* bytes, uint64_t size, const std:
   return file;
 }
 
-SafetensorsFile mapSafetensors(const std::string& path) {
+SafetensorsView mapSafetensors(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) fail(path, "cannot open");
   struct stat st {};
@@ -55,7 +55,7 @@ SafetensorsFile mapSafetensors(const std::string& path) {
   ::close(fd);
   if (addr == MAP_FAILED) fail(path, "cannot map into memory");
   mapping->addr = addr;
-  SafetensorsFile f = parseSafetensors(static_cast<const uint8_t*>(addr), mapping->size, path);
+  SafetensorsView f = viewSafetensors(static_cast<const uint8_t*>(addr), mapping->size, path);
   f.keepAlive = mapping;
   return f;
 }

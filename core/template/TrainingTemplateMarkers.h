@@ -1,6 +1,6 @@
-// Places {% generation %} markers into a chat template that has none: around each assistant
-// reply (from the output operand that prints the message content) through its closing token.
-// Works on the source text guided by the parse tree; the caller verifies the result by rendering.
+// The marker step of the training template (TrainingTemplate.h): {% generation %} markers placed
+// around each assistant reply (from the output operand that prints the message content) through its
+// closing token. Works on the source text guided by the parse tree; TrainingTemplate verifies it.
 #pragma once
 #include "core/template/jinja/Template.h"
 

@@ -1,9 +1,9 @@
-// patch-template: every built-in and real template without markers gets generation blocks that
-// render byte-identical text and cover exactly each reply and its closing token (expected replies
-// in tests/data/patch_template/cases.json); the patched Qwen3 template matches its golden and
-// Python jinja2's texts and spans (tools/templates/check_patched_template.py); unpatchable
-// templates exit 2 with the reason and write nothing.
-#include "core/commands/PatchTemplateCommand.h"
+// The training template (`maskscope patch-template`): every built-in and real template without markers gets generation
+// blocks that render byte-identical text and cover exactly each reply and its closing token (expected replies in
+// tests/data/training_template/cases.json); the Qwen3 training template matches its golden and Python jinja2's texts
+// and spans (tools/templates/check_training_template.py); unpatchable templates exit 2 with the reason and write
+// nothing.
+#include "core/commands/TrainingTemplateCommand.h"
 #include "core/template/ChatTemplate.h"
 #include "core/template/JinjaChatTemplate.h"
 #include "core/template/TrainingTemplate.h"
@@ -23,7 +23,7 @@ using namespace maskscope;
 using ojson = nlohmann::ordered_json;
 
 namespace {
-const std::string kData = std::string(MASKSCOPE_TEST_DATA_DIR) + "/patch_template/";
+const std::string kData = std::string(MASKSCOPE_TEST_DATA_DIR) + "/training_template/";
 
 std::string readAll(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
@@ -52,16 +52,16 @@ struct Run {
   int status;
   std::string out, err;
 };
-Run patchCli(const PatchTemplateArgs& a, bool json) {
+Run patchCli(const TrainingTemplateArgs& a, bool json) {
   std::ostringstream out, err;
   CommandIO io{out, err, json, false};
-  int st = runPatchTemplate(a, io);
+  int st = runTrainingTemplate(a, io);
   return {st, out.str(), err.str()};
 }
 #define REQUIRE_CACHED(spec) REQUIRE_TOKENIZER_CACHE(!(spec).empty())
 } // namespace
 
-class TestPatchTemplate : public QObject {
+class TestTrainingTemplate : public QObject {
   Q_OBJECT
 private Q_SLOTS:
   void wrapsReplies_data();
@@ -72,14 +72,14 @@ private Q_SLOTS:
   void cliWritesVerifiedTemplate();
 };
 
-void TestPatchTemplate::wrapsReplies_data() {
+void TestTrainingTemplate::wrapsReplies_data() {
   QTest::addColumn<QString>("name");
   ojson cases = ojson::parse(readAll(kData + "cases.json"));
   for (auto it = cases["cases"].begin(); it != cases["cases"].end(); ++it)
     QTest::newRow(it.key().c_str()) << QString::fromStdString(it.key());
 }
 
-void TestPatchTemplate::wrapsReplies() {
+void TestTrainingTemplate::wrapsReplies() {
   QFETCH(QString, name);
   const std::string spec = templateSpec(name.toStdString());
   REQUIRE_CACHED(spec);
@@ -113,7 +113,7 @@ void TestPatchTemplate::wrapsReplies() {
   }
 }
 
-void TestPatchTemplate::qwen3MatchesJinja2() {
+void TestTrainingTemplate::qwen3MatchesJinja2() {
   const std::string spec = templateSpec("cache:qwen3");
   REQUIRE_CACHED(spec);
   std::shared_ptr<ChatTemplate> original = loadChatTemplate(spec);
@@ -136,7 +136,7 @@ void TestPatchTemplate::qwen3MatchesJinja2() {
   }
 }
 
-void TestPatchTemplate::refuses_data() {
+void TestTrainingTemplate::refuses_data() {
   QTest::addColumn<QString>("spec");
   QTest::addColumn<QString>("reason");
   QTest::newRow("already-marked") << "chatml-assistant-mask"
@@ -154,14 +154,14 @@ void TestPatchTemplate::refuses_data() {
       << "probe \"plain\": message 1: expected the generation span \"Probe answer one.<|im_end|>\"";
 }
 
-void TestPatchTemplate::refuses() {
+void TestTrainingTemplate::refuses() {
   QFETCH(QString, spec);
   QFETCH(QString, reason);
   std::string s = spec.toStdString();
   s = s.starts_with("file:") ? kData + s.substr(5) : templateSpec(s);
   REQUIRE_CACHED(s);
   QTemporaryDir dir;
-  PatchTemplateArgs a;
+  TrainingTemplateArgs a;
   a.templateSpec = s;
   a.out = dir.path().toStdString() + "/out.jinja";
   Run run = patchCli(a, false);
@@ -171,9 +171,9 @@ void TestPatchTemplate::refuses() {
   QVERIFY(!std::filesystem::exists(a.out));
 }
 
-void TestPatchTemplate::cliWritesVerifiedTemplate() {
+void TestTrainingTemplate::cliWritesVerifiedTemplate() {
   QTemporaryDir dir;
-  PatchTemplateArgs a;
+  TrainingTemplateArgs a;
   a.templateSpec = "chatml";
   a.out = dir.path().toStdString() + "/chatml-training.jinja";
   Run run = patchCli(a, true);
@@ -190,5 +190,5 @@ void TestPatchTemplate::cliWritesVerifiedTemplate() {
   QCOMPARE(written->render(msgs, o).text, loadChatTemplate("chatml")->render(msgs, o).text);
 }
 
-QTEST_GUILESS_MAIN(TestPatchTemplate)
-#include "tst_patch_template.moc"
+QTEST_GUILESS_MAIN(TestTrainingTemplate)
+#include "tst_training_template.moc"

@@ -1,8 +1,8 @@
 // Resolves --tokenizer specs: builtin:demo, tokenizer.model, tokenizer.json, or a model folder
 // (tokenizer.json preferred, as transformers' AutoTokenizer picks the fast tokenizer).
+#include "core/tokenizer/Tokenizer.h"
 #include "core/resources/BuiltinResources.h"
 #include "core/tokenizer/SentencePieceTokenizer.h"
-#include "core/tokenizer/Tokenizer.h"
 #include "core/tokenizer/hf/HfTokenizerLoader.h"
 #include "core/util/Error.h"
 #include "core/util/FileReading.h"

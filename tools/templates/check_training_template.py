@@ -1,12 +1,12 @@
 #!/usr/bin/python3
-"""Independent check of a template written by `maskscope patch-template`: renders probe conversations
+"""Independent check of a training template written by `maskscope patch-template`: renders probe conversations
 through the original and the patched template with Python jinja2 configured as transformers does
 (make_goldens.make_env: trim_blocks, lstrip_blocks, loopcontrols and an AssistantTracker-style
 {% generation %} extension that renders its body), checks the texts are identical and writes each
 probe with the patched template's generation spans (UTF-8 byte offsets) as JSON.
 Exit status 1 when any probe renders differently.
 Run with Debian's python from the repository root:
-    /usr/bin/python3 tools/templates/check_patched_template.py ORIGINAL PATCHED.jinja OUT.json
+    /usr/bin/python3 tools/templates/check_training_template.py ORIGINAL PATCHED.jinja OUT.json
 ORIGINAL is a tokenizer_config.json (its chat_template and special tokens) or a .jinja file."""
 import json
 import os
