@@ -250,12 +250,12 @@ void MainWindow::updateSummary() {
   summary_->setText(text);
 }
 
-void MainWindow::showView(const QString& name) {
+void MainWindow::showView(const QString& name, bool grow) {
   if (QDockWidget* d = dock(name)) {
     d->show();
     d->raise();
     // Once the raised tab is laid out: room for its whole view where the window has it.
-    if (layout_->dockSizesApplied()) QTimer::singleShot(0, this, [this, d] { layout_->growToShow(d); });
+    if (grow && layout_->dockSizesApplied()) QTimer::singleShot(0, this, [this, d] { layout_->growToShow(d); });
   } else if (QWidget* w = view(name)) {
     w->setFocus();
   }
