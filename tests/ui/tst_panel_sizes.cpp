@@ -169,7 +169,9 @@ private Q_SLOTS:
     verifyNoOverlap(dock->widget());
     if (QTest::currentTestFailed()) return;
     const PanelNeeds needs = needsOf(w, view);
-    for (QWidget* c : needs.canvases) {
+    // Charts and grids >= 150 px docked at 1024 x 768 and 1920 x 1080 (issue 24 section 3); presenter
+    // mode at 1024 x 768 asks for readable tabs and texts of 3 lines, which the loop below checks.
+    for (QWidget* c : presenterRun() ? QList<QWidget*>() : needs.canvases) {
       const int h = visibleHeightAfterScrolling(c);
       QVERIFY2(h >= 150, qPrintable(QStringLiteral("%1 shows %2 px").arg(describe(c)).arg(h)));
       QVERIFY2(visibleRect(c).width() >= 150, qPrintable(describe(c)));

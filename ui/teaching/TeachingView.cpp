@@ -37,13 +37,15 @@ TeachingView::TeachingView(Session* session, std::function<void(const QString&, 
   presenter->setToolTip(tr("Large type for a projector (F11)"));
   presenter_ = presenter;
   nav->addWidget(prev_);
-  nav->addWidget(counter_);
   nav->addWidget(next_);
+  nav->addWidget(counter_); // after Next: "10 / 12" is wider than "3 / 12", and Next must not move
   nav->addStretch();
   nav->addWidget(presenter);
+  // Back / Next first: a step's longer title or text grows the panel below them, so on a short
+  // dock (1024 x 768) the buttons never move or scroll away while a teacher clicks through.
+  layout->addLayout(nav);
   layout->addWidget(title_);
   layout->addWidget(text_, 1);
-  layout->addLayout(nav);
   connect(prev_, &QPushButton::clicked, this, [this] { goToStep(index_ - 1); });
   connect(next_, &QPushButton::clicked, this, [this] { goToStep(index_ + 1); });
   connect(presenter, &QPushButton::toggled, this, &TeachingView::presenterToggled);
