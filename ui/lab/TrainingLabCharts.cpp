@@ -1,6 +1,7 @@
 // The lab's three line charts. The x axis is the optimizer step (0 = before training, held-out only);
 // the y axes start at 0 and grow to the largest value seen, so both runs share one scale per chart.
 #include "ui/lab/TrainingLabCharts.h"
+#include "ui/widgets/Sizes.h"
 
 #include <QChart>
 #include <QChartView>
@@ -41,7 +42,8 @@ TrainingLabCharts::TrainingLabCharts(QWidget* parent) : QWidget(parent) {
     }
     views_[c] = new QChartView(chart);
     views_[c]->setRenderHint(QPainter::Antialiasing);
-    views_[c]->setMinimumSize(150, 120); // small: the panel docks beside others at the bottom
+    // Readable when docked at the bottom of a 1024 x 768 screen (the panel scrolls there).
+    views_[c]->setMinimumSize(kLeastCanvasHeight, kLeastCanvasHeight);
     row->addWidget(views_[c]);
   }
   reset(tr("run A"), tr("run B"), 1);

@@ -92,7 +92,14 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
   if (session_->needsDumpTokenizer()) QTimer::singleShot(0, this, &MainWindow::askForDumpTokenizer);
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+  // Presenter mode enlarged the application's font: a window closed in it gives the normal size back.
+  if (presenter_) {
+    QFont f = QApplication::font();
+    f.setPointSizeF(baseFontPt_);
+    QApplication::setFont(f);
+  }
+}
 
 // Every view of the registry, each in a dock of its area or kept for the centre.
 void MainWindow::createViews() {
@@ -259,10 +266,12 @@ void MainWindow::updateSummary() {
   summary_->setText(text);
 }
 
-void MainWindow::showView(const QString& name) {
+void MainWindow::showView(const QString& name, bool grow) {
   if (QDockWidget* d = dock(name)) {
     d->show();
     d->raise();
+    // Once the raised tab is laid out: room for its whole view where the window has it.
+    if (grow && layout_->dockSizesApplied()) QTimer::singleShot(0, this, [this, d] { layout_->growToShow(d); });
   } else if (QWidget* w = view(name)) {
     w->setFocus();
   }
@@ -276,6 +285,7 @@ void MainWindow::setPresenterMode(bool on) {
   QApplication::setFont(f);
   for (AttentionGridCanvas* g : {attentionGrid(), compare_->gridA(), compare_->gridB()})
     g->setLabelScale(on ? kPresenterScale : 1.0);
+  attentionView_->setPresenterScale(on ? kPresenterScale : 1.0); // the legend grows with the rest
   if (QDockWidget* d = dock(QStringLiteral("dataset"))) d->setVisible(!on);
   // The lint view shows its summary line only; the bottom docks may shrink to it.
   lint_->setCompact(on);

@@ -84,7 +84,9 @@ public:
   QWidget* view(const QString& name) const;
   QDockWidget* dock(const QString& name) const;
   // Brings a view of the registry to the front (its dock raised, or the centre view focused).
-  void showView(const QString& name);
+  // grow: a bottom dock brought forward grows to show its whole view where the room allows (a
+  // teaching step passes false: the step text and its buttons stay where they are).
+  void showView(const QString& name, bool grow = true);
   // Docks every view where it starts (View > Reset layout): areas, tabs and sizes of a first run.
   void resetLayout();
   // True once the first-run (or reset) dock sizes have been applied (a queued call after show).

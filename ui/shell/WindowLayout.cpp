@@ -3,31 +3,37 @@
 #include "ui/shell/WindowLayout.h"
 #include "ui/shell/ViewRegistry.h"
 
+#include <QChildEvent>
 #include <QDockWidget>
 #include <QGuiApplication>
 #include <QLayout>
 #include <QMainWindow>
 #include <QScreen>
+#include <QScrollArea>
+#include <QTabBar>
 #include <QTimer>
-#include <QVBoxLayout>
 #include <algorithm>
 
 namespace maskscope {
 
 namespace {
 
-// Gives a docked view a modest preferred size, so the strip and grid get the room at first start.
-class PanelFrame : public QWidget {
+// Holds a docked view in a scroll area: the dock may be shorter than the view needs (a 1024 x 768
+// projector), and then the view scrolls whole instead of squeezing its controls over each other or
+// its charts to nothing. Gives the dock a modest preferred size, so the strip and grid get the room.
+class PanelFrame : public QScrollArea {
 public:
   PanelFrame(QWidget* panel, QSize hint) : hint_(hint) {
-    auto* l = new QVBoxLayout(this);
-    l->setContentsMargins(0, 0, 0, 0);
-    l->addWidget(panel);
+    setWidget(panel);
+    setWidgetResizable(true);
+    setFrameShape(QFrame::NoFrame);
   }
   QSize sizeHint() const override { return hint_; }
   QSize minimumSizeHint() const override { return {120, shrinkTo_ ? shrinkTo_->minimumSizeHint().height() : 90}; }
+  // The height that shows the whole view without scrolling.
+  int wholeHeight() const { return widget()->minimumSizeHint().height(); }
   // Presenter mode: the bottom docks share one tab group, whose least height is its tallest
-  // least; each may shrink to the folded lint view's summary line (nullptr: back to 90 px).
+  // least; each may shrink to the folded lint view (nullptr: back to 90 px).
   void setShrinkTo(const QWidget* w) {
     shrinkTo_ = w;
     updateGeometry();
@@ -40,7 +46,24 @@ private:
 
 } // namespace
 
-WindowLayout::WindowLayout(QMainWindow* window) : QObject(window), window_(window) {}
+WindowLayout::WindowLayout(QMainWindow* window) : QObject(window), window_(window) {
+  window_->installEventFilter(this);
+}
+
+bool WindowLayout::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == window_ && event->type() == QEvent::ChildAdded &&
+      qobject_cast<QTabBar*>(static_cast<QChildEvent*>(event)->child()))
+    QTimer::singleShot(0, this, [this] { configureTabBars(); }); // the bar is set up after it is added
+  return QObject::eventFilter(watched, event);
+}
+
+// Presenter mode's large type at 1024 px would elide every tab to "S…": the bar scrolls instead.
+void WindowLayout::configureTabBars() {
+  for (QTabBar* bar : window_->findChildren<QTabBar*>(Qt::FindDirectChildrenOnly)) {
+    bar->setElideMode(Qt::ElideNone);
+    bar->setUsesScrollButtons(true);
+  }
+}
 
 void WindowLayout::createDocks(const QHash<QString, QWidget*>& views) {
   for (const ViewSpec& v : viewRegistry()) {
@@ -95,12 +118,15 @@ void WindowLayout::resetLayout() {
   QTimer::singleShot(0, this, [this] { applyDefaultDockSizes(); });
 }
 
+int WindowLayout::roomFor(QDockWidget* bottom) const {
+  QWidget* centre = window_->centralWidget();
+  return centre->height() + bottom->height() - centre->minimumSizeHint().height();
+}
+
 // About 28 % of the window, but never taking the centre below its least height: the layout would
 // then cut the grid's bottom off under the docks (a 1024 x 768 window, presenter mode).
 int WindowLayout::bottomDockHeight(QDockWidget* bottom) const {
-  QWidget* centre = window_->centralWidget();
-  const int shared = centre->height() + bottom->height();
-  const int room = shared - centre->minimumSizeHint().height();
+  const int room = roomFor(bottom);
   const int least = bottom->minimumSizeHint().height();
   // Folded (presenter mode) with the lint view in front: it shows its summary line only, and the
   // room goes to the grid (a 1024 x 768 projector leaves little height).
@@ -121,15 +147,29 @@ void WindowLayout::applyDefaultDockSizes(QDockWidget* front) {
   if (side) window_->resizeDocks({side}, {280}, Qt::Horizontal);
   if (bottom) {
     if (window_->layout()) window_->layout()->activate();
-    const int target = bottomDockHeight(bottom);
-    window_->resizeDocks({bottom}, {target}, Qt::Vertical);
-    // The size given covers the area's tab bar when the docks are tabbed already (after a reset),
-    // not on the first run: correct by what the dock actually got, so both end at the same height.
-    if (window_->layout()) window_->layout()->activate();
-    if (const int error = target - bottom->height(); error != 0)
-      window_->resizeDocks({bottom}, {target + error}, Qt::Vertical);
+    resizeBottom(bottom, bottomDockHeight(bottom));
   }
+  configureTabBars();
   dockSizesApplied_ = true;
+}
+
+void WindowLayout::resizeBottom(QDockWidget* bottom, int target) {
+  window_->resizeDocks({bottom}, {target}, Qt::Vertical);
+  // The size given covers the area's tab bar when the docks are tabbed already (after a reset),
+  // not on the first run: correct by what the dock actually got, so both end at the same height.
+  if (window_->layout()) window_->layout()->activate();
+  if (const int error = target - bottom->height(); error != 0)
+    window_->resizeDocks({bottom}, {target + error}, Qt::Vertical);
+}
+
+void WindowLayout::growToShow(QDockWidget* dock) {
+  auto* frame = dynamic_cast<PanelFrame*>(dock->widget());
+  if (!frame || window_->dockWidgetArea(dock) != Qt::BottomDockWidgetArea || !dock->isVisible()) return;
+  if (window_->layout()) window_->layout()->activate();
+  const int chrome = dock->height() - frame->height(); // the dock's title bar
+  const int wanted = frame->wholeHeight() + chrome;
+  const int target = std::min(wanted, std::max(dock->height(), roomFor(dock)));
+  if (target > dock->height()) resizeBottom(dock, target);
 }
 
 void WindowLayout::foldBottomDocks(QWidget* shrinkTo) {

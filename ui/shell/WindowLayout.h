@@ -35,12 +35,22 @@ public:
   // forward meanwhile gets its usual height.
   void foldBottomDocks(QWidget* shrinkTo);
   bool folded() const { return foldedTo_ != nullptr; }
+  // A bottom dock brought forward grows, when the room allows (the centre keeps its least height),
+  // to show its whole view without scrolling; it never shrinks here (the user's height stays).
+  void growToShow(QDockWidget* dock);
   // Shrinks (fill: grows) the window, frame included, to its screen's available geometry.
   void fitToScreen(bool fill);
+
+protected:
+  // Tab bars the window makes for tabbed docks say each dock's whole name (scroll, never elide).
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
   QRect screenRoom() const;
   int bottomDockHeight(QDockWidget* bottom) const;
+  int roomFor(QDockWidget* bottom) const; // the most the bottom dock may take from the centre
+  void resizeBottom(QDockWidget* bottom, int target);
+  void configureTabBars();
 
   QMainWindow* window_;
   QList<QDockWidget*> docks_; // in registry order

@@ -11,8 +11,10 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QShortcut>
 #include <QTextBrowser>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace maskscope {
 
@@ -35,13 +37,15 @@ TeachingView::TeachingView(Session* session, std::function<void(const QString&, 
   presenter->setToolTip(tr("Large type for a projector (F11)"));
   presenter_ = presenter;
   nav->addWidget(prev_);
-  nav->addWidget(counter_);
   nav->addWidget(next_);
+  nav->addWidget(counter_); // after Next: "10 / 12" is wider than "3 / 12", and Next must not move
   nav->addStretch();
   nav->addWidget(presenter);
+  // Back / Next first: a step's longer title or text grows the panel below them, so on a short
+  // dock (1024 x 768) the buttons never move or scroll away while a teacher clicks through.
+  layout->addLayout(nav);
   layout->addWidget(title_);
   layout->addWidget(text_, 1);
-  layout->addLayout(nav);
   connect(prev_, &QPushButton::clicked, this, [this] { goToStep(index_ - 1); });
   connect(next_, &QPushButton::clicked, this, [this] { goToStep(index_ + 1); });
   connect(presenter, &QPushButton::toggled, this, &TeachingView::presenterToggled);
@@ -49,6 +53,7 @@ TeachingView::TeachingView(Session* session, std::function<void(const QString&, 
   text_->setHtml(
       tr("<p>A guided walk through masking, driving the real views on the demo data. Press <b>Next</b>.</p>"));
   counter_->setText(tr("%1 steps").arg(steps_.size()));
+  buildShortcuts();
 }
 
 void TeachingView::applyFonts() {
@@ -69,7 +74,11 @@ void TeachingView::changeEvent(QEvent* e) {
 void TeachingView::setPresenterChecked(bool on) {
   QSignalBlocker block(presenter_);
   presenter_->setChecked(on);
+  arrowNext_->setEnabled(on);
+  arrowPrevious_->setEnabled(on);
 }
+
+QWidget* TeachingView::textView() const { return text_; }
 
 QString TeachingView::currentTitle() const { return title_->text(); }
 
@@ -95,34 +104,53 @@ void TeachingView::goToStep(int index) {
   keepVisibleBeside(s.view);
 }
 
-// A step that raises a panel tabbed with this one would hide the step text and the Next button:
-// move this panel out of the tab group, beside the panel it opened.
+// The first step takes this panel out of the bottom tab group, beside it: later steps raise other
+// panels there and the step text and the Back / Next buttons stay where they are (a teacher clicks
+// Next without looking for it). Then the step's own panel comes to the front.
 void TeachingView::keepVisibleBeside(const QString& view) {
   QDockWidget* own = nullptr;
   for (QWidget* w = parentWidget(); w && !own; w = w->parentWidget()) own = qobject_cast<QDockWidget*>(w);
   auto* window = own ? qobject_cast<QMainWindow*>(own->parentWidget()) : nullptr;
-  const ViewSpec* spec = findView(view);
-  if (!window || !spec || spec->dockName.isEmpty()) return;
-  auto* target = window->findChild<QDockWidget*>(spec->dockName);
-  if (!target || target == own) return;
-  const bool moved = window->tabifiedDockWidgets(own).contains(target);
-  if (moved) { // out of the tab group, beside it in the same (bottom) area
-    const Qt::DockWidgetArea area = window->dockWidgetArea(target);
+  if (!window) return;
+  const QList<QDockWidget*> group = window->tabifiedDockWidgets(own);
+  if (!group.isEmpty()) { // out of the tab group, beside it in the same (bottom) area
+    const Qt::DockWidgetArea area = window->dockWidgetArea(own);
     window->removeDockWidget(own);
     window->addDockWidget(area, own, Qt::Horizontal);
     own->show();
+    // Sizes are set after the window's own queued layout, which would undo them: the step text
+    // and the buttons get about 40 % of the width, the panels the rest.
+    QDockWidget* beside = group.first();
+    QMetaObject::invokeMethod(
+        this,
+        [window, own, beside] {
+          const int w = window->width();
+          window->resizeDocks({beside, own}, {w * 6 / 10, w * 4 / 10}, Qt::Horizontal);
+        },
+        Qt::QueuedConnection);
   }
-  target->show();
-  target->raise();
-  // Sizes are set after the window's own queued first-show layout, which would undo them.
-  QMetaObject::invokeMethod(
-      this,
-      [window, own, target, moved] {
-        // The step text and the Back / Next buttons get about 40 % of the width, the panel the rest.
-        const int w = window->width();
-        if (moved) window->resizeDocks({target, own}, {w * 6 / 10, w * 4 / 10}, Qt::Horizontal);
-      },
-      Qt::QueuedConnection);
+  const ViewSpec* spec = findView(view);
+  if (!spec || spec->dockName.isEmpty()) return;
+  if (auto* target = window->findChild<QDockWidget*>(spec->dockName); target && target != own) {
+    target->show();
+    target->raise();
+  }
+}
+
+void TeachingView::buildShortcuts() {
+  // A presenter's clicker sends Page Down / Page Up; in presenter mode the arrow keys step too.
+  auto step = [this](int delta) {
+    if (isVisible()) goToStep(std::clamp(index_ + delta, 0, int(steps_.size()) - 1));
+  };
+  auto* next = new QShortcut(QKeySequence(Qt::Key_PageDown), this, [step] { step(1); });
+  auto* previous = new QShortcut(QKeySequence(Qt::Key_PageUp), this, [step] { step(-1); });
+  arrowNext_ = new QShortcut(QKeySequence(Qt::Key_Right), this, [step] { step(1); });
+  arrowPrevious_ = new QShortcut(QKeySequence(Qt::Key_Left), this, [step] { step(-1); });
+  for (QShortcut* s : {next, previous, arrowNext_, arrowPrevious_}) s->setContext(Qt::WindowShortcut);
+  arrowNext_->setEnabled(false);
+  arrowPrevious_->setEnabled(false);
+  next_->setToolTip(tr("Next step (Page Down; → in presenter mode)"));
+  prev_->setToolTip(tr("Previous step (Page Up; ← in presenter mode)"));
 }
 
 } // namespace maskscope

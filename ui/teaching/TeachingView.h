@@ -1,6 +1,7 @@
 // Teaching mode: a guided walk-through of masking, one step at a time, each step driving the real
-// views on the demo data (collator, row, position, which view is in front), in large type. When a
-// step brings a panel forward that shares this panel's dock tabs, this panel moves beside it.
+// views on the demo data (collator, row, position, which view is in front), in large type. The first
+// step moves this panel beside the bottom tab group, so Back / Next stay put; Page Down / Page Up
+// (and the arrow keys in presenter mode) step.
 #pragma once
 #include "ui/teaching/TeachingSteps.h"
 
@@ -12,6 +13,7 @@
 class QDockWidget;
 class QLabel;
 class QPushButton;
+class QShortcut;
 class QTextBrowser;
 
 namespace maskscope {
@@ -33,6 +35,8 @@ public:
   // The current step's text as shown (HTML), computed from the data on screen.
   QString currentText() const;
   QPushButton* nextButton() const { return next_; }
+  QPushButton* previousButton() const { return prev_; }
+  QWidget* textView() const; // the step text
   QPushButton* presenterButton() const { return presenter_; }
   void setPresenterChecked(bool on); // follows View > Presenter mode without emitting
 
@@ -45,6 +49,7 @@ Q_SIGNALS:
 
 private:
   void keepVisibleBeside(const QString& view);
+  void buildShortcuts();
   void applyFonts();
   Session* session_;
   std::function<void(const QString&, bool)> showView_;
@@ -57,6 +62,8 @@ private:
   QPushButton* prev_ = nullptr;
   QPushButton* next_ = nullptr;
   QPushButton* presenter_ = nullptr;
+  QShortcut* arrowNext_ = nullptr; // the arrow keys step in presenter mode only
+  QShortcut* arrowPrevious_ = nullptr;
 };
 
 // This view's row in the view registry (ui/shell/ViewRegistry.h), defined in TeachingViewSpec.cpp.

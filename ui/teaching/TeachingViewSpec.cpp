@@ -19,7 +19,7 @@ ViewSpec teachingViewSpec() {
           [](const ViewHost& h) {
             MainWindow* window = h.window;
             return new TeachingView(h.session, [window](const QString& v, bool example) {
-              window->showView(v);
+              window->showView(v, false);
               if (v == QLatin1String("lab")) // "Train it and see": the stop-token experiment, ready to start
                 viewAs<TrainingLabView>(window->view(v))->form()->selectExperiment(QStringLiteral("stop-token"));
               if (v == QLatin1String("softmax"))

@@ -9,6 +9,7 @@
 #include "ui/views/grid/AttentionGridCanvas.h"
 #include "ui/views/loss/LossView.h"
 #include "ui/views/strip/TokenStripView.h"
+#include "ui/widgets/Sizes.h"
 
 #include <QComboBox>
 #include <QFutureWatcher>
@@ -53,6 +54,9 @@ CompareView::CompareView(Session* session, QWidget* parent) : QWidget(parent), s
   stripB_ = new TokenStripView(session_, this);
   gridA_ = new AttentionGridCanvas(session_, this);
   gridB_ = new AttentionGridCanvas(session_, this);
+  // Docked at the bottom of a 1024 x 768 screen the panel scrolls rather than squeezing the grids.
+  gridA_->setMinimumHeight(kLeastCanvasHeight);
+  gridB_->setMinimumHeight(kLeastCanvasHeight);
   layout->addWidget(new QLabel(tr("<b>A</b>"), this), 0, 0);
   layout->addWidget(boxA_, 0, 1);
   layout->addWidget(new QLabel(tr("<b>B</b>"), this), 0, 2);

@@ -14,23 +14,24 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cmath>
 
 namespace maskscope {
 
 namespace {
 
 // A swatch painted as the grid paints the class (colour, stripes, glyph) in the current theme.
-QPixmap swatch(CellClass c, bool greyed) { return QPixmap::fromImage(cellClassSwatch(c, greyed)); }
+// The side in px: 18 at normal type, scaled with presenter mode's legend.
+QPixmap swatch(CellClass c, bool greyed, int side) { return QPixmap::fromImage(cellClassSwatch(c, greyed, side)); }
 
 // The swatch and the class's name; the swatch keeps its class so a theme switch repaints it.
 QWidget* legendItem(CellClass c, const QString& text, QWidget* parent, bool greyed = false) {
-  const QPixmap pm = swatch(c, greyed);
+  const QPixmap pm = swatch(c, greyed, 18);
   auto* w = new QWidget(parent);
   auto* l = new QHBoxLayout(w);
   l->setContentsMargins(0, 0, 6, 0);
   auto* sw = new QLabel(w);
-  sw->setObjectName(QStringLiteral("swatch:%1%2")
-                        .arg(QString::fromLatin1(cellClassName(c)), greyed ? QStringLiteral(":greyed") : QString()));
+  sw->setObjectName(cellClassSwatchName(c, greyed));
   sw->setProperty("cellClass", int(c));
   sw->setProperty("greyed", greyed);
   sw->setPixmap(pm);
@@ -47,13 +48,14 @@ QWidget* legendItem(CellClass c, const QString& text, QWidget* parent, bool grey
 AttentionView::AttentionView(Session* session, QWidget* parent) : QWidget(parent) {
   auto* gl = new QVBoxLayout(this);
   gl->setContentsMargins(0, 0, 0, 0);
-  QWidget* legend = buildLegend();
-  // The legend keeps the type it starts with: presenter mode enlarges the grid's labels, and a
-  // legend 1.6x as wide would no longer fit a 1024 px window (its rows do not wrap, see below).
-  QFont fixed = font();
-  fixed.setPointSizeF(fixed.pointSizeF()); // marks the size as set: the app font's size no longer reaches it
-  legend->setFont(fixed);
-  gl->addWidget(legend);
+  legend_ = buildLegend();
+  // The legend's type follows presenter mode (setPresenterScale), not the application font: its rows
+  // are rearranged for the larger type so that none is wider than a 1024 px window's centre.
+  legendFont_ = font();
+  legendFont_.setPointSizeF(legendFont_.pointSizeF()); // marks the size as set: the app font no longer reaches it
+  legend_->setFont(legendFont_);
+  layOutLegend(false);
+  gl->addWidget(legend_);
   syncWindowBox();
   grid_ = new AttentionGridCanvas(session, this);
   gl->addWidget(grid_, 1);
@@ -65,6 +67,43 @@ AttentionView::AttentionView(Session* session, QWidget* parent) : QWidget(parent
   // included, so the grid's bottom is never cut off.
 }
 
+void AttentionView::setPresenterScale(double scale) {
+  legendScale_ = scale;
+  QFont f = legendFont_;
+  f.setPointSizeF(legendFont_.pointSizeF() * scale);
+  legend_->setFont(f);
+  layOutLegend(scale > 1.0);
+  refreshLegend(); // the swatches at the new size
+}
+
+// Normal type: three rows (what the mask does with the controls; the leaks; the band, greyed rows
+// and strips). Presenter type: five rows of the same items, each within a 1024 px window's centre.
+void AttentionView::layOutLegend(bool presenter) {
+  delete legend_->layout(); // its row layouts go with it; the items (children of the legend) stay
+  auto* rows = new QVBoxLayout(legend_);
+  rows->setContentsMargins(0, 0, 0, 0);
+  rows->setSpacing(2);
+  auto row = [rows](const QList<QWidget*>& items, const QList<QWidget*>& right = {}) {
+    auto* line = new QHBoxLayout();
+    for (QWidget* w : items) line->addWidget(w);
+    line->addStretch();
+    for (QWidget* w : right) line->addWidget(w);
+    rows->addLayout(line);
+  };
+  const LegendItems& i = legendItems_;
+  if (presenter) {
+    row(i.mask);
+    row(i.controls);
+    row({i.leaks[0], i.leaks[1]});
+    row({i.leaks[2], i.band[0]});
+    row(i.band.mid(1));
+  } else {
+    row(i.mask, i.controls);
+    row(i.leaks);
+    row(i.band);
+  }
+}
+
 void AttentionView::changeEvent(QEvent* e) {
   QWidget::changeEvent(e);
   if (e->type() == QEvent::PaletteChange) refreshLegend();
@@ -73,8 +112,11 @@ void AttentionView::changeEvent(QEvent* e) {
 // The theme changed (View > Dark theme): the swatches and the strip colours follow it.
 void AttentionView::refreshLegend() {
   for (QLabel* l : findChildren<QLabel*>())
-    if (l->property("cellClass").isValid())
-      l->setPixmap(swatch(CellClass(l->property("cellClass").toInt()), l->property("greyed").toBool()));
+    if (l->property("cellClass").isValid()) {
+      const int side = int(std::lround(18 * legendScale_));
+      l->setPixmap(swatch(CellClass(l->property("cellClass").toInt()), l->property("greyed").toBool(), side));
+      l->setFixedSize(side, side);
+    }
   if (strips_) strips_->setText(stripsText());
   if (gradedPadLegend_) gradedPadLegend_->setText(gradedPadText());
 }
@@ -160,29 +202,18 @@ void AttentionView::updateWindowLegend() {
   windowLegend_->setVisible(layerBox_->hasLayout() ? sliding : userWindow_ > 0);
 }
 
+// The legend's items (layOutLegend arranges them in rows): what the mask does, the layer, head,
+// window and mode controls, what a reader must not miss (another example's keys, blocked or
+// leaking), and the band, greyed rows and strips.
 QWidget* AttentionView::buildLegend() {
-  // Three rows: what the mask does (and the layer, head, window and mode controls), what a reader
-  // must not miss (another example's keys, blocked or leaking), and the band, greyed rows and strips.
   auto* legend = new QWidget(this);
-  auto* rows = new QVBoxLayout(legend);
-  rows->setContentsMargins(0, 0, 0, 0);
-  rows->setSpacing(2);
-  auto* ll = new QHBoxLayout();
-  rows->addLayout(ll);
-  ll->addWidget(new QLabel(tr("<b>Attention</b>:"), legend));
-  ll->addWidget(legendItem(CellClass::Allowed, tr("allowed"), legend));
-  ll->addWidget(legendItem(CellClass::Future, tr("future (causal)"), legend));
-  ll->addWidget(legendItem(CellClass::Padding, tr("padding"), legend));
-  ll->addStretch();
-  ll->addWidget(new QLabel(tr("layer"), legend));
+  LegendItems& i = legendItems_;
+  i.mask = {new QLabel(tr("<b>Attention</b>:"), legend), legendItem(CellClass::Allowed, tr("allowed"), legend),
+            legendItem(CellClass::Future, tr("future (causal)"), legend),
+            legendItem(CellClass::Padding, tr("padding"), legend)};
   layerBox_ = new LayerSpinBox(legend);
-  ll->addWidget(layerBox_);
-  ll->addWidget(new QLabel(tr("head"), legend));
   headBox_ = new QSpinBox(legend);
-  ll->addWidget(headBox_);
-  ll->addWidget(new QLabel(tr("window"), legend));
   windowBox_ = buildWindowBox(legend);
-  ll->addWidget(windowBox_);
   modeBox_ = new QComboBox(legend);
   modeBox_->addItem(tr("mask"));
   modeBox_->addItem(tr("attention probabilities (model)"));
@@ -192,32 +223,28 @@ QWidget* AttentionView::buildLegend() {
   modeBox_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   modeBox_->setMinimumContentsLength(12);
   modeBox_->setToolTip(tr("Load a model (Model menu) to see real attention probabilities"));
-  ll->addWidget(modeBox_);
-  auto* bugs = new QHBoxLayout();
-  rows->addLayout(bugs);
-  // "other example" here, beside the leak it is confused with: the first row keeps the room the
-  // window box takes.
-  bugs->addWidget(legendItem(CellClass::OtherExample, tr("other example"), legend));
-  bugs->addWidget(legendItem(CellClass::AllowedPad, tr("allowed, but this key is padding"), legend));
-  bugs->addWidget(
-      legendItem(CellClass::AllowedOtherExample, tr("allowed, but this key belongs to another example"), legend));
-  bugs->addStretch();
-  // A third row, so no row is wider than a 1024 px window's centre (no word wrap: a legend whose
-  // height follows its width would move the docks whenever the centre's width changes).
-  auto* rows3 = new QHBoxLayout();
-  rows->addLayout(rows3);
+  i.controls = {new QLabel(tr("layer"), legend),
+                layerBox_,
+                new QLabel(tr("head"), legend),
+                headBox_,
+                new QLabel(tr("window"), legend),
+                windowBox_,
+                modeBox_};
+  // "other example" beside the leak it is confused with.
+  i.leaks = {
+      legendItem(CellClass::OtherExample, tr("other example"), legend),
+      legendItem(CellClass::AllowedPad, tr("allowed, but this key is padding"), legend),
+      legendItem(CellClass::AllowedOtherExample, tr("allowed, but this key belongs to another example"), legend)};
+  // No word wrap: a legend whose height follows its width would move the docks whenever the
+  // centre's width changes; the rows are arranged instead.
   windowLegend_ = legendItem(CellClass::OutsideWindow, tr("outside the window (sliding layer)"), legend);
-  rows3->addWidget(windowLegend_);
   // Pad query rows as the shown row has them: greyed where nothing reads their output, or (the bug
   // labels=all makes) graded, marked red on the query strip and never greyed.
   unreadPadLegend_ = legendItem(CellClass::Allowed, tr("pad query row (output unread)"), legend, true);
-  rows3->addWidget(unreadPadLegend_);
   gradedPadLegend_ = new QLabel(gradedPadText(), legend);
   gradedPadLegend_->setObjectName(QStringLiteral("legend:graded pad query"));
-  rows3->addWidget(gradedPadLegend_);
   strips_ = new QLabel(stripsText(), legend);
-  rows3->addWidget(strips_);
-  rows3->addStretch();
+  i.band = {windowLegend_, unreadPadLegend_, gradedPadLegend_, strips_};
   return legend;
 }
 

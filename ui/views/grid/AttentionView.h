@@ -4,6 +4,8 @@
 #pragma once
 #include "core/forward/LayerAttention.h"
 
+#include <QFont>
+#include <QList>
 #include <QWidget>
 
 class QComboBox;
@@ -40,6 +42,9 @@ public:
   QLabel* gradedPadLegend() const { return gradedPadLegend_; }
   // What the grid and softmax view draw now (core's shownLayer, as `snapshot --window` / `--layer`).
   ShownLayer shownLayer() const;
+  // Presenter mode: the legend's type and swatches scaled with the rest (1.0 = normal), its items
+  // rearranged in more rows so that each still fits a 1024 px window.
+  void setPresenterScale(double scale);
 
 Q_SIGNALS:
   void layerAttentionChanged(); // the layer, its layout or the user's window changed
@@ -48,7 +53,12 @@ protected:
   void changeEvent(QEvent* event) override;
 
 private:
+  // The legend's items by row of the normal arrangement (layOutLegend places them).
+  struct LegendItems {
+    QList<QWidget*> mask, controls, leaks, band;
+  };
   QWidget* buildLegend();
+  void layOutLegend(bool presenter);
   QSpinBox* buildWindowBox(QWidget* legend);
   void syncWindowBox();
   void updateWindowLegend();
@@ -67,6 +77,10 @@ private:
   QWidget* unreadPadLegend_ = nullptr;
   QLabel* gradedPadLegend_ = nullptr;
   QLabel* strips_ = nullptr;
+  QWidget* legend_ = nullptr;
+  LegendItems legendItems_;
+  QFont legendFont_;         // the legend's normal type
+  double legendScale_ = 1.0; // presenter mode's scale of it
 };
 
 // This view's row in the view registry (ui/shell/ViewRegistry.h), defined in AttentionViewSpec.cpp.

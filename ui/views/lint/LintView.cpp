@@ -97,10 +97,19 @@ QString LintView::summaryText() const { return summary_->text(); }
 
 void LintView::setCompact(bool on) {
   compact_ = on;
-  findings_->setVisible(!on);
-  // Folded, the panel is as tall as its summary line: the dock shrinks to it, and grows back.
+  // Folded, the panel is its summary line and three lines of findings (the explanation hides): the
+  // dock shrinks to that, and grows back.
+  explanation_->setVisible(!on);
+  const int threeLines = 3 * list_->fontMetrics().lineSpacing() + 2 * list_->frameWidth() + 4;
+  list_->setFixedHeight(on ? threeLines : QWIDGETSIZE_MAX);
+  if (!on) list_->setMinimumHeight(0);
   setSizePolicy(QSizePolicy::Preferred, on ? QSizePolicy::Maximum : QSizePolicy::Preferred);
   updateGeometry();
+}
+
+void LintView::changeEvent(QEvent* e) {
+  QWidget::changeEvent(e);
+  if (e->type() == QEvent::FontChange && compact_) setCompact(true); // three lines of the new type
 }
 
 void LintView::onSettingsChanged() {

@@ -51,8 +51,8 @@ public:
   // The shown findings were made for another file or other settings (until the re-lint lands).
   bool isStale() const;
   bool showsDatasetFindings() const { return datasetRows_; }
-  // Compact (presenter mode on a small screen): the buttons and the summary line only, the findings
-  // list and the explanation folded away (kept, not cleared) until compact is turned off.
+  // Compact (presenter mode on a small screen): the buttons, the summary line and three lines of the
+  // findings list; the explanation folds away (kept, not cleared) until compact is turned off.
   void setCompact(bool on);
   bool compact() const { return compact_; }
   QLabel* summaryLabel() const { return summary_; }
@@ -62,6 +62,7 @@ Q_SIGNALS:
 
 protected:
   void showEvent(QShowEvent* event) override;
+  void changeEvent(QEvent* event) override;
 
 private:
   void showReport(LintReport report, bool datasetRows);

@@ -13,6 +13,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -54,6 +55,12 @@ public:
   void paintEvent(QPaintEvent*) override {
     QPainter p(this);
     view_->render(p, rect());
+  }
+  // The wheel moves the shown keys along the row (three a notch); at either end the panel scrolls.
+  void wheelEvent(QWheelEvent* e) override {
+    const int notches = (e->angleDelta().y() + e->angleDelta().x()) / 120;
+    if (notches == 0 || !view_->scrollKeys(-3 * notches)) return e->ignore();
+    e->accept();
   }
   SoftmaxView* view_;
 };
@@ -97,9 +104,11 @@ SoftmaxView::SoftmaxView(Session* session, QWidget* parent) : QWidget(parent), s
   connect(session_, &Session::batchChanged, this, [this] {
     modelScores_.clear();
     edits_.clear();
+    keyScroll_ = 0;
     if (!teaching_) recompute();
   });
   connect(session_, &Session::positionChanged, this, [this] {
+    keyScroll_ = 0;
     if (!teaching_) recompute();
   });
   recompute();
@@ -110,12 +119,14 @@ QWidget* SoftmaxView::chart() const { return chart_; }
 void SoftmaxView::showTeachingExample() {
   teaching_ = true;
   edits_.clear();
+  keyScroll_ = 0;
   recompute();
 }
 
 void SoftmaxView::showSelectedRow() {
   teaching_ = false;
   edits_.clear();
+  keyScroll_ = 0;
   recompute();
 }
 
@@ -198,7 +209,9 @@ void SoftmaxView::recompute() {
       if (!std::isnan(edits_[k])) scores_[k] = edits_[k];
   const int T = int(scores_.size());
   count_ = std::min(T, kMaxShownKeys);
-  first_ = std::clamp(query_ - (kMaxShownKeys - 4), 0, std::max(0, T - count_));
+  const int around = query_ - (kMaxShownKeys - 4); // the query near the right, its context to the left
+  first_ = std::clamp(around + keyScroll_, 0, std::max(0, T - count_));
+  keyScroll_ = first_ - around; // never more than the row allows
   // Model scores are log-probabilities, already capped; example scores are raw and get the cap here.
   const bool modelScores = !teaching_ && int64_t(modelScores_.size()) == int64_t(T) * T;
   row_ = computeSoftmaxRow(scores_, states, teaching_ || modelScores ? 0.0 : softcap_);
@@ -211,6 +224,13 @@ void SoftmaxView::recompute() {
   sourceLabel_->setText(source);
   syncEdit();
   chart_->update();
+}
+
+bool SoftmaxView::scrollKeys(int keys) {
+  const int before = first_;
+  keyScroll_ += keys;
+  recompute();
+  return first_ != before;
 }
 
 void SoftmaxView::setLayerAttention(int64_t window, double softcap, const QString& text) {

@@ -32,6 +32,9 @@ public:
   const SoftmaxRow& current() const { return row_; }
   int firstShownKey() const { return first_; }
   int shownKeyCount() const { return count_; }
+  // Moves the shown keys along the row (the wheel over the chart); false when already at that end.
+  // A new query or batch shows the keys around the query again.
+  bool scrollKeys(int keys);
   // Scores from the model for the current row: [T, T] pre-softmax; empty = example scores.
   void setModelScores(std::vector<float> scores, const QString& label);
   // The layer shown: a sliding window (0 = full) blocks keys older than it ("outside the window");
@@ -68,6 +71,7 @@ private:
   bool teaching_ = false;
   int query_ = 0;
   int first_ = 0, count_ = 0;
+  int keyScroll_ = 0;              // keys the wheel moved the shown window by, from its place around the query
   std::vector<double> scores_;     // every key of the current query
   std::vector<double> edits_;      // user overrides by key (NaN = none)
   std::vector<float> modelScores_; // [T, T]

@@ -108,9 +108,11 @@ void TokenStripView::changeEvent(QEvent* e) {
   }
 }
 
+// One row of chips at least (the strip scrolls): presenter mode's large chips on a 1024 x 768
+// projector leave the grid and the bottom panels no room otherwise.
 QSize TokenStripView::minimumSizeHint() const {
   const ChipGeometry g = chipGeometry(font());
-  return {200, 2 * (g.height + kGap) + kGap + 2 * frameWidth()};
+  return {200, (g.height + kGap) + kGap + 2 * frameWidth()};
 }
 
 QSize TokenStripView::sizeHint() const {
