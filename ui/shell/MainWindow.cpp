@@ -48,6 +48,7 @@
 #include <QStatusBar>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <utility>
 
 namespace maskscope {
@@ -109,6 +110,7 @@ void MainWindow::createViews() {
   // The views the window wires to each other and to the session.
   datasetView_ = static_cast<DatasetView*>(view(QStringLiteral("dataset")));
   attentionView_ = static_cast<AttentionView*>(view(QStringLiteral("attention")));
+  layout_->setCentreGrowth([this] { return attentionView_->foldedLegendHeight(); });
   strip_ = static_cast<TokenStripView*>(view(QStringLiteral("tokens")));
   softmax_ = static_cast<SoftmaxView*>(view(QStringLiteral("softmax")));
   loss_ = static_cast<LossView*>(view(QStringLiteral("loss")));
@@ -135,7 +137,7 @@ void MainWindow::buildCentre() {
   centreError_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   centreError_->hide();
   cl->addWidget(centreError_);
-  auto* split = new QSplitter(Qt::Vertical, centre);
+  auto* split = centreSplit_ = new QSplitter(Qt::Vertical, centre);
   for (const ViewSpec& v : viewRegistry())
     if (v.area == Qt::NoDockWidgetArea) {
       split->addWidget(view(v.name));
@@ -310,7 +312,23 @@ void MainWindow::setPresenterMode(bool on) {
       fitToScreen(false);
     }
     layout_->applyDefaultDockSizes();
+    if (on) giveGridTheCentre();
   });
+}
+
+// Presenter mode: the centre views above the grid (the token strip) get their least height (one row
+// of chips, which scroll), the grid the rest of the centre.
+void MainWindow::giveGridTheCentre() {
+  QList<int> sizes = centreSplit_->sizes();
+  if (sizes.size() < 2) return;
+  int total = 0;
+  for (int h : sizes) total += h;
+  for (int i = 0; i + 1 < sizes.size(); ++i) {
+    sizes[i] = centreSplit_->widget(i)->minimumSizeHint().height();
+    total -= sizes[i];
+  }
+  sizes.last() = std::max(0, total);
+  centreSplit_->setSizes(sizes);
 }
 
 void MainWindow::setDarkTheme(bool dark) {

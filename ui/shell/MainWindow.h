@@ -17,6 +17,7 @@ class QMenu;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QSplitter;
 
 namespace maskscope {
 
@@ -128,6 +129,7 @@ protected:
 private:
   void createViews();
   void buildCentre();
+  void giveGridTheCentre();
   void buildStatusBar();
   void connectSession();
   void buildMenus(); // MainWindowMenus.cpp
@@ -152,6 +154,7 @@ private:
   DatasetController* dataset_ = nullptr;
   ModelController* model_ = nullptr;
   QLabel* summary_ = nullptr;
+  QSplitter* centreSplit_ = nullptr; // the centre views (token strip, attention grid)
   QLabel* centreError_ = nullptr;
   QString pendingError_; // the session's last error, until the next batchChanged
   DatasetView* datasetView_ = nullptr;

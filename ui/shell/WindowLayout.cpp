@@ -75,11 +75,26 @@ void WindowLayout::createDocks(const QHash<QString, QWidget*>& views) {
     docks_ << dock;
     // Folded bottom docks are sized by the tab in front (the folded lint view small, another view
     // at its usual height): a tab brought forward there (it becomes visible) gets its height.
+    // Not while another bottom dock stands beside the tab group (teaching's steps): its height is
+    // that one's too, and its buttons must not move when a step brings a tab forward.
+    // The dock standing beside grows itself to show whole (never shrinks: the buttons stay put).
     connect(dock, &QDockWidget::visibilityChanged, this, [this, dock](bool visible) {
-      if (visible && folded() && dockSizesApplied_ && window_->dockWidgetArea(dock) == Qt::BottomDockWidgetArea)
+      if (!visible || !folded() || !dockSizesApplied_ || window_->dockWidgetArea(dock) != Qt::BottomDockWidgetArea)
+        return;
+      if (!hasDockBeside(dock))
         QTimer::singleShot(0, this, [this, dock] { applyDefaultDockSizes(dock); });
+      else if (window_->tabifiedDockWidgets(dock).isEmpty())
+        QTimer::singleShot(0, this, [this, dock] { growToShow(dock, true); });
     });
   }
+}
+
+bool WindowLayout::hasDockBeside(QDockWidget* bottom) const {
+  const QList<QDockWidget*> group = window_->tabifiedDockWidgets(bottom);
+  for (QDockWidget* d : docks_)
+    if (d != bottom && d->isVisible() && window_->dockWidgetArea(d) == Qt::BottomDockWidgetArea && !group.contains(d))
+      return true;
+  return false;
 }
 
 QDockWidget* WindowLayout::dock(const QString& name) const {
@@ -131,7 +146,11 @@ int WindowLayout::bottomDockHeight(QDockWidget* bottom) const {
   // Folded (presenter mode) with the lint view in front: it shows its summary line only, and the
   // room goes to the grid (a 1024 x 768 projector leaves little height).
   const bool foldedFront = foldedTo_ && bottom == dock(QStringLiteral("lint"));
-  const int wanted = foldedFront ? least : std::max(180, window_->height() * 28 / 100);
+  int wanted = foldedFront ? least : std::max(180, window_->height() * 28 / 100);
+  // Another tab brought forward there: as tall as shows its whole view, as far as the centre allows.
+  auto* frame = dynamic_cast<PanelFrame*>(bottom->widget());
+  if (foldedTo_ && !foldedFront && frame)
+    wanted = std::max(wanted, frame->wholeHeight() + bottom->height() - frame->height());
   return std::clamp(wanted, least, std::max(least, room));
 }
 
@@ -162,14 +181,18 @@ void WindowLayout::resizeBottom(QDockWidget* bottom, int target) {
     window_->resizeDocks({bottom}, {target + error}, Qt::Vertical);
 }
 
-void WindowLayout::growToShow(QDockWidget* dock) {
+// A dock beside the tab group (teaching's steps) leaves the centre the room it may grow by (the
+// legend's folded rows): else the layout would take it from this dock, and move its buttons.
+void WindowLayout::growToShow(QDockWidget* dock, bool mayShrink) {
   auto* frame = dynamic_cast<PanelFrame*>(dock->widget());
   if (!frame || window_->dockWidgetArea(dock) != Qt::BottomDockWidgetArea || !dock->isVisible()) return;
   if (window_->layout()) window_->layout()->activate();
   const int chrome = dock->height() - frame->height(); // the dock's title bar
   const int wanted = frame->wholeHeight() + chrome;
-  const int target = std::min(wanted, std::max(dock->height(), roomFor(dock)));
-  if (target > dock->height()) resizeBottom(dock, target);
+  const int reserve = hasDockBeside(dock) && centreGrowth_ ? centreGrowth_() : 0;
+  const int room = std::max(dock->minimumSizeHint().height(), roomFor(dock) - reserve);
+  const int target = std::min(wanted, mayShrink ? room : std::max(dock->height(), room));
+  if (target > dock->height() || (mayShrink && target != dock->height())) resizeBottom(dock, target);
 }
 
 void WindowLayout::foldBottomDocks(QWidget* shrinkTo) {

@@ -7,6 +7,7 @@
 #include <QObject>
 #include <QRect>
 #include <QSize>
+#include <functional>
 
 class QDockWidget;
 class QMainWindow;
@@ -37,7 +38,11 @@ public:
   bool folded() const { return foldedTo_ != nullptr; }
   // A bottom dock brought forward grows, when the room allows (the centre keeps its least height),
   // to show its whole view without scrolling; it never shrinks here (the user's height stays).
-  void growToShow(QDockWidget* dock);
+  // mayShrink: sized to that, smaller too (a dock just placed beside the tab group).
+  void growToShow(QDockWidget* dock, bool mayShrink = false);
+  // How much the centre's least height may grow without a dock being moved (presenter mode's folded
+  // legend rows); a dock beside the bottom tab group leaves it that room.
+  void setCentreGrowth(std::function<int()> growth) { centreGrowth_ = std::move(growth); }
   // Shrinks (fill: grows) the window, frame included, to its screen's available geometry.
   void fitToScreen(bool fill);
 
@@ -48,11 +53,13 @@ protected:
 private:
   QRect screenRoom() const;
   int bottomDockHeight(QDockWidget* bottom) const;
-  int roomFor(QDockWidget* bottom) const; // the most the bottom dock may take from the centre
+  int roomFor(QDockWidget* bottom) const;        // the most the bottom dock may take from the centre
+  bool hasDockBeside(QDockWidget* bottom) const; // a visible bottom dock outside its tab group
   void resizeBottom(QDockWidget* bottom, int target);
   void configureTabBars();
 
   QMainWindow* window_;
+  std::function<int()> centreGrowth_;
   QList<QDockWidget*> docks_; // in registry order
   bool docksArranged_ = false;
   bool dockSizesApplied_ = false;

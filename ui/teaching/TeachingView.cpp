@@ -6,13 +6,13 @@
 #include <QDockWidget>
 #include <QEvent>
 #include <QMainWindow>
-#include <algorithm>
 
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QShortcut>
 #include <QTextBrowser>
+#include <QTextDocument>
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -56,14 +56,21 @@ TeachingView::TeachingView(Session* session, std::function<void(const QString&, 
   buildShortcuts();
 }
 
+// The title 1.3x the type (bold), the text 1.15x: presenter mode's type is already large, and a
+// 1024 x 768 projector then still shows the step's title and three lines of text.
 void TeachingView::applyFonts() {
   QFont big = font();
-  big.setPointSizeF(big.pointSizeF() * 1.6);
+  big.setPointSizeF(big.pointSizeF() * 1.3);
   big.setBold(true);
   title_->setFont(big);
   QFont body = font();
-  body.setPointSizeF(body.pointSizeF() * 1.3);
+  body.setPointSizeF(body.pointSizeF() * 1.15);
   text_->setFont(body);
+  // Three lines of the step text at least, whatever the type (presenter mode): the panel scrolls, or
+  // its dock grows, rather than the text shrinking to a line.
+  const QFontMetrics m(body);
+  text_->setMinimumHeight(3 * m.lineSpacing() + 2 * text_->frameWidth() + 2 * int(text_->document()->documentMargin()) +
+                          2);
 }
 
 void TeachingView::changeEvent(QEvent* e) {
@@ -119,13 +126,14 @@ void TeachingView::keepVisibleBeside(const QString& view) {
     window->addDockWidget(area, own, Qt::Horizontal);
     own->show();
     // Sizes are set after the window's own queued layout, which would undo them: the step text
-    // and the buttons get about 40 % of the width, the panels the rest.
+    // and the buttons get about 40 % of the width (presenter mode's large type: half), the panels
+    // the rest.
     QDockWidget* beside = group.first();
     QMetaObject::invokeMethod(
         this,
-        [window, own, beside] {
-          const int w = window->width();
-          window->resizeDocks({beside, own}, {w * 6 / 10, w * 4 / 10}, Qt::Horizontal);
+        [this, window, own, beside] {
+          const int w = window->width(), mine = presenter_->isChecked() ? w / 2 : w * 4 / 10;
+          window->resizeDocks({beside, own}, {w - mine, mine}, Qt::Horizontal);
         },
         Qt::QueuedConnection);
   }

@@ -72,12 +72,37 @@ void AttentionView::setPresenterScale(double scale) {
   QFont f = legendFont_;
   f.setPointSizeF(legendFont_.pointSizeF() * scale);
   legend_->setFont(f);
-  layOutLegend(scale > 1.0);
-  refreshLegend(); // the swatches at the new size
+  presenterLegend_ = scale > 1.0;
+  layOutLegend(presenterLegend_);
+  refreshLegend();        // the swatches at the new size
+  updatePadQueryLegend(); // presenter mode folds the packing entries of an unpacked row
+}
+
+// Presenter mode: how much taller the legend gets if every folded row comes back (a teaching step
+// that brings packed rows or graded pads): the bottom dock beside the tab group leaves the centre
+// that room, so the step's buttons stay where they are. Normal type: 0 (its rows never fold).
+int AttentionView::foldedLegendHeight() const {
+  if (!presenterLegend_) return 0;
+  auto* rows = static_cast<QVBoxLayout*>(legend_->layout());
+  int folded = 0;
+  for (int r = 0; r < rows->count(); ++r) {
+    int h = 0;
+    bool shown = false;
+    QLayout* line = rows->itemAt(r)->layout();
+    for (int k = 0; line && k < line->count(); ++k)
+      if (QWidget* w = line->itemAt(k)->widget()) {
+        h = std::max(h, w->sizeHint().height());
+        shown = shown || !w->isHidden();
+      }
+    if (!shown) folded += h + rows->spacing();
+  }
+  return folded;
 }
 
 // Normal type: three rows (what the mask does with the controls; the leaks; the band, greyed rows
-// and strips). Presenter type: five rows of the same items, each within a 1024 px window's centre.
+// and strips). Presenter type: the same items in rows that each fit a 1024 px window's centre; the
+// rows of entries the shown row lacks (packing, a band, graded pads) fold away, so that the grid
+// keeps its room on a 1024 x 768 projector.
 void AttentionView::layOutLegend(bool presenter) {
   delete legend_->layout(); // its row layouts go with it; the items (children of the legend) stay
   auto* rows = new QVBoxLayout(legend_);
@@ -92,11 +117,11 @@ void AttentionView::layOutLegend(bool presenter) {
   };
   const LegendItems& i = legendItems_;
   if (presenter) {
-    row(i.mask);
+    row(i.mask + QList<QWidget*>{i.leaks[1]}); // a padding key allowed: beside padding blocked
     row(i.controls);
-    row({i.leaks[0], i.leaks[1]});
-    row({i.leaks[2], i.band[0]});
-    row(i.band.mid(1));
+    row({i.band[1], i.band[3]});   // pad query rows unread; the strips
+    row({i.leaks[0], i.leaks[2]}); // packed rows only
+    row({i.band[0], i.band[2]});   // a band; graded pad query rows
   } else {
     row(i.mask, i.controls);
     row(i.leaks);
@@ -126,9 +151,12 @@ QString AttentionView::gradedPadText() {
       .arg(palette::gradedPad().name());
 }
 
-// Shows the pad-query entries the shown row needs: neither when it has no pads.
+// Shows the pad-query entries the shown row needs: neither when it has no pads. In presenter mode
+// the other-example entries too only for a row of several examples.
 void AttentionView::updatePadQueryLegend() {
   const GridSource& src = grid_->gridSource();
+  for (QWidget* w : {legendItems_.leaks[0], legendItems_.leaks[2]})
+    w->setVisible(!presenterLegend_ || src.examplesKnown);
   bool unread = false, graded = false;
   for (int64_t q = 0; q < src.size() && !(unread && graded); ++q) {
     unread = unread || src.unreadPadQuery(q);

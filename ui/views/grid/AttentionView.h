@@ -45,6 +45,8 @@ public:
   // Presenter mode: the legend's type and swatches scaled with the rest (1.0 = normal), its items
   // rearranged in more rows so that each still fits a 1024 px window.
   void setPresenterScale(double scale);
+  // The height the legend's folded rows (presenter mode) would add if the shown row needed them.
+  int foldedLegendHeight() const;
 
 Q_SIGNALS:
   void layerAttentionChanged(); // the layer, its layout or the user's window changed
@@ -79,8 +81,9 @@ private:
   QLabel* strips_ = nullptr;
   QWidget* legend_ = nullptr;
   LegendItems legendItems_;
-  QFont legendFont_;         // the legend's normal type
-  double legendScale_ = 1.0; // presenter mode's scale of it
+  QFont legendFont_;             // the legend's normal type
+  double legendScale_ = 1.0;     // presenter mode's scale of it
+  bool presenterLegend_ = false; // presenter mode's arrangement (entries the row lacks fold away)
 };
 
 // This view's row in the view registry (ui/shell/ViewRegistry.h), defined in AttentionViewSpec.cpp.

@@ -100,16 +100,24 @@ void LintView::setCompact(bool on) {
   // Folded, the panel is its summary line and three lines of findings (the explanation hides): the
   // dock shrinks to that, and grows back.
   explanation_->setVisible(!on);
-  const int threeLines = 3 * list_->fontMetrics().lineSpacing() + 2 * list_->frameWidth() + 4;
-  list_->setFixedHeight(on ? threeLines : QWIDGETSIZE_MAX);
-  if (!on) list_->setMinimumHeight(0);
+  // Narrow margins: on a 1024 x 768 projector every line given here is taken from the grid.
+  if (normalMargins_.isNull()) normalMargins_ = layout()->contentsMargins();
+  layout()->setContentsMargins(on ? QMargins(4, 2, 4, 2) : normalMargins_);
+  resizeCompactList();
   setSizePolicy(QSizePolicy::Preferred, on ? QSizePolicy::Maximum : QSizePolicy::Preferred);
   updateGeometry();
 }
 
+// Compact: the list is three lines of its type tall; otherwise it takes what the splitter gives.
+void LintView::resizeCompactList() {
+  const int threeLines = 3 * list_->fontMetrics().lineSpacing() + 2 * list_->frameWidth() + 4;
+  list_->setFixedHeight(compact_ ? threeLines : QWIDGETSIZE_MAX);
+  if (!compact_) list_->setMinimumHeight(0);
+}
+
 void LintView::changeEvent(QEvent* e) {
   QWidget::changeEvent(e);
-  if (e->type() == QEvent::FontChange && compact_) setCompact(true); // three lines of the new type
+  if (e->type() == QEvent::FontChange && compact_) resizeCompactList(); // three lines of the new type
 }
 
 void LintView::onSettingsChanged() {

@@ -9,6 +9,7 @@
 #include "core/lint/LintReport.h"
 
 #include <QFutureWatcher>
+#include <QMargins>
 #include <QWidget>
 
 class QLabel;
@@ -66,6 +67,7 @@ protected:
 
 private:
   void showReport(LintReport report, bool datasetRows);
+  void resizeCompactList();
   void onBatchChanged();
   void onSettingsChanged(); // another file, tokenizer, template, collator or batch size
   QString settingsKey() const;
@@ -80,6 +82,7 @@ private:
   QLabel* summary_ = nullptr;
   QWidget* findings_ = nullptr; // the list and the explanation, side by side
   bool compact_ = false;
+  QMargins normalMargins_; // the layout's margins outside compact mode (saved on the first fold)
   QPushButton* datasetButton_ = nullptr;
   QProgressBar* progress_ = nullptr;
   LintReport report_;
