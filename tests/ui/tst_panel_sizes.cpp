@@ -26,12 +26,15 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMainWindow>
+#include <QMouseEvent>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTest>
@@ -143,6 +146,37 @@ PanelNeeds needsOf(MainWindow& w, const QString& view) {
   return {};
 }
 
+// The rows of the per-panel tests, named panel@size (the screen the ctest entry gives, "-presenter"
+// in presenter mode).
+void panelRows() {
+  QTest::addColumn<QString>("view");
+  for (const char* v : {"lab", "softmax", "loss", "compare", "teaching", "lint"})
+    QTest::newRow(qPrintable(QStringLiteral("%1@%2").arg(QString::fromLatin1(v), screenName())))
+        << QString::fromLatin1(v);
+}
+
+void sendMouse(QWidget* w, QEvent::Type type, QPoint at, Qt::MouseButtons buttons) {
+  QMouseEvent e(type, at, w->mapToGlobal(at), Qt::LeftButton, buttons, Qt::NoModifier);
+  QCoreApplication::sendEvent(w, &e);
+  QCoreApplication::processEvents();
+}
+
+// The middle of the main window's separator above a bottom dock (between it and the centre).
+QPoint separatorAbove(QMainWindow& w, QDockWidget* dock) {
+  const QRect d = dock->geometry(), centre = w.centralWidget()->geometry();
+  return QPoint(d.center().x(), (centre.bottom() + d.top()) / 2 + (centre.bottom() + 1 == d.top() ? 0 : 1));
+}
+
+// Drags the window's separator above `dock` by `by`, as a mouse does; returns the dock's new height.
+int dragBy(QMainWindow* w, QDockWidget* dock, QPoint by) {
+  const QPoint at = separatorAbove(*w, dock);
+  sendMouse(w, QEvent::MouseButtonPress, at, Qt::LeftButton);
+  sendMouse(w, QEvent::MouseMove, at + by / 2, Qt::LeftButton);
+  sendMouse(w, QEvent::MouseMove, at + by, Qt::LeftButton);
+  sendMouse(w, QEvent::MouseButtonRelease, at + by, Qt::NoButton);
+  return dock->height();
+}
+
 } // namespace
 
 class TestPanelSizes : public QObject {
@@ -150,11 +184,7 @@ class TestPanelSizes : public QObject {
 private Q_SLOTS:
   void initTestCase() { palette::setTheme(palette::Theme::Light); }
 
-  void panelIsUsableDocked_data() {
-    QTest::addColumn<QString>("view");
-    for (const char* v : {"lab", "softmax", "loss", "compare", "teaching", "lint"})
-      QTest::newRow(v) << QString::fromLatin1(v);
-  }
+  void panelIsUsableDocked_data() { panelRows(); }
 
   void panelIsUsableDocked() {
     QFETCH(QString, view);
@@ -188,6 +218,44 @@ private Q_SLOTS:
       const int lines = 3 * t->fontMetrics().lineSpacing();
       QVERIFY2(h >= lines,
                qPrintable(QStringLiteral("%1 shows %2 px < 3 lines (%3 px)").arg(describe(t)).arg(h).arg(lines)));
+    }
+  }
+
+  void splittersMove_data() { panelRows(); }
+
+  // The separator between the centre and the panel's dock moves with the mouse (the panel taller,
+  // then shorter), and so do the splitters inside the panel that show two sides.
+  void splittersMove() {
+    QFETCH(QString, view);
+    Session session;
+    session.openDataset(QStringLiteral("builtin:demo"));
+    MainWindow w(&session);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTRY_VERIFY(w.dockSizesApplied());
+    if (presenterRun()) w.setPresenterMode(true);
+    w.showView(view);
+    QDockWidget* dock = w.dock(view);
+    QTRY_VERIFY(dock->isVisible());
+    QTest::qWait(0);
+    QCoreApplication::processEvents();
+    const int before = dock->height();
+    const int up = dragBy(&w, dock, QPoint(0, -40));
+    const int down = dragBy(&w, dock, QPoint(0, 80));
+    QVERIFY2(up != before || down != up,
+             qPrintable(QStringLiteral("dock %1 px, after the drags %2 and %3").arg(before).arg(up).arg(down)));
+    for (QSplitter* split : dock->widget()->findChildren<QSplitter*>()) {
+      int sides = 0;
+      for (int i = 0; i < split->count(); ++i) sides += split->widget(i)->isVisible() ? 1 : 0;
+      if (sides < 2 || !split->isVisible()) continue;
+      QSplitterHandle* handle = split->handle(1);
+      const int first = split->sizes().first();
+      const QPoint by = split->orientation() == Qt::Horizontal ? QPoint(-40, 0) : QPoint(0, -40);
+      const QPoint at = handle->rect().center();
+      sendMouse(handle, QEvent::MouseButtonPress, at, Qt::LeftButton);
+      sendMouse(handle, QEvent::MouseMove, at + by, Qt::LeftButton);
+      sendMouse(handle, QEvent::MouseButtonRelease, at + by, Qt::NoButton);
+      QVERIFY2(split->sizes().first() != first, qPrintable(QStringLiteral("splitter side stays %1 px").arg(first)));
     }
   }
 

@@ -32,11 +32,20 @@ public:
   QSize minimumSizeHint() const override { return {120, shrinkTo_ ? shrinkTo_->minimumSizeHint().height() : 90}; }
   // The height that shows the whole view without scrolling.
   int wholeHeight() const { return widget()->minimumSizeHint().height(); }
+
   // Presenter mode: the bottom docks share one tab group, whose least height is its tallest
   // least; each may shrink to the folded lint view (nullptr: back to 90 px).
   void setShrinkTo(const QWidget* w) {
     shrinkTo_ = w;
     updateGeometry();
+  }
+
+protected:
+  // A view taken out to be grabbed alone (`maskscope snapshot`, an export) keeps the size it is
+  // given: the scroll area would resize it back to its viewport's.
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    if (watched == widget() && widget()->parentWidget() != viewport()) return false;
+    return QScrollArea::eventFilter(watched, event);
   }
 
 private:
