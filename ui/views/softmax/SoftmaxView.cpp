@@ -14,6 +14,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <QWheelEvent>
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -45,6 +46,21 @@ QString reason(CellState s) {
   }
   return {};
 }
+
+// A value or token wider than its column (presenter type, -3.4028e38) is set smaller, down to 70 % of
+// the type, then elided: it never runs into the next column.
+void drawFitted(QPainter& p, QFont f, QRect r, const QString& s) {
+  const int wide = QFontMetrics(f).horizontalAdvance(s);
+  if (const double k = std::max(0.7, double(r.width()) / std::max(1, wide)); k < 1.0) {
+    if (f.pointSizeF() > 0)
+      f.setPointSizeF(f.pointSizeF() * k);
+    else
+      f.setPixelSize(std::max(1, int(f.pixelSize() * k)));
+  }
+  p.setFont(f);
+  p.drawText(r, Qt::AlignCenter, QFontMetrics(f).elidedText(s, Qt::ElideRight, r.width()));
+}
+
 // A huge number the way a teacher writes it: -3.4028e38.
 QString big(double v) { return QString::number(v, 'g', 5).replace(QLatin1String("e+"), QLatin1String("e")); }
 } // namespace
@@ -295,8 +311,7 @@ void SoftmaxView::render(QPainter& p, QRect area) const {
   const int x0 = area.left() + 6;
   auto cell = [&](int i, int yy, const QString& s, const QColor& c, bool b = false) {
     p.setPen(c);
-    p.setFont(b ? bold : base);
-    p.drawText(QRect(x0 + labelW + i * colW, yy, colW - 4, lh), Qt::AlignCenter, s);
+    drawFitted(p, b ? bold : base, QRect(x0 + labelW + i * colW, yy, colW - 4, lh), s);
   };
   auto label = [&](int yy, const QString& s) {
     p.setPen(palette().text().color());
