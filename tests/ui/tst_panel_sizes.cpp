@@ -3,7 +3,8 @@
 // mode at 1024 x 768 (MASKSCOPE_TEST_PRESENTER=1). Checks the real widget geometry through the public
 // API: no two controls of a panel overlap, each chart or grid can be scrolled to a whole visible
 // 150 px, text views show 3 lines, dock tab labels are not elided, the status bar's widgets stay
-// apart. MASKSCOPE_SCREENSHOT_DIR=dir saves the window with each panel in front, to look at.
+// apart, the separators and splitters move, the legend grows in presenter mode.
+// MASKSCOPE_SCREENSHOT_DIR=dir saves the window with each panel in front, to look at.
 #include "ui/lab/TrainingLabCharts.h"
 #include "ui/lab/TrainingLabView.h"
 #include "ui/shell/MainWindow.h"
@@ -11,6 +12,7 @@
 #include "ui/teaching/TeachingView.h"
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/grid/AttentionGridCanvas.h"
+#include "ui/views/grid/AttentionView.h"
 #include "ui/views/lint/LintView.h"
 #include "ui/views/loss/LossView.h"
 #include "ui/views/softmax/SoftmaxView.h"
@@ -257,6 +259,37 @@ private Q_SLOTS:
       sendMouse(handle, QEvent::MouseButtonRelease, at + by, Qt::NoButton);
       QVERIFY2(split->sizes().first() != first, qPrintable(QStringLiteral("splitter side stays %1 px").arg(first)));
     }
+  }
+
+  // Presenter mode enlarges the attention legend with the rest (type and swatches 1.5x at least),
+  // every entry whole inside the view; the packing entries fold for a row of one example and come
+  // back for a packed row.
+  void legendGrowsWithTheRest() {
+    Session session;
+    session.openDataset(QStringLiteral("builtin:demo"));
+    MainWindow w(&session);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTRY_VERIFY(w.dockSizesApplied());
+    AttentionView* view = w.attentionView();
+    auto* label = view->findChild<QLabel*>(QStringLiteral("legend:allowed"));
+    auto* swatch = view->findChild<QLabel*>(QStringLiteral("swatch:allowed"));
+    auto* other = view->findChild<QLabel*>(QStringLiteral("legend:other example"));
+    QVERIFY(label && swatch && other);
+    const int textPx = QFontInfo(label->font()).pixelSize(), swatchPx = swatch->height();
+    QVERIFY(other->isVisible()); // normal type: the legend keeps all its rows
+    w.setPresenterMode(true);
+    QTRY_VERIFY(QFontInfo(label->font()).pixelSize() >= textPx * 3 / 2);
+    QVERIFY2(swatch->height() >= swatchPx * 3 / 2, qPrintable(QString::number(swatch->height())));
+    QTRY_VERIFY(!other->isVisible()); // the demo's row is one example
+    QCoreApplication::processEvents();
+    for (QLabel* l : view->findChildren<QLabel*>())
+      if (l->isVisible())
+        QVERIFY2(visibleRect(l) == globalRect(l), qPrintable(QStringLiteral("cut: %1").arg(describe(l))));
+    QVERIFY(session.setCollator(QStringLiteral("axolotl-packed")));
+    QTRY_VERIFY(other->isVisible());
+    w.setPresenterMode(false);
+    QTRY_COMPARE(QFontInfo(label->font()).pixelSize(), textPx);
   }
 
   // The tabs of the docked panels say their names: never "S…" (the tab bar scrolls instead).
