@@ -43,8 +43,11 @@ public:
 protected:
   // A view taken out to be grabbed alone (`maskscope snapshot`, an export) keeps the size it is
   // given: the scroll area would resize it back to its viewport's.
+  // The view's least size changed (presenter type, lint folded): the dock asks this frame again (a
+  // scroll area does not pass its view's layout requests on; the dock kept the old least height).
   bool eventFilter(QObject* watched, QEvent* event) override {
     if (watched == widget() && widget()->parentWidget() != viewport()) return false;
+    if (watched == widget() && event->type() == QEvent::LayoutRequest) updateGeometry();
     return QScrollArea::eventFilter(watched, event);
   }
 
