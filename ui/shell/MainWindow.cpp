@@ -298,7 +298,10 @@ void MainWindow::setPresenterMode(bool on) {
   }
   teaching_->setPresenterChecked(on);
   // A projector shows the whole screen: presenter mode fills it; leaving it restores the window.
-  if (!fitsScreen_) return;
+  if (!fitsScreen_) { // the window keeps its size (a snapshot's --size): only the centre is shared out
+    if (on) QTimer::singleShot(0, this, [this] { giveGridTheCentre(); });
+    return;
+  }
   if (on) {
     normalGeometry_ = geometry();
     fitToScreen(true);
