@@ -378,17 +378,21 @@ int LossView::paintNllPlot(QPainter& p, QRect box, int plotHeight) const {
   const int x0 = box.left(), w = box.width();
   int y = box.top();
   p.setFont(bold);
-  p.drawText(QRect(x0, y, w, lh), Qt::AlignLeft,
-             tr("Per-token loss along row %1 (solid = graded, faint = -100; colour = role of the predicted token)")
-                 .arg(session_->selectedRow()));
+  // Elided where the panel is narrower than the title (presenter type at 1024 px), never cut mid-glyph.
+  const QString title =
+      tr("Per-token loss along row %1 (solid = graded, faint = -100; colour = role of the predicted token)")
+          .arg(session_->selectedRow());
+  p.drawText(QRect(x0, y, w, lh), Qt::AlignLeft, QFontMetrics(bold).elidedText(title, Qt::ElideRight, w));
   y += lh;
   const int plotH = std::max(60, plotHeight);
-  const QRect plot(x0 + 40, y, w - 40, plotH);
+  // The axis labels' column as wide as "0.000" in the type (presenter mode's too).
+  const int axisW = std::max(36, QFontMetrics(font()).horizontalAdvance(QStringLiteral("0.000")));
+  const QRect plot(x0 + axisW + 4, y, w - axisW - 4, plotH);
   plot_ = plot;
   const double maxV = axisMax();
   p.setFont(font());
-  p.drawText(QRect(x0, plot.top(), 36, lh), Qt::AlignRight, num(maxV).left(4));
-  p.drawText(QRect(x0, plot.bottom() - lh, 36, lh), Qt::AlignRight, QStringLiteral("0"));
+  p.drawText(QRect(x0, plot.top(), axisW, lh), Qt::AlignRight, num(maxV).left(4));
+  p.drawText(QRect(x0, plot.bottom() - lh, axisW, lh), Qt::AlignRight, QStringLiteral("0"));
   const int T = int(nll_.size());
   const double bw = double(plot.width()) / T;
   for (int t = 1; t < T; ++t) {
