@@ -24,6 +24,7 @@ class AttentionGridCanvas;
 class AttentionView;
 class CompareView;
 class DatasetController;
+class FrameworkPicker;
 class DatasetView;
 class LintView;
 class LossView;
@@ -107,6 +108,14 @@ public:
   TokenizerChoiceDialog* tokenizerDialog() const;
   // Opens a dataset, batch dump or model folder (as the command line and drag-and-drop do).
   bool openPath(const QString& path);
+  // File > Open framework config: a framework spec JSON, a TRL SFTConfig JSON or a framework's YAML
+  // config (Axolotl, LLaMA-Factory) becomes the collator: the picker, the form and every view follow.
+  // false and *error (naming the file and key) when it is not one or cannot be used.
+  bool openFrameworkConfig(const QString& path, QString* error = nullptr);
+  // The framework picker beside the collator presets (ui/widgets/FrameworkPicker).
+  FrameworkPicker* frameworkPicker() const;
+  // The status bar's line naming the framework, version and options of the batch ("" without one).
+  QString frameworkStatusText() const;
   // Export the named view (or "window") to PNG/SVG by extension, or the HTML report (.html).
   bool exportView(const QString& view, const QString& path, QString* error = nullptr);
   // File > Export training template: the current chat template with {% generation %} around each
@@ -137,6 +146,7 @@ private:
   void openTeaching();
   void showStatus(const QString& text, int timeoutMs); // empty text clears the status line
   void updateSummary();
+  void updateFrameworkStatus();
   void updateCentreError();
   void addRecent(const QString& path);
   void rebuildRecentMenu();
@@ -150,6 +160,7 @@ private:
   DatasetController* dataset_ = nullptr;
   ModelController* model_ = nullptr;
   QLabel* summary_ = nullptr;
+  QLabel* frameworkStatus_ = nullptr;
   QLabel* centreError_ = nullptr;
   QString pendingError_; // the session's last error, until the next batchChanged
   DatasetView* datasetView_ = nullptr;

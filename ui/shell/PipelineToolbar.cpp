@@ -4,6 +4,7 @@
 #include "core/collate/CollatorSpec.h"
 #include "core/template/ChatTemplate.h"
 #include "ui/shell/Session.h"
+#include "ui/widgets/FrameworkPicker.h"
 #include "ui/widgets/TokenizerPicker.h"
 
 #include <QComboBox>
@@ -35,7 +36,9 @@ PipelineToolbar::PipelineToolbar(Session* session, bool persistent, QWidget* par
     collatorBox_->setItemData(collatorBox_->count() - 1, QString::fromStdString(p.mirrors), Qt::ToolTipRole);
   }
   collatorBox_->setMinimumContentsLength(18);
-  addWidget(collatorBox_);
+  framework_ = new FrameworkPicker(session_, this);
+  addWidget(framework_);
+  collatorAction_ = addWidget(collatorBox_);
   addWidget(new QLabel(tr("  Batch rows "), this));
   batchSize_ = new QSpinBox(this);
   batchSize_->setRange(1, 64);
@@ -59,11 +62,16 @@ void PipelineToolbar::connectControls() {
     session_->setTemplate(spec);
   });
   connect(batchSize_, &QSpinBox::valueChanged, session_, &Session::setBatchSize);
+  connect(framework_, &FrameworkPicker::presetChosen, this, [this] { session_->setCollator(lastPreset_); });
 }
 
 void PipelineToolbar::sync() {
   QSignalBlocker a(collatorBox_), b(templateBox_);
+  // A framework builds the batch: its picker says which; the preset box waits for "preset".
+  collatorAction_->setVisible(!session_->isFramework());
+  if (session_->isFramework()) return syncTemplate();
   const QString spec = session_->collatorSpec();
+  lastPreset_ = spec;
   int i = collatorBox_->findData(spec);
   if (i < 0) {
     collatorBox_->addItem(tr("custom: %1").arg(spec), spec);
@@ -71,6 +79,11 @@ void PipelineToolbar::sync() {
   }
   collatorBox_->setCurrentIndex(i);
   collatorBox_->setEnabled(!session_->isBatchDump());
+  syncTemplate();
+}
+
+void PipelineToolbar::syncTemplate() {
+  QSignalBlocker block(templateBox_);
   int t = templateBox_->findData(session_->templateSpec());
   if (t < 0) {
     templateBox_->insertItem(templateBox_->count() - 1, QFileInfo(session_->templateSpec()).fileName(),
