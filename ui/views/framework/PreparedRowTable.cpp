@@ -38,6 +38,7 @@ PreparedRowTable::PreparedRowTable(Session* session, QWidget* parent) : QWidget(
   table_->setObjectName(QStringLiteral("preparedRowTable"));
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 4);
+  table_->verticalHeader()->hide(); // the position column numbers the rows
   layout->addWidget(header_);
   layout->addWidget(table_, 1);
   connect(session_, &Session::batchChanged, this, &PreparedRowTable::refresh);
