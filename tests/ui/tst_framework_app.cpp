@@ -5,6 +5,7 @@
 // tests/data/ui/frameworks/ (ids rows without a tokenizer; chat rows with the real qwen3 tokenizer).
 #include "../TokenizerCacheRequired.h"
 #include "core/commands/CollateCommand.h"
+#include "core/commands/LintCommand.h"
 #include "core/frameworks/FrameworkSpec.h"
 #include "core/frameworks/PreparedFramework.h"
 #include "ui/dataset/DatasetView.h"
@@ -13,6 +14,7 @@
 #include "ui/views/framework/FrameworkOptionsForm.h"
 #include "ui/views/framework/FrameworkView.h"
 #include "ui/views/framework/PreparedRowTable.h"
+#include "ui/views/lint/LintView.h"
 #include "ui/widgets/FrameworkPicker.h"
 
 #include <QCheckBox>
@@ -93,6 +95,30 @@ void setOption(FrameworkOptionsForm* form, const QString& name, const QString& v
     edit->setText(value);
     Q_EMIT edit->editingFinished();
   }
+}
+
+// `maskscope lint DATA --collator SPEC --json` (in process): each finding as "rule row position message".
+QStringList cliFindings(const QString& data, const QString& spec) {
+  LintArgs a;
+  a.input = data.toStdString();
+  a.collatorSpec = spec.toStdString();
+  std::ostringstream out, err;
+  CommandIO io{out, err, true, false};
+  if (runCommand(io, [&] { return runLint(a, io); }) == 2) qWarning("lint: %s", err.str().c_str());
+  const nlohmann::json report = nlohmann::json::parse(out.str()); // alive through the loop
+  QStringList lines;
+  for (const auto& f : report.at("findings"))
+    lines << QString::fromStdString(f.at("rule").get<std::string>() + " " + f.at("row").dump() + " " +
+                                    f.at("position").dump() + " " + f.at("message").get<std::string>());
+  return lines;
+}
+
+QStringList appFindings(const LintReport& r) {
+  QStringList lines;
+  for (const Finding& f : r.findings)
+    lines << QString::fromStdString(f.rule + " " + (f.row ? std::to_string(*f.row) : "null") + " " +
+                                    (f.position ? std::to_string(*f.position) : "null") + " " + f.message);
+  return lines;
 }
 
 FrameworkOptionsForm* optionsForm(MainWindow& w) {
@@ -242,6 +268,24 @@ private Q_SLOTS:
       QCOMPARE(combo->currentText(), value);
     QVERIFY(w.frameworkStatusText().contains(QFileInfo(config).fileName()));
     compareWithCli(session, cliBatch(data, config, tokenizer));
+  }
+
+  // "Lint the whole dataset" in framework mode lints the framework's batch of every row as
+  // `lint DATA --collator SPEC` does: the same findings (TRL 0.18's response template never found).
+  void lintWholeDatasetThroughFramework() {
+    Session session;
+    MainWindow w(&session);
+    const QString data = fixture(QStringLiteral("ids-rows.jsonl"));
+    const QString spec = fixture(QStringLiteral("trl018-marker-missing.json"));
+    QVERIFY(session.openDataset(data));
+    QString error;
+    QVERIFY2(w.openFrameworkConfig(spec, &error), qPrintable(error));
+    w.lintView()->lintDataset();
+    QTRY_VERIFY_WITH_TIMEOUT(w.lintView()->showsDatasetFindings() && !w.lintView()->lintPending(), 60000);
+    const QStringList cli = cliFindings(data, spec);
+    QVERIFY2(cli.join(QLatin1Char('\n')).contains(QStringLiteral("framework-marker-not-found")),
+             qPrintable(cli.join(QLatin1Char('\n'))));
+    QCOMPARE(appFindings(w.lintView()->report()), cli);
   }
 
   // The batch / prepared toggle: the row list shows the framework's prepared rows and the Framework
