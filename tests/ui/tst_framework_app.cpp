@@ -238,6 +238,9 @@ private Q_SLOTS:
     QTest::newRow("axolotl yaml") << fixture(QStringLiteral("axolotl-chatml.yml"))
                                   << fixture(QStringLiteral("chat-rows.jsonl")) << qwen3() << QStringLiteral("axolotl")
                                   << QStringLiteral("0.18") << QStringLiteral("train_on_eos=turn");
+    QTest::newRow("axolotl yaml dropped")
+        << fixture(QStringLiteral("axolotl-chatml.yml")) << fixture(QStringLiteral("chat-rows.jsonl")) << qwen3()
+        << QStringLiteral("axolotl") << QStringLiteral("0.18") << QStringLiteral("chat_template=chatml");
     QTest::newRow("trl SFTConfig json") << fixture(QStringLiteral("trl-sft-config.json"))
                                         << fixture(QStringLiteral("ids-rows.jsonl")) << QString()
                                         << QStringLiteral("trl") << QStringLiteral("1.10")
@@ -256,7 +259,12 @@ private Q_SLOTS:
     QVERIFY(session.openDataset(data));
     session.setBatchSize(3);
     QString error;
-    QVERIFY2(w.openFrameworkConfig(config, &error), qPrintable(error));
+    // Dropped (MainWindow::openPath, as drag-and-drop and the command line open files) or File > Open
+    // framework config.
+    if (QString::fromUtf8(QTest::currentDataTag()).endsWith(QLatin1String("dropped")))
+      QVERIFY(w.openPath(config));
+    else
+      QVERIFY2(w.openFrameworkConfig(config, &error), qPrintable(error));
     QTRY_COMPARE(w.frameworkPicker()->frameworkBox()->currentData().toString(), framework);
     QCOMPARE(w.frameworkPicker()->versionBox()->currentText(), version);
     QWidget* editor = optionsForm(w)->editor(option.section(QLatin1Char('='), 0, 0));
@@ -266,6 +274,8 @@ private Q_SLOTS:
       QCOMPARE(check->isChecked(), value == QLatin1String("true"));
     else if (auto* combo = qobject_cast<QComboBox*>(editor))
       QCOMPARE(combo->currentText(), value);
+    else if (auto* edit = qobject_cast<QLineEdit*>(editor))
+      QCOMPARE(edit->text(), value);
     QVERIFY(w.frameworkStatusText().contains(QFileInfo(config).fileName()));
     compareWithCli(session, cliBatch(data, config, tokenizer));
   }

@@ -393,6 +393,14 @@ bool MainWindow::openFrameworkConfig(const QString& path, QString* error) {
 }
 
 bool MainWindow::openPath(const QString& path) {
+  // A YAML file is never a dataset: an Axolotl or LLaMA-Factory config (dropped, or on the command line).
+  const QString suffix = QFileInfo(path).suffix().toLower();
+  if (suffix == QLatin1String("yml") || suffix == QLatin1String("yaml")) {
+    QString error;
+    if (openFrameworkConfig(path, &error)) return true;
+    showStatus(error, 15000);
+    return false;
+  }
   const bool ok = session_->openPath(path);
   if (ok && !path.startsWith(QLatin1String("builtin:"))) addRecent(path);
   return ok;

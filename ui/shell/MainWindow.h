@@ -106,7 +106,8 @@ public:
   void setAsksForTokenizer(bool on) { asksForTokenizer_ = on; }
   void askForDumpTokenizer();
   TokenizerChoiceDialog* tokenizerDialog() const;
-  // Opens a dataset, batch dump or model folder (as the command line and drag-and-drop do).
+  // Opens a dataset, batch dump or model folder (as the command line and drag-and-drop do); a .yml or
+  // .yaml file is a framework config (openFrameworkConfig).
   bool openPath(const QString& path);
   // File > Open framework config: a framework spec JSON, a TRL SFTConfig JSON or a framework's YAML
   // config (Axolotl, LLaMA-Factory) becomes the collator: the picker, the form and every view follow.
