@@ -277,6 +277,10 @@ private Q_SLOTS:
     else if (auto* edit = qobject_cast<QLineEdit*>(editor))
       QCOMPARE(edit->text(), value);
     QVERIFY(w.frameworkStatusText().contains(QFileInfo(config).fileName()));
+    // Axolotl renders with its chat_template (chatml), not the tokenizer's: the template box says so.
+    const bool ownTemplate = framework == QLatin1String("axolotl");
+    QCOMPARE(w.templateBox()->isEnabled(), !ownTemplate);
+    if (ownTemplate) QCOMPARE(w.templateBox()->currentText(), QStringLiteral("axolotl: chat_template = chatml"));
     compareWithCli(session, cliBatch(data, config, tokenizer));
   }
 

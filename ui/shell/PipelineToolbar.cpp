@@ -2,9 +2,11 @@
 // meaning as tooltips) and keeps them and the session in step.
 #include "ui/shell/PipelineToolbar.h"
 #include "core/collate/CollatorSpec.h"
+#include "core/frameworks/FrameworkSpec.h"
 #include "core/template/ChatTemplate.h"
 #include "ui/shell/Session.h"
 #include "ui/widgets/FrameworkPicker.h"
+#include "ui/widgets/FrameworkSpecEdit.h"
 #include "ui/widgets/TokenizerPicker.h"
 
 #include <QComboBox>
@@ -84,6 +86,23 @@ void PipelineToolbar::sync() {
 
 void PipelineToolbar::syncTemplate() {
   QSignalBlocker block(templateBox_);
+  // A framework that renders with its own template (Axolotl's chat_template: chatml) says so here
+  // instead of showing a template it does not use; the box is back once it renders with the toolbar's.
+  const QString kOwn = QStringLiteral("@framework");
+  if (const int old = templateBox_->findData(kOwn); old >= 0) templateBox_->removeItem(old);
+  const FrameworkSpec* fw = session_->frameworkSpec();
+  const QString own = fw ? frameworkOwnTemplate(*fw) : QString();
+  templateBox_->setEnabled(own.isEmpty());
+  if (!own.isEmpty()) {
+    templateBox_->insertItem(0, tr("%1: %2").arg(QString::fromStdString(fw->framework), own), kOwn);
+    templateBox_->setItemData(0,
+                              tr("%1 renders with its own template (%2), not the toolbar's: change it in the "
+                                 "Framework panel's options")
+                                  .arg(QString::fromStdString(fw->framework), own),
+                              Qt::ToolTipRole);
+    templateBox_->setCurrentIndex(0);
+    return;
+  }
   int t = templateBox_->findData(session_->templateSpec());
   if (t < 0) {
     templateBox_->insertItem(templateBox_->count() - 1, QFileInfo(session_->templateSpec()).fileName(),
