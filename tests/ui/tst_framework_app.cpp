@@ -150,6 +150,34 @@ private Q_SLOTS:
     QCOMPARE(shown, (QStringList{QStringLiteral("1.10"), QStringLiteral("1.6"), QStringLiteral("0.18")}));
   }
 
+  // The options form is generated from the catalogue: for every framework, version and collator of
+  // the registry it holds one editor per option the batch depends on, under the option's own name.
+  void optionsFormCoversTheCatalogue() {
+    Session session;
+    MainWindow w(&session);
+    int forms = 0;
+    for (const FrameworkDefinition& d : frameworkDefinitions())
+      for (const VersionInfo& v : d.info.versions)
+        for (const CollatorInfo& c : v.collators) {
+          nlohmann::ordered_json spec{{"framework", d.info.name}, {"version", v.version}, {"collator", c.name}};
+          QString error;
+          auto keep = connect(&session, &Session::errorOccurred, this, [&error](const QString& m) { error = m; });
+          const bool ok = session.setCollator(QString::fromStdString(spec.dump()));
+          disconnect(keep);
+          QVERIFY2(ok, qPrintable(QString::fromStdString(spec.dump()) + QStringLiteral(": ") + error));
+          QStringList want;
+          for (const OptionInfo& o : c.options)
+            if (o.kind != OptionKind::Ignored) want << QString::fromStdString(o.name);
+          QStringList shown = optionsForm(w)->optionNames();
+          want.sort();
+          shown.sort();
+          QCOMPARE(shown, want);
+          QCOMPARE(optionsForm(w)->collatorBox()->currentText(), QString::fromStdString(c.name));
+          ++forms;
+        }
+    QVERIFY(forms >= 6);
+  }
+
   // Picking a framework, version and options in the toolbar and the Framework view's form builds the
   // batch collate builds from the equivalent spec (written here by hand).
   void pickerBuildsCollatesBatch_data() {
