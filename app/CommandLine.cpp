@@ -226,6 +226,10 @@ Runner declareSnapshot(CLI::App* cmd) {
   cmd->add_option("--hide", snap->hide, "table view: hide system,whitespace,padding (comma list)");
   cmd->add_flag("--presenter", snap->presenter, "presenter mode (large type), as View > Presenter mode");
   cmd->add_option("--batch", snap->inputs.batchFile, "a batch dump instead of a dataset");
+  cmd->add_option("--stage", snap->stage,
+                  "framework specs: batch (the dataset list shows the dataset's rows) or prepared (the "
+                  "framework's prepared rows; --row counts them)")
+      ->check(CLI::IsMember({"batch", "prepared"}));
   cmd->add_option("--model", snap->modelSpec, "model folder or builtin:tiny (real losses and attention)");
   cmd->add_option("--model-config", snap->modelConfig,
                   "a model's config.json (or folder): its layer layout without weights, for --layer");

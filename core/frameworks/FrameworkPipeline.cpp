@@ -39,108 +39,72 @@ Batch FrameworkImpl::toBatch(const FrameworkBatch& batch, const std::vector<Prep
 
 namespace {
 
-RenderOptions renderOptionsFor(const FrameworkInputs& in, const ChatTemplate* t, const Tokenizer* tok) {
-  RenderOptions ro;
-  for (const auto& [k, v] : in.vars) ro.variables[k] = v;
-  if (t)
-    for (const auto& [k, v] : t->defaultVariables()) ro.variables.try_emplace(k, v);
-  if (tok) {
-    const SpecialTokenIds sp = tok->specialTokens();
-    for (const auto& [k, v] : {std::pair<const char*, std::string>{"bos_token", sp.bosText},
-                               {"eos_token", sp.eosText},
-                               {"pad_token", sp.padText},
-                               {"unk_token", sp.unkText}})
-      if (!v.empty()) ro.variables.try_emplace(k, v);
-  }
-  return ro;
-}
-
 struct Loaded {
   std::shared_ptr<const Tokenizer> tokenizer;
   std::shared_ptr<const ChatTemplate> chatTemplate;
 };
 
-Loaded loadTokenizerAndTemplate(const FrameworkInputs& in) {
+Loaded loadTokenizerAndTemplate(const FrameworkInputs& in, const FrameworkSpec& spec) {
   Loaded l;
+  const std::string templateSpec = frameworkTemplateSpec(spec, in.templateSpec);
   if (in.tokenizerSpec.empty()) {
-    if (!in.templateSpec.empty()) throw Error("--template needs --tokenizer (the template's text is tokenized)");
+    if (!templateSpec.empty()) throw Error("--template needs --tokenizer (the template's text is tokenized)");
     return l;
   }
   l.tokenizer = loadTokenizer(in.tokenizerSpec);
   try {
-    l.chatTemplate = loadChatTemplate(in.templateSpec, in.tokenizerSpec);
+    l.chatTemplate = loadChatTemplate(templateSpec, in.tokenizerSpec);
   } catch (const Error& e) {
-    if (!in.templateSpec.empty()) throw; // an explicit --template must load
+    if (!templateSpec.empty()) throw; // an explicit --template must load
     // the tokenizer has no template: only an error for the frameworks that render through it
     l.chatTemplate = std::make_shared<UnavailableChatTemplate>(e);
   }
   return l;
 }
 
-// A spec's chat_template_path (TRL's SFTConfig) is the template, as --template would be; both
-// given and different is refused rather than one silently winning.
-FrameworkInputs withSpecTemplate(FrameworkInputs in, const FrameworkSpec& spec) {
-  auto it = spec.options.find("chat_template_path");
-  if (it == spec.options.end() || !it->is_string()) return in;
-  const std::string path = it->get<std::string>();
-  if (!in.templateSpec.empty() && in.templateSpec != path)
-    throw Error("--template " + in.templateSpec + " and the spec's chat_template_path " + path + " differ: give one",
-                {spec.source, -1, -1, -1, "chat_template_path"});
-  in.templateSpec = path;
-  return in;
-}
-
-FrameworkRun start(const FrameworkInputs& in, std::unique_ptr<FrameworkImpl>& impl, std::vector<InputRow>& rows) {
-  FrameworkRun run;
+// The spec, its rows read, and the framework set up with --tokenizer and --template, prepared.
+std::unique_ptr<PreparedFramework> prepareInputs(const FrameworkInputs& in, FrameworkRun& run) {
   run.spec = parseFrameworkSpec(in.collatorSpec);
-  impl = run.spec.definition->make(run.spec);
-  run.facts = std::make_shared<FrameworkFacts>();
-  FrameworkFacts& f = *run.facts;
-  f.framework = run.spec.framework;
-  f.version = run.spec.version;
-  f.collator = run.spec.collator;
-  f.description = run.spec.describe();
-  f.source = run.spec.source;
-  rows = readFrameworkRows(in.dataSpec, in.rowBegin, in.rowEnd, &run.skipped);
-  f.rowsIn = long(rows.size());
-  return run;
+  const std::vector<InputRow> rows = readFrameworkRows(in.dataSpec, in.rowBegin, in.rowEnd, &run.skipped);
+  const Loaded l = loadTokenizerAndTemplate(in, run.spec);
+  run.tokenizer = l.tokenizer;
+  auto framework = std::make_unique<PreparedFramework>(
+      run.spec, l.tokenizer, l.chatTemplate, frameworkRenderOptions(in.vars, l.chatTemplate.get(), l.tokenizer.get()),
+      in.lenient);
+  framework->prepare(rows);
+  return framework;
 }
 
 } // namespace
 
+std::string frameworkTemplateSpec(const FrameworkSpec& spec, const std::string& templateSpec) {
+  auto it = spec.options.find("chat_template_path");
+  if (it == spec.options.end() || !it->is_string()) return templateSpec;
+  const std::string path = it->get<std::string>();
+  if (!templateSpec.empty() && templateSpec != path)
+    throw Error("--template " + templateSpec + " and the spec's chat_template_path " + path + " differ: give one",
+                {spec.source, -1, -1, -1, "chat_template_path"});
+  return path;
+}
+
 FrameworkRun prepareFramework(const FrameworkInputs& in) {
-  std::unique_ptr<FrameworkImpl> impl;
-  std::vector<InputRow> rows;
-  FrameworkRun run = start(in, impl, rows);
-  const Loaded l = loadTokenizerAndTemplate(withSpecTemplate(in, run.spec));
-  run.tokenizer = l.tokenizer;
-  FrameworkContext ctx{run.spec,       l.tokenizer,
-                       l.chatTemplate, renderOptionsFor(in, l.chatTemplate.get(), l.tokenizer.get()),
-                       *run.facts,     in.lenient};
-  run.prepared = impl->prepare(rows, ctx);
-  run.facts->rowsPrepared = long(run.prepared.size());
+  FrameworkRun run;
+  const std::unique_ptr<PreparedFramework> framework = prepareInputs(in, run);
+  run.prepared = framework->rows();
+  run.facts = std::make_shared<FrameworkFacts>(framework->facts());
   return run;
 }
 
 FrameworkRun runFramework(const FrameworkInputs& in) {
-  std::unique_ptr<FrameworkImpl> impl;
-  std::vector<InputRow> rows;
-  FrameworkRun run = start(in, impl, rows);
-  const Loaded l = loadTokenizerAndTemplate(withSpecTemplate(in, run.spec));
-  run.tokenizer = l.tokenizer;
-  FrameworkContext ctx{run.spec,       l.tokenizer,
-                       l.chatTemplate, renderOptionsFor(in, l.chatTemplate.get(), l.tokenizer.get()),
-                       *run.facts,     in.lenient};
-  run.prepared = impl->prepare(rows, ctx);
-  run.facts->rowsPrepared = long(run.prepared.size());
-  if (run.prepared.empty())
+  FrameworkRun run;
+  const std::unique_ptr<PreparedFramework> framework = prepareInputs(in, run);
+  if (framework->rows().empty())
     throw Error("no rows left after " + run.spec.framework + "'s dataset preparation (" +
-                    std::to_string(run.facts->dropped.size()) + " dropped)",
+                    std::to_string(framework->facts().dropped.size()) + " dropped)",
                 {in.dataSpec});
-  run.batch = impl->collate(run.prepared, ctx);
-  run.view = impl->toBatch(run.batch, run.prepared, ctx);
-  run.view.framework = run.facts;
-  return run;
+  FrameworkRun collated = framework->collate(0, framework->rows().size());
+  collated.skipped = std::move(run.skipped);
+  return collated;
 }
 
 std::string describeFrameworkRun(const FrameworkRun& run) {

@@ -5,6 +5,7 @@
 #include "core/data/Batch.h"
 #include "core/data/DatasetReader.h"
 #include "core/frameworks/Framework.h"
+#include "core/frameworks/PreparedFramework.h"
 
 #include <memory>
 #include <string>
@@ -23,20 +24,14 @@ struct FrameworkInputs {
   bool lenient = false; // lint/app: record what the framework would stop on instead of throwing
 };
 
-struct FrameworkRun {
-  FrameworkSpec spec;
-  std::vector<PreparedRow> prepared;
-  FrameworkBatch batch;
-  Batch view; // the batch as maskscope's Batch, with view.framework = facts
-  std::shared_ptr<FrameworkFacts> facts;
-  std::shared_ptr<const Tokenizer> tokenizer; // null without --tokenizer
-  std::vector<RowError> skipped;              // rows the reader skipped
-};
-
 // Throws Error (exit 2) on unusable input, naming the file, row and key.
 FrameworkRun runFramework(const FrameworkInputs& inputs);
 // Only the spec, the rows and the preparation (no collation): `collate --stage prepared`.
 FrameworkRun prepareFramework(const FrameworkInputs& inputs);
+
+// The chat template to load for spec: its chat_template_path (TRL's SFTConfig) as --template would
+// name it, else templateSpec. Error when both are given and differ (neither silently wins).
+std::string frameworkTemplateSpec(const FrameworkSpec& spec, const std::string& templateSpec);
 
 // The text form's header: which framework, version, collator and options built the batch.
 std::string describeFrameworkRun(const FrameworkRun& run);

@@ -32,6 +32,8 @@ void DatasetController::connectSession() {
     tokenLengths_.clear();
     fillList();
   });
+  // Framework mode lists the dataset's rows or the framework's prepared rows (its batch / prepared toggle).
+  connect(session_, &Session::rowsChanged, this, [this] { fillList(); });
   connect(session_, &Session::pipelineChanged, this, [this] {
     // Lengths depend on the tokenizer and template, not on the collator.
     if (lengthsKey_ != session_->tokenizerSpec() + QLatin1Char('\n') + session_->templateSpec()) {

@@ -2,6 +2,8 @@
 // the controllers that drive them, the summary line and the exports. Menus: MainWindowMenus.cpp;
 // docks and screen fitting: WindowLayout; the dataset list: DatasetController; the model: ModelController.
 #include "ui/shell/MainWindow.h"
+#include "core/frameworks/FrameworkSpec.h"
+#include "core/frameworks/PreparedFramework.h"
 #include "core/mask/RowFacts.h"
 #include "core/template/ChatTemplate.h"
 #include "core/template/TrainingTemplate.h"
@@ -23,6 +25,7 @@
 #include "ui/views/loss/LossView.h"
 #include "ui/views/softmax/SoftmaxView.h"
 #include "ui/views/strip/TokenStripView.h"
+#include "ui/widgets/FrameworkPicker.h"
 #include "ui/widgets/Palette.h"
 #include "ui/widgets/TokenizerChoiceDialog.h"
 #include "ui/widgets/TokenizerPicker.h"
@@ -73,6 +76,8 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
 
   toolbar_ = new PipelineToolbar(session_, persistent_, this);
   addToolBar(toolbar_);
+  connect(toolbar_->frameworkPicker(), &FrameworkPicker::optionsRequested, this,
+          [this] { showView(QStringLiteral("framework")); });
   layout_ = new WindowLayout(this);
   createViews();
   buildCentre();
@@ -88,6 +93,7 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
   setWindowTitle(tr("maskscope \u2014 %1").arg(session_->datasetSpec()));
   toolbar_->sync();
   updateSummary();
+  updateFrameworkStatus(); // a session set up before this window (snapshot, the command line)
   if (persistent_) restoreSettings();
   // A dump named on the command line opened before this window: ask once the window is up.
   if (session_->needsDumpTokenizer()) QTimer::singleShot(0, this, &MainWindow::askForDumpTokenizer);
@@ -150,6 +156,11 @@ void MainWindow::buildCentre() {
 void MainWindow::buildStatusBar() {
   auto* readOnly = new QLabel(tr("Read-only: maskscope never edits your files"), this);
   readOnly->setObjectName(QStringLiteral("readOnlyNotice"));
+  // Which framework, version and options built the batch, for as long as one does.
+  frameworkStatus_ = new QLabel(this);
+  frameworkStatus_->setObjectName(QStringLiteral("frameworkStatus"));
+  frameworkStatus_->hide();
+  statusBar()->addPermanentWidget(frameworkStatus_);
   statusBar()->addPermanentWidget(readOnly);
   statusBar()->addPermanentWidget(model_->modelLabel());
   statusBar()->addPermanentWidget(model_->progressBar());
@@ -163,6 +174,8 @@ void MainWindow::connectSession() {
     toolbar_->sync();
   });
   connect(session_, &Session::batchChanged, this, &MainWindow::updateSummary);
+  connect(session_, &Session::batchChanged, this, &MainWindow::updateFrameworkStatus);
+  connect(session_, &Session::pipelineChanged, this, &MainWindow::updateFrameworkStatus);
   connect(session_, &Session::errorOccurred, this, [this](const QString& m) {
     statusBar()->showMessage(m, 15000);
     pendingError_ = m; // a batch that failed to build reports here just before batchChanged
@@ -192,6 +205,10 @@ bool MainWindow::tokenLengthsPending() const { return dataset_->tokenLengthsPend
 QComboBox* MainWindow::collatorBox() const { return toolbar_->collatorBox(); }
 QComboBox* MainWindow::templateBox() const { return toolbar_->templateBox(); }
 TokenizerPicker* MainWindow::tokenizerBox() const { return toolbar_->tokenizerBox(); }
+FrameworkPicker* MainWindow::frameworkPicker() const { return toolbar_->frameworkPicker(); }
+QString MainWindow::frameworkStatusText() const {
+  return frameworkStatus_->isHidden() ? QString() : frameworkStatus_->toolTip();
+}
 AttentionGridCanvas* MainWindow::attentionGrid() const { return attentionView_->grid(); }
 ModelRunner* MainWindow::modelRunner() const { return model_->runner(); }
 QProgressBar* MainWindow::runProgressBar() const { return model_->progressBar(); }
@@ -240,10 +257,13 @@ void MainWindow::updateSummary() {
   const RowFacts f = rowFacts(b, r); // core's counts: the same pads and graded tokens lint and loss report
   const int64_t real = f.real(), pads = f.pads, graded = f.gradedTotal(), gradedPads = f.graded[RolePad],
                 attendedPads = f.attendedPads;
-  const QString what = session_->isBatchDump()
-                           ? tr("batch dump %1").arg(QFileInfo(session_->datasetSpec()).fileName())
-                           : QString::fromStdString(session_->pipeline()->collator().spec().describe());
-  QString text = tr("<b>Row %1</b> of a %2 x %3 batch (%4) &mdash; %5 tokens, %6 padding, <b>%7 graded</b>")
+  const FrameworkRun* run = session_->frameworkRun();
+  const QString what = session_->isBatchDump() ? tr("batch dump %1").arg(QFileInfo(session_->datasetSpec()).fileName())
+                       : run                   ? QString::fromStdString(run->facts->description)
+                             : QString::fromStdString(session_->pipeline()->collator().spec().describe());
+  const bool prepared = run && session_->stage() == Session::Stage::Prepared;
+  QString text = tr("<b>%1 %2</b> of a %3 x %4 batch (%5) &mdash; %6 tokens, %7 padding, <b>%8 graded</b>")
+                     .arg(prepared ? tr("Prepared row") : tr("Row"))
                      .arg(session_->selectedRow())
                      .arg(b.batchSize())
                      .arg(b.length())
@@ -265,6 +285,14 @@ void MainWindow::updateSummary() {
                       "(%2). File &gt; Which tokenizer made this batch dump?</span>"))
                 .arg(tokenizerDisplayName(session_->tokenizerSpec()).toHtmlEscaped(),
                      QString::fromStdString(session_->dumpFit().describe()).toHtmlEscaped(), warn);
+  if (run && !run->facts->dropped.empty())
+    text += tr(" &mdash; <span style='color:%2'>&#9888; %3 drops %1 rows</span>")
+                .arg(run->facts->dropped.size())
+                .arg(warn, QString::fromStdString(run->spec.framework));
+  if (run && run->facts->assistantOnlyWithoutGeneration)
+    text += tr(" &mdash; <span style='color:%1'><b>&#9888; %2 stops here: the template has no {% generation %}</b>"
+               "</span>")
+                .arg(warn, QString::fromStdString(run->spec.framework));
   summary_->setText(text);
 }
 
@@ -363,7 +391,47 @@ void MainWindow::askForDumpTokenizer() {
   d->open();
 }
 
+void MainWindow::updateFrameworkStatus() {
+  const FrameworkSpec* spec = session_->frameworkSpec();
+  frameworkStatus_->setVisible(spec != nullptr);
+  if (!spec) return;
+  QString text = QString::fromStdString(spec->describe());
+  if (spec->source != "inline") text += tr(" — %1").arg(QFileInfo(QString::fromStdString(spec->source)).fileName());
+  if (const PreparedFramework* p = session_->preparedFramework())
+    text += tr(" — %1 rows → %2 prepared").arg(p->facts().rowsIn).arg(p->facts().rowsPrepared);
+  frameworkStatus_->setToolTip(text);
+  frameworkStatus_->setText(frameworkStatus_->fontMetrics().elidedText(text, Qt::ElideMiddle, 420));
+}
+
+bool MainWindow::openFrameworkConfig(const QString& path, QString* error) {
+  QString why;
+  auto keep = connect(session_, &Session::errorOccurred, this, [&why](const QString& m) { why = m; });
+  bool ok = false;
+  try {
+    if (!isFrameworkSpec(path.toStdString()))
+      why = tr("%1 is not a framework config: a JSON spec needs \"framework\"; YAML configs are Axolotl's or "
+               "LLaMA-Factory's")
+                .arg(path);
+    else
+      ok = session_->setCollator(path);
+  } catch (const std::exception& e) {
+    why = QString::fromUtf8(e.what());
+  }
+  disconnect(keep);
+  if (!ok && error) *error = why;
+  if (ok) showView(QStringLiteral("framework"));
+  return ok;
+}
+
 bool MainWindow::openPath(const QString& path) {
+  // A YAML file is never a dataset: an Axolotl or LLaMA-Factory config (dropped, or on the command line).
+  const QString suffix = QFileInfo(path).suffix().toLower();
+  if (suffix == QLatin1String("yml") || suffix == QLatin1String("yaml")) {
+    QString error;
+    if (openFrameworkConfig(path, &error)) return true;
+    showStatus(error, 15000);
+    return false;
+  }
   const bool ok = session_->openPath(path);
   if (ok && !path.startsWith(QLatin1String("builtin:"))) addRecent(path);
   return ok;

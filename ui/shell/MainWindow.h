@@ -25,6 +25,7 @@ class AttentionGridCanvas;
 class AttentionView;
 class CompareView;
 class DatasetController;
+class FrameworkPicker;
 class DatasetView;
 class LintView;
 class LossView;
@@ -108,8 +109,17 @@ public:
   void setAsksForTokenizer(bool on) { asksForTokenizer_ = on; }
   void askForDumpTokenizer();
   TokenizerChoiceDialog* tokenizerDialog() const;
-  // Opens a dataset, batch dump or model folder (as the command line and drag-and-drop do).
+  // Opens a dataset, batch dump or model folder (as the command line and drag-and-drop do); a .yml or
+  // .yaml file is a framework config (openFrameworkConfig).
   bool openPath(const QString& path);
+  // File > Open framework config: a framework spec JSON, a TRL SFTConfig JSON or a framework's YAML
+  // config (Axolotl, LLaMA-Factory) becomes the collator: the picker, the form and every view follow.
+  // false and *error (naming the file and key) when it is not one or cannot be used.
+  bool openFrameworkConfig(const QString& path, QString* error = nullptr);
+  // The framework picker beside the collator presets (ui/widgets/FrameworkPicker).
+  FrameworkPicker* frameworkPicker() const;
+  // The status bar's line naming the framework, version and options of the batch ("" without one).
+  QString frameworkStatusText() const;
   // Export the named view (or "window") to PNG/SVG by extension, or the HTML report (.html).
   bool exportView(const QString& view, const QString& path, QString* error = nullptr);
   // File > Export training template: the current chat template with {% generation %} around each
@@ -141,6 +151,7 @@ private:
   void openTeaching();
   void showStatus(const QString& text, int timeoutMs); // empty text clears the status line
   void updateSummary();
+  void updateFrameworkStatus();
   void updateCentreError();
   void addRecent(const QString& path);
   void rebuildRecentMenu();
@@ -155,6 +166,7 @@ private:
   ModelController* model_ = nullptr;
   QLabel* summary_ = nullptr;
   QSplitter* centreSplit_ = nullptr; // the centre views (token strip, attention grid)
+  QLabel* frameworkStatus_ = nullptr;
   QLabel* centreError_ = nullptr;
   QString pendingError_; // the session's last error, until the next batchChanged
   DatasetView* datasetView_ = nullptr;

@@ -47,6 +47,12 @@ void MainWindow::buildFileMenu() {
     const QString d = QFileDialog::getExistingDirectory(this, tr("Model folder"));
     if (!d.isEmpty()) openPath(d);
   });
+  file->addAction(tr("Open &framework config\u2026"), this, [this] {
+    const QString f = QFileDialog::getOpenFileName(this, tr("Framework config"), {},
+                                                   tr("Framework configs (*.yml *.yaml *.json);;All files (*)"));
+    QString err;
+    if (!f.isEmpty() && !openFrameworkConfig(f, &err)) QMessageBox::warning(this, tr("Framework config"), err);
+  });
   file->addAction(tr("Open the built-in &demo"), this,
                   [this] { session_->openDataset(QStringLiteral("builtin:demo")); });
   recentMenu_ = file->addMenu(tr("Open &recent"));

@@ -2,8 +2,11 @@
 // meaning as tooltips) and keeps them and the session in step.
 #include "ui/shell/PipelineToolbar.h"
 #include "core/collate/CollatorSpec.h"
+#include "core/frameworks/FrameworkSpec.h"
 #include "core/template/ChatTemplate.h"
 #include "ui/shell/Session.h"
+#include "ui/widgets/FrameworkPicker.h"
+#include "ui/widgets/FrameworkSpecEdit.h"
 #include "ui/widgets/TokenizerPicker.h"
 
 #include <QComboBox>
@@ -35,7 +38,9 @@ PipelineToolbar::PipelineToolbar(Session* session, bool persistent, QWidget* par
     collatorBox_->setItemData(collatorBox_->count() - 1, QString::fromStdString(p.mirrors), Qt::ToolTipRole);
   }
   collatorBox_->setMinimumContentsLength(18);
-  addWidget(collatorBox_);
+  framework_ = new FrameworkPicker(session_, this);
+  addWidget(framework_);
+  collatorAction_ = addWidget(collatorBox_);
   addWidget(new QLabel(tr("  Batch rows "), this));
   batchSize_ = new QSpinBox(this);
   batchSize_->setRange(1, 64);
@@ -59,11 +64,16 @@ void PipelineToolbar::connectControls() {
     session_->setTemplate(spec);
   });
   connect(batchSize_, &QSpinBox::valueChanged, session_, &Session::setBatchSize);
+  connect(framework_, &FrameworkPicker::presetChosen, this, [this] { session_->setCollator(lastPreset_); });
 }
 
 void PipelineToolbar::sync() {
   QSignalBlocker a(collatorBox_), b(templateBox_);
+  // A framework builds the batch: its picker says which; the preset box waits for "preset".
+  collatorAction_->setVisible(!session_->isFramework());
+  if (session_->isFramework()) return syncTemplate();
   const QString spec = session_->collatorSpec();
+  lastPreset_ = spec;
   int i = collatorBox_->findData(spec);
   if (i < 0) {
     collatorBox_->addItem(tr("custom: %1").arg(spec), spec);
@@ -71,6 +81,28 @@ void PipelineToolbar::sync() {
   }
   collatorBox_->setCurrentIndex(i);
   collatorBox_->setEnabled(!session_->isBatchDump());
+  syncTemplate();
+}
+
+void PipelineToolbar::syncTemplate() {
+  QSignalBlocker block(templateBox_);
+  // A framework that renders with its own template (Axolotl's chat_template: chatml) says so here
+  // instead of showing a template it does not use; the box is back once it renders with the toolbar's.
+  const QString kOwn = QStringLiteral("@framework");
+  if (const int old = templateBox_->findData(kOwn); old >= 0) templateBox_->removeItem(old);
+  const FrameworkSpec* fw = session_->frameworkSpec();
+  const QString own = fw ? frameworkOwnTemplate(*fw) : QString();
+  templateBox_->setEnabled(own.isEmpty());
+  if (!own.isEmpty()) {
+    templateBox_->insertItem(0, tr("%1: %2").arg(QString::fromStdString(fw->framework), own), kOwn);
+    templateBox_->setItemData(0,
+                              tr("%1 renders with its own template (%2), not the toolbar's: change it in the "
+                                 "Framework panel's options")
+                                  .arg(QString::fromStdString(fw->framework), own),
+                              Qt::ToolTipRole);
+    templateBox_->setCurrentIndex(0);
+    return;
+  }
   int t = templateBox_->findData(session_->templateSpec());
   if (t < 0) {
     templateBox_->insertItem(templateBox_->count() - 1, QFileInfo(session_->templateSpec()).fileName(),

@@ -2,12 +2,16 @@
 // (the group of batchSize consecutive rows it falls in), so padding shows as a trainer produces it.
 // A batch dump's rows are the list and no collator runs; with a tokenizer that fits (or was chosen)
 // it is read as lint and `loss --batch --tokenizer` read it (readDump: special ids, recovered roles).
+// Framework mode (a framework spec as the collator) is in SessionFramework.cpp.
 #include "ui/shell/Session.h"
 #include "core/batchio/BatchLoader.h"
 #include "core/collate/BatchAroundRow.h"
 #include "core/collate/CollatorSpec.h"
+#include "core/frameworks/FrameworkPipeline.h"
+#include "core/frameworks/FrameworkSpec.h"
 #include "core/mask/RowFacts.h"
 #include "core/util/Error.h"
+#include "ui/shell/FrameworkSource.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -16,13 +20,16 @@
 namespace maskscope {
 
 Session::Session(QObject* parent) : QObject(parent) {}
+Session::~Session() = default;
 
 std::unique_ptr<DatasetPipeline> Session::makePipeline(const QString& tok, const QString& tpl,
                                                        const QString& col) const {
   PipelineSpec ps;
   ps.tokenizerSpec = tok.isEmpty() ? std::string("builtin:demo") : tok.toStdString();
   ps.templateSpec = tpl.toStdString();
-  ps.collatorSpec = col.isEmpty() ? std::string("default") : col.toStdString();
+  // A framework spec is no preset: the pipeline then only gives the framework its tokenizer and template.
+  const std::string col8 = col.toStdString();
+  ps.collatorSpec = col8.empty() || isFrameworkSpec(col8) ? std::string("default") : col8;
   ps.render.variables = templateVariables_;
   return std::make_unique<DatasetPipeline>(ps);
 }
@@ -32,25 +39,47 @@ bool Session::openDataset(const QString& spec) {
     std::vector<RowError> errors;
     std::vector<Conversation> rows;
     std::vector<PreferenceRow> pairs;
-    if (isPreferenceDataset(spec.toStdString())) {
-      pairs = readPreferenceDataset(spec.toStdString(), &errors);
-      for (const PreferenceRow& p : pairs) rows.push_back(p.side(true));
-    } else {
-      rows = readDataset(spec.toStdString(), &errors);
+    std::vector<InputRow> raw;
+    const std::string path = spec.toStdString();
+    // Token ids already (a framework's pre-tokenized rows), or rows a collator preset renders.
+    bool preTokenized = false;
+    try {
+      preTokenized = isPreTokenizedRow(readFrameworkRows(path, 0, 1).front().value);
+    } catch (const std::exception&) {
+      if (isFramework()) throw; // else the dataset reader names the problem below
     }
-    if (!pipeline_) pipeline_ = makePipeline(tokenizerSpec_, templateSpec_, collatorSpec_);
+    if (preTokenized || isFramework()) raw = readFrameworkRows(path, 0, -1, &errors);
+    if (!preTokenized) {
+      std::vector<RowError>* rowErrors = raw.empty() ? &errors : nullptr;
+      try {
+        if (isPreferenceDataset(path)) {
+          pairs = readPreferenceDataset(path, rowErrors);
+          for (const PreferenceRow& p : pairs) rows.push_back(p.side(true));
+        } else {
+          rows = readDataset(path, rowErrors);
+        }
+      } catch (const std::exception&) {
+        if (raw.empty()) throw; // a framework reads rows of its own shapes (TRL's "text")
+      }
+    }
+    if (!pipeline_ && hasTokenizer() && !(preTokenized && isFramework()))
+      pipeline_ = makePipeline(tokenizerSpec_, templateSpec_, collatorSpec_);
     conversations_ = std::move(rows);
     preferenceRows_ = std::move(pairs);
+    rawRows_ = std::move(raw);
+    preTokenized_ = preTokenized;
     dump_ = Batch();
     rowErrors_.clear();
     for (const auto& e : errors) rowErrors_ << QString::fromStdString(e.toString());
     datasetSpec_ = spec;
     source_ = Source::Dataset;
-    selected_ = conversations_.empty() ? -1 : 0;
+    if (stage_ == Stage::Prepared) stage_ = Stage::Batch; // the new file's rows, listed as they are
+    selected_ = rowCount() > 0 ? 0 : -1;
   } catch (const std::exception& e) {
     Q_EMIT errorOccurred(QString::fromUtf8(e.what()));
     return false;
   }
+  if (applyTokenizerDefault()) Q_EMIT pipelineChanged();
   Q_EMIT datasetChanged();
   rebuildBatch();
   return true;
@@ -60,13 +89,16 @@ bool Session::openBatchDump(const QString& path, bool tokenizerChosen) {
   try {
     Batch b = loadBatchDump(path.toStdString());
     if (b.batchSize() <= 0 || b.length() <= 0) throw Error("the batch dump holds no rows", {path.toStdString()});
-    if (!pipeline_) pipeline_ = makePipeline(tokenizerSpec_, templateSpec_, collatorSpec_);
+    if (!pipeline_ && hasTokenizer()) pipeline_ = makePipeline(tokenizerSpec_, templateSpec_, collatorSpec_);
     dump_ = std::move(b);
     conversations_.clear();
     preferenceRows_.clear();
+    rawRows_.clear();
+    preTokenized_ = false;
     rowErrors_.clear();
     datasetSpec_ = path;
     source_ = Source::BatchDump;
+    stage_ = Stage::Batch;
     selected_ = 0;
     dumpTokenizerChosen_ = tokenizerChosen;
     judgeDumpTokenizer();
@@ -125,34 +157,75 @@ bool Session::openPath(const QString& path) {
     dump = looksLikeBatchDump(path.toStdString());
   } catch (const std::exception&) {
   }
-  return dump ? openBatchDump(path) : openDataset(path);
+  // With a framework, JSON rows holding input_ids are its pre-tokenized rows, never a dump.
+  return dump && !isFramework() ? openBatchDump(path) : openDataset(path);
 }
 
 bool Session::setPipeline(const QString& tokenizerSpec, const QString& templateSpec, const QString& collatorSpec) {
+  // An empty tokenizer is the default: builtin:demo, or none for a framework's pre-tokenized rows.
+  const bool chosen = !tokenizerSpec.isEmpty();
+  const QString tok = chosen ? tokenizerSpec : QStringLiteral("builtin:demo");
+  return applyPipeline(tok, templateSpec, collatorSpec, chosen);
+}
+
+bool Session::applyPipeline(const QString& tokenizerSpec, const QString& templateSpec, const QString& collatorSpec,
+                            bool chosen) {
+  const QString col = collatorSpec.isEmpty() ? QStringLiteral("default") : collatorSpec;
+  std::unique_ptr<DatasetPipeline> pipeline;
+  std::unique_ptr<FrameworkSource> framework;
+  QString tpl = templateSpec;
   try {
-    pipeline_ = makePipeline(tokenizerSpec, templateSpec, collatorSpec);
+    if (isFrameworkSpec(col.toStdString())) {
+      framework = std::make_unique<FrameworkSource>(col.toStdString());
+      tpl = QString::fromStdString(frameworkTemplateSpec(framework->spec(), tpl.toStdString()));
+    } else {
+      checkPresetAllowed(tokenizerSpec);
+    }
+    if (tokenizerSpec != noTokenizer()) pipeline = makePipeline(tokenizerSpec, tpl, col);
   } catch (const std::exception& e) {
     Q_EMIT errorOccurred(QString::fromUtf8(e.what()));
     return false;
   }
-  const QString tokenizer = tokenizerSpec.isEmpty() ? QStringLiteral("builtin:demo") : tokenizerSpec;
+  const long line = selectedLine(); // the same dataset row stays selected across modes
+  const bool wasFramework = isFramework();
   // Another tokenizer while a dump is open is the user's choice for it: used even if it does not fit.
-  if (source_ == Source::BatchDump && tokenizer != tokenizerSpec_) dumpTokenizerChosen_ = true;
-  tokenizerSpec_ = tokenizer;
-  templateSpec_ = templateSpec;
-  collatorSpec_ = collatorSpec.isEmpty() ? QStringLiteral("default") : collatorSpec;
+  if (source_ == Source::BatchDump && tokenizerSpec != tokenizerSpec_) dumpTokenizerChosen_ = true;
+  pipeline_ = std::move(pipeline);
+  tokenizerSpec_ = tokenizerSpec;
+  tokenizerChosen_ = chosen;
+  templateSpec_ = tpl;
+  collatorSpec_ = col;
+  framework_ = std::move(framework);
+  preparedKey_.clear();
+  if (!framework_) stage_ = Stage::Batch;
+  if (framework_ && !wasFramework && reopensAsRows()) return reopenAsRows();
+  if (framework_ && source_ == Source::Dataset && rawRows_.empty()) readRawRows();
+  applyTokenizerDefault();
   judgeDumpTokenizer();
+  const bool relisted = wasFramework != isFramework();
+  if (relisted) selectLine(line);
   Q_EMIT pipelineChanged();
+  if (relisted) Q_EMIT rowsChanged();
   rebuildBatch();
   return true;
 }
 
-bool Session::setTokenizer(const QString& spec) { return setPipeline(spec, templateSpec_, collatorSpec_); }
-bool Session::setTemplate(const QString& spec) { return setPipeline(tokenizerSpec_, spec, collatorSpec_); }
+bool Session::setTokenizer(const QString& spec) { return applyPipeline(spec, templateSpec_, collatorSpec_, true); }
+bool Session::setTemplate(const QString& spec) {
+  return applyPipeline(tokenizerSpec_, spec, collatorSpec_, tokenizerChosen_);
+}
 
 bool Session::setCollator(const QString& collatorSpec) {
-  if (collatorSpec == collatorSpec_ && pipeline_) return true;
-  if (!pipeline_) return setPipeline(tokenizerSpec_, templateSpec_, collatorSpec);
+  if (collatorSpec == collatorSpec_ && (pipeline_ || !hasTokenizer())) return true;
+  bool framework = false;
+  try {
+    framework = isFrameworkSpec(collatorSpec.toStdString());
+  } catch (const std::exception& e) {
+    Q_EMIT errorOccurred(QString::fromUtf8(e.what()));
+    return false;
+  }
+  if (framework || isFramework() || !pipeline_)
+    return applyPipeline(tokenizerSpec_, templateSpec_, collatorSpec, tokenizerChosen_);
   try {
     auto next = std::make_unique<DatasetPipeline>(*pipeline_, parseCollatorSpec(collatorSpec.toStdString()));
     pipeline_ = std::move(next);
@@ -174,6 +247,8 @@ void Session::setModelSpec(const QString& spec) {
 
 int Session::rowCount() const {
   if (source_ == Source::BatchDump) return int(dump_.batchSize());
+  if (isFramework() && stage_ == Stage::Prepared) return framework_->preparedRowCount();
+  if (isFramework() || preTokenized_) return int(rawRows_.size());
   return int(conversations_.size());
 }
 
@@ -184,7 +259,13 @@ QString Session::rowTitle(int row) const {
     const RowFacts f = rowFacts(batch_.batchSize() == dump_.batchSize() ? batch_ : dump_, row);
     return tr("batch row %1  (%2 real, %3 graded of %4)").arg(row).arg(f.real()).arg(f.gradedTotal()).arg(f.positions);
   }
-  const Conversation& c = conversations_[size_t(row)];
+  if (isFramework() && stage_ == Stage::Prepared)
+    return QString::fromStdString(preparedRowTitle(framework_->prepared()->rows()[size_t(row)], row));
+  if (isFramework() || preTokenized_) return rawRowTitle(row);
+  return conversationTitle(conversations_[size_t(row)], conversations_[size_t(row)].rowIndex);
+}
+
+QString Session::conversationTitle(const Conversation& c, long index) const {
   QString first;
   for (const auto& m : c.messages)
     if (m.role == "user") {
@@ -196,7 +277,7 @@ QString Session::rowTitle(int row) const {
   if (first.size() > 60) first = first.left(57) + QStringLiteral("...");
   // Where a contributor finds the row: its file line (a JSON list: its index there too), which the
   // row number stops matching after an unreadable line.
-  QString where = c.sourceLine >= 0 ? tr("line %1").arg(c.sourceLine) : tr("row %1").arg(c.rowIndex);
+  QString where = c.sourceLine >= 0 ? tr("line %1").arg(c.sourceLine) : tr("row %1").arg(index);
   if (c.sourceItem >= 0) where = tr("item %1, %2").arg(c.sourceItem).arg(where);
   return tr("%1 \u00b7 %2  (%3 msgs)").arg(where, first).arg(c.messages.size());
 }
@@ -223,11 +304,17 @@ void Session::selectPosition(int position) {
   Q_EMIT positionChanged(position_);
 }
 
+std::shared_ptr<const Tokenizer> Session::tokenizerPtr() const {
+  if (!hasTokenizer() || !pipeline_) return nullptr;
+  return pipeline_->encoder().tokenizerPtr();
+}
+
 QString Session::tokenText(int64_t id) const {
-  if (!pipeline_) return QString::number(id);
+  const std::shared_ptr<const Tokenizer> tok = tokenizerPtr();
+  if (!tok) return QString::number(id); // no tokenizer: the ids are what there is to show
   // A dump's ids are decoded only with a tokenizer that fits them or was chosen for it.
-  if (id < 0 || id >= pipeline_->tokenizer().vocabSize() || needsDumpTokenizer()) return QStringLiteral("#%1").arg(id);
-  return QString::fromStdString(pipeline_->tokenizer().displayText(int32_t(id)));
+  if (id < 0 || id >= tok->vocabSize() || needsDumpTokenizer()) return QStringLiteral("#%1").arg(id);
+  return QString::fromStdString(tok->displayText(int32_t(id)));
 }
 
 Batch Session::collateWith(const QString& collatorSpec, int* batchRow) const {
@@ -236,7 +323,10 @@ Batch Session::collateWith(const QString& collatorSpec, int* batchRow) const {
     if (batchRow) *batchRow = batchRow_;
     return dump_; // a dump is what it is: compare against itself (or a preset via the dataset)
   }
-  if (!pipeline_ || selected_ < 0) return {};
+  if (selected_ < 0) return {};
+  if (isFramework() || preTokenized_ || isFrameworkSpec(collatorSpec.toStdString()))
+    return collateFrameworkWith(collatorSpec, batchRow);
+  if (!pipeline_) return {};
   DatasetPipeline other(*pipeline_, parseCollatorSpec(collatorSpec.toStdString()));
   BatchAroundRow around = batchAroundRow(other, conversations_, selected_, batchSize_);
   if (batchRow) *batchRow = around.batchRow;
@@ -252,7 +342,8 @@ void Session::setExampleLosses(const ExampleLosses& losses) {
 LintContext Session::lintContext() const {
   LintContext ctx;
   ctx.maxFindings = 1000; // lint's default --max-findings, so the lists match
-  if (!pipeline_) return ctx;
+  // No tokenizer (a framework's pre-tokenized rows shown as ids): the rules that need none run.
+  if (!pipeline_ || !hasTokenizer()) return ctx;
   if (needsDumpTokenizer()) {
     ctx.render.variables = templateVariables_;
     return ctx;
@@ -260,14 +351,19 @@ LintContext Session::lintContext() const {
   ctx.tokenizer = pipeline_->encoder().tokenizerPtr();
   ctx.chatTemplate = pipeline_->encoder().templatePtr();
   ctx.render = pipeline_->renderOptions();
-  if (!isBatchDump()) ctx.collator = pipeline_->collator().spec();
+  // A framework's batch is judged as `lint --collator SPEC` judges it: no preset collator, the
+  // framework rules reading what its run recorded.
+  if (!isBatchDump() && !isFramework()) ctx.collator = pipeline_->collator().spec();
   return ctx;
 }
 
 void Session::rebuildBatch() {
   batch_ = Batch();
   tokenized_.reset();
+  run_.reset();
   batchRow_ = 0;
+  preparedRow_ = -1;
+  if (source_ == Source::Dataset && (isFramework() || preTokenized_)) return rebuildFrameworkBatch();
   if (!pipeline_ || selected_ < 0) {
     position_ = -1;
     Q_EMIT batchChanged();

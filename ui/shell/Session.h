@@ -1,12 +1,16 @@
 // The state the views share: the open dataset (or batch dump), the pipeline (tokenizer, template,
 // collator), the selected row, the batch it sits in and the selected position. Views read it and
 // react to its signals. Nothing here ever writes a user file.
+// Framework mode (a framework spec as the collator, core/frameworks): the rows are the dataset's raw
+// rows (text or pre-tokenized), the framework prepares them once per pipeline, and the batch is its
+// collation of the prepared rows in the selected row's group (SessionFramework.cpp).
 #pragma once
 #include "core/collate/DatasetPipeline.h"
 #include "core/data/Batch.h"
 #include "core/data/DatasetReader.h"
 #include "core/data/PreferenceRow.h"
 #include "core/forward/LossPlan.h"
+#include "core/frameworks/FrameworkRows.h"
 #include "core/lint/Lint.h"
 #include "core/lint/TokenizerFit.h"
 
@@ -19,11 +23,21 @@
 
 namespace maskscope {
 
+class FrameworkSource;
+class PreparedFramework;
+struct FrameworkRun;
+struct FrameworkSpec;
+
 class Session : public QObject {
   Q_OBJECT
 public:
   enum class Source { None, Dataset, BatchDump };
+  // What the row list shows in framework mode: the dataset's rows, or the framework's prepared rows.
+  enum class Stage { Batch, Prepared };
   explicit Session(QObject* parent = nullptr);
+  ~Session() override;
+  // The tokenizer spec meaning "none": token ids are shown as ids (pre-tokenized rows of a framework).
+  static QString noTokenizer() { return QStringLiteral("none"); }
 
   // Each returns false (and emits errorOccurred) when the input is unusable; state is unchanged then.
   bool openDataset(const QString& spec);
@@ -38,12 +52,16 @@ public:
   bool openModelFolder(const QString& path);
   // Any of the above, chosen by what the path is (folder, batch dump, dataset).
   bool openPath(const QString& path);
+  // An empty tokenizerSpec is the default (builtin:demo, or none for a framework's pre-tokenized
+  // rows); any other is the user's choice and is kept.
   bool setPipeline(const QString& tokenizerSpec, const QString& templateSpec, const QString& collatorSpec);
   // Template variables (--var k=v, e.g. enable_thinking=false) for the pipelines made from now on.
   void setTemplateVariables(std::map<std::string, std::string> vars) { templateVariables_ = std::move(vars); }
   const std::map<std::string, std::string>& templateVariables() const { return templateVariables_; }
   bool setTokenizer(const QString& tokenizerSpec);
   bool setTemplate(const QString& templateSpec);
+  // A preset, a collator JSON file, or a framework spec (inline JSON, a spec file, a framework's
+  // config file): refused (errorOccurred, false) when unusable, never replaced by another.
   bool setCollator(const QString& collatorSpec);
   void selectRow(int row);
   void setBatchSize(int rows);
@@ -55,11 +73,29 @@ public:
   // Rows the list shows: conversations of a dataset, or rows of a batch dump.
   int rowCount() const;
   QString rowTitle(int row) const;
-  bool hasConversations() const { return source_ == Source::Dataset; }
+  bool hasConversations() const { return source_ == Source::Dataset && !isFramework() && !preTokenized_; }
   const Conversation& conversation(int row) const { return conversations_.at(size_t(row)); }
+  // Framework mode: the framework spec in use, its preparation (null until it succeeds) and the run
+  // behind batch() (null when no batch). The list shows dataset rows (Stage::Batch) or prepared rows.
+  bool isFramework() const { return framework_ != nullptr; }
+  const FrameworkSpec* frameworkSpec() const;
+  const PreparedFramework* preparedFramework() const;
+  const FrameworkRun* frameworkRun() const { return run_.get(); }
+  QString frameworkError() const; // why the framework has no prepared rows ("" when it has)
+  void setStage(Stage stage);
+  Stage stage() const { return stage_; }
+  // The prepared row the selection falls in (framework mode; -1 otherwise or when it was dropped).
+  int preparedRow() const { return preparedRow_; }
+  // Selects a dataset row whatever the list shows (lint findings name dataset rows).
+  void selectDatasetRow(long row);
+  // The dataset's rows are token ids already (input_ids, prompt_ids, tokens, ...): a framework's.
+  bool hasPreTokenizedRows() const { return preTokenized_; }
+  bool hasTokenizer() const { return tokenizerSpec_ != noTokenizer(); }
+  // The tokenizer of the batch's ids (null: ids shown as ids).
+  std::shared_ptr<const Tokenizer> tokenizerPtr() const;
   // Preference data (prompt/chosen/rejected): the rows as pairs. The other views show each row's
   // chosen side as a prompt/completion conversation; the preference view shows both sides.
-  bool isPreference() const { return !preferenceRows_.empty(); }
+  bool isPreference() const { return !preferenceRows_.empty() && !isFramework(); }
   const PreferenceRow* preferenceRow(int row) const {
     return row >= 0 && size_t(row) < preferenceRows_.size() ? &preferenceRows_[size_t(row)] : nullptr;
   }
@@ -108,6 +144,7 @@ Q_SIGNALS:
   void pipelineChanged();
   void batchChanged();
   void positionChanged(int position);
+  void rowsChanged(); // the rows the list shows changed (framework stage, prepared rows)
   void modelChanged(const QString& spec);
   void errorOccurred(const QString& message);
   // A dump was opened whose ids the current tokenizer does not fit: the window offers the ones that do.
@@ -118,10 +155,29 @@ private:
   void rebuildBatch();
   void judgeDumpTokenizer(); // dumpFit_ for the open dump and the current tokenizer
   std::unique_ptr<DatasetPipeline> makePipeline(const QString& tok, const QString& tpl, const QString& col) const;
+  // tokenizerSpec is final here (empty already replaced); chosen: the user's, kept as the default changes.
+  bool applyPipeline(const QString& tokenizerSpec, const QString& templateSpec, const QString& collatorSpec,
+                     bool chosen);
+  QString conversationTitle(const Conversation& c, long index) const;
+  // SessionFramework.cpp
+  void checkPresetAllowed(const QString& tokenizerSpec) const; // throws Error: presets need conversations
+  bool reopensAsRows() const; // a JSON/JSONL batch dump is open: a framework reads it as rows
+  bool reopenAsRows();
+  void readRawRows();
+  bool applyTokenizerDefault(); // builtin:demo, or none for pre-tokenized rows; true when it changed
+  long selectedLine() const;    // the dataset line of the selected row (-1: none)
+  void selectLine(long line);   // selects the listed row holding that line (else the first)
+  long selectedDatasetRow() const;
+  bool prepareFramework(); // true when the prepared rows changed
+  QString preparationKey() const;
+  void rebuildFrameworkBatch();
+  QString rawRowTitle(int row) const;
+  Batch collateFrameworkWith(const QString& collatorSpec, int* batchRow) const;
 
   Source source_ = Source::None;
   QString datasetSpec_;
   QString tokenizerSpec_ = QStringLiteral("builtin:demo");
+  bool tokenizerChosen_ = false; // set by the user (or a command line), not the default
   QString templateSpec_;
   std::map<std::string, std::string> templateVariables_;
   QString collatorSpec_ = QStringLiteral("default");
@@ -140,6 +196,14 @@ private:
   Batch batch_;
   int batchRow_ = 0;
   std::unique_ptr<TokenizedConversation> tokenized_;
+  // Framework mode
+  std::unique_ptr<FrameworkSource> framework_;
+  std::vector<InputRow> rawRows_; // the dataset's rows as a framework reads them (framework mode, pre-tokenized rows)
+  bool preTokenized_ = false;
+  QString preparedKey_; // preparationKey() of the framework's preparation
+  Stage stage_ = Stage::Batch;
+  int preparedRow_ = -1;
+  std::shared_ptr<const FrameworkRun> run_;
 };
 
 } // namespace maskscope

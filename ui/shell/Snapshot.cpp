@@ -4,6 +4,7 @@
 #include "core/collate/CollatorSpec.h"
 #include "core/forward/LayerAttention.h"
 #include "core/forward/ModelSpec.h"
+#include "core/frameworks/FrameworkSpec.h"
 #include "core/util/Error.h"
 #include "core/util/JsonString.h"
 #include "ui/model/ModelRunner.h"
@@ -89,14 +90,23 @@ void openInputs(Session& session, const SnapshotArgs& a) {
   const BatchInputs& in = a.inputs;
   if (!in.vars.empty()) session.setTemplateVariables({in.vars.begin(), in.vars.end()});
   if (!in.tokenizerSpec.empty() || !in.templateSpec.empty() || in.collatorSpec != "default" || !in.vars.empty()) {
-    if (!session.setPipeline(QString::fromStdString(in.tokenizerSpec.empty() ? "builtin:demo" : in.tokenizerSpec),
-                             QString::fromStdString(in.templateSpec), QString::fromStdString(in.collatorSpec)))
+    // No --tokenizer: the default (builtin:demo; none for a framework's pre-tokenized rows, shown as ids).
+    if (!session.setPipeline(QString::fromStdString(in.tokenizerSpec), QString::fromStdString(in.templateSpec),
+                             QString::fromStdString(in.collatorSpec)))
       throw Error(lastError->toStdString());
   }
+  if (session.isFramework() && !in.batchFile.empty())
+    throw Error("--batch shows a dump as given; a framework spec collates --data rows (give --data)");
+  if (!a.stage.empty() && !session.isFramework())
+    throw Error("--stage applies to framework specs (--collator SPEC.json with \"framework\")");
   const bool ok = in.batchFile.empty()
                       ? session.openDataset(QString::fromStdString(in.dataSpec.empty() ? "builtin:demo" : in.dataSpec))
                       : session.openBatchDump(QString::fromStdString(in.batchFile), !in.tokenizerSpec.empty());
   if (!ok) throw Error(lastError->toStdString());
+  // Unusable framework rows (ids out of range, lengths that disagree, ...) stop the snapshot as they
+  // stop collate and lint (exit 2 naming the row and key), rather than drawing an empty window.
+  if (session.isFramework() && !session.preparedFramework()) throw Error(session.frameworkError().toStdString());
+  if (a.stage == "prepared") session.setStage(Session::Stage::Prepared);
   long row = a.row;
   if (in.rowEnd >= 0 || in.rowBegin > 0) applyRowRange(session, in, row);
   if (row < 0 || row >= session.rowCount())
@@ -174,7 +184,21 @@ QImage renderView(const ViewSpec& spec, MainWindow& window, const ViewSnapshot& 
   return {};
 }
 
-void writeImage(const QImage& image, const SnapshotArgs& a, CommandIO& io) {
+// --json with a framework spec: which framework built the batch shown and its shape, from the batch
+// the views drew (so a script can check it against `collate --collator SPEC --json`).
+std::string frameworkJson(const Session& session) {
+  const FrameworkSpec* spec = session.frameworkSpec();
+  if (!spec) return {};
+  const Batch& b = session.batch();
+  long graded = 0;
+  for (int64_t v : b.labels.values) graded += v != kIgnoreIndex;
+  return ", \"framework\": " + jsonString(spec->describe()) +
+         ", \"stage\": " + jsonString(session.stage() == Session::Stage::Prepared ? "prepared" : "batch") +
+         ", \"batch\": {\"rows\": " + std::to_string(b.batchSize()) + ", \"positions\": " + std::to_string(b.length()) +
+         ", \"graded\": " + std::to_string(graded) + ", \"row\": " + std::to_string(session.batchRow()) + "}";
+}
+
+void writeImage(const QImage& image, const SnapshotArgs& a, const Session& session, CommandIO& io) {
   const QString out = QString::fromStdString(a.out);
   bool written = false;
   if (out.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
@@ -186,7 +210,7 @@ void writeImage(const QImage& image, const SnapshotArgs& a, CommandIO& io) {
   if (!written) throw Error("could not write the image", {a.out});
   if (io.json)
     io.out << "{\"out\": " << jsonString(a.out) << ", \"view\": " << jsonString(a.view)
-           << ", \"width\": " << image.width() << ", \"height\": " << image.height() << "}\n";
+           << ", \"width\": " << image.width() << ", \"height\": " << image.height() << frameworkJson(session) << "}\n";
   else
     io.err << "wrote " << a.out << " (" << image.width() << "x" << image.height() << ")\n";
 }
@@ -255,7 +279,7 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
   }
   const ViewSpec* spec = findView(QString::fromStdString(a.view));
   const QImage image = spec ? renderView(*spec, window, options, QSize(a.width, a.height)) : grabWindow(window);
-  writeImage(image, a, io);
+  writeImage(image, a, session, io);
   return 0;
 }
 

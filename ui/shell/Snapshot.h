@@ -26,6 +26,7 @@ struct SnapshotArgs {
   std::string modelConfig;     // --model-config FILE: a config.json's layer layout, no weights (not with --model)
   int layer = -1;              // --layer N (needs --model or --model-config): the layer shown; -1 = not given (0)
   long window = 0;             // --window N (without --model): draw a sliding window of N keys; 0 = none
+  std::string stage;           // --stage batch|prepared (framework specs): what the row list shows and --row counts
 };
 
 // The views snapshot knows (the view registry's names, then "window"), for --help and errors.

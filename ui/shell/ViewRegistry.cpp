@@ -5,6 +5,7 @@
 #include "ui/lab/TrainingLabView.h"
 #include "ui/teaching/TeachingView.h"
 #include "ui/views/compare/CompareView.h"
+#include "ui/views/framework/FrameworkView.h"
 #include "ui/views/grid/AttentionView.h"
 #include "ui/views/lint/LintView.h"
 #include "ui/views/loss/LossView.h"
@@ -23,7 +24,7 @@ const std::vector<ViewSpec>& viewRegistry() {
   static const std::vector<ViewSpec> views = {
       tokenStripViewSpec(), attentionViewSpec(), datasetViewSpec(),       lintViewSpec(),
       softmaxViewSpec(),    lossViewSpec(),      positionTableViewSpec(), compareViewSpec(),
-      preferenceViewSpec(), teachingViewSpec(),  trainingLabViewSpec(),
+      preferenceViewSpec(), frameworkViewSpec(), teachingViewSpec(),      trainingLabViewSpec(),
   };
   return views;
 }

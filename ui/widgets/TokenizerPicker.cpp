@@ -71,7 +71,11 @@ void TokenizerPicker::refresh() {
   };
   addChoice(QStringLiteral("builtin:demo"), QStringLiteral("builtin:demo"), tr("built in"));
   const QString current = session_->tokenizerSpec();
-  if (!current.startsWith(QLatin1String("builtin:"))) addChoice(tokenizerDisplayName(current), current, tr("in use"));
+  // A framework's pre-tokenized rows can be shown without a tokenizer: their ids as ids.
+  if (session_->isFramework() || current == Session::noTokenizer())
+    addChoice(tr("none (ids)"), Session::noTokenizer(), tr("no tokenizer: token ids shown as ids"));
+  if (!current.startsWith(QLatin1String("builtin:")) && current != Session::noTokenizer())
+    addChoice(tokenizerDisplayName(current), current, tr("in use"));
   if (!recent_.isEmpty()) insertSeparator(count());
   for (const QString& r : recent_) addChoice(tokenizerDisplayName(r), r, tr("recently used"));
   const auto cached = cachedTokenizers(toQt(defaultMaskscopeTokenizerRoots()), toQt(defaultHubRoots()));
@@ -95,7 +99,7 @@ void TokenizerPicker::choose(int index) {
 }
 
 void TokenizerPicker::remember(const QString& spec) {
-  if (spec.startsWith(QLatin1String("builtin:")) || spec.isEmpty()) return;
+  if (spec.startsWith(QLatin1String("builtin:")) || spec.isEmpty() || spec == Session::noTokenizer()) return;
   recent_.removeAll(spec);
   recent_.prepend(spec);
   while (recent_.size() > kMaxRecent) recent_.removeLast();

@@ -1,5 +1,7 @@
 // Lint panel: findings list, explanation, jump to row/position.
 #include "ui/views/lint/LintView.h"
+#include "core/commands/BatchInputs.h"
+#include "core/frameworks/FrameworkSpec.h"
 #include "core/lint/FindingsTable.h"
 #include "core/lint/Lint.h"
 #include "ui/shell/Session.h"
@@ -182,6 +184,21 @@ LintView::~LintView() {
   if (watcher_->isRunning()) watcher_->waitForFinished();
 }
 
+namespace {
+bool canLint(const Session& session) { return session.hasBatch() && (session.pipeline() || session.isFramework()); }
+
+// The whole dataset through the framework, as `lint DATA --collator SPEC` does: one batch of every
+// row, linted; the findings' batch rows mapped back to the dataset rows they came from.
+LintReport lintFrameworkDataset(const BatchInputs& in, const LintContext& ctx) {
+  Batch b = buildBatch(in);
+  LintReport report = lintBatch(b, ctx);
+  for (Finding& f : report.findings)
+    if (f.row && size_t(*f.row) < b.sourceRows.size() && b.sourceRows[size_t(*f.row)] >= 0)
+      f.row = b.sourceRows[size_t(*f.row)];
+  return report;
+}
+} // namespace
+
 void LintView::lintCurrentBatch() {
   ++generation_;
   debounce_->stop();
@@ -189,7 +206,7 @@ void LintView::lintCurrentBatch() {
   reportRow_ = session_->selectedRow();
   reportKey_ = settingsKey();
   reportSourceRows_ = session_->hasBatch() ? session_->batch().sourceRows : std::vector<long>();
-  if (!session_->hasBatch() || !session_->pipeline()) {
+  if (!canLint(*session_)) {
     showReport(LintReport(), false);
     return;
   }
@@ -205,7 +222,7 @@ void LintView::lintCurrentBatchAsync() {
   debounce_->stop();
   dirty_ = false;
   const quint64 gen = ++generation_;
-  if (!session_->hasBatch() || !session_->pipeline()) {
+  if (!canLint(*session_)) {
     reportRow_ = session_->selectedRow();
     reportKey_ = settingsKey();
     reportSourceRows_.clear();
@@ -248,6 +265,7 @@ void LintView::lintDataset() {
   if (watcher_->isRunning()) return;
   ++generation_; // pending batch results would replace the dataset's
   debounce_->stop();
+  if (session_->isFramework()) return lintFrameworkDatasetAsync();
   DatasetLintOptions opt;
   opt.pipeline.tokenizerSpec = session_->tokenizerSpec().toStdString();
   opt.pipeline.templateSpec = session_->templateSpec().toStdString();
@@ -262,6 +280,24 @@ void LintView::lintDataset() {
   datasetButton_->setEnabled(false);
   summary_->setText(tr("Linting %1 ...").arg(session_->datasetSpec()));
   watcher_->setFuture(QtConcurrent::run(workerPool(), [spec, opt] { return maskscope::lintDataset(spec, opt); }));
+}
+
+void LintView::lintFrameworkDatasetAsync() {
+  BatchInputs in;
+  in.dataSpec = session_->datasetSpec().toStdString();
+  in.collatorSpec = session_->collatorSpec().toStdString();
+  in.tokenizerSpec = session_->hasTokenizer() ? session_->tokenizerSpec().toStdString() : std::string();
+  in.templateSpec = session_->hasTokenizer() ? session_->templateSpec().toStdString() : std::string();
+  in.lenientFramework = true; // what the framework would stop on is a finding
+  LintContext ctx = session_->lintContext();
+  ctx.maxFindings = -1; // every finding, as the preset dataset run keeps
+  datasetRunKey_ = settingsKey();
+  staleNote_.clear();
+  progress_->setVisible(true);
+  datasetButton_->setEnabled(false);
+  summary_->setText(tr("Linting %1 through %2 ...")
+                        .arg(session_->datasetSpec(), QString::fromStdString(session_->frameworkSpec()->framework)));
+  watcher_->setFuture(QtConcurrent::run(workerPool(), [in, ctx] { return lintFrameworkDataset(in, ctx); }));
 }
 
 void LintView::showReport(LintReport report, bool datasetRows) {
@@ -343,7 +379,7 @@ void LintView::selectFinding(int index) {
       const auto& src = reportSourceRows_;
       if (size_t(target) < src.size() && src[size_t(target)] >= 0) target = int(src[size_t(target)]);
     }
-    session_->selectRow(target);
+    session_->selectDatasetRow(target); // the prepared row holding it when the list shows prepared rows
   }
   if (f.position) session_->selectPosition(int(*f.position));
   jumping_ = false;

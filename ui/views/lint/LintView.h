@@ -68,6 +68,7 @@ protected:
 private:
   void showReport(LintReport report, bool datasetRows);
   void resizeCompactList();
+  void lintFrameworkDatasetAsync(); // framework mode: the whole dataset through the framework
   void onBatchChanged();
   void onSettingsChanged(); // another file, tokenizer, template, collator or batch size
   QString settingsKey() const;
