@@ -159,7 +159,12 @@ void compareTurn(TurnDiff& d) {
 }
 
 std::vector<TurnDiff> diffTrainServe(const DatasetPipeline& p, const Conversation& c) {
-  const CollatedExample ex = p.collator().prepare(p.encode(c));
+  return diffTrainServe(p, c, p.encode(c));
+}
+
+std::vector<TurnDiff> diffTrainServe(const DatasetPipeline& p, const Conversation& c,
+                                     const TokenizedConversation& encoded, size_t maxTurns) {
+  const CollatedExample ex = p.collator().prepare(encoded);
   std::vector<int> assistants;
   if (c.plainText) {
     assistants.push_back(1); // the completion, message 1 of the encoded row
@@ -167,6 +172,7 @@ std::vector<TurnDiff> diffTrainServe(const DatasetPipeline& p, const Conversatio
     for (size_t i = 0; i < c.messages.size(); ++i)
       if (kindOfRole(c.messages[i].role) == PositionKind::Assistant) assistants.push_back(int(i));
   }
+  if (assistants.size() > maxTurns) assistants.resize(maxTurns);
   std::vector<TurnDiff> out;
   for (int m : assistants) {
     TurnDiff d;
@@ -183,6 +189,7 @@ std::vector<TurnDiff> diffTrainServe(const DatasetPipeline& p, const Conversatio
       d.train.push_back(int32_t(ex.ids[i]));
       d.trainSpecial.push_back(ex.meta[i].special);
     }
+    d.trainHasReply = first >= 0;
     d.trainReplyStart = first >= 0 ? first : int64_t(end);
     append(servingContext(p, c, m), d);
     d.serveReplyStart = int64_t(d.serve.size());

@@ -5,6 +5,7 @@
 #include "core/collate/DatasetPipeline.h"
 #include "core/data/Conversation.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,16 +37,22 @@ struct TurnDiff {
   std::vector<TokenDifference> differences;
   std::vector<int32_t> train, serve; // the two sequences compared
   std::vector<uint8_t> trainSpecial, serveSpecial;
+  bool trainHasReply =
+      false; // the training row holds a reply of message k (the template renders it, truncation left it)
   int64_t trainReplyStart = 0; // first reply position of message k in train (train.size() when none)
   int64_t serveReplyStart = 0; // where the generated reply starts in serve (the context's length)
 };
 
 // A middle part (after the common prefix and suffix) longer than this on both sides multiplied is
 // compared position by position instead of aligned (bounded time and memory per turn).
-inline constexpr int64_t kMaxAlignmentCells = int64_t(4) << 20;
+inline constexpr int64_t kMaxAlignmentCells = int64_t(1) << 20;
 
 // Every assistant turn of c, in message order. Throws Error (the template's message) when a render fails.
 std::vector<TurnDiff> diffTrainServe(const DatasetPipeline& pipeline, const Conversation& c);
+// The same from c's encoding by pipeline.encode(c), when the caller has it already (lint), for the
+// first maxTurns assistant turns (each costs one render of the messages before it).
+std::vector<TurnDiff> diffTrainServe(const DatasetPipeline& pipeline, const Conversation& c,
+                                     const TokenizedConversation& encoded, size_t maxTurns = SIZE_MAX);
 
 // Aligns train and serve (common prefix and suffix, then a longest-common-subsequence alignment of
 // the middle) and fills differences and verdict of d from its sequences.

@@ -3,6 +3,7 @@
 // alignment on hand-worked sequences, and the exit statuses (--fail-on-diff, bad rows named).
 #include "core/collate/TrainServeDiff.h"
 #include "core/commands/RenderDiffCommand.h"
+#include "core/lint/DatasetLinter.h"
 #include "tests/TokenizerCacheRequired.h"
 
 #include <QFile>
@@ -54,6 +55,8 @@ private Q_SLOTS:
   void initTestCase();
   void goldens_data();
   void goldens();
+  void lintCountsTurns_data();
+  void lintCountsTurns();
   void alignment_data();
   void alignment();
   void exitStatus_data();
@@ -102,6 +105,29 @@ void TestRenderDiff::goldens() {
   const json& expected = c["expected"];
   QCOMPARE(got.size(), expected.size());
   for (size_t i = 0; i < got.size(); ++i) QCOMPARE(got[i].dump(), expected[i].dump());
+}
+
+void TestRenderDiff::lintCountsTurns_data() { goldens_data(); }
+
+// lint's train-serve-mismatch names each turn the golden says differs (the rows are within its budget).
+void TestRenderDiff::lintCountsTurns() {
+  QFETCH(QByteArray, caseJson);
+  const json c = json::parse(caseJson.toStdString());
+  DatasetLintOptions o;
+  const std::string tok = c["tokenizer"].get<std::string>();
+  o.pipeline.tokenizerSpec = tok == "llama3-adds-bos" ? llama3AddsBos_ : cachePath(tok);
+  o.pipeline.templateSpec = cachePath(c["template"].get<std::string>());
+  o.pipeline.collatorSpec = c["collator"].get<std::string>();
+  for (const json& v : c["vars"]) {
+    const std::string kv = v.get<std::string>();
+    o.pipeline.render.variables[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
+  }
+  long differing = 0;
+  for (const json& row : c["expected"])
+    for (const json& turn : row["turns"]) differing += turn["verdict"] != "identical";
+  const LintReport r = lintDataset(dataPath(c["data"].get<std::string>()), o);
+  const auto it = r.summary.findingsByRule.find("train-serve-mismatch");
+  QCOMPARE(it == r.summary.findingsByRule.end() ? 0L : long(it->second), differing);
 }
 
 void TestRenderDiff::alignment_data() {
