@@ -10,6 +10,7 @@
 #include "core/util/JsonString.h"
 #include "core/util/Utf8.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -21,6 +22,8 @@ using ojson = nlohmann::ordered_json;
 
 // Differences the text report lists per turn (--json lists every one).
 constexpr size_t kTextDifferences = 40;
+// Rows named on stderr (unreadable or refused by the template); the rest are counted.
+constexpr long kNamedBadRows = 10;
 
 ojson idOrNull(const std::optional<int32_t>& id) { return id ? ojson(*id) : ojson(nullptr); }
 
@@ -75,7 +78,8 @@ int runRenderDiff(const RenderDiffArgs& args, CommandIO& io) {
   for (const auto& [k, v] : args.vars) ps.render.variables[k] = v;
   const DatasetPipeline pipeline(ps);
   DatasetReader reader(args.dataSpec);
-  bool bad = false, differs = false, found = false;
+  bool differs = false, found = false;
+  long refused = 0;
   Conversation c;
   while (reader.next(c)) {
     if (args.row >= 0 && c.rowIndex != args.row) continue;
@@ -84,8 +88,8 @@ int runRenderDiff(const RenderDiffArgs& args, CommandIO& io) {
     try {
       turns = diffTrainServe(pipeline, c);
     } catch (const Error& e) {
-      io.err << "maskscope: error: " << c.sourceFile << ":" << c.sourceLine << ": " << e.what() << "\n";
-      bad = true;
+      if (refused++ < kNamedBadRows)
+        io.err << "maskscope: error: " << c.sourceFile << ":" << c.sourceLine << ": " << e.what() << "\n";
       continue;
     }
     for (const TurnDiff& t : turns) differs = differs || t.verdict != TrainServeVerdict::Identical;
@@ -96,13 +100,21 @@ int runRenderDiff(const RenderDiffArgs& args, CommandIO& io) {
       printRow(c, turns, pipeline.tokenizer(), io.out);
     if (args.row >= 0) break;
   }
-  for (const RowError& e : reader.errors()) io.err << "maskscope: skipped " << e.toString() << "\n";
-  if (!reader.errors().empty()) bad = true;
+  if (!found && args.row < 0)
+    throw Error("no readable rows (" + std::to_string(reader.rowsSkipped()) + " skipped" +
+                    (reader.errors().empty() ? "" : "; first: " + reader.errors().front().toString()) + ")",
+                {args.dataSpec});
+  long named = 0;
+  for (const RowError& e : reader.errors())
+    if (named++ < kNamedBadRows) io.err << "maskscope: skipped " << e.toString() << "\n";
+  const long unnamed = std::max(0L, reader.rowsSkipped() - kNamedBadRows) + std::max(0L, refused - kNamedBadRows);
+  if (unnamed > 0) io.err << "maskscope: " << unnamed << " more rows skipped or refused\n";
   if (args.row >= 0 && !found)
     throw Error("--row " + std::to_string(args.row) + ": the dataset has " + std::to_string(reader.rowsRead()) +
                     " readable rows",
                 {args.dataSpec});
-  if (bad) return 2;
+  // With --row, rows before it that could not be read are named but do not decide the status.
+  if (refused > 0 || (args.row < 0 && reader.rowsSkipped() > 0)) return 2;
   return args.failOnDiff && differs ? 1 : 0;
 }
 

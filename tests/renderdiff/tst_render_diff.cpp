@@ -187,6 +187,9 @@ void TestRenderDiff::exitStatus_data() {
   // Row 2 (line 3) makes the template raise, line 2 is not JSON: both named, rows 0 and 3 still run.
   QTest::newRow("bad-rows-named") << QStringLiteral("bad-rows.jsonl") << QStringLiteral("gemma3") << true << -1 << 2
                                   << 2 << QStringLiteral("bad-rows.jsonl:3: ");
+  // --row: the rows before it that cannot be read are named, the row's own verdict decides.
+  QTest::newRow("row-after-bad-rows") << QStringLiteral("bad-rows.jsonl") << QStringLiteral("gemma3") << true << 2 << 0
+                                      << 1 << QStringLiteral("bad-rows.jsonl:2: invalid JSON");
   QTest::newRow("invalid-json-named") << QStringLiteral("bad-rows.jsonl") << QStringLiteral("gemma3") << false << -1
                                       << 2 << 2
                                       << QString::fromStdString("skipped " + dataPath("bad-rows.jsonl") +
