@@ -6,6 +6,7 @@
 #include "core/commands/LintCommand.h"
 #include "core/commands/LossCommand.h"
 #include "core/commands/RenderCommand.h"
+#include "core/commands/RenderDiffCommand.h"
 #include "core/commands/TokenizeCommand.h"
 #include "core/commands/TrainCommand.h"
 #include "core/commands/TrainingTemplateCommand.h"
@@ -131,6 +132,22 @@ Runner declareRender(CLI::App* cmd) {
     applyVars();
     if (!now->empty()) args->now = *now;
     return runRender(*args, io);
+  };
+}
+
+Runner declareRenderDiff(CLI::App* cmd) {
+  auto a = std::make_shared<RenderDiffArgs>();
+  cmd->add_option("--tokenizer", a->tokenizerSpec, "tokenizer.model, tokenizer.json, model folder or builtin:demo")
+      ->required();
+  cmd->add_option("--template", a->templateSpec, "built-in name, .jinja, tokenizer_config.json or model folder");
+  cmd->add_option("--data", a->dataSpec, "dataset file (JSONL/JSON) or builtin:demo")->required();
+  cmd->add_option("--row", a->row, "0-based dataset row (default: every row)");
+  cmd->add_option("--collator", a->collatorSpec, "the training collator (its add_bos and truncation); default default");
+  auto applyVars = addVarOption(cmd, a->vars);
+  cmd->add_flag("--fail-on-diff", a->failOnDiff, "exit 1 when a turn's training and serving tokens differ");
+  return [a, applyVars](CommandIO& io) {
+    applyVars();
+    return runRenderDiff(*a, io);
   };
 }
 
@@ -263,6 +280,7 @@ const std::vector<CommandSpec>& commands() {
       {"tokenize", "token ids, pieces and UTF-8 byte offsets of a text", declareTokenize},
       {"collate", "the batch a collator builds from dataset rows", declareCollate},
       {"render", "a conversation through a chat template, as apply_chat_template", declareRender},
+      {"render-diff", "per assistant turn: the tokens trained on vs the tokens seen at inference", declareRenderDiff},
       {"lint", "name every masking bug of a dataset or batch dump", declareLint},
       {"loss", "the model's loss with the masks as given and fixed (LibTorch)", declareLoss},
       {"train-ab", "train twice, buggy and correct collator, and compare (LibTorch)", declareTrainAB},

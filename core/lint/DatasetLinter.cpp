@@ -119,6 +119,7 @@ std::vector<TokenizedConversation> lintRows(const ChunkContext& cx, const Chunk&
     runConversationChecks(*tc, c.rowIndex, out, &c, at);
     if (c.rowIndex < cx.options.prefixCheckRows && rep.summary.findingsByRule["boundary-merge"] == before)
       runPrefixChecks(cx.pipeline.encoder(), cx.pipeline.renderOptions(), c, *tc, out);
+    if (c.rowIndex < cx.options.prefixCheckRows) runTrainServeChecks(cx.pipeline, c, *tc, out);
     const int64_t len = int64_t(tc->tokens.size()) + (spec.addBos ? 1 : 0);
     rep.summary.addLength(len);
     if (spec.truncation != Truncation::None && len > spec.maxLength) ++rep.summary.rowsTruncated;

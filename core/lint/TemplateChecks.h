@@ -3,6 +3,7 @@
 #pragma once
 #include "core/collate/CollatorSpec.h"
 #include "core/collate/ConversationEncoder.h"
+#include "core/collate/DatasetPipeline.h"
 #include "core/lint/LintReport.h"
 #include "core/lint/RoleRecovery.h"
 #include "core/lint/RowLocation.h"
@@ -25,6 +26,11 @@ void runConversationChecks(const TokenizedConversation& encoded, long row, Findi
 // the generation prompt must be a text prefix, and its tokens a token prefix, of the full render).
 void runPrefixChecks(const ConversationEncoder& encoder, const RenderOptions& render, const Conversation& conversation,
                      const TokenizedConversation& full, FindingCollector& out);
+
+// train-serve-mismatch: per assistant turn, the collated training tokens against the serving
+// render (core/collate/TrainServeDiff.h); one finding per turn that differs. full: pipeline.encode(conversation).
+void runTrainServeChecks(const DatasetPipeline& pipeline, const Conversation& conversation,
+                         const TokenizedConversation& full, FindingCollector& out);
 
 // What the content rules need to know about the template and tokenizer (once per run).
 DatasetFacts datasetFactsOf(const ConversationEncoder& encoder);

@@ -99,7 +99,7 @@ DocPage parseDocPage(const std::string& markdown) {
   std::istringstream in(markdown);
   std::vector<std::string> lines;
   for (std::string l; std::getline(in, l);) lines.push_back(trimRight(l));
-  static const std::regex commandHeading("^## `maskscope ([a-z]+)`$");
+  static const std::regex commandHeading("^## `maskscope ([a-z-]+)`$");
   static const std::regex fileInfo("^```[a-z]* file=([A-Za-z0-9._-]+)$");
   std::string section; // the command whose section we are in
   for (size_t i = 0; i < lines.size(); ++i) {

@@ -496,6 +496,16 @@ std::vector<RuleCase> ruleCases() {
     o.pipeline.templateSpec = kData + "qwen3-think.jinja";
     return lintDataset(kData + "think-last-only.jsonl", o);
   });
+  add("train-serve-mismatch fires (Qwen3-style template: reasoning stripped, empty think in the last turn)",
+      "train-serve-mismatch", true, [] {
+        DatasetLintOptions o;
+        o.pipeline.templateSpec = kData + "qwen3-think.jinja";
+        return lintDataset(kData + "think-history.jsonl", o);
+      });
+  add("train-serve-mismatch quiet (chatml renders every prefix the same)", "train-serve-mismatch", false, [] {
+    DatasetLintOptions o;
+    return lintDataset(kData + "long-reply.jsonl", o);
+  });
   add("stop-token-not-graded: one finding per reply (grade_closing_token=false)", "stop-token-not-graded", true, [] {
     LintReport r = lintBatch(demoBatch(kData + "multi-turn.jsonl", "default,grade_closing_token=false"), demoContext());
     long n = 0;

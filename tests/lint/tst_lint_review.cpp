@@ -210,8 +210,12 @@ void TestLintReview::plantedLinesReported() {
   for (const auto& [rule, n] : table2) qInfo("%-28s planted %d, found %d", rule.c_str(), n.first, n.second);
   // Clean lines: nothing (a reply starting with a newline is not a boundary-merge, reasoning in the
   // last reply is not think-history-stripped, ...).
-  for (long line : clean_)
-    QVERIFY2(!rulesAt.count(line), ("clean line " + std::to_string(line) + " reported: " + messagesAt[line]).c_str());
+  // train-serve-mismatch is the Qwen3 template's own (the empty think block only the last trained turn
+  // gets), reported on the rows within its budget whatever they hold; no other rule may name a clean line.
+  for (long line : clean_) {
+    rulesAt[line].erase("train-serve-mismatch");
+    QVERIFY2(rulesAt[line].empty(), ("clean line " + std::to_string(line) + " reported: " + messagesAt[line]).c_str());
+  }
 }
 
 void TestLintReview::shardsMergeToTheSameReport() {

@@ -35,6 +35,7 @@ const std::map<std::string, std::string> kExcluded = {
     {"special-token-injection", "needs the message text before the template"},
     {"boundary-merge", "needs the message text before the template"},
     {"think-history-stripped", "needs the message text before the template"},
+    {"train-serve-mismatch", "needs the messages to render the serving prefix of each turn"},
     {"reply-truncated", "needs the reply before truncation (a dump only shows a missing end)"},
     // the reader
     {"row-skipped", "a dump has no unreadable rows"},

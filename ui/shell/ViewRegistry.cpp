@@ -10,6 +10,7 @@
 #include "ui/views/lint/LintView.h"
 #include "ui/views/loss/LossView.h"
 #include "ui/views/preference/PreferenceView.h"
+#include "ui/views/renderdiff/RenderDiffView.h"
 #include "ui/views/softmax/SoftmaxView.h"
 #include "ui/views/strip/TokenStripView.h"
 #include "ui/views/table/PositionTableView.h"
@@ -22,9 +23,9 @@ QString viewTr(const char* text) { return QCoreApplication::translate("maskscope
 
 const std::vector<ViewSpec>& viewRegistry() {
   static const std::vector<ViewSpec> views = {
-      tokenStripViewSpec(), attentionViewSpec(), datasetViewSpec(),       lintViewSpec(),
-      softmaxViewSpec(),    lossViewSpec(),      positionTableViewSpec(), compareViewSpec(),
-      preferenceViewSpec(), frameworkViewSpec(), teachingViewSpec(),      trainingLabViewSpec(),
+      tokenStripViewSpec(), attentionViewSpec(),     datasetViewSpec(),     lintViewSpec(),       softmaxViewSpec(),
+      lossViewSpec(),       positionTableViewSpec(), compareViewSpec(),     preferenceViewSpec(), frameworkViewSpec(),
+      renderDiffViewSpec(), teachingViewSpec(),      trainingLabViewSpec(),
   };
   return views;
 }

@@ -2,6 +2,7 @@
 // (end token vs EOS, pad token, generation markers, prefix preservation) and, per conversation,
 // control tokens typed into content and tokens that straddle the prompt/reply boundary.
 #include "core/collate/TemplateVariables.h"
+#include "core/collate/TrainServeDiff.h"
 #include "core/lint/LintRegistry.h"
 #include "core/lint/TemplateChecks.h"
 
@@ -276,6 +277,66 @@ void runPrefixChecks(const ConversationEncoder& enc, const RenderOptions& render
   }
 }
 
+// The assistant turns of a row train-serve-mismatch compares (each costs one render of its prefix).
+constexpr size_t kTrainServeTurns = 32;
+
+void runTrainServeChecks(const DatasetPipeline& pipeline, const Conversation& conv, const TokenizedConversation& full,
+                         FindingCollector& out) {
+  std::vector<TurnDiff> turns;
+  try {
+    turns = diffTrainServe(pipeline, conv, full, kTrainServeTurns);
+  } catch (const std::exception&) {
+    return; // the template refuses a prefix of the conversation alone; the full render was fine
+  }
+  const Tokenizer& tok = pipeline.tokenizer();
+  auto piece = [&](const std::optional<int32_t>& id) {
+    return id ? "\"" + tok.displayText(*id) + "\"" : std::string("nothing");
+  };
+  const RowLocation location{conv.sourceLine, conv.sourceItem};
+  for (const TurnDiff& t : turns) {
+    // A reply the training row does not hold is message-dropped-by-template's or reply-truncated's.
+    if (t.verdict == TrainServeVerdict::Identical || !t.trainHasReply) continue;
+    const TokenDifference& d = t.differences.front();
+    std::string where = t.verdict == TrainServeVerdict::DifferentStart     ? "in the special tokens it starts with"
+                        : t.verdict == TrainServeVerdict::DiffersInContext ? "in the context before the reply"
+                                                                           : "in the reply";
+    Finding f = makeFinding(
+        "train-serve-mismatch", conv.rowIndex, d.trainPosition,
+        locationLabel(conv.rowIndex, location) + ": assistant message " + num(t.message) +
+            " is trained on other tokens than a server gives the model when it generates it, " + where + " (" +
+            trainServeVerdictName(t.verdict) + "): " + num(int64_t(t.differences.size())) +
+            (t.differences.size() == 1 ? " token differs" : " tokens differ") + ", the first at training position " +
+            num(d.trainPosition) + " (training " + piece(d.train) + ", serving " + piece(d.serve) +
+            "); maskscope render-diff --row " + num(conv.rowIndex) + " lists them");
+    locate(f, location);
+    out.add(std::move(f));
+  }
+}
+
+// train-serve-mismatch's entry (its check is runTrainServeChecks, called by the dataset linter).
+LintRule trainServeMismatchRule() {
+  using S = Severity;
+  return {
+      .info = {
+          "train-serve-mismatch", S::Warning,
+          "an assistant turn is trained on other tokens than the model sees when it generates it",
+          "Training renders the whole conversation through the chat template; a server renders only the messages "
+          "before the reply, adds the generation prompt, and lets the model write the reply. When the two token "
+          "sequences differ, the model learns each reply after a context it never gets when deployed, or learns to "
+          "write other tokens than the reply it will be asked for. Qwen3's template strips the reasoning of earlier "
+          "turns and writes an empty <think></think> block into the last turn only; enable_thinking=False puts that "
+          "block into the generation prompt instead; a tokenizer that adds a BOS on top of the template's (or a text "
+          "that already starts with one) gives the training rows a double BOS no server sends. The check compares, "
+          "per assistant turn, the collated training row with the serving render (see maskscope render-diff) on the "
+          "first 32 assistant turns of the first 16 rows of a dataset, the budget of the render-prefix checks (each "
+          "turn costs one render), and counts every turn that differs. Fix: train on what you serve: build one "
+          "example per assistant turn from "
+          "its own serving prefix, keep reasoning the same way in every trained turn (or mask the turns whose "
+          "reasoning the template strips), pass the same enable_thinking to training and serving, and let either the "
+          "template or the tokenizer add the BOS, not both.",
+          "template + tokenizer (datasets)"}};
+}
+
 const std::vector<LintRule>& templateRules() {
   using S = Severity;
   static const std::vector<LintRule> rules = {
@@ -325,6 +386,7 @@ const std::vector<LintRule>& templateRules() {
             "renders earlier turns the same way in every prefix.",
             "template + tokenizer"},
        .once = templateNotPrefixPreserving}, // and runPrefixChecks
+      trainServeMismatchRule(),
       {.info =
            {"eos-mismatch", S::Warning, "the template's end-of-turn token differs from the tokenizer's EOS",
             "The token that closes each assistant turn in the template is what the fine-tuned model learns to emit "
