@@ -215,7 +215,8 @@ Runner declareTrainAB(CLI::App* cmd) {
   cmd->add_option("--batch-size", a->batchSize, "conversations per step (default 8)");
   cmd->add_option("--micro-batch", a->microBatch, "rows per micro-batch (default: the experiment's, else the batch)");
   cmd->add_option("--lr", a->learningRate,
-                  "peak learning rate (default: the experiment's, 0.003 for stop-token, 0.0003 for the others)");
+                  "peak learning rate (default: the experiment's: 0.001 for stop-token, 0.0001 for pad-graded, "
+                  "0.0003 for the others)");
   cmd->add_option("--warmup", a->warmup, "warm-up steps (default 10)");
   cmd->add_option("--schedule", a->schedule, "cosine or constant")->check(CLI::IsMember({"cosine", "constant"}));
   cmd->add_option("--seed", a->seed, "seed of the data order and the random init (default 0)");

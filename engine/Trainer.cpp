@@ -181,11 +181,12 @@ TrainStepRecord trainStep(TransformerModel& model, AdamState& adam, const std::v
   for (const TrainBatch& b : micro) rec.graded += gradedCount(b);
   for (at::Tensor& p : adam.params) p.mutable_grad() = at::Tensor();
   double roleSum[kRoleCount] = {0, 0, 0, 0};
-  double reported = 0.0;
+  double reported = 0.0, summed = 0.0;
   const double K = double(micro.size());
   for (const TrainBatch& b : micro) {
     MicroLoss ml = microLoss(model, b);
     for (int k = 0; k < kRoleCount; ++k) roleSum[k] += ml.roleSum[k];
+    summed += ml.sum.item<double>();
     if (ml.graded == 0) continue; // contributes nothing (its mean would be NaN)
     // Token-weighted: every graded position of the step weighs 1/N. The bug: each micro-batch's own
     // mean weighs 1/K, so a position in a short micro-batch counts more than one in a long one.
@@ -194,6 +195,7 @@ TrainStepRecord trainStep(TransformerModel& model, AdamState& adam, const std::v
     reported += loss.item<double>();
   }
   rec.trainLoss = rec.graded > 0 ? reported : kNaN;
+  rec.fullBatchLoss = rec.graded > 0 ? summed / double(rec.graded) : kNaN;
   double total = 0;
   for (double v : roleSum) total += v;
   for (int k = 0; k < kRoleCount; ++k) rec.lossShare[k] = total > 0 ? roleSum[k] / total : 0.0;
@@ -252,6 +254,8 @@ void validateRequest(const TrainRequest& req, int64_t vocab) {
     for (const auto& step : r.steps)
       for (const TrainBatch& b : step) checkBatch(b, vocab);
   for (const TrainBatch& b : req.heldOut) checkBatch(b, vocab);
+  for (const TrainRunPlan& r : req.runs)
+    for (const TrainBatch& b : r.heldOutAsTrained) checkBatch(b, vocab);
   for (const auto& p : req.generation.prompts)
     for (int64_t v : p)
       if (v < 0 || v >= vocab) throw std::runtime_error("generation prompt: token id out of range");
@@ -301,6 +305,7 @@ TrainReport trainTwoRuns(const TrainRequest& req, const TrainObserver& obs, cons
   }
   for (int r = 0; r < 2; ++r) {
     for (at::Tensor& p : runs[r].adam.params) p.requires_grad_(false);
+    rep.runs[r].heldOutAsTrainedLoss = heldOutLoss(runs[r].model, req.runs[r].heldOutAsTrained);
     for (const auto& prompt : req.generation.prompts) {
       if (control.cancel && control.cancel->load()) throw std::runtime_error("cancelled");
       rep.runs[r].generations.push_back(

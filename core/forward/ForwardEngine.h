@@ -183,6 +183,10 @@ struct TrainRunPlan {
   // The gradient-accumulation bug: loss = mean over micro-batches of each micro-batch's mean.
   // false: the token-weighted loss, sum of every graded NLL / graded count of the whole step.
   bool perMicroBatchMean = false;
+  // The held-out conversations collated by this run's own collator (its labels, masks, positions and
+  // packing), scored once after training: beside TrainRequest::heldOut (each alone, correct masks) it
+  // shows how much the run's layout changes the loss of the same tokens. Empty: not scored.
+  std::vector<TrainBatch> heldOutAsTrained;
 };
 
 struct TrainSettings {
@@ -216,6 +220,8 @@ struct TrainRequest {
 struct TrainStepRecord {
   int64_t step = 0;                            // 1-based optimizer step
   double trainLoss = 0.0;                      // as this run's normalisation computes it
+  double fullBatchLoss = 0.0;                  // the step's summed NLL / all its graded positions: what one
+                                               // full batch would report (equals trainLoss when token-weighted)
   double learningRate = 0.0;                   // used for this step
   double gradNorm = 0.0;                       // global norm before clipping
   int64_t graded = 0;                          // graded positions in the step
@@ -236,6 +242,7 @@ struct TrainRunResult {
   std::string name;
   std::vector<TrainStepRecord> steps;
   std::vector<HeldOutRecord> heldOut;
+  double heldOutAsTrainedLoss = 0.0;         // after training, on TrainRunPlan::heldOutAsTrained; NaN if empty
   std::vector<GenerationRecord> generations; // one per GenerationPlan prompt
 };
 

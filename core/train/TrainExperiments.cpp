@@ -9,19 +9,25 @@ const std::vector<TrainExperiment>& trainExperiments() {
       {"stop-token", "buggy-pad-is-eos", "hf-lm", false, false, 0,
        "pad_token = eos_token masks every end-of-turn token, so run A never learns to stop: its generations "
        "run to the length limit (stop_fraction near 0) while run B's end with the end-of-turn token",
-       TrainOutcome::StopFraction, 3e-3},
+       TrainOutcome::StopFraction, 1e-3},
       {"pad-graded", "buggy-max-length-all-ones", "default", false, false, 0,
        "run A grades and attends padding: its training loss falls fast on easy pad targets (see the pad "
-       "loss share) while its held-out loss on real replies lags run B's"},
+       "loss share) while its held-out loss on real replies lags run B's",
+       TrainOutcome::HeldOutLossGap, 1e-4},
       {"prompt-graded", "hf-seq2seq-style", "default", false, false, 0,
        "run A also learns the prompts (prompt loss share), so less of its gradient goes to replies: "
        "compare the held-out reply loss"},
       {"packing", "buggy-no-position-reset", "axolotl-packed", false, false, 0,
        "run A packs examples with positions counting on and attention across examples; run B resets "
-       "positions and keeps attention inside each example: compare the held-out loss of single examples"},
+       "positions and keeps attention inside each example: score the held-out replies packed as each run "
+       "packs them and alone (held_out_as_trained_loss): only run A's differ, each example sees the ones "
+       "before it",
+       TrainOutcome::PackingLeak},
       {"grad-accum", "default", "default", true, false, 2,
        "the same collator; run A averages each micro-batch's mean (a token in a short micro-batch weighs "
-       "more), run B divides the step's summed loss by all its graded tokens: the curves drift apart"},
+       "more), run B divides the step's summed loss by all its graded tokens: run A's accumulated loss is "
+       "not the loss of the batch it was given (compare train_loss with full_batch_loss)",
+       TrainOutcome::AccumulationGap},
   };
   return list;
 }

@@ -72,6 +72,18 @@ std::vector<std::vector<TrainBatch>> stepsFor(const DatasetPipeline& pipe,
   return out;
 }
 
+// The held-out conversations in batches of batchSize rows, collated by pipe's collator.
+std::vector<TrainBatch> heldOutBatches(const DatasetPipeline& pipe, const std::vector<TokenizedConversation>& rows,
+                                       int64_t batchSize) {
+  std::vector<TrainBatch> out;
+  for (size_t i = 0; i < rows.size(); i += size_t(batchSize)) {
+    std::vector<TokenizedConversation> part(rows.begin() + long(i),
+                                            rows.begin() + long(std::min(rows.size(), i + size_t(batchSize))));
+    out.push_back(trainBatchOf(pipe.collate(part)));
+  }
+  return out;
+}
+
 // Held-out conversations and their generation prompts: every message before the last assistant reply,
 // rendered with the template's generation prompt.
 Prepared prepare(const DatasetPipeline& pipe, const std::vector<Conversation>& rows, const TrainArgs& a,
@@ -153,13 +165,9 @@ TrainABPlan buildRequest(const TrainArgs& a, const TrainExperiment& e, std::ostr
     req.runs[r].name = b.collator[r];
     req.runs[r].perMicroBatchMean = meanBug[r];
     req.runs[r].steps = stepsFor(runPipe, prepared.train, a, steps, micro);
+    req.runs[r].heldOutAsTrained = heldOutBatches(runPipe, prepared.heldOut, a.batchSize);
   }
-  for (size_t i = 0; i < prepared.heldOut.size(); i += size_t(a.batchSize)) {
-    std::vector<TokenizedConversation> part(prepared.heldOut.begin() + long(i),
-                                            prepared.heldOut.begin() +
-                                                long(std::min(prepared.heldOut.size(), i + size_t(a.batchSize))));
-    req.heldOut.push_back(trainBatchOf(b.pipeline->collate(part)));
-  }
+  req.heldOut = heldOutBatches(*b.pipeline, prepared.heldOut, a.batchSize);
   SpecialTokenIds special = b.pipeline->specialTokens();
   if (special.eos) req.generation.stopIds.push_back(*special.eos);
   if (auto te = b.pipeline->tokenizer().specialTokens().eos; te && (!special.eos || *te != *special.eos))

@@ -17,16 +17,14 @@ double lastTrain(const std::vector<TrainStepRecord>& v) { return v.empty() ? NAN
 
 nlohmann::json runJson(const TrainRunResult& r, const TrainABPlan& b, int index, const Tokenizer& tok) {
   using nlohmann::json;
-  json curve = {{"step", json::array()},
-                {"train_loss", json::array()},
-                {"learning_rate", json::array()},
-                {"grad_norm", json::array()},
-                {"graded", json::array()}};
+  json curve = {{"step", json::array()},          {"train_loss", json::array()}, {"full_batch_loss", json::array()},
+                {"learning_rate", json::array()}, {"grad_norm", json::array()},  {"graded", json::array()}};
   json shares = json::object();
   for (int k = 0; k < kRoleCount; ++k) shares[positionRoleName(PositionRole(k))] = json::array();
   for (const TrainStepRecord& s : r.steps) {
     curve["step"].push_back(s.step);
     curve["train_loss"].push_back(s.trainLoss);
+    curve["full_batch_loss"].push_back(s.fullBatchLoss);
     curve["learning_rate"].push_back(s.learningRate);
     curve["grad_norm"].push_back(s.gradNorm);
     curve["graded"].push_back(s.graded);
@@ -54,6 +52,7 @@ nlohmann::json runJson(const TrainRunResult& r, const TrainABPlan& b, int index,
           {"normalisation", b.request.runs[index].perMicroBatchMean ? "per_micro_batch_mean" : "token_weighted"},
           {"final_train_loss", lastTrain(r.steps)},
           {"final_held_out_loss", last(r.heldOut)},
+          {"held_out_as_trained_loss", r.heldOutAsTrainedLoss},
           {"stop_fraction", stopFraction(r)},
           {"curve", curve},
           {"held_out", held},
@@ -88,9 +87,9 @@ nlohmann::json trainReportJson(const TrainABPlan& b, const TrainReport& rep) {
   for (int r = 0; r < 2; ++r) j["runs"].push_back(runJson(rep.runs[r], b, r, b.pipeline->tokenizer()));
   std::vector<std::string> notes = rep.notes;
   if (args.modelSpec == kBuiltinTinyModel && args.init == "pretrained" && args.dataSpec == "builtin:demo")
-    notes.push_back("builtin:tiny was pretrained on plain English text (tools/demo/corpus and docs/, see "
-                    "tools/model/train_tiny.py), never on a demo conversation: the held-out conversations are "
-                    "unseen in pretraining and in fine-tuning");
+    notes.push_back("builtin:tiny was pretrained on plain English text only (the frozen corpus under "
+                    "tools/demo/corpus, see tools/model/train_tiny.py), never on a demo conversation: the held-out "
+                    "conversations are never seen, neither in pretraining nor in fine-tuning");
   j["notes"] = notes;
   j["verdict"] = trainVerdictJson(trainVerdict(b.outcome, rep));
   return j;

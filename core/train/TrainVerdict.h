@@ -16,20 +16,30 @@ struct TrainABPlan;
 
 // What an experiment predicts (TrainExperiment::outcome).
 enum class TrainOutcome {
-  None,           // a hand-picked pair: no prediction
-  StopFraction,   // run A's generations stop at least kStopGap less often than run B's
-  HeldOutLossGap, // run A's final held-out loss is higher than run B's, and run B's fell from first to last
+  None,            // a hand-picked pair: no prediction
+  StopFraction,    // run A's generations stop at least kStopGap less often than run B's
+  HeldOutLossGap,  // run A's final held-out loss is higher than run B's, and run B's fell from first to last
+  AccumulationGap, // run A's accumulated step loss differs from its full-batch loss by at least
+                   // kAccumulationGap on average, run B's by less than kAccumulationTolerance
+  PackingLeak,     // the held-out replies packed as run A trains score at least kPackingLeak away from the same
+                   // replies alone; as run B packs them, less than kLayoutTolerance away
 };
 
-inline constexpr double kStopGap = 0.3;
-
 struct TrainVerdict {
-  std::string metric;   // "stop_fraction" or "final_held_out_loss"
+  std::string metric;   // "stop_fraction", "final_held_out_loss", "accumulation_gap" or "packing_leak"
   double a = 0, b = 0;  // the metric for run A and run B
   std::string expected; // the prediction, in words
   bool observed = false;
   std::string text; // the sentence the Training lab shows
 };
+
+// Every run's mean over its steps of |trainLoss - fullBatchLoss|: how far its accumulated loss (what it
+// optimises) is from the loss of the same step taken as one full batch. NaN without steps.
+double accumulationGap(const TrainRunResult& run);
+
+// |heldOutAsTrainedLoss - the final held-out loss|: how far the run's own layout moves the loss of the
+// held-out replies from their loss alone. NaN when either is missing.
+double packingLeak(const TrainRunResult& run);
 
 // The verdict of a finished pair of runs; nullopt for a hand-picked pair (no prediction).
 std::optional<TrainVerdict> trainVerdict(TrainOutcome outcome, const TrainReport& report);
