@@ -5,6 +5,7 @@
 #include "core/collate/TemplateVariables.h"
 #include "core/commands/BatchInputs.h"
 #include "core/data/PreferenceRow.h"
+#include "core/frameworks/FrameworkPipeline.h"
 #include "core/frameworks/FrameworkSpec.h"
 #include "core/lint/FindingsTable.h"
 #include "core/lint/Lint.h"
@@ -188,7 +189,8 @@ void lintFrameworkInput(const LintArgs& a, const std::string& tokenizerSpec, Com
   ctx.maxFindings = a.maxFindings >= 0 ? a.maxFindings : 1000;
   if (tok) {
     ctx.tokenizer = tok;
-    ctx.chatTemplate = loadChatTemplate(a.templateSpec, tokenizerSpec);
+    // The template the framework rendered with (Axolotl's chat_template), not always the tokenizer's.
+    ctx.chatTemplate = templateJudged(f, loadChatTemplate(a.templateSpec, tokenizerSpec));
     ctx.render = templateVariables(ctx.render, ctx.chatTemplate.get(), tok.get());
   }
   ctx.findingSink = in.findingSink;

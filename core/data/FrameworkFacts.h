@@ -44,6 +44,12 @@ struct FrameworkFacts {
   bool attnImplementationAssumed = true;
   bool labelsPreShifted = false;   // labels[t] = tokens[t + 1] as written (torchtune)
   bool legacyLastTurnOnly = false; // Axolotl's legacy path: only the last turn trained, silently
+  // The Jinja chat template the framework chose itself (Axolotl's chat_template: chatml, ...), which
+  // lint must judge instead of the tokenizer's own; empty when it rendered with the tokenizer's own.
+  std::string chatTemplateText, chatTemplateOrigin;
+  // A template in the framework's own format, not Jinja (LLaMA-Factory's `template: qwen3`): the
+  // template rules, which read Jinja templates, do not run on it, and lint says so.
+  std::string nativeTemplate;
   std::optional<int64_t> padTokenId, eosTokenId;
 };
 

@@ -5,6 +5,7 @@
 #include "core/collate/TemplateVariables.h"
 #include "core/frameworks/FrameworkToBatch.h"
 #include "core/frameworks/UnavailableChatTemplate.h"
+#include "core/template/JinjaChatTemplate.h"
 #include "core/util/Error.h"
 
 namespace maskscope {
@@ -76,6 +77,15 @@ std::unique_ptr<PreparedFramework> prepareInputs(const FrameworkInputs& in, Fram
 }
 
 } // namespace
+
+std::shared_ptr<const ChatTemplate> templateJudged(const FrameworkFacts& facts,
+                                                   std::shared_ptr<const ChatTemplate> tokenizerOwn) {
+  if (!facts.nativeTemplate.empty()) return nullptr;
+  if (facts.chatTemplateText.empty()) return tokenizerOwn;
+  std::map<std::string, std::string> defaults;
+  if (tokenizerOwn) defaults = tokenizerOwn->defaultVariables();
+  return std::make_shared<JinjaChatTemplate>(facts.chatTemplateOrigin, facts.chatTemplateText, std::move(defaults));
+}
 
 std::string frameworkTemplateSpec(const FrameworkSpec& spec, const std::string& templateSpec) {
   auto it = spec.options.find("chat_template_path");

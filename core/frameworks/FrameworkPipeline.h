@@ -31,6 +31,12 @@ FrameworkRun prepareFramework(const FrameworkInputs& inputs);
 
 // The chat template to load for spec: its chat_template_path (TRL's SFTConfig) as --template would
 // name it, else templateSpec. Error when both are given and differ (neither silently wins).
+// The chat template lint judges a framework's batch by: the one the framework chose itself
+// (Axolotl's chat_template), none for a template in the framework's own format (LLaMA-Factory's),
+// else the tokenizer's own (tokenizerOwn, whose special-token variables the chosen one keeps).
+std::shared_ptr<const ChatTemplate> templateJudged(const FrameworkFacts& facts,
+                                                   std::shared_ptr<const ChatTemplate> tokenizerOwn);
+
 std::string frameworkTemplateSpec(const FrameworkSpec& spec, const std::string& templateSpec);
 
 // The text form's header: which framework, version, collator and options built the batch.

@@ -81,6 +81,10 @@ LintReport lintBatch(const Batch& input, const LintContext& ctx) {
   if (ctx.tokenizer && ctx.chatTemplate)
     runTemplateChecks(ConversationEncoder(ctx.tokenizer, ctx.chatTemplate), ctx.render, read.markers,
                       ctx.collator ? &*ctx.collator : nullptr, out);
+  if (ctx.tokenizer && b.framework && !b.framework->nativeTemplate.empty())
+    out.add("rules-not-run", std::nullopt, std::nullopt,
+            "the template rules read Jinja chat templates, and this batch was rendered with " +
+                b.framework->nativeTemplate + " (the framework's own format): they did not run");
   o.rolesKnown = haveMeta;
   if (!haveMeta) {
     report.summary.rulesNotRun = {"prompt-graded",   "last-turn-only",

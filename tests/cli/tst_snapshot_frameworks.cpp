@@ -1,7 +1,8 @@
 // snapshot with a framework spec (--collator SPEC.json | Axolotl .yml | TRL SFTConfig .json): every
 // view that draws a batch renders the framework's batch, and --json reports that batch; it must be
 // the one `maskscope collate --collator SPEC --json` returns for the same rows (rows, positions,
-// graded labels) and name the same framework, version and options as collate's text form.
+// graded labels) and name the same framework, version and options as collate's text form. lint
+// judges the template the framework rendered with (Axolotl's chat_template, LLaMA-Factory's own).
 // Fixtures: tests/data/ui/frameworks/ (real qwen3 tokenizer from the cache for the Axolotl config).
 #include "../TokenizerCacheRequired.h"
 #include "RunMaskscope.h"
@@ -147,6 +148,43 @@ private Q_SLOTS:
     QCOMPARE(j.at("batch").at("rows").get<long>(), 1L);
     QCOMPARE(j.at("batch").at("positions").get<long>(), 5L);
     QCOMPARE(j.at("batch").at("graded").get<long>(), 3L);
+  }
+
+  // lint judges the template the framework rendered the batch with: Axolotl's chat_template chatml
+  // (prefix-preserving, no template finding) rather than the tokenizer's own Qwen3 template, which
+  // tokenizer_default does render with (its history-reasoning edit is not prefix-preserving); a
+  // LLaMA-Factory template (its own format, not Jinja) leaves the template rules out and says so.
+  void lintJudgesTheRenderedTemplate_data() {
+    QTest::addColumn<QString>("spec");
+    QTest::addColumn<QString>("rule");
+    QTest::addColumn<QString>("mentions"); // empty: the rule stays quiet
+    QTest::newRow("axolotl chatml: chatml judged")
+        << fixture("axolotl-chatml.yml") << QStringLiteral("template-not-prefix-preserving") << QString();
+    QTest::newRow("axolotl tokenizer_default: qwen3 judged")
+        << fixture("axolotl-tokenizer-default.yml") << QStringLiteral("template-not-prefix-preserving")
+        << QStringLiteral("qwen3");
+    QTest::newRow("llamafactory template: rules not run")
+        << fixture("llamafactory-qwen3.json") << QStringLiteral("rules-not-run")
+        << QStringLiteral("LLaMA-Factory's template qwen3");
+  }
+  void lintJudgesTheRenderedTemplate() {
+    QFETCH(QString, spec);
+    QFETCH(QString, rule);
+    QFETCH(QString, mentions);
+    const Run r = runMaskscope({QStringLiteral("lint"), fixture("chat-rows.jsonl"), QStringLiteral("--collator"), spec,
+                                QStringLiteral("--tokenizer"), qwen3(), QStringLiteral("--json")});
+    QVERIFY2(r.status == 0 || r.status == 1, r.err.constData());
+    const auto j = nlohmann::json::parse(r.out.toStdString());
+    QStringList hits;
+    for (const auto& f : j.at("findings"))
+      if (f.at("rule").get<std::string>() == rule.toStdString())
+        hits << QString::fromStdString(f.at("message").get<std::string>());
+    if (mentions.isEmpty()) {
+      QVERIFY2(hits.isEmpty(), qPrintable(hits.join(QLatin1Char('\n'))));
+      return;
+    }
+    QCOMPARE(hits.size(), 1);
+    QVERIFY2(hits.front().contains(mentions), qPrintable(hits.front()));
   }
 };
 

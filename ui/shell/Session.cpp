@@ -350,6 +350,8 @@ LintContext Session::lintContext() const {
   }
   ctx.tokenizer = pipeline_->encoder().tokenizerPtr();
   ctx.chatTemplate = pipeline_->encoder().templatePtr();
+  // The template the framework rendered with (Axolotl's chat_template), as `lint --collator SPEC`.
+  if (isFramework() && batch_.framework) ctx.chatTemplate = templateJudged(*batch_.framework, ctx.chatTemplate);
   ctx.render = pipeline_->renderOptions();
   // A framework's batch is judged as `lint --collator SPEC` judges it: no preset collator, the
   // framework rules reading what its run recorded.

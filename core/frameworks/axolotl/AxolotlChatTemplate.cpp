@@ -63,6 +63,10 @@ ChatTemplateStrategy makeStrategy(const AxolotlConfig& cfg, FrameworkContext& ct
   }
   const TemplateChoice choice =
       chooseAxolotlTemplate(cfg.chatTemplate, cfg.chatTemplateJinja, own, ownOrigin, ctx.spec.source);
+  if (!own || choice.text != *own) { // lint judges the template this batch was rendered with
+    ctx.facts.chatTemplateText = choice.text;
+    ctx.facts.chatTemplateOrigin = choice.origin;
+  }
   std::map<std::string, std::string> variables = ctx.render.variables;
   for (const auto& [k, v] : cfg.specialTokens) variables[k] = v; // special_tokens replace the tokenizer's
   return ChatTemplateStrategy(cfg, ctx.tokenizer, choice.text, choice.origin, variables, ctx.spec.source);

@@ -29,6 +29,7 @@ Template resolveTemplate(const FrameworkContext& ctx) {
       throw Error("template " + *name + " is not one maskscope reproduces (known: " + known + ")", key(s, "template"));
     }
     t = *found;
+    ctx.facts.nativeTemplate = "LLaMA-Factory's template " + *name;
   } else if (ctx.tokenizer && ctx.chatTemplate) {
     t = parseTemplate(*ctx.chatTemplate, *ctx.tokenizer); // "`template` was not specified, try parsing ..."
   } else {

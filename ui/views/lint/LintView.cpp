@@ -325,9 +325,11 @@ void LintView::showReport(LintReport report, bool datasetRows) {
     const QString glyph = f.severity == Severity::Error     ? QStringLiteral("\u2716")
                           : f.severity == Severity::Warning ? QStringLiteral("\u26a0")
                                                             : QStringLiteral("\u2139");
+    // A finding about the settings (template, tokenizer) has no place in the data: no empty brackets.
+    const QString at = where.isEmpty() ? QString() : QStringLiteral("[%1]  ").arg(where);
     auto* item = new QListWidgetItem(
-        QStringLiteral("%1 %2  %3  [%4]  %5")
-            .arg(glyph, sev.toUpper(), QString::fromStdString(f.rule), where, QString::fromStdString(f.message)),
+        QStringLiteral("%1 %2  %3  %4%5")
+            .arg(glyph, sev.toUpper(), QString::fromStdString(f.rule), at, QString::fromStdString(f.message)),
         list_);
     if (f.severity == Severity::Error) item->setForeground(palette::warningText());
   }
