@@ -8,6 +8,7 @@
 #include <QHBoxLayout>
 #include <QLineSeries>
 #include <QValueAxis>
+#include <algorithm>
 #include <cmath>
 
 namespace maskscope {
@@ -56,6 +57,8 @@ void TrainingLabCharts::reset(const QString& nameA, const QString& nameB, int st
       series_[c][r]->setName((r == 0 ? tr("A: %1") : tr("B: %1")).arg(r == 0 ? nameA : nameB));
     }
     xAxis_[c]->setRange(0, std::max(1, steps));
+    // Whole steps only: five ticks over 0..1 would label "0 0 0 0 1" (the %d format).
+    xAxis_[c]->setTickCount(std::clamp(steps + 1, 2, 6));
     yMax_[c] = 0.0;
     yAxis_[c]->setRange(0, 1.0); // shares stay here; losses grow it as points come
   }
