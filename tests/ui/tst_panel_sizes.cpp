@@ -43,6 +43,7 @@
 #include <QTextBrowser>
 #include <QWheelEvent>
 #include <functional>
+#include <memory>
 
 using namespace maskscope;
 
@@ -179,6 +180,24 @@ int dragBy(QMainWindow* w, QDockWidget* dock, QPoint by) {
   return dock->height();
 }
 
+// The demo dataset in a main window, opened before the window is built (as the app does).
+struct DemoWindow {
+  DemoWindow() {
+    session.openDataset(QStringLiteral("builtin:demo"));
+    window = std::make_unique<MainWindow>(&session);
+  }
+  Session session;
+  std::unique_ptr<MainWindow> window; // destroyed before the session it shows
+};
+
+// Shows the window, waits until its dock sizes are applied, then presenter mode when asked.
+void showDemo(DemoWindow& demo, bool presenter) {
+  demo.window->show();
+  QVERIFY(QTest::qWaitForWindowExposed(demo.window.get()));
+  QTRY_VERIFY(demo.window->dockSizesApplied());
+  if (presenter) demo.window->setPresenterMode(true);
+}
+
 } // namespace
 
 class TestPanelSizes : public QObject {
@@ -190,13 +209,10 @@ private Q_SLOTS:
 
   void panelIsUsableDocked() {
     QFETCH(QString, view);
-    Session session;
-    session.openDataset(QStringLiteral("builtin:demo"));
-    MainWindow w(&session);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QTRY_VERIFY(w.dockSizesApplied());
-    if (presenterRun()) w.setPresenterMode(true);
+    DemoWindow demo;
+    showDemo(demo, presenterRun());
+    if (QTest::currentTestFailed()) return;
+    MainWindow& w = *demo.window;
     if (view == QLatin1String("teaching")) w.teachingView()->goToStep(0);
     w.showView(view);
     QDockWidget* dock = w.dock(view);
@@ -229,13 +245,10 @@ private Q_SLOTS:
   // then shorter), and so do the splitters inside the panel that show two sides.
   void splittersMove() {
     QFETCH(QString, view);
-    Session session;
-    session.openDataset(QStringLiteral("builtin:demo"));
-    MainWindow w(&session);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QTRY_VERIFY(w.dockSizesApplied());
-    if (presenterRun()) w.setPresenterMode(true);
+    DemoWindow demo;
+    showDemo(demo, presenterRun());
+    if (QTest::currentTestFailed()) return;
+    MainWindow& w = *demo.window;
     w.showView(view);
     QDockWidget* dock = w.dock(view);
     QTRY_VERIFY(dock->isVisible());
@@ -265,12 +278,11 @@ private Q_SLOTS:
   // every entry whole inside the view; the packing entries fold for a row of one example and come
   // back for a packed row.
   void legendGrowsWithTheRest() {
-    Session session;
-    session.openDataset(QStringLiteral("builtin:demo"));
-    MainWindow w(&session);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QTRY_VERIFY(w.dockSizesApplied());
+    DemoWindow demo;
+    showDemo(demo, false);
+    if (QTest::currentTestFailed()) return;
+    MainWindow& w = *demo.window;
+    Session& session = demo.session;
     AttentionView* view = w.attentionView();
     auto* label = view->findChild<QLabel*>(QStringLiteral("legend:allowed"));
     auto* swatch = view->findChild<QLabel*>(QStringLiteral("swatch:allowed"));
@@ -294,13 +306,10 @@ private Q_SLOTS:
 
   // The tabs of the docked panels say their names: never "S…" (the tab bar scrolls instead).
   void dockTabLabelsAreWhole() {
-    Session session;
-    session.openDataset(QStringLiteral("builtin:demo"));
-    MainWindow w(&session);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QTRY_VERIFY(w.dockSizesApplied());
-    if (presenterRun()) w.setPresenterMode(true);
+    DemoWindow demo;
+    showDemo(demo, presenterRun());
+    if (QTest::currentTestFailed()) return;
+    MainWindow& w = *demo.window;
     QCoreApplication::processEvents();
     int tabs = 0;
     for (QTabBar* bar : w.findChildren<QTabBar*>()) {
@@ -319,13 +328,10 @@ private Q_SLOTS:
 
   // The status bar's permanent widgets (read-only notice, model, progress) stay inside it and apart.
   void statusBarWidgetsDoNotOverlap() {
-    Session session;
-    session.openDataset(QStringLiteral("builtin:demo"));
-    MainWindow w(&session);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QTRY_VERIFY(w.dockSizesApplied());
-    if (presenterRun()) w.setPresenterMode(true);
+    DemoWindow demo;
+    showDemo(demo, presenterRun());
+    if (QTest::currentTestFailed()) return;
+    MainWindow& w = *demo.window;
     w.statusBar()->showMessage(QStringLiteral("forward pass done (cpu, loss 2.3456)"));
     QCoreApplication::processEvents();
     const QRect bar = globalRect(w.statusBar());
@@ -336,13 +342,10 @@ private Q_SLOTS:
 
   // Steps that bring other panels forward leave the step text and Back / Next where they were.
   void teachingButtonsStayPut() {
-    Session session;
-    session.openDataset(QStringLiteral("builtin:demo"));
-    MainWindow w(&session);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QTRY_VERIFY(w.dockSizesApplied());
-    if (presenterRun()) w.setPresenterMode(true);
+    DemoWindow demo;
+    showDemo(demo, presenterRun());
+    if (QTest::currentTestFailed()) return;
+    MainWindow& w = *demo.window;
     TeachingView* teaching = w.teachingView();
     w.showView(QStringLiteral("teaching"));
     teaching->goToStep(0);
@@ -373,12 +376,10 @@ private Q_SLOTS:
 
   // Page Down / Page Up step (a presenter's clicker); the arrow keys too, in presenter mode only.
   void teachingKeysStep() {
-    Session session;
-    session.openDataset(QStringLiteral("builtin:demo"));
-    MainWindow w(&session);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QTRY_VERIFY(w.dockSizesApplied());
+    DemoWindow demo;
+    showDemo(demo, false);
+    if (QTest::currentTestFailed()) return;
+    MainWindow& w = *demo.window;
     TeachingView* teaching = w.teachingView();
     w.showView(QStringLiteral("teaching"));
     teaching->goToStep(0);
@@ -402,12 +403,11 @@ private Q_SLOTS:
 
   // The wheel over the softmax chart moves the shown keys along a long row, and back.
   void softmaxWeightsScrollWithTheWheel() {
-    Session session;
-    session.openDataset(QStringLiteral("builtin:demo"));
-    MainWindow w(&session);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QTRY_VERIFY(w.dockSizesApplied());
+    DemoWindow demo;
+    showDemo(demo, false);
+    if (QTest::currentTestFailed()) return;
+    MainWindow& w = *demo.window;
+    Session& session = demo.session;
     w.showView(QStringLiteral("softmax"));
     session.selectPosition(40);
     SoftmaxView* softmax = w.softmaxView();
