@@ -39,6 +39,7 @@ LintView::LintView(Session* session, QWidget* parent) : QWidget(parent), session
   bar->addWidget(datasetButton_);
   bar->addWidget(progress_);
   bar->addWidget(summary_, 1);
+  bar->addStretch(); // keeps the buttons at their width while the summary has a line of its own
   layout->addLayout(bar);
   auto* split = new QSplitter(Qt::Horizontal, this);
   list_ = new QListWidget(split);
@@ -118,7 +119,7 @@ void LintView::setCompact(bool on) {
   if (on)
     static_cast<QVBoxLayout*>(layout())->insertWidget(1, summary_);
   else
-    bar_->addWidget(summary_, 1);
+    bar_->insertWidget(bar_->count() - 1, summary_, 1); // before the stretch
   summary_->setSizePolicy(on ? QSizePolicy::Ignored : QSizePolicy::Preferred, QSizePolicy::Preferred);
   resizeCompactList();
   setSizePolicy(QSizePolicy::Preferred, on ? QSizePolicy::Maximum : QSizePolicy::Preferred);
