@@ -5,6 +5,7 @@
 // 150 px, text views show 3 lines, dock tab labels are not elided, the status bar's widgets stay
 // apart, the separators and splitters move, the legend grows in presenter mode.
 // MASKSCOPE_SCREENSHOT_DIR=dir saves the window with each panel in front, to look at.
+#include "core/frameworks/Framework.h"
 #include "ui/lab/TrainingLabCharts.h"
 #include "ui/lab/TrainingLabView.h"
 #include "ui/shell/MainWindow.h"
@@ -16,16 +17,21 @@
 #include "ui/views/lint/LintView.h"
 #include "ui/views/loss/LossView.h"
 #include "ui/views/softmax/SoftmaxView.h"
+#include "ui/widgets/FrameworkPicker.h"
+#include "ui/widgets/FrameworkSpecEdit.h"
 #include "ui/widgets/Palette.h"
 
+#include <QAbstractAxis>
 #include <QAbstractButton>
 #include <QAbstractScrollArea>
 #include <QAbstractSlider>
+#include <QChart>
 #include <QChartView>
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QLabel>
+#include <QLegend>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMainWindow>
@@ -41,6 +47,8 @@
 #include <QTabBar>
 #include <QTest>
 #include <QTextBrowser>
+#include <QToolBar>
+#include <QToolButton>
 #include <QWheelEvent>
 #include <functional>
 #include <memory>
@@ -231,6 +239,17 @@ private Q_SLOTS:
       QVERIFY2(h >= 150, qPrintable(QStringLiteral("%1 shows %2 px").arg(describe(c)).arg(h)));
       QVERIFY2(visibleRect(c).width() >= 150, qPrintable(describe(c)));
     }
+    // Text views show 3 lines of their type where the panel opens, without scrolling to them (a
+    // presenter reads the step text and the findings while clicking Next).
+    for (QWidget* t : needs.texts) {
+      auto* area = qobject_cast<QAbstractScrollArea*>(t);
+      QVERIFY(area);
+      const int shown = visibleRect(area->viewport()).height(), lines = 3 * t->fontMetrics().lineSpacing();
+      QVERIFY2(shown >= lines, qPrintable(QStringLiteral("%1 shows %2 px of text without scrolling < 3 lines (%3 px)")
+                                              .arg(describe(t))
+                                              .arg(shown)
+                                              .arg(lines)));
+    }
     for (QWidget* t : needs.texts) {
       const int h = visibleHeightAfterScrolling(t);
       const int lines = 3 * t->fontMetrics().lineSpacing();
@@ -302,6 +321,82 @@ private Q_SLOTS:
     QTRY_VERIFY(other->isVisible());
     w.setPresenterMode(false);
     QTRY_COMPARE(QFontInfo(label->font()).pixelSize(), textPx);
+  }
+
+  // Every toolbar control is reachable where it is (none pushed into the » extension menu), with
+  // maskscope's presets and with each framework of the registry (its version, Options and stage
+  // buttons widen the toolbar).
+  void toolbarControlsAreReachable_data() {
+    QTest::addColumn<QString>("framework");
+    QTest::newRow(qPrintable(QStringLiteral("preset@%1").arg(screenName()))) << QString();
+    for (const FrameworkDefinition& d : frameworkDefinitions())
+      QTest::newRow(qPrintable(QStringLiteral("%1@%2").arg(QString::fromStdString(d.info.name), screenName())))
+          << QString::fromStdString(d.info.name);
+  }
+
+  void toolbarControlsAreReachable() {
+    QFETCH(QString, framework);
+    DemoWindow demo;
+    if (!framework.isEmpty()) QVERIFY2(demo.session.setCollator(frameworkSpecFor(framework)), qPrintable(framework));
+    showDemo(demo, presenterRun());
+    if (QTest::currentTestFailed()) return;
+    MainWindow& w = *demo.window;
+    QCOMPARE(w.frameworkPicker()->frameworkBox()->currentData().toString(), framework);
+    QCoreApplication::processEvents();
+    if (const QString dir = qEnvironmentVariable("MASKSCOPE_SCREENSHOT_DIR"); !dir.isEmpty())
+      w.grab().save(
+          QDir(dir).filePath(QStringLiteral("%1-toolbar-%2.png")
+                                 .arg(screenName(), framework.isEmpty() ? QStringLiteral("preset") : framework)));
+    int checked = 0;
+    for (QToolBar* bar : w.findChildren<QToolBar*>()) {
+      if (!bar->isVisible()) continue;
+      // The extension button (») shows only when the bar hides some of its actions.
+      for (QToolButton* b : bar->findChildren<QToolButton*>(Qt::FindDirectChildrenOnly))
+        QTRY_VERIFY2(!b->isVisible() || bar->widgetForAction(b->defaultAction()) == b,
+                     qPrintable(QStringLiteral("%1: the extension button shows").arg(bar->windowTitle())));
+      for (QAction* a : bar->actions()) {
+        QWidget* control = bar->widgetForAction(a);
+        if (!a->isVisible() || !control) continue;
+        ++checked;
+        QTRY_VERIFY2(
+            control->isVisible() && globalRect(bar).contains(visibleRect(control)),
+            qPrintable(QStringLiteral("%1: %2 not shown in the bar").arg(bar->windowTitle(), describe(control))));
+      }
+    }
+    QVERIFY(checked >= 8); // tokenizer, template, collator (framework), batch rows and their labels
+  }
+
+  // Presenter mode enlarges the Training lab's chart text with the rest (Qt Charts keep fonts of
+  // their own): titles, axis labels and titles, legends 1.5x at least; leaving it gives them back.
+  void labChartTextGrowsWithTheRest() {
+    DemoWindow demo;
+    showDemo(demo, false);
+    if (QTest::currentTestFailed()) return;
+    MainWindow& w = *demo.window;
+    TrainingLabCharts* charts = static_cast<TrainingLabView*>(w.view(QStringLiteral("lab")))->charts();
+    // Every text a chart draws, in pixels: the title, the legend, each axis's labels and title.
+    auto textPx = [charts](TrainingLabCharts::Chart c) {
+      QChart* chart = charts->view(c)->chart();
+      QList<int> px{QFontInfo(chart->titleFont()).pixelSize(), QFontInfo(chart->legend()->font()).pixelSize()};
+      for (QAbstractAxis* axis : chart->axes())
+        px << QFontInfo(axis->labelsFont()).pixelSize() << QFontInfo(axis->titleFont()).pixelSize();
+      return px;
+    };
+    const QList<int> before = textPx(TrainingLabCharts::TrainLoss);
+    QCOMPARE(before.size(), 6);
+    w.setPresenterMode(true);
+    for (int c = 0; c < TrainingLabCharts::kCharts; ++c) {
+      const QList<int> now = textPx(TrainingLabCharts::Chart(c));
+      for (int i = 0; i < now.size(); ++i)
+        QTRY_VERIFY2(textPx(TrainingLabCharts::Chart(c))[i] >= before[i] * 3 / 2,
+                     qPrintable(QStringLiteral("chart %1 text %2: %3 px, %4 px before")
+                                    .arg(c)
+                                    .arg(i)
+                                    .arg(textPx(TrainingLabCharts::Chart(c))[i])
+                                    .arg(before[i])));
+    }
+    w.setPresenterMode(false);
+    QTRY_COMPARE(textPx(TrainingLabCharts::HeldOut), before);
   }
 
   // The tabs of the docked panels say their names: never "S…" (the tab bar scrolls instead).

@@ -11,6 +11,7 @@
 #include "ui/views/strip/TokenStripView.h"
 #include "ui/widgets/Palette.h"
 
+#include <QAbstractScrollArea>
 #include <QDockWidget>
 #include <QLabel>
 #include <QListWidget>
@@ -28,6 +29,18 @@ QRect availableOf(const QWidget& w) { return w.screen()->availableGeometry(); }
 
 // w's rectangle in global coordinates.
 QRect globalRect(const QWidget* w) { return QRect(w->mapToGlobal(QPoint(0, 0)), w->size()); }
+
+// The part of w a person sees without scrolling: its rectangle clipped by every ancestor.
+QRect visibleRect(const QWidget* w) {
+  QRect r = globalRect(w);
+  for (const QWidget* p = w->parentWidget(); p; p = p->parentWidget()) r &= globalRect(p);
+  return r;
+}
+
+// Lines of its own type a text or list view shows where it stands (its viewport, clipped).
+double visibleLines(const QAbstractScrollArea* view) {
+  return double(visibleRect(view->viewport()).height()) / view->fontMetrics().lineSpacing();
+}
 
 // The centre's views are laid out inside the central widget (a squeezed layout would push the
 // grid's bottom under the docks): each one whole, with some room for the grid.
@@ -192,6 +205,74 @@ private Q_SLOTS:
     w.setPresenterMode(false);
     QTRY_VERIFY(lint->list()->isVisible());
     QTRY_VERIFY(w.dock(QStringLiteral("lint"))->height() >= lintBefore - 2);
+  }
+
+  // Teaching on a projector (issue 24 section 3): through every step the step text shows three lines
+  // without scrolling, Back stays where it was, and the grid keeps 250 px. A step whose row brings a
+  // folded legend row back (graded pads, packing: the row explains the bug the grid shows) gives the
+  // grid exactly that row less (about 220 px then, the cells still above the grid's own least): the
+  // teaching panel never takes the grid's room. Then the lint findings in front show three rows.
+  void presenterTeachingShowsTextFindingsAndGrid() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    w.resize(1024, 768);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTRY_VERIFY(w.dockSizesApplied());
+    w.setPresenterMode(true);
+    QTRY_VERIFY(w.dockSizesApplied());
+    TeachingView* teaching = w.teachingView();
+    auto* text = qobject_cast<QAbstractScrollArea*>(teaching->textView());
+    QVERIFY(text);
+    AttentionGridCanvas* grid = w.attentionGrid();
+    w.showView(QStringLiteral("teaching"));
+    teaching->goToStep(0);
+    QTRY_VERIFY(teaching->isVisible());
+    const int folded = w.attentionView()->foldedLegendHeight(); // the legend's three rows
+    QVERIFY(folded > 0);
+    auto legendRowsBack = [&] { return folded - w.attentionView()->foldedLegendHeight(); };
+    auto fits = [&] {
+      return visibleLines(text) >= 3 && grid->height() >= 250 - legendRowsBack() &&
+             grid->height() >= grid->minimumSizeHint().height();
+    };
+    auto report = [&] {
+      return QStringLiteral("step %1 '%2': text %3 lines, grid %4 px (least %5), legend rows back %6 px, "
+                            "teaching dock %7x%8")
+          .arg(teaching->stepIndex() + 1)
+          .arg(teaching->currentTitle())
+          .arg(visibleLines(text), 0, 'f', 1)
+          .arg(grid->height())
+          .arg(grid->minimumSizeHint().height())
+          .arg(legendRowsBack())
+          .arg(w.dock(QStringLiteral("teaching"))->width())
+          .arg(w.dock(QStringLiteral("teaching"))->height());
+    };
+    QTRY_VERIFY2(fits() && grid->height() >= 250, qPrintable(report()));
+    // The first step took the panel out of the bottom tab group and queued its width: let it settle.
+    QTRY_VERIFY(w.tabifiedDockWidgets(w.dock(QStringLiteral("teaching"))).isEmpty());
+    for (int k = 0; k < 3; ++k) QCoreApplication::processEvents();
+    QTRY_VERIFY2(fits() && grid->height() >= 250, qPrintable(report()));
+    const QRect back = globalRect(teaching->previousButton());
+    const QString dir = qEnvironmentVariable("MASKSCOPE_SCREENSHOT_DIR");
+    for (int i = 1; i < teaching->stepCount(); ++i) {
+      teaching->goToStep(i);
+      QTest::qWait(0); // no time passes: the queued dock sizes
+      if (!dir.isEmpty())
+        w.grab().save(QStringLiteral("%1/presenter-teaching-%2-step%3.png")
+                          .arg(dir, qEnvironmentVariable("MASKSCOPE_TEST_SCREEN"))
+                          .arg(i + 1));
+      QTRY_VERIFY2(fits(), qPrintable(report()));
+      QTRY_COMPARE(globalRect(teaching->previousButton()), back);
+      verifyCentreNotClipped(w);
+    }
+    teaching->goToStep(0);
+    w.showView(QStringLiteral("lint"));
+    LintView* lint = w.lintView();
+    QTRY_VERIFY2(
+        visibleLines(lint->list()) >= 3,
+        qPrintable(QStringLiteral("lint list %1 lines; %2").arg(visibleLines(lint->list()), 0, 'f', 1).arg(report())));
+    QTRY_VERIFY2(fits() && grid->height() >= 250, qPrintable(report()));
   }
 };
 

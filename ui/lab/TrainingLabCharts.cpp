@@ -5,7 +5,9 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QEvent>
 #include <QHBoxLayout>
+#include <QLegend>
 #include <QLineSeries>
 #include <QValueAxis>
 #include <algorithm>
@@ -48,6 +50,36 @@ TrainingLabCharts::TrainingLabCharts(QWidget* parent) : QWidget(parent) {
     row->addWidget(views_[c]);
   }
   reset(tr("run A"), tr("run B"), 1);
+  QChart* first = views_[0]->chart();
+  titleFont_ = first->titleFont();
+  legendFont_ = first->legend()->font();
+  labelsFont_ = xAxis_[0]->labelsFont();
+  axisTitleFont_ = xAxis_[0]->titleFont();
+  baseTypePt_ = font().pointSizeF();
+}
+
+void TrainingLabCharts::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::FontChange && baseTypePt_ > 0) scaleChartText(font().pointSizeF() / baseTypePt_);
+}
+
+void TrainingLabCharts::scaleChartText(double scale) {
+  auto scaled = [scale](QFont f) {
+    if (f.pointSizeF() > 0)
+      f.setPointSizeF(f.pointSizeF() * scale);
+    else
+      f.setPixelSize(std::max(1, int(std::lround(f.pixelSize() * scale))));
+    return f;
+  };
+  for (int c = 0; c < kCharts; ++c) {
+    QChart* chart = views_[c]->chart();
+    chart->setTitleFont(scaled(titleFont_));
+    chart->legend()->setFont(scaled(legendFont_));
+    for (QValueAxis* axis : {xAxis_[c], yAxis_[c]}) {
+      axis->setLabelsFont(scaled(labelsFont_));
+      axis->setTitleFont(scaled(axisTitleFont_));
+    }
+  }
 }
 
 void TrainingLabCharts::reset(const QString& nameA, const QString& nameB, int steps) {

@@ -4,6 +4,7 @@
 #pragma once
 #include "core/forward/ForwardEngine.h"
 
+#include <QFont>
 #include <QWidget>
 
 class QChart;
@@ -28,13 +29,22 @@ public:
   int pointCount(Chart chart, int run) const;
   QChartView* view(Chart chart) const { return views_[chart]; }
 
+protected:
+  // The application's type changed (presenter mode): every chart text follows it, by the same factor.
+  void changeEvent(QEvent* event) override;
+
 private:
+  void scaleChartText(double scale);
   void append(Chart chart, int run, double x, double y);
   QChartView* views_[kCharts] = {};
   QLineSeries* series_[kCharts][2] = {};
   QValueAxis* xAxis_[kCharts] = {};
   QValueAxis* yAxis_[kCharts] = {};
   double yMax_[kCharts] = {};
+  // Qt Charts set their own fonts (the chart theme's), which the application's type does not reach:
+  // the theme's fonts and the widget's type size they were made for, to scale from.
+  double baseTypePt_ = 0;
+  QFont titleFont_, legendFont_, labelsFont_, axisTitleFont_;
 };
 
 // The colours of run A (the bug) and run B (correct) in every part of the lab.

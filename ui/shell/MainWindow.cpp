@@ -50,6 +50,7 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTimer>
+#include <QToolBar>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <utility>
@@ -75,7 +76,7 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
   baseFontPt_ = QApplication::font().pointSizeF();
 
   toolbar_ = new PipelineToolbar(session_, persistent_, this);
-  addToolBar(toolbar_);
+  toolbar_->addTo(this);
   connect(toolbar_->frameworkPicker(), &FrameworkPicker::optionsRequested, this,
           [this] { showView(QStringLiteral("framework")); });
   layout_ = new WindowLayout(this);
@@ -313,6 +314,12 @@ void MainWindow::setPresenterMode(bool on) {
   QFont f = QApplication::font();
   f.setPointSizeF(on ? baseFontPt_ * kPresenterScale : baseFontPt_);
   QApplication::setFont(f);
+  // The pipeline bars are the presenter's controls, not what the class reads (the summary line
+  // under them says what the batch is): they keep the normal type, so they share one row of a
+  // 1024 px projector and that row's height goes to the grid.
+  QFont normal = f;
+  normal.setPointSizeF(baseFontPt_);
+  for (QToolBar* bar : {static_cast<QToolBar*>(toolbar_), toolbar_->batchBar()}) bar->setFont(on ? normal : QFont());
   for (AttentionGridCanvas* g : {attentionGrid(), compare_->gridA(), compare_->gridB()})
     g->setLabelScale(on ? kPresenterScale : 1.0);
   attentionView_->setPresenterScale(on ? kPresenterScale : 1.0); // the legend grows with the rest

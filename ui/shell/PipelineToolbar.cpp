@@ -1,5 +1,6 @@
 // Builds the pipeline pickers from core's lists (built-in templates, collator presets with their
-// meaning as tooltips) and keeps them and the session in step.
+// meaning as tooltips), keeps them and the session in step, and keeps every picker on screen (two
+// rows of bars when one does not fit the window's width).
 #include "ui/shell/PipelineToolbar.h"
 #include "core/collate/CollatorSpec.h"
 #include "core/frameworks/FrameworkSpec.h"
@@ -10,10 +11,14 @@
 #include "ui/widgets/TokenizerPicker.h"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
+#include <QLayout>
+#include <QMainWindow>
 #include <QSpinBox>
+#include <algorithm>
 
 namespace maskscope {
 
@@ -29,25 +34,66 @@ PipelineToolbar::PipelineToolbar(Session* session, bool persistent, QWidget* par
   for (const auto& n : builtinTemplateNames())
     templateBox_->addItem(QString::fromStdString(n), QString::fromStdString(n));
   templateBox_->addItem(tr("From file\u2026"), QStringLiteral("@file"));
+  // Compact pickers (the list shows each name whole, the tooltip the chosen one): with the batch bar
+  // they fit one row of a 1024 px window.
+  templateBox_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  templateBox_->setMinimumContentsLength(kPickerChars);
   addWidget(templateBox_);
-  addWidget(new QLabel(tr("  Collator "), this));
-  collatorBox_ = new QComboBox(this);
+  batchBar_ = new QToolBar(tr("Batch"), parent ? parent : this); // the window owns it once added
+  batchBar_->setObjectName(QStringLiteral("batchToolbar"));
+  batchBar_->addWidget(new QLabel(tr(" Collator "), batchBar_));
+  collatorBox_ = new QComboBox(batchBar_);
   for (const auto& p : collatorPresets()) {
     collatorBox_->addItem(QString::fromStdString(p.name) + (p.buggy ? tr("  (bug)") : QString()),
                           QString::fromStdString(p.name));
     collatorBox_->setItemData(collatorBox_->count() - 1, QString::fromStdString(p.mirrors), Qt::ToolTipRole);
   }
-  collatorBox_->setMinimumContentsLength(18);
-  framework_ = new FrameworkPicker(session_, this);
-  addWidget(framework_);
-  collatorAction_ = addWidget(collatorBox_);
-  addWidget(new QLabel(tr("  Batch rows "), this));
-  batchSize_ = new QSpinBox(this);
+  collatorBox_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  collatorBox_->setMinimumContentsLength(kPickerChars);
+  framework_ = new FrameworkPicker(session_, batchBar_);
+  batchBar_->addWidget(framework_);
+  collatorAction_ = batchBar_->addWidget(collatorBox_);
+  batchBar_->addWidget(new QLabel(tr("  Batch rows "), batchBar_));
+  batchSize_ = new QSpinBox(batchBar_);
   batchSize_->setRange(1, 64);
   batchSize_->setValue(session_->batchSize());
-  addWidget(batchSize_);
+  batchBar_->addWidget(batchSize_);
+  // A new width or new contents (a framework's version and stage buttons, presenter mode's type):
+  // one row or two again, once the bars have their new size hints.
+  for (QToolBar* bar : {static_cast<QToolBar*>(this), batchBar_}) bar->installEventFilter(this);
+  if (parent) parent->installEventFilter(this);
   connectControls();
   connect(session_, &Session::pipelineChanged, this, &PipelineToolbar::sync);
+}
+
+void PipelineToolbar::addTo(QMainWindow* window) {
+  window->addToolBar(this);
+  window->addToolBar(batchBar_);
+  fitRows();
+}
+
+// One row while both bars fit the window's width, else the batch bar on a row of its own: a bar
+// hides what does not fit behind its » button, where nobody looks for Batch rows.
+void PipelineToolbar::fitRows() {
+  auto* window = qobject_cast<QMainWindow*>(parentWidget());
+  if (!window || window->toolBarArea(batchBar_) != Qt::TopToolBarArea ||
+      window->toolBarArea(this) != window->toolBarArea(batchBar_))
+    return;
+  const int spacing = window->layout() ? std::max(0, window->layout()->spacing()) : 0;
+  const int needed = sizeHint().width() + batchBar_->sizeHint().width() + spacing + kRowSlack;
+  const bool twoRows = needed > window->width();
+  if (twoRows == window->toolBarBreak(batchBar_)) return;
+  if (twoRows)
+    window->insertToolBarBreak(batchBar_);
+  else
+    window->removeToolBarBreak(batchBar_);
+}
+
+bool PipelineToolbar::eventFilter(QObject* watched, QEvent* event) {
+  const bool bar = watched == this || watched == batchBar_;
+  if ((bar && event->type() == QEvent::LayoutRequest) || (watched == parentWidget() && event->type() == QEvent::Resize))
+    QMetaObject::invokeMethod(this, &PipelineToolbar::fitRows, Qt::QueuedConnection);
+  return QToolBar::eventFilter(watched, event);
 }
 
 void PipelineToolbar::connectControls() {
@@ -80,6 +126,11 @@ void PipelineToolbar::sync() {
     i = collatorBox_->count() - 1;
   }
   collatorBox_->setCurrentIndex(i);
+  collatorBox_->setToolTip(tr("Collator preset %1%2")
+                               .arg(collatorBox_->currentText(),
+                                    collatorBox_->itemData(i, Qt::ToolTipRole).isValid()
+                                        ? QStringLiteral(": ") + collatorBox_->itemData(i, Qt::ToolTipRole).toString()
+                                        : QString()));
   collatorBox_->setEnabled(!session_->isBatchDump());
   syncTemplate();
 }
@@ -110,6 +161,7 @@ void PipelineToolbar::syncTemplate() {
     t = templateBox_->count() - 2;
   }
   templateBox_->setCurrentIndex(t);
+  templateBox_->setToolTip(tr("Chat template: %1").arg(templateBox_->currentText()));
 }
 
 } // namespace maskscope

@@ -49,7 +49,7 @@ TeachingView::TeachingView(Session* session, std::function<void(const QString&, 
   connect(prev_, &QPushButton::clicked, this, [this] { goToStep(index_ - 1); });
   connect(next_, &QPushButton::clicked, this, [this] { goToStep(index_ + 1); });
   connect(presenter, &QPushButton::toggled, this, &TeachingView::presenterToggled);
-  title_->setText(tr("Teaching mode"));
+  setTitle(tr("Teaching mode"));
   text_->setHtml(
       tr("<p>A guided walk through masking, driving the real views on the demo data. Press <b>Next</b>.</p>"));
   counter_->setText(tr("%1 steps").arg(steps_.size()));
@@ -75,19 +75,55 @@ void TeachingView::applyFonts() {
 
 void TeachingView::changeEvent(QEvent* e) {
   QWidget::changeEvent(e);
-  if (e->type() == QEvent::FontChange && title_) applyFonts();
+  if (e->type() == QEvent::FontChange && title_) {
+    applyFonts();
+    fitTitle();
+  }
+}
+
+void TeachingView::resizeEvent(QResizeEvent* e) {
+  QWidget::resizeEvent(e);
+  fitTitle();
+}
+
+void TeachingView::setTitle(const QString& title) {
+  titleText_ = title;
+  title_->setToolTip(title);
+  fitTitle();
+}
+
+// Presenter mode: the title is one line (a second one would take a line of the step text on a
+// 1024 x 768 projector, or move Back / Next): a title longer than the panel is cut with "…" (its
+// tooltip has it whole). Otherwise it wraps.
+void TeachingView::fitTitle() {
+  if (!title_ || !layout()) return;
+  const bool oneLine = presenter_ && presenter_->isChecked();
+  title_->setWordWrap(!oneLine);
+  title_->setSizePolicy(oneLine ? QSizePolicy::Ignored : QSizePolicy::Preferred, QSizePolicy::Preferred);
+  const QMargins m = layout()->contentsMargins();
+  const int room = contentsRect().width() - m.left() - m.right();
+  title_->setText(oneLine && room > 0 ? title_->fontMetrics().elidedText(titleText_, Qt::ElideRight, room)
+                                      : titleText_);
 }
 
 void TeachingView::setPresenterChecked(bool on) {
   QSignalBlocker block(presenter_);
   presenter_->setChecked(on);
+  // Presenter mode: narrow margins and spacing, on a 1024 x 768 projector each pixel given to this
+  // panel's frame is taken from the grid (the step text keeps its three lines).
+  if (normalMargins_.isNull()) normalMargins_ = layout()->contentsMargins();
+  layout()->setContentsMargins(on ? QMargins(4, 2, 4, 2) : normalMargins_);
+  layout()->setSpacing(on ? 2 : -1);
+  text_->document()->setDocumentMargin(on ? 2 : 4);
+  applyFonts(); // the text's least height follows its margin
+  fitTitle();
   arrowNext_->setEnabled(on);
   arrowPrevious_->setEnabled(on);
 }
 
 QWidget* TeachingView::textView() const { return text_; }
 
-QString TeachingView::currentTitle() const { return title_->text(); }
+QString TeachingView::currentTitle() const { return titleText_; }
 
 QString TeachingView::currentText() const { return html_; }
 
@@ -95,7 +131,7 @@ void TeachingView::goToStep(int index) {
   if (index < 0 || index >= int(steps_.size())) return;
   index_ = index;
   const TeachingStep& s = steps_[size_t(index)];
-  title_->setText(s.title);
+  setTitle(s.title);
   counter_->setText(tr("%1 / %2").arg(index + 1).arg(steps_.size()));
   prev_->setEnabled(index > 0);
   next_->setEnabled(index + 1 < int(steps_.size()));
@@ -126,13 +162,13 @@ void TeachingView::keepVisibleBeside(const QString& view) {
     window->addDockWidget(area, own, Qt::Horizontal);
     own->show();
     // Sizes are set after the window's own queued layout, which would undo them: the step text
-    // and the buttons get about 40 % of the width (presenter mode's large type: half), the panels
-    // the rest.
+    // and the buttons get about 40 % of the width (presenter mode's large type: 55 %, the title's
+    // one line), the panels the rest.
     QDockWidget* beside = group.first();
     QMetaObject::invokeMethod(
         this,
         [this, window, own, beside] {
-          const int w = window->width(), mine = presenter_->isChecked() ? w / 2 : w * 4 / 10;
+          const int w = window->width(), mine = presenter_->isChecked() ? w * 55 / 100 : w * 4 / 10;
           window->resizeDocks({beside, own}, {w - mine, mine}, Qt::Horizontal);
         },
         Qt::QueuedConnection);

@@ -5,6 +5,7 @@
 #pragma once
 #include "ui/teaching/TeachingSteps.h"
 
+#include <QMargins>
 #include <QString>
 #include <QWidget>
 #include <functional>
@@ -43,6 +44,7 @@ public:
 protected:
   // The title and step text are larger than the panel's font and follow it (presenter mode).
   void changeEvent(QEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
 Q_SIGNALS:
   void presenterToggled(bool on);
@@ -51,11 +53,15 @@ private:
   void keepVisibleBeside(const QString& view);
   void buildShortcuts();
   void applyFonts();
+  void setTitle(const QString& title);
+  void fitTitle();
   Session* session_;
   std::function<void(const QString&, bool)> showView_;
   std::vector<TeachingStep> steps_;
   int index_ = -1;
-  QString html_; // the current step's text as computed
+  QString html_;           // the current step's text as computed
+  QString titleText_;      // the step's title, whole (the label may show it cut in presenter mode)
+  QMargins normalMargins_; // the layout's, outside presenter mode
   QLabel* title_ = nullptr;
   QTextBrowser* text_ = nullptr;
   QLabel* counter_ = nullptr;

@@ -28,7 +28,7 @@ namespace maskscope {
 
 LintView::LintView(Session* session, QWidget* parent) : QWidget(parent), session_(session) {
   auto* layout = new QVBoxLayout(this);
-  auto* bar = new QHBoxLayout;
+  auto* bar = bar_ = new QHBoxLayout;
   auto* batchButton = new QPushButton(tr("Lint this batch"), this);
   datasetButton_ = new QPushButton(tr("Lint the whole dataset"), this);
   progress_ = new QProgressBar(this);
@@ -39,6 +39,7 @@ LintView::LintView(Session* session, QWidget* parent) : QWidget(parent), session
   bar->addWidget(datasetButton_);
   bar->addWidget(progress_);
   bar->addWidget(summary_, 1);
+  bar->addStretch(); // keeps the buttons at their width while the summary has a line of its own
   layout->addLayout(bar);
   auto* split = new QSplitter(Qt::Horizontal, this);
   list_ = new QListWidget(split);
@@ -64,7 +65,7 @@ LintView::LintView(Session* session, QWidget* parent) : QWidget(parent), session
       reportKey_ = datasetRunKey_;
       showReport(watcher_->result(), true);
     } catch (const std::exception& e) {
-      summary_->setText(tr("Lint failed: %1").arg(QString::fromUtf8(e.what())));
+      setSummary(tr("Lint failed: %1").arg(QString::fromUtf8(e.what())));
     }
   });
   connect(batchButton, &QPushButton::clicked, this, &LintView::lintCurrentBatchAsync);
@@ -97,6 +98,12 @@ QString LintView::staleNote() const { return session_->selectedRow() == staleNot
 
 QString LintView::summaryText() const { return summary_->text(); }
 
+// The summary line, whole in its tooltip too: compact mode may cut it at the dock's edge.
+void LintView::setSummary(const QString& text) {
+  summary_->setText(text);
+  summary_->setToolTip(text);
+}
+
 void LintView::setCompact(bool on) {
   compact_ = on;
   // Folded, the panel is its summary line and three lines of findings (the explanation hides): the
@@ -105,6 +112,15 @@ void LintView::setCompact(bool on) {
   // Narrow margins: on a 1024 x 768 projector every line given here is taken from the grid.
   if (normalMargins_.isNull()) normalMargins_ = layout()->contentsMargins();
   layout()->setContentsMargins(on ? QMargins(4, 2, 4, 2) : normalMargins_);
+  layout()->setSpacing(on ? 2 : -1);
+  // The summary on a line of its own: beside the two buttons presenter mode's type would make the
+  // panel wider than its dock beside the teaching steps, and a scroll bar would cover the findings.
+  // It never widens the panel there (a longer note is cut at the dock's edge; its tooltip has it whole).
+  if (on)
+    static_cast<QVBoxLayout*>(layout())->insertWidget(1, summary_);
+  else
+    bar_->insertWidget(bar_->count() - 1, summary_, 1); // before the stretch
+  summary_->setSizePolicy(on ? QSizePolicy::Ignored : QSizePolicy::Preferred, QSizePolicy::Preferred);
   resizeCompactList();
   setSizePolicy(QSizePolicy::Preferred, on ? QSizePolicy::Maximum : QSizePolicy::Preferred);
   updateGeometry();
@@ -132,15 +148,15 @@ void LintView::onSettingsChanged() {
     lintCurrentBatchAsync();
   else {
     dirty_ = true;
-    summary_->setText(staleNote() + tr("Out of date: re-lints when shown."));
+    setSummary(staleNote() + tr("Out of date: re-lints when shown."));
   }
 }
 
 void LintView::settleSummary() {
   if (lintPending() || watcher_->isRunning()) return;
   const bool current = reportKey_ == settingsKey() && reportRow_ == session_->selectedRow();
-  summary_->setText(staleNote_ + (current || datasetRows_ ? QString() : tr("Out of date (another batch is shown). ")) +
-                    countsText());
+  setSummary(staleNote_ + (current || datasetRows_ ? QString() : tr("Out of date (another batch is shown). ")) +
+             countsText());
 }
 
 // "dataset: 21 errors, 14 warnings, 0 infos (data: 21 errors, 12 warnings)": the data part is what
@@ -166,7 +182,7 @@ void LintView::onBatchChanged() {
   if (!isVisible()) {
     dirty_ = true;
     debounce_->stop();
-    summary_->setText(staleNote() + tr("Out of date: re-lints when shown."));
+    setSummary(staleNote() + tr("Out of date: re-lints when shown."));
     return;
   }
   debounce_->start();
@@ -214,7 +230,7 @@ void LintView::lintCurrentBatch() {
     showReport(lintBatch(session_->lintInput(), session_->lintContext()), false);
   } catch (const std::exception& e) {
     showReport(LintReport(), false);
-    summary_->setText(tr("Lint failed: %1").arg(QString::fromUtf8(e.what())));
+    setSummary(tr("Lint failed: %1").arg(QString::fromUtf8(e.what())));
   }
 }
 
@@ -253,10 +269,10 @@ void LintView::lintCurrentBatchAsync() {
       showReport(watcher->result(), false);
     } catch (const std::exception& e) {
       showReport(LintReport(), false);
-      summary_->setText(tr("Lint failed: %1").arg(QString::fromUtf8(e.what())));
+      setSummary(tr("Lint failed: %1").arg(QString::fromUtf8(e.what())));
     }
   });
-  summary_->setText(staleNote() + tr("Linting this batch \u2026"));
+  setSummary(staleNote() + tr("Linting this batch \u2026"));
   watcher->setFuture(QtConcurrent::run(workerPool(), [job] { return lintBatch(job->batch, job->ctx); }));
 }
 
@@ -278,7 +294,7 @@ void LintView::lintDataset() {
   staleNote_.clear();
   progress_->setVisible(true);
   datasetButton_->setEnabled(false);
-  summary_->setText(tr("Linting %1 ...").arg(session_->datasetSpec()));
+  setSummary(tr("Linting %1 ...").arg(session_->datasetSpec()));
   watcher_->setFuture(QtConcurrent::run(workerPool(), [spec, opt] { return maskscope::lintDataset(spec, opt); }));
 }
 
@@ -295,8 +311,8 @@ void LintView::lintFrameworkDatasetAsync() {
   staleNote_.clear();
   progress_->setVisible(true);
   datasetButton_->setEnabled(false);
-  summary_->setText(tr("Linting %1 through %2 ...")
-                        .arg(session_->datasetSpec(), QString::fromStdString(session_->frameworkSpec()->framework)));
+  setSummary(tr("Linting %1 through %2 ...")
+                 .arg(session_->datasetSpec(), QString::fromStdString(session_->frameworkSpec()->framework)));
   watcher_->setFuture(QtConcurrent::run(workerPool(), [in, ctx] { return lintFrameworkDataset(in, ctx); }));
 }
 
@@ -333,7 +349,7 @@ void LintView::showReport(LintReport report, bool datasetRows) {
         list_);
     if (f.severity == Severity::Error) item->setForeground(palette::warningText());
   }
-  summary_->setText(staleNote() + countsText());
+  setSummary(staleNote() + countsText());
   explanation_->setPlainText(report_.findings.empty() ? tr("No findings.")
                                                       : tr("Select a finding to see its rule explained."));
   Q_EMIT reportChanged();

@@ -12,6 +12,7 @@
 #include <QMargins>
 #include <QWidget>
 
+class QHBoxLayout;
 class QLabel;
 class QListWidget;
 class QProgressBar;
@@ -66,6 +67,7 @@ protected:
   void changeEvent(QEvent* event) override;
 
 private:
+  void setSummary(const QString& text);
   void showReport(LintReport report, bool datasetRows);
   void resizeCompactList();
   void lintFrameworkDatasetAsync(); // framework mode: the whole dataset through the framework
@@ -83,7 +85,8 @@ private:
   QLabel* summary_ = nullptr;
   QWidget* findings_ = nullptr; // the list and the explanation, side by side
   bool compact_ = false;
-  QMargins normalMargins_; // the layout's margins outside compact mode (saved on the first fold)
+  QHBoxLayout* bar_ = nullptr; // the buttons and, outside compact mode, the summary
+  QMargins normalMargins_;     // the layout's margins outside compact mode (saved on the first fold)
   QPushButton* datasetButton_ = nullptr;
   QProgressBar* progress_ = nullptr;
   LintReport report_;
