@@ -83,7 +83,6 @@ void DatasetIndex::index(const std::function<bool(double)>& progress) {
     rows_.push_back(f);
     if (progress && (n & 1023) == 0 && !progress(reader.progress())) throw Error("cancelled", {spec_});
   }
-  rows_.shrink_to_fit();
   errors_ = reader.errors();
   rowsSkipped_ = reader.rowsSkipped();
   if (progress) progress(1.0);
@@ -177,7 +176,7 @@ size_t DatasetIndex::memoryBytes() const {
   size_t errors = 0;
   for (const RowError& e : errors_) errors += sizeof(RowError) + e.file.size() + e.reason.size();
   // Parsed rows take a few times their file bytes; 3x is a round estimate, not a measurement.
-  return rows_.capacity() * sizeof(IndexedRow) + errors + 3 * cachedBytes_;
+  return rows_.size() * sizeof(IndexedRow) + errors + 3 * cachedBytes_;
 }
 
 } // namespace maskscope

@@ -5,6 +5,7 @@
 #include "core/data/DatasetReader.h"
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <list>
 #include <memory>
@@ -74,7 +75,9 @@ private:
   Conversation parse(size_t r, const std::string& text) const;
 
   std::string spec_;
-  std::vector<IndexedRow> rows_;
+  // A deque, not a vector: it grows in small blocks, so indexing a 5 GB file never holds two copies
+  // of the entries while reallocating (a vector's peak is 3x its final size).
+  std::deque<IndexedRow> rows_;
   std::vector<RowError> errors_;
   long rowsSkipped_ = 0;
   int fd_ = -1;             // the file, for pread; -1 for builtin: specs
