@@ -58,6 +58,10 @@ private Q_SLOTS:
                                                       << "2+2" << 0 << 1;
     QTest::newRow("search-non-ascii-case") << "dataset/index/bom_crlf.jsonl"
                                            << "\u00c9T\u00c9" << 0 << 1;
+    QTest::newRow("search-unicode-escape") << "dataset/index/escapes.jsonl"
+                                           << "CAF\u00c9" << 0 << 2;
+    QTest::newRow("search-escaped-quote") << "dataset/index/escapes.jsonl"
+                                          << "\"A/B\"" << 0 << 1;
     QTest::newRow("search-long-row") << "dataset/index/bom_crlf.jsonl"
                                      << "xxxxxxxx" << 3 << 1;
   }

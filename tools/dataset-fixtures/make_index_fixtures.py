@@ -43,3 +43,13 @@ items = [json.loads(r) for r in rows if parses(r)]  # the shapeless row stays: t
 with open(os.path.join(out, "list.json"), "wb") as f:
     f.write(b"\xef\xbb\xbf[\r\n  " + b",\r\n  ".join(json.dumps(i, ensure_ascii=False).encode("utf-8") for i in items)
             + b"\r\n]\r\n")
+
+# Escapes (tst_dataset_browser): a \u escape hides the text from the row's bytes, so a search must
+# parse such rows; "caf\u00e9" written escaped and unescaped, and a quote and a slash escaped.
+escaped = [
+    json.dumps({"messages": [{"role": "user", "content": "caf\u00e9 au lait"}, {"role": "assistant", "content": "ok"}]}),
+    json.dumps({"messages": [{"role": "user", "content": "say \"a/b\"\tnow"}, {"role": "assistant", "content": "ok"}]}),
+    json.dumps({"prompt": "un caf\u00e9", "completion": "noir"}, ensure_ascii=False),
+]
+with open(os.path.join(out, "escapes.jsonl"), "wb") as f:
+    f.write(("\n".join(escaped) + "\n").encode("utf-8"))

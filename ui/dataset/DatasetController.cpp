@@ -180,12 +180,25 @@ void DatasetController::fillFindingFilter() {
 // list's titles come from; case-insensitive as Qt compares (Unicode case folding).
 void DatasetController::startSearch(const QString& text) {
   Q_EMIT statusMessage(tr("Searching: 0 / %1 rows").arg(session_->conversationCount()), 0);
-  search_->start(text, *session_, [text](int row, const Conversation& c, std::vector<int>& out) {
+  auto perRow = [text](int row, const Conversation& c, std::vector<int>& out) {
     auto has = [&text](const std::string& s) { return QString::fromStdString(s).contains(text, Qt::CaseInsensitive); };
     bool match = c.plainText && (has(c.plainPrompt) || has(c.plainCompletion));
     for (size_t m = 0; m < c.messages.size() && !match; ++m) match = has(c.messages[m].content);
     if (match) out.push_back(row);
-  });
+  };
+  // A content string without escapes is in the row's bytes as is: where the row has no \u escape
+  // and the text no character JSON may escape (" \ / controls), a match in a content is a match in
+  // the bytes (the same comparison, on a longer string), so a row whose bytes lack the text is
+  // skipped unparsed. Otherwise every row is parsed.
+  bool escapable = false;
+  for (QChar ch : text) escapable = escapable || ch == u'"' || ch == u'\\' || ch == u'/' || ch.unicode() < 0x20;
+  DatasetScanRunner::RawFilter rawFilter;
+  if (!escapable)
+    rawFilter = [text](std::string_view raw) {
+      return raw.find("\\u") != std::string_view::npos ||
+             QString::fromUtf8(raw.data(), qsizetype(raw.size())).contains(text, Qt::CaseInsensitive);
+    };
+  search_->start(text, *session_, perRow, rawFilter);
 }
 
 void DatasetController::startTokenLengths() {

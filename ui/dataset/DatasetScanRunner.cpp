@@ -4,10 +4,47 @@
 #include "ui/shell/Session.h"
 #include "ui/shell/WorkerPool.h"
 
+#include "core/util/Error.h"
+
 #include <QPromise>
 #include <QtConcurrent/QtConcurrentRun>
+#include <cstdio>
 
 namespace maskscope {
+
+namespace {
+
+// Each indexed row's bytes in file order, from sequential reads of 4 MiB or more; visit(r, raw)
+// returns false to stop. False when the file cannot be opened (builtin: datasets).
+bool forEachRawRow(const DatasetIndex& index, const std::function<bool(size_t, std::string_view)>& visit) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(index.spec().c_str(), "rb"), &std::fclose);
+  if (!file) return false;
+  std::string buf;      // file bytes [bufStart, bufStart + buf.size()); the file is read up to their end
+  int64_t bufStart = 0; // (rows are indexed in file order)
+  for (size_t r = 0; r < index.rowCount(); ++r) {
+    const IndexedRow& row = index.row(r);
+    const int64_t end = row.offset + int64_t(row.bytes);
+    if (end > bufStart + int64_t(buf.size())) {
+      if (row.offset > bufStart + int64_t(buf.size())) { // a gap (skipped rows): jump over it
+        if (fseeko(file.get(), off_t(row.offset), SEEK_SET) != 0) throw Error("cannot read", {index.spec()});
+        bufStart = row.offset;
+        buf.clear();
+      }
+      buf.erase(0, size_t(row.offset - bufStart)); // keep the row's start
+      bufStart = row.offset;
+      const size_t want = std::max<size_t>(size_t(4) << 20, size_t(end - bufStart) - buf.size());
+      const size_t had = buf.size();
+      buf.resize(had + want);
+      buf.resize(had + std::fread(buf.data() + had, 1, want, file.get()));
+      if (bufStart + int64_t(buf.size()) < end)
+        throw Error("the dataset file is shorter than when it was opened; reopen it", {index.spec(), row.line});
+    }
+    if (!visit(r, std::string_view(buf).substr(size_t(row.offset - bufStart), row.bytes))) break;
+  }
+  return true;
+}
+
+} // namespace
 
 DatasetScanRunner::DatasetScanRunner(QObject* parent) : QObject(parent) {}
 
@@ -20,7 +57,7 @@ void DatasetScanRunner::cancel() {
   watcher_ = nullptr;
 }
 
-void DatasetScanRunner::start(const QString& key, const Session& session, PerRow perRow) {
+void DatasetScanRunner::start(const QString& key, const Session& session, PerRow perRow, RawFilter rawFilter) {
   cancel();
   key_ = key;
   std::shared_ptr<const DatasetIndex> index = session.datasetIndex();
@@ -40,7 +77,7 @@ void DatasetScanRunner::start(const QString& key, const Session& session, PerRow
     if (watcher->isCanceled() || watcher->future().resultCount() == 0) return;
     Q_EMIT finished(key_, watcher->future().result());
   });
-  watcher->setFuture(QtConcurrent::run(workerPool(), [index, copies, n, perRow](QPromise<Result>& promise) {
+  watcher->setFuture(QtConcurrent::run(workerPool(), [index, copies, n, perRow, rawFilter](QPromise<Result>& promise) {
     promise.setProgressRange(0, n);
     Result result;
     auto visit = [&](size_t r, const Conversation& c) {
@@ -49,8 +86,17 @@ void DatasetScanRunner::start(const QString& key, const Session& session, PerRow
       if ((r & 255) == 255) promise.setProgressValue(int(r) + 1);
       return true;
     };
+    // Rows the raw filter lets through are read back and parsed one by one (few, for a search).
+    auto visitRaw = [&](size_t r, std::string_view raw) {
+      if (rawFilter(raw)) return visit(r, index->conversation(r));
+      if ((r & 255) == 255) promise.setProgressValue(int(r) + 1);
+      return !promise.isCanceled();
+    };
     try {
-      if (index)
+      if (index && !index->changedOnDisk().empty()) throw Error(index->changedOnDisk());
+      if (index && rawFilter && forEachRawRow(*index, visitRaw)) {
+        if (!index->changedOnDisk().empty()) throw Error(index->changedOnDisk());
+      } else if (index)
         index->forEachRow(0, visit);
       else
         for (size_t r = 0; r < copies->size() && visit(r, (*copies)[r]);) ++r;

@@ -9,6 +9,7 @@
 #include <QString>
 #include <functional>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 namespace maskscope {
@@ -21,6 +22,9 @@ class DatasetScanRunner : public QObject {
 public:
   // Called on the worker for each row in order; appends what it finds to out (row indices, lengths).
   using PerRow = std::function<void(int row, const Conversation& c, std::vector<int>& out)>;
+  // Optional, on the worker: false when the row's bytes as the file holds them show that perRow
+  // would find nothing there, so the row is not parsed (a search skips most rows this way).
+  using RawFilter = std::function<bool(std::string_view raw)>;
   struct Result {
     std::vector<int> values;
     QString error; // the file changed on disk, or a row no longer reads ("" when the pass completed)
@@ -30,7 +34,7 @@ public:
   ~DatasetScanRunner() override;
 
   // Cancels any run and starts one over the session's conversations; key names what it computes.
-  void start(const QString& key, const Session& session, PerRow perRow);
+  void start(const QString& key, const Session& session, PerRow perRow, RawFilter rawFilter = {});
   void cancel();
   bool pending() const { return watcher_ != nullptr; }
   const QString& key() const { return key_; } // of the run in flight or the last one started
