@@ -18,18 +18,29 @@ int batchRowHolding(const Batch& b, long wanted) {
 
 BatchAroundRow batchAroundRow(const DatasetPipeline& pipeline, const std::vector<Conversation>& rows, int row,
                               int batchSize) {
-  if (row < 0 || size_t(row) >= rows.size() || batchSize < 1)
-    throw Error("row " + std::to_string(row) + " is outside the dataset (" + std::to_string(rows.size()) + " rows)");
+  return batchAroundRow(
+      pipeline, int(rows.size()), [&rows](int r) { return rows[size_t(r)]; }, row, batchSize);
+}
+
+BatchAroundRow batchAroundRow(const DatasetPipeline& pipeline, int rowCount,
+                              const std::function<Conversation(int)>& rowAt, int row, int batchSize) {
+  if (row < 0 || row >= rowCount || batchSize < 1)
+    throw Error("row " + std::to_string(row) + " is outside the dataset (" + std::to_string(rowCount) + " rows)");
   BatchAroundRow out;
   out.firstRow = row - row % batchSize;
-  out.endRow = std::min(int(rows.size()), out.firstRow + batchSize);
+  out.endRow = std::min(rowCount, out.firstRow + batchSize);
   std::vector<TokenizedConversation> encoded;
+  long selectedIndex = -1;
   for (int r = out.firstRow; r < out.endRow; ++r) {
-    encoded.push_back(pipeline.encode(rows[size_t(r)]));
-    if (r == row) out.selected = encoded.back();
+    const Conversation c = rowAt(r);
+    encoded.push_back(pipeline.encode(c));
+    if (r == row) {
+      out.selected = encoded.back();
+      selectedIndex = c.rowIndex;
+    }
   }
   out.batch = pipeline.collate(encoded);
-  out.batchRow = batchRowHolding(out.batch, rows[size_t(row)].rowIndex);
+  out.batchRow = batchRowHolding(out.batch, selectedIndex);
   return out;
 }
 

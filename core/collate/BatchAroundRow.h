@@ -4,6 +4,7 @@
 #pragma once
 #include "core/collate/DatasetPipeline.h"
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -21,6 +22,10 @@ struct BatchAroundRow {
 // encoded or collated; row must be a valid index and batchSize >= 1.
 BatchAroundRow batchAroundRow(const DatasetPipeline& pipeline, const std::vector<Conversation>& rows, int row,
                               int batchSize);
+// The same over rows read on demand (an offset index, core/data/DatasetIndex): only the group's
+// rows are asked for, rowAt(r) with r in [0, rowCount).
+BatchAroundRow batchAroundRow(const DatasetPipeline& pipeline, int rowCount,
+                              const std::function<Conversation(int)>& rowAt, int row, int batchSize);
 // The batch row holding dataset row `datasetRow` (by sourceRows, or a packed segment's source).
 int batchRowHolding(const Batch& batch, long datasetRow);
 

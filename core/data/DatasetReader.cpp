@@ -104,6 +104,7 @@ bool DatasetReader::nextLine(std::string& text, long& line) {
   Source& s = *src_;
   for (;;) {
     line = s.line;
+    rowOffset_ = s.consumed;
     text.clear();
     bool tooLong = false;
     int c;
@@ -122,6 +123,7 @@ bool DatasetReader::nextLine(std::string& text, long& line) {
       continue;
     }
     bool blank = text.find_first_not_of(" \t\r") == std::string::npos;
+    rowBytes_ = int64_t(text.size());
     if (!blank) return true;
     if (c < 0) {
       s.mode = Source::Mode::Done;
@@ -154,6 +156,7 @@ bool DatasetReader::nextListElement(std::string& text, long& line) {
     break;
   }
   line = s.line;
+  rowOffset_ = s.consumed;
   int depth = 0;
   bool inString = false, escape = false;
   for (;;) {
@@ -188,6 +191,7 @@ bool DatasetReader::nextListElement(std::string& text, long& line) {
       int p = s.peek();
       if (depth < 0 || p == ',' || p == ']' || p == ' ' || p == '\n' || p == '\r' || p == '\t' || p < 0) {
         if (depth < 0) text.pop_back();
+        rowBytes_ = int64_t(text.size());
         return true;
       }
     }

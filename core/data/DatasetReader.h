@@ -34,6 +34,10 @@ public:
   bool nextJson(OrderedJson& row, long& line);
   // A JSON-list file: the 0-based index in the list of the row read last (nextJson, next); else -1.
   long lastItem() const { return item_; }
+  // Where the row read last (nextJson, next) lies in the input: its first byte (a UTF-8 byte-order
+  // mark counts) and its length, so DatasetIndex can read it back on its own.
+  int64_t lastRowOffset() const { return rowOffset_; }
+  int64_t lastRowBytes() const { return rowBytes_; }
   void skip(long line, std::string reason);                       // counts a bad row and keeps its error
   const std::vector<RowError>& errors() const { return errors_; } // first kMaxKeptErrors
   // The errors kept since the last call, handed over (the cap then counts from empty again): a
@@ -60,6 +64,8 @@ private:
   long rowsRead_ = 0;
   long rowsSkipped_ = 0;
   long item_ = -1;
+  int64_t rowOffset_ = -1;
+  int64_t rowBytes_ = 0;
 };
 
 // Reads every good row (or the first limit rows). errors may be null.

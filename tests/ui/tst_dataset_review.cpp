@@ -8,6 +8,7 @@
 #include "ui/views/lint/LintView.h"
 
 #include <QComboBox>
+#include <QListView>
 #include <QListWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -21,10 +22,9 @@ namespace {
 const QString kData = QStringLiteral(MASKSCOPE_TEST_DATA_DIR "/ui/review-small.jsonl");
 
 // The rows the list shows (by their dataset row), in list order.
-QList<int> visibleRows(const QListWidget* list) {
+QList<int> visibleRows(const QListView* list) {
   QList<int> rows;
-  for (int i = 0; i < list->count(); ++i)
-    if (!list->item(i)->isHidden()) rows << list->item(i)->data(Qt::UserRole).toInt();
+  for (int i = 0; i < list->model()->rowCount(); ++i) rows << list->model()->index(i, 0).data(Qt::UserRole).toInt();
   return rows;
 }
 
@@ -67,12 +67,14 @@ void TestDatasetReview::browserShowsFileLines() {
   Session s;
   QVERIFY(s.openDataset(kData));
   MainWindow w(&s);
-  QListWidget* list = w.conversationList();
-  QCOMPARE(list->count(), 5);
+  QListView* list = w.conversationList();
+  QCOMPARE(list->model()->rowCount(), 5);
   const QStringList expected = {QStringLiteral("line 1 "), QStringLiteral("line 4 "), QStringLiteral("line 5 "),
                                 QStringLiteral("line 6 "), QStringLiteral("line 7 ")};
-  for (int i = 0; i < list->count(); ++i)
-    QVERIFY2(list->item(i)->text().startsWith(expected[i]), qPrintable(list->item(i)->text()));
+  for (int i = 0; i < list->model()->rowCount(); ++i) {
+    const QString title = list->model()->index(i, 0).data().toString();
+    QVERIFY2(title.startsWith(expected[i]), qPrintable(title));
+  }
 }
 
 void TestDatasetReview::filterByRuleAndJump() {
@@ -101,7 +103,7 @@ void TestDatasetReview::filterByRuleAndJump() {
            qPrintable(w.lintView()->list()->item(at)->text()));
   w.lintView()->selectFinding(at);
   QTRY_COMPARE(s.selectedRow(), 4);
-  QTRY_COMPARE(w.conversationList()->currentItem()->data(Qt::UserRole).toInt(), 4);
+  QTRY_COMPARE(w.conversationList()->currentIndex().data(Qt::UserRole).toInt(), 4);
   // The unreadable line is a data error in the summary.
   QVERIFY2(w.lintView()->summaryText().contains(QStringLiteral("data: ")), qPrintable(w.lintView()->summaryText()));
 }

@@ -22,6 +22,7 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListView>
 #include <QListWidget>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -338,12 +339,13 @@ private Q_SLOTS:
     QVERIFY(session.openDataset(fixture(QStringLiteral("ids-rows.jsonl"))));
     QString error;
     QVERIFY2(w.openFrameworkConfig(fixture(QStringLiteral("trl-packing.json")), &error), qPrintable(error));
-    QListWidget* list = w.findChild<DatasetView*>()->list();
-    QTRY_COMPARE(list->count(), 3);
+    QAbstractItemModel* list = w.findChild<DatasetView*>()->list()->model();
+    QTRY_COMPARE(list->rowCount(), 3);
     w.frameworkPicker()->preparedButton()->click();
     QTRY_COMPARE(session.stage(), Session::Stage::Prepared);
-    QTRY_COMPARE(list->count(), 2);
-    QVERIFY2(list->item(1)->text().contains(QStringLiteral("\u2190 rows 2, 1")), qPrintable(list->item(1)->text()));
+    QTRY_COMPARE(list->rowCount(), 2);
+    QVERIFY2(list->index(1, 0).data().toString().contains(QStringLiteral("\u2190 rows 2, 1")),
+             qPrintable(list->index(1, 0).data().toString()));
     session.selectRow(1);
     PreparedRowTable* table = qobject_cast<FrameworkView*>(w.view(QStringLiteral("framework")))->preparedTable();
     QTRY_COMPARE(table->columnNames(), (QStringList{QStringLiteral("input_ids"), QStringLiteral("labels")}));
@@ -351,7 +353,7 @@ private Q_SLOTS:
     QCOMPARE(table->table()->rowCount(), 5);
     QCOMPARE(table->table()->item(0, 1)->text(), QStringLiteral("7")); // ids as ids: no tokenizer
     w.frameworkPicker()->batchButton()->click();
-    QTRY_COMPARE(list->count(), 3);
+    QTRY_COMPARE(list->rowCount(), 3);
   }
 };
 

@@ -4,7 +4,7 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLineEdit>
-#include <QListWidget>
+#include <QListView>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -33,7 +33,7 @@ DatasetView::DatasetView(QWidget* parent) : QWidget(parent) {
   findingFilter_->addItem(tr("rows with lint findings"), QStringLiteral("*"));
   findingFilter_->setToolTip(tr("Only rows the last lint run reported (any rule, or one rule); lint the whole "
                                 "dataset to filter all of it"));
-  list_ = new QListWidget(this);
+  list_ = new QListView(this);
   list_->setUniformItemSizes(true);
   layout->addWidget(filter_);
   layout->addLayout(filters);

@@ -1,12 +1,12 @@
 // The dataset browser's widgets: search box, message-count and token-length filters, the lint
 // filter (any finding, or one rule) and the row list (each row with its file line).
-// DatasetController (beside it) fills the list and applies the filters.
+// DatasetController (beside it) gives the list its model (DatasetRowModel) and applies the filters.
 #pragma once
 #include <QWidget>
 
 class QComboBox;
 class QLineEdit;
-class QListWidget;
+class QListView;
 class QSpinBox;
 
 namespace maskscope {
@@ -20,14 +20,14 @@ public:
   QSpinBox* minMessagesBox() const { return minMessages_; }
   QSpinBox* minTokensBox() const { return minTokens_; }
   QComboBox* findingFilterBox() const { return findingFilter_; }
-  QListWidget* list() const { return list_; }
+  QListView* list() const { return list_; }
 
 private:
   QLineEdit* filter_ = nullptr;
   QSpinBox* minMessages_ = nullptr;
   QSpinBox* minTokens_ = nullptr;
   QComboBox* findingFilter_ = nullptr;
-  QListWidget* list_ = nullptr;
+  QListView* list_ = nullptr;
 };
 
 // This view's row in the view registry (ui/shell/ViewRegistry.h), defined in DatasetViewSpec.cpp.

@@ -39,7 +39,7 @@
 #include <QLabel>
 #include <QLayout>
 #include <QLineEdit>
-#include <QListWidget>
+#include <QListView>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
@@ -196,13 +196,15 @@ void MainWindow::showStatus(const QString& text, int timeoutMs) {
 
 QWidget* MainWindow::view(const QString& name) const { return views_.value(name); }
 QDockWidget* MainWindow::dock(const QString& name) const { return layout_->dock(name); }
-QListWidget* MainWindow::conversationList() const { return datasetView_->list(); }
+QListView* MainWindow::conversationList() const { return datasetView_->list(); }
 QLineEdit* MainWindow::searchBox() const { return datasetView_->searchBox(); }
 QSpinBox* MainWindow::minMessagesBox() const { return datasetView_->minMessagesBox(); }
 QSpinBox* MainWindow::minTokensBox() const { return datasetView_->minTokensBox(); }
 QComboBox* MainWindow::findingFilterBox() const { return datasetView_->findingFilterBox(); }
 int MainWindow::visibleRowCount() const { return dataset_->visibleRowCount(); }
 bool MainWindow::tokenLengthsPending() const { return dataset_->tokenLengthsPending(); }
+std::vector<int> MainWindow::visibleRows() const { return dataset_->visibleRows(); }
+bool MainWindow::searchPending() const { return dataset_->searchPending(); }
 QComboBox* MainWindow::collatorBox() const { return toolbar_->collatorBox(); }
 QComboBox* MainWindow::templateBox() const { return toolbar_->templateBox(); }
 TokenizerPicker* MainWindow::tokenizerBox() const { return toolbar_->tokenizerBox(); }

@@ -7,12 +7,13 @@
 #include <QMainWindow>
 #include <QPointer>
 #include <QStringList>
+#include <vector>
 
 class QComboBox;
 class QDockWidget;
 class QLabel;
 class QLineEdit;
-class QListWidget;
+class QListView;
 class QMenu;
 class QProgressBar;
 class QPushButton;
@@ -47,13 +48,15 @@ public:
   ~MainWindow() override;
 
   // The dataset browser's widgets and state (ui/dataset).
-  QListWidget* conversationList() const;
+  QListView* conversationList() const; // its model: the rows the filters leave (DatasetRowModel)
   QLineEdit* searchBox() const;
   QSpinBox* minMessagesBox() const;
   QSpinBox* minTokensBox() const;
   QComboBox* findingFilterBox() const;
   int visibleRowCount() const;
-  bool tokenLengthsPending() const; // the token-length filter's worker is measuring
+  std::vector<int> visibleRows() const; // the session rows the list shows, ascending
+  bool tokenLengthsPending() const;     // the token-length filter's worker is measuring
+  bool searchPending() const;           // the search's pass over the file is running
   // The pipeline pickers (ui/shell/PipelineToolbar).
   QComboBox* collatorBox() const;
   QComboBox* templateBox() const;

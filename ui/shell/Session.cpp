@@ -5,7 +5,6 @@
 // Framework mode (a framework spec as the collator) is in SessionFramework.cpp.
 #include "ui/shell/Session.h"
 #include "core/batchio/BatchLoader.h"
-#include "core/collate/BatchAroundRow.h"
 #include "core/collate/CollatorSpec.h"
 #include "core/frameworks/FrameworkPipeline.h"
 #include "core/frameworks/FrameworkSpec.h"
@@ -38,6 +37,7 @@ bool Session::openDataset(const QString& spec) {
   try {
     std::vector<RowError> errors;
     std::vector<Conversation> rows;
+    std::shared_ptr<const DatasetIndex> index;
     std::vector<PreferenceRow> pairs;
     std::vector<InputRow> raw;
     const std::string path = spec.toStdString();
@@ -56,7 +56,8 @@ bool Session::openDataset(const QString& spec) {
           pairs = readPreferenceDataset(path, rowErrors);
           for (const PreferenceRow& p : pairs) rows.push_back(p.side(true));
         } else {
-          rows = readDataset(path, rowErrors);
+          index = DatasetIndex::build(path); // where each row lies; the rows are read back when shown
+          if (rowErrors) *rowErrors = index->errors();
         }
       } catch (const std::exception&) {
         if (raw.empty()) throw; // a framework reads rows of its own shapes (TRL's "text")
@@ -65,6 +66,7 @@ bool Session::openDataset(const QString& spec) {
     if (!pipeline_ && hasTokenizer() && !(preTokenized && isFramework()))
       pipeline_ = makePipeline(tokenizerSpec_, templateSpec_, collatorSpec_);
     conversations_ = std::move(rows);
+    index_ = std::move(index);
     preferenceRows_ = std::move(pairs);
     rawRows_ = std::move(raw);
     preTokenized_ = preTokenized;
@@ -92,6 +94,7 @@ bool Session::openBatchDump(const QString& path, bool tokenizerChosen) {
     if (!pipeline_ && hasTokenizer()) pipeline_ = makePipeline(tokenizerSpec_, templateSpec_, collatorSpec_);
     dump_ = std::move(b);
     conversations_.clear();
+    index_.reset();
     preferenceRows_.clear();
     rawRows_.clear();
     preTokenized_ = false;
@@ -249,7 +252,27 @@ int Session::rowCount() const {
   if (source_ == Source::BatchDump) return int(dump_.batchSize());
   if (isFramework() && stage_ == Stage::Prepared) return framework_->preparedRowCount();
   if (isFramework() || preTokenized_) return int(rawRows_.size());
-  return int(conversations_.size());
+  return conversationCount();
+}
+
+int Session::conversationCount() const { return index_ ? int(index_->rowCount()) : int(conversations_.size()); }
+
+Conversation Session::conversation(int row) const {
+  return index_ ? index_->conversation(size_t(row)) : conversations_.at(size_t(row));
+}
+
+long Session::conversationLine(int row) const {
+  if (row < 0 || row >= conversationCount()) return -1;
+  return index_ ? index_->row(size_t(row)).line : conversations_[size_t(row)].sourceLine;
+}
+
+QString Session::datasetChangedOnDisk() const {
+  return index_ ? QString::fromStdString(index_->changedOnDisk()) : QString();
+}
+
+BatchAroundRow Session::conversationBatch(const DatasetPipeline& pipeline, int row) const {
+  return batchAroundRow(
+      pipeline, conversationCount(), [this](int r) { return conversation(r); }, row, batchSize_);
 }
 
 QString Session::rowTitle(int row) const {
@@ -262,7 +285,12 @@ QString Session::rowTitle(int row) const {
   if (isFramework() && stage_ == Stage::Prepared)
     return QString::fromStdString(preparedRowTitle(framework_->prepared()->rows()[size_t(row)], row));
   if (isFramework() || preTokenized_) return rawRowTitle(row);
-  return conversationTitle(conversations_[size_t(row)], conversations_[size_t(row)].rowIndex);
+  try {
+    const Conversation c = conversation(row);
+    return conversationTitle(c, c.rowIndex);
+  } catch (const std::exception& e) { // the file changed on disk: the list says why instead of a row
+    return tr("row %1 \u00b7 %2").arg(row).arg(QString::fromUtf8(e.what()));
+  }
 }
 
 QString Session::conversationTitle(const Conversation& c, long index) const {
@@ -328,7 +356,7 @@ Batch Session::collateWith(const QString& collatorSpec, int* batchRow) const {
     return collateFrameworkWith(collatorSpec, batchRow);
   if (!pipeline_) return {};
   DatasetPipeline other(*pipeline_, parseCollatorSpec(collatorSpec.toStdString()));
-  BatchAroundRow around = batchAroundRow(other, conversations_, selected_, batchSize_);
+  BatchAroundRow around = conversationBatch(other, selected_);
   if (batchRow) *batchRow = around.batchRow;
   return std::move(around.batch);
 }
@@ -377,7 +405,7 @@ void Session::rebuildBatch() {
       batchRow_ = selected_;
       if (decodesDump()) readDump(batch_, lintContext());
     } else {
-      BatchAroundRow around = batchAroundRow(*pipeline_, conversations_, selected_, batchSize_);
+      BatchAroundRow around = conversationBatch(*pipeline_, selected_);
       batch_ = std::move(around.batch);
       batchRow_ = around.batchRow;
       tokenized_ = std::make_unique<TokenizedConversation>(std::move(around.selected));

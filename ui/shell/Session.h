@@ -5,8 +5,10 @@
 // rows (text or pre-tokenized), the framework prepares them once per pipeline, and the batch is its
 // collation of the prepared rows in the selected row's group (SessionFramework.cpp).
 #pragma once
+#include "core/collate/BatchAroundRow.h"
 #include "core/collate/DatasetPipeline.h"
 #include "core/data/Batch.h"
+#include "core/data/DatasetIndex.h"
 #include "core/data/DatasetReader.h"
 #include "core/data/PreferenceRow.h"
 #include "core/forward/LossPlan.h"
@@ -74,7 +76,16 @@ public:
   int rowCount() const;
   QString rowTitle(int row) const;
   bool hasConversations() const { return source_ == Source::Dataset && !isFramework() && !preTokenized_; }
-  const Conversation& conversation(int row) const { return conversations_.at(size_t(row)); }
+  // A conversation row, read back from the file through the dataset's offset index (core/data/
+  // DatasetIndex: the session never holds a text dataset's rows), or the preference rows' chosen
+  // side. Throws Error when the file changed on disk since it was opened.
+  Conversation conversation(int row) const;
+  int conversationCount() const;
+  // The dataset's offset index (null for preference data, a dump, pre-tokenized rows): what workers
+  // stream the rows through (search, token lengths) without the session's help.
+  std::shared_ptr<const DatasetIndex> datasetIndex() const { return index_; }
+  // Says so when the open dataset file changed on disk since it was opened ("" when it did not).
+  QString datasetChangedOnDisk() const;
   // Framework mode: the framework spec in use, its preparation (null until it succeeds) and the run
   // behind batch() (null when no batch). The list shows dataset rows (Stage::Batch) or prepared rows.
   bool isFramework() const { return framework_ != nullptr; }
@@ -164,9 +175,11 @@ private:
   bool reopensAsRows() const; // a JSON/JSONL batch dump is open: a framework reads it as rows
   bool reopenAsRows();
   void readRawRows();
-  bool applyTokenizerDefault(); // builtin:demo, or none for pre-tokenized rows; true when it changed
-  long selectedLine() const;    // the dataset line of the selected row (-1: none)
-  void selectLine(long line);   // selects the listed row holding that line (else the first)
+  bool applyTokenizerDefault();         // builtin:demo, or none for pre-tokenized rows; true when it changed
+  long selectedLine() const;            // the dataset line of the selected row (-1: none)
+  long conversationLine(int row) const; // its file line, from the index (no read)
+  BatchAroundRow conversationBatch(const DatasetPipeline& pipeline, int row) const;
+  void selectLine(long line); // selects the listed row holding that line (else the first)
   long selectedDatasetRow() const;
   bool prepareFramework(); // true when the prepared rows changed
   QString preparationKey() const;
@@ -182,7 +195,8 @@ private:
   std::map<std::string, std::string> templateVariables_;
   QString collatorSpec_ = QStringLiteral("default");
   QString modelSpec_;
-  std::vector<Conversation> conversations_;
+  std::shared_ptr<const DatasetIndex> index_; // a text dataset's rows: where they lie, never their text
+  std::vector<Conversation> conversations_;   // preference data only: each pair's chosen side
   std::vector<PreferenceRow> preferenceRows_; // non-empty for preference data, parallel to conversations_
   Batch dump_;
   TokenizerFit dumpFit_;

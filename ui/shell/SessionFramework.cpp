@@ -89,7 +89,7 @@ long Session::selectedLine() const {
   const long row = selectedDatasetRow();
   if (row < 0) return -1;
   if (isFramework() || preTokenized_) return size_t(row) < rawRows_.size() ? rawRows_[size_t(row)].line : -1;
-  return size_t(row) < conversations_.size() ? conversations_[size_t(row)].sourceLine : -1;
+  return conversationLine(row);
 }
 
 void Session::selectLine(long line) {
@@ -104,8 +104,8 @@ void Session::selectLine(long line) {
       }
     return;
   }
-  for (size_t r = 0; r < conversations_.size(); ++r)
-    if (conversations_[r].sourceLine == line) selected_ = int(r);
+  for (int r = 0; r < conversationCount(); ++r)
+    if (conversationLine(r) == line) selected_ = r;
 }
 
 void Session::selectDatasetRow(long row) {
@@ -225,15 +225,15 @@ Batch Session::collateFrameworkWith(const QString& collatorSpec, int* batchRow) 
     return b;
   }
   // A preset on a framework's rows: the conversations of the same lines, when the rows are conversations.
-  if (preTokenized_ || !pipeline_ || conversations_.empty())
+  if (preTokenized_ || !pipeline_ || conversationCount() == 0)
     throw Error("a collator preset renders conversations; these rows are a framework's (compare two framework specs)");
   const long line = selectedLine();
   int index = -1;
-  for (size_t c = 0; c < conversations_.size(); ++c)
-    if (conversations_[c].sourceLine == line) index = int(c);
+  for (int c = 0; c < conversationCount(); ++c)
+    if (conversationLine(c) == line) index = c;
   if (index < 0) throw Error("the selected row is not a conversation a collator preset can render");
   DatasetPipeline other(*pipeline_, parseCollatorSpec(spec));
-  BatchAroundRow around = batchAroundRow(other, conversations_, index, batchSize_);
+  BatchAroundRow around = conversationBatch(other, index);
   if (batchRow) *batchRow = around.batchRow;
   return std::move(around.batch);
 }

@@ -363,9 +363,12 @@ void LintView::locateBatchFindings() {
     if (!f.row || f.line || *f.row < 0 || size_t(*f.row) >= reportSourceRows_.size()) continue;
     const long src = reportSourceRows_[size_t(*f.row)];
     if (src < 0 || src >= session_->rowCount()) continue;
-    const Conversation& c = session_->conversation(int(src));
-    if (c.sourceLine >= 0) f.line = c.sourceLine;
-    if (c.sourceItem >= 0) f.item = c.sourceItem;
+    try {
+      const Conversation c = session_->conversation(int(src)); // read back (cached: the batch's rows)
+      if (c.sourceLine >= 0) f.line = c.sourceLine;
+      if (c.sourceItem >= 0) f.item = c.sourceItem;
+    } catch (const std::exception&) { // the file changed on disk: the session reports it
+    }
   }
 }
 

@@ -26,7 +26,13 @@ void RenderDiffView::rebuild() {
                            "preference data has no serving render to compare)."));
     return;
   }
-  const Conversation& c = session_->conversation(row);
+  Conversation c;
+  try {
+    c = session_->conversation(row); // read back from the file: refused when it changed on disk
+  } catch (const std::exception& e) {
+    canvas_->setMessage(tr("Row %1: %2").arg(row).arg(QString::fromUtf8(e.what())));
+    return;
+  }
   try {
     std::vector<TurnDiff> turns = diffTrainServe(*pipeline, c);
     int differ = 0;
