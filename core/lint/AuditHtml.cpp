@@ -102,17 +102,43 @@ std::string chip(const AuditRow& r, size_t t, size_t count) {
 
 } // namespace
 
+// Long rows are drawn in windows: the start, around the flagged position and the end, the
+// positions between folded into one chip (the row is still counted whole in the page's tables).
+std::vector<std::pair<size_t, size_t>> shownRanges(const AuditRow& r) {
+  const size_t T = r.ids.size();
+  if (T <= 200) return {{0, T}};
+  std::vector<std::pair<size_t, size_t>> ranges{{0, 48}};
+  if (r.flagged >= 0 && size_t(r.flagged) < T)
+    ranges.push_back({size_t(std::max<int64_t>(0, r.flagged - 48)), std::min(T, size_t(r.flagged) + 48)});
+  ranges.push_back({T - 24, T});
+  std::sort(ranges.begin(), ranges.end());
+  std::vector<std::pair<size_t, size_t>> merged;
+  for (const auto& g : ranges) {
+    if (!merged.empty() && g.first <= merged.back().second)
+      merged.back().second = std::max(merged.back().second, g.second);
+    else
+      merged.push_back(g);
+  }
+  return merged;
+}
+
 std::string tokenStrip(const AuditRow& r) {
   std::string s = "<div class=\"strip\">";
-  for (size_t t = 0; t < r.ids.size();) {
-    const size_t end = isPad(r, t) ? padRunEnd(r, t) : t;
-    if (end >= t + 3) {
-      s += chip(r, t, end - t);
-      t = end;
-      continue;
+  size_t last = 0;
+  for (const auto& [from, to] : shownRanges(r)) {
+    if (from > last)
+      s += "<span class=\"chip fold\">&hellip; " + std::to_string(from - last) + " positions not drawn &hellip;</span>";
+    for (size_t t = from; t < to;) {
+      const size_t end = isPad(r, t) ? std::min(to, padRunEnd(r, t)) : t;
+      if (end >= t + 3) {
+        s += chip(r, t, end - t);
+        t = end;
+        continue;
+      }
+      s += chip(r, t, 1);
+      ++t;
     }
-    s += chip(r, t, 1);
-    ++t;
+    last = to;
   }
   if (r.positionsNotKept > 0)
     s +=

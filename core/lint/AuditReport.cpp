@@ -47,6 +47,10 @@ std::string row2(const std::string& name, const std::string& value) {
   return "<tr><th>" + name + "</th><td class=\"n\">" + value + "</td></tr>\n";
 }
 
+std::string textRow(const std::string& name, const std::string& value) {
+  return "<tr><th>" + name + "</th><td>" + value + "</td></tr>\n";
+}
+
 std::string anchor(std::string_view rule) { return "rule-" + htmlEscape(rule); }
 
 std::string verdictWhy(const std::string& v, const LintSummary& s, const std::string& failOn) {
@@ -168,6 +172,12 @@ void writeRuleRows(std::ostream& os, const LintReport& report, const AuditCollec
   }
 }
 
+// The explanation without its closing "Fix: ..." (the page shows the fix on its own line).
+std::string_view withoutFix(std::string_view explanation) {
+  const size_t at = explanation.rfind("Fix: ");
+  return at == std::string_view::npos ? explanation : explanation.substr(0, at);
+}
+
 void writeRules(std::ostream& os, const LintReport& report, const AuditCollector& a) {
   const LintSummary& s = report.summary;
   os << "<h2>Findings by rule</h2>\n";
@@ -184,7 +194,7 @@ void writeRules(std::ostream& os, const LintReport& report, const AuditCollector
        << "</code> <span class=\"sev-" << severityName(info.severity) << "\">" << severityName(info.severity)
        << "</span> &middot; <span class=\"count\">" << c->second << "</span> finding(s) &middot; "
        << scopeName(info.scope) << "</h3>\n<p><b>" << htmlEscape(info.title) << "</b></p>\n<p class=\"expl\">"
-       << htmlEscape(info.explanation) << "</p>\n";
+       << htmlEscape(withoutFix(info.explanation)) << "</p>\n";
     if (!fix.empty()) os << "<p class=\"fix\"><b>Fix:</b> " << htmlEscape(fix) << "</p>\n";
     writeRuleRows(os, report, a, rule);
     os << "</section>\n";
@@ -195,13 +205,13 @@ void writeFooter(std::ostream& os, const LintSummary& s, const AuditSettings& st
   std::string vars;
   for (const auto& [k, v] : st.vars) vars += (vars.empty() ? "" : ", ") + k + "=" + v;
   os << "<footer><h2>Settings</h2>\n<table id=\"settings\">\n"
-     << row2("dataset", htmlEscape(st.source)) << row2("tokenizer", htmlEscape(st.tokenizer))
-     << row2("template", htmlEscape(st.templateSpec.empty() ? "(the tokenizer's own)" : st.templateSpec))
-     << row2("collator", htmlEscape(st.collator))
-     << row2("template variables", htmlEscape(vars.empty() ? "(none)" : vars))
-     << row2("max_length", s.maxLength > 0 ? num(s.maxLength) : "(none)") << row2("micro-batch", num(st.microBatch))
-     << row2("generation batch", st.generation ? "yes" : "no")
-     << row2("rows", htmlEscape(st.rows.empty() ? "all" : st.rows)) << row2("fail on", htmlEscape(st.failOn))
+     << textRow("dataset", htmlEscape(st.source)) << textRow("tokenizer", htmlEscape(st.tokenizer))
+     << textRow("template", htmlEscape(st.templateSpec.empty() ? "(the tokenizer's own)" : st.templateSpec))
+     << textRow("collator", htmlEscape(st.collator))
+     << textRow("template variables", htmlEscape(vars.empty() ? "(none)" : vars))
+     << textRow("max_length", s.maxLength > 0 ? num(s.maxLength) : "(none)")
+     << textRow("micro-batch", num(st.microBatch)) << textRow("generation batch", st.generation ? "yes" : "no")
+     << textRow("rows", htmlEscape(st.rows.empty() ? "all" : st.rows)) << textRow("fail on", htmlEscape(st.failOn))
      << "</table>\n<p>Reproduce: <code id=\"command\">" << htmlEscape(st.commandLine)
      << "</code></p>\n<p id=\"version\">maskscope " << MASKSCOPE_VERSION << "</p></footer>\n";
 }

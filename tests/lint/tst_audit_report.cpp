@@ -162,6 +162,14 @@ void TestAuditReport::pageMatchesJson() {
   // Rows the template took are drawn token by token (empty-reply: four rows, three drawn).
   QCOMPARE(occurrences(section(html, "empty-reply"), "<div class=\"strip\">"), 3L);
   QVERIFY(section(html, "row-skipped").find("<div class=\"strip\">") == std::string::npos); // unreadable: message only
+  // A long row is drawn in windows (start, around the flagged position, end), the rest folded.
+  for (size_t at = html.find("<div class=\"strip\">"); at != std::string::npos;
+       at = html.find("<div class=\"strip\">", at + 1)) {
+    const std::string strip = html.substr(at, html.find("</div>", at) - at);
+    QVERIFY(occurrences(strip, "<span class=\"chip") <= 200);
+  }
+  if (s["findings_by_rule"].contains("reply-truncated"))
+    QVERIFY(section(html, "reply-truncated").find("positions not drawn") != std::string::npos);
   QVERIFY(html.find("maskscope " MASKSCOPE_VERSION) != std::string::npos);
   QVERIFY(cellById(html, "command").find("--collator " + collator.toStdString()) != std::string::npos);
 }
