@@ -186,6 +186,9 @@ void TestAuditReport::refusals_data() {
   QTest::newRow("shard") << QString::fromStdString(kData) << "0/2"
                          << "a.html"
                          << "--shard";
+  QTest::newRow("preference") << QStringLiteral(MASKSCOPE_TEST_DATA_DIR "/preference/conversational.jsonl") << QString()
+                              << QStringLiteral("a.html") << QStringLiteral("preference data");
+  QTest::newRow("merge") << QString() << QString() << QStringLiteral("a.html") << QStringLiteral("--merge");
   QTest::newRow("not_html") << QString::fromStdString(kData) << ""
                             << "a.txt"
                             << "ending in .html";
@@ -201,6 +204,7 @@ void TestAuditReport::refusals() {
   a.input = input.toStdString();
   a.shard = shard.toStdString();
   a.reportPath = dir.path().toStdString() + "/" + report.toStdString();
+  if (input.isEmpty()) a.merge = {kData}; // --merge takes shard reports, never a page
   const Run r = lint(a, false);
   QCOMPARE(r.status, 2);
   QVERIFY2(r.err.find(says.toStdString()) != std::string::npos, r.err.c_str());
