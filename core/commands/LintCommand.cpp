@@ -387,29 +387,6 @@ void checkReportRequest(const LintArgs& a, bool dump, bool framework) {
                 ") is linted with the text report or --json");
 }
 
-std::string shellQuoted(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,+@") ==
-                        std::string::npos)
-    return s;
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// The command that reproduces the report: the settings the run used, spelled as options.
-std::string reproduceCommand(const LintArgs& a, const nlohmann::json& settings) {
-  std::string c = "maskscope lint " + shellQuoted(a.input) + " --tokenizer " +
-                  shellQuoted(settings.value("tokenizer", std::string()));
-  if (!a.templateSpec.empty()) c += " --template " + shellQuoted(a.templateSpec);
-  c += " --collator " + shellQuoted(settings.value("collator", std::string()));
-  for (const auto& [k, v] : a.vars) c += " --var " + shellQuoted(k + "=" + v);
-  if (a.generation) c += " --generation";
-  c += " --micro-batch " + std::to_string(a.microBatch);
-  if (settings.contains("rows")) c += " --rows " + shellQuoted(settings["rows"].get<std::string>());
-  if (a.failOn != "error") c += " --fail-on " + a.failOn;
-  return c + " --report " + shellQuoted(a.reportPath);
-}
-
 void writeAuditFile(const LintArgs& a, const LintedInput& in, CommandIO& io) {
   AuditSettings st;
   st.source = a.input;
@@ -421,7 +398,7 @@ void writeAuditFile(const LintArgs& a, const LintedInput& in, CommandIO& io) {
   st.generation = a.generation;
   st.failOn = a.failOn;
   st.rows = in.settings.value("rows", std::string());
-  st.commandLine = reproduceCommand(a, in.settings);
+  st.commandLine = auditReproduceCommand(st, a.reportPath);
   std::ofstream out(a.reportPath, std::ios::binary | std::ios::trunc);
   if (!out) throw Error("--report: cannot write the file", {a.reportPath});
   writeAuditReport(out, in.report, *in.audit, st);

@@ -218,6 +218,31 @@ void writeFooter(std::ostream& os, const LintSummary& s, const AuditSettings& st
 
 } // namespace
 
+namespace {
+
+std::string shellQuoted(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,+@") ==
+                        std::string::npos)
+    return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+} // namespace
+
+std::string auditReproduceCommand(const AuditSettings& st, const std::string& reportPath) {
+  std::string c = "maskscope lint " + shellQuoted(st.source) + " --tokenizer " + shellQuoted(st.tokenizer);
+  if (!st.templateSpec.empty()) c += " --template " + shellQuoted(st.templateSpec);
+  c += " --collator " + shellQuoted(st.collator);
+  for (const auto& [k, v] : st.vars) c += " --var " + shellQuoted(k + "=" + v);
+  if (st.generation) c += " --generation";
+  c += " --micro-batch " + std::to_string(st.microBatch);
+  if (!st.rows.empty()) c += " --rows " + shellQuoted(st.rows);
+  if (st.failOn != "error") c += " --fail-on " + st.failOn;
+  return c + " --report " + shellQuoted(reportPath);
+}
+
 std::string auditVerdict(const LintSummary& s, const std::string& failOn) {
   if (s.rows == 0 || s.errors > 0 || (failOn == "warning" && s.warnings > 0)) return "reject";
   return s.warnings > 0 ? "review" : "accept";

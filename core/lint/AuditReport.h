@@ -86,6 +86,10 @@ struct AuditSettings {
 // else accept.
 std::string auditVerdict(const LintSummary& s, const std::string& failOn);
 
+// The command that reproduces the page: the settings the run used, spelled as lint options and
+// quoted for a POSIX shell, ending in --report reportPath (the CLI's and the app's alike).
+std::string auditReproduceCommand(const AuditSettings& settings, const std::string& reportPath);
+
 // Writes the page: verdict and counts, tokens by role, the three row sections, histograms (SVG),
 // each rule with findings (explanation, fix, first rows drawn), the settings and version.
 void writeAuditReport(std::ostream& os, const LintReport& report, const AuditCollector& audit,

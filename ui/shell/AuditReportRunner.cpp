@@ -16,7 +16,7 @@ namespace {
 
 struct Cancelled {};
 
-AuditSettings settingsOf(const Session& s, const DatasetLintOptions& o) {
+AuditSettings settingsOf(const Session& s, const DatasetLintOptions& o, const QString& path) {
   AuditSettings st;
   st.source = s.datasetSpec().toStdString();
   st.tokenizer = o.pipeline.tokenizerSpec;
@@ -24,10 +24,7 @@ AuditSettings settingsOf(const Session& s, const DatasetLintOptions& o) {
   st.collator = o.pipeline.collatorSpec;
   for (const auto& [k, v] : o.pipeline.render.variables) st.vars.emplace_back(k, v);
   st.microBatch = o.microBatchSize;
-  st.commandLine = "maskscope lint " + st.source + " --tokenizer " + st.tokenizer +
-                   (st.templateSpec.empty() ? "" : " --template " + st.templateSpec) + " --collator " + st.collator;
-  for (const auto& [k, v] : st.vars) st.commandLine += " --var " + k + "=" + v;
-  st.commandLine += " --micro-batch " + std::to_string(st.microBatch) + " --report FILE.html";
+  st.commandLine = auditReproduceCommand(st, path.toStdString());
   return st;
 }
 
@@ -63,7 +60,7 @@ bool AuditReportRunner::start(const Session& s, const QString& path, QString* er
   o.pipeline.render.variables = s.templateVariables();
   o.microBatchSize = s.batchSize();
   o.threads = 1; // keep a core for the UI
-  const AuditSettings settings = settingsOf(s, o);
+  const AuditSettings settings = settingsOf(s, o, path);
   const std::string data = s.datasetSpec().toStdString(), file = path.toStdString();
   cancelled_ = std::make_shared<std::atomic<bool>>(false);
   auto cancelled = cancelled_;
