@@ -165,6 +165,8 @@ Runner declareLint(CLI::App* cmd) {
   cmd->add_option("--max-findings", a->maxFindings, "findings listed (default 1000; the summary counts all)");
   cmd->add_option("--findings-out", a->findingsOut,
                   "FILE.tsv|.csv|.jsonl: every finding (none capped): line, rule, severity, scope, message, fix");
+  cmd->add_option("--report", a->reportPath,
+                  "FILE.html: a self-contained audit report of the dataset (verdict, counts, rows drawn)");
   cmd->add_option("--shard", a->shard,
                   "K/N: lint micro-batches with index % N == K (with --json: a shard report for --merge)");
   cmd->add_option("--merge", a->merge, "SHARD.json...: merge shard reports into the unsharded report");

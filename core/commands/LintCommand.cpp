@@ -7,6 +7,7 @@
 #include "core/data/PreferenceRow.h"
 #include "core/frameworks/FrameworkPipeline.h"
 #include "core/frameworks/FrameworkSpec.h"
+#include "core/lint/AuditReport.h"
 #include "core/lint/FindingsTable.h"
 #include "core/lint/Lint.h"
 #include "core/lint/ReportMerge.h"
@@ -18,6 +19,7 @@
 #include "core/util/JsonString.h"
 
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -114,6 +116,7 @@ struct LintedInput {
   std::unique_ptr<DatasetPipeline> viewPipeline;
   nlohmann::json settings;                         // datasets: what shard reports of one run must share
   std::function<void(const Finding&)> findingSink; // --findings-out: every finding as it comes
+  std::unique_ptr<AuditCollector> audit;           // --report: the audit report's bounded state
 };
 
 void lintDumpInput(const LintArgs& a, const std::string& tokenizerSpec, CommandIO& io, LintedInput& in) {
@@ -217,10 +220,13 @@ void lintDatasetInput(const LintArgs& a, const std::string& tokenizerSpec, int s
   o.rowBegin = a.rowBegin;
   o.rowEnd = a.rowEnd;
   o.findingSink = in.findingSink;
+  o.audit = in.audit.get();
   if (progress)
-    o.progress = [&io](double f, long rows) {
-      char buf[96];
-      std::snprintf(buf, sizeof buf, "\rmaskscope lint: %5.1f%%  %ld rows", 100.0 * f, rows);
+    o.progress = [&io, start = std::chrono::steady_clock::now()](double f, long rows) {
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      char buf[128];
+      std::snprintf(buf, sizeof buf, "\rmaskscope lint: %5.1f%% of the bytes  %ld rows  %.0f rows/s", 100.0 * f, rows,
+                    s > 0 ? double(rows) / s : 0.0);
       io.err << buf << std::flush;
     };
   const bool preference = isPreferenceDataset(a.input); // prompt/chosen/rejected: both sequences of each pair
@@ -362,10 +368,53 @@ int runMerge(const LintArgs& a, CommandIO& io) {
   return s.errors > 0 ? 1 : 0;
 }
 
+// --report audits one dataset linted whole through a preset collator; the other inputs are refused
+// before any work, naming what to do instead.
+void checkReportRequest(const LintArgs& a, bool dump, bool framework) {
+  if (!a.reportPath.ends_with(".html") && !a.reportPath.ends_with(".htm"))
+    throw Error("--report writes an HTML page: give a file name ending in .html", {a.reportPath});
+  if (dump)
+    throw Error("--report audits a dataset; a batch dump (" + a.input +
+                ") has no dataset rows to audit: use the text "
+                "report or --json");
+  if (framework)
+    throw Error("--report audits a dataset collated by a preset; a framework spec (" + a.collatorSpec +
+                ") is linted as one batch: use the text report or --json");
+  if (!a.shard.empty())
+    throw Error("--report needs the whole dataset in one run: a --shard run sees part of it; lint without --shard");
+  if (isPreferenceDataset(a.input))
+    throw Error("--report audits SFT datasets; preference data (" + a.input +
+                ") is linted with the text report or --json");
+}
+
+void writeAuditFile(const LintArgs& a, const LintedInput& in, CommandIO& io) {
+  AuditSettings st;
+  st.source = a.input;
+  st.tokenizer = in.settings.value("tokenizer", std::string());
+  st.templateSpec = a.templateSpec;
+  st.collator = in.settings.value("collator", std::string());
+  st.vars = a.vars;
+  st.microBatch = a.microBatch;
+  st.generation = a.generation;
+  st.failOn = a.failOn;
+  st.rows = in.settings.value("rows", std::string());
+  st.commandLine = auditReproduceCommand(st, a.reportPath);
+  std::ofstream out(a.reportPath, std::ios::binary | std::ios::trunc);
+  if (!out) throw Error("--report: cannot write the file", {a.reportPath});
+  writeAuditReport(out, in.report, *in.audit, st);
+  out.flush();
+  if (!out) throw Error("--report: writing the file failed (disk full?)", {a.reportPath});
+  io.err << "maskscope: audit report (" << auditVerdict(in.report.summary, a.failOn) << ") written to " << a.reportPath
+         << "\n";
+}
+
 } // namespace
 
 int runLint(const LintArgs& a, CommandIO& io) {
   if (!a.explain.empty() || (a.listRules && a.input.empty())) return explain(a, io);
+  if (!a.merge.empty() && !a.reportPath.empty())
+    throw Error("--report needs the whole dataset in one run: shard reports carry no token rows to draw; lint the "
+                "dataset without --shard/--merge to write the audit report");
   if (!a.merge.empty()) return runMerge(a, io);
   if (a.input.empty()) throw Error("lint needs an INPUT (a dataset or a batch dump), or --explain RULE");
   int shardK = 0, shardN = 1;
@@ -388,6 +437,10 @@ int runLint(const LintArgs& a, CommandIO& io) {
   if (dump && (a.rowBegin > 0 || a.rowEnd >= 0))
     throw Error("--rows selects dataset rows; a batch dump (" + a.input + ") is linted whole");
   if (dump && !a.shard.empty()) throw Error("--shard splits a dataset; a batch dump (" + a.input + ") is linted whole");
+  if (!a.reportPath.empty()) {
+    checkReportRequest(a, dump, framework);
+    in.audit = std::make_unique<AuditCollector>();
+  }
   if (dump)
     lintDumpInput(a, tokenizerSpec, io, in);
   else if (framework)
@@ -405,6 +458,7 @@ int runLint(const LintArgs& a, CommandIO& io) {
     printTextReport(a, in, io);
   }
   findingsFile.finish(io);
+  if (in.audit) writeAuditFile(a, in, io);
   if (report.summary.input == "dataset" && report.summary.rowsRead == 0 && shardN == 1 &&
       (a.rowBegin > 0 || a.rowEnd >= 0)) {
     io.err << "maskscope: error: " << a.input << ": --rows selects no readable rows\n";

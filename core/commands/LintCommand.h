@@ -20,6 +20,7 @@ struct LintArgs {
   bool generation = false;        // --generation: the input is a generation batch
   long maxFindings = -1;          // --max-findings N (default 1000; text output shows 50)
   std::string findingsOut;        // --findings-out FILE (.tsv/.csv/.jsonl): every finding, streamed
+  std::string reportPath;         // --report FILE.html: the audit report (datasets, unsharded)
   std::string shard;              // --shard K/N: micro-batches with index % N == K (JSON: a shard report)
   std::vector<std::string> merge; // --merge SHARD.json...: merge shard reports (INPUT not needed)
   int microBatch = 8;             // --micro-batch N

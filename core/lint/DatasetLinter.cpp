@@ -38,6 +38,7 @@ struct ChunkResult {
   LintReport report; // uncapped findings of the chunk and its summary
   long fullSequenceRows = 0;
   long microBatch = 0;
+  AuditChunk audit; // lint --report: this micro-batch's counts and drawn rows
 };
 
 // What every chunk is linted with.
@@ -129,6 +130,23 @@ std::vector<TokenizedConversation> lintRows(const ChunkContext& cx, const Chunk&
   return encoded;
 }
 
+// lint --report: the micro-batch's positions by kind, and the rows findings name for rules still
+// short of drawn rows, each collated alone as the text report draws it.
+void auditChunk(const ChunkContext& cx, const std::vector<TokenizedConversation>& encoded, const Batch* batch,
+                const std::vector<Finding>& findings, AuditChunk& out) {
+  const AuditCollector& audit = *cx.options.audit;
+  if (batch) AuditCollector::countKinds(*batch, out.kinds);
+  if (!audit.wantsRows(findings)) return;
+  for (const Finding& f : findings) {
+    if (!f.row || out.rows.count(*f.row) || !audit.wants(f.rule)) continue;
+    auto it = std::find_if(encoded.begin(), encoded.end(),
+                           [&](const TokenizedConversation& tc) { return tc.rowIndex == *f.row; });
+    if (it == encoded.end()) continue; // refused by the template: the report shows its message only
+    const Batch alone = cx.pipeline.collate({*it});
+    out.rows.emplace(*f.row, AuditCollector::drawRow(alone, cx.pipeline.tokenizer()));
+  }
+}
+
 ChunkResult lintChunk(const ChunkContext& cx, Chunk& chunk) {
   ChunkResult res;
   res.microBatch = chunk.microBatch;
@@ -139,8 +157,9 @@ ChunkResult lintChunk(const ChunkContext& cx, Chunk& chunk) {
   rep.summary.maxLength = spec.maxLength; // addLength() bins against it (length histogram, over_max_length)
   RowLocations locations;
   const std::vector<TokenizedConversation> encoded = lintRows(cx, chunk, locations, out, rep);
+  std::optional<Batch> collated;
   if (!encoded.empty()) {
-    const Batch batch = cx.pipeline.collate(encoded);
+    const Batch& batch = collated.emplace(cx.pipeline.collate(encoded));
     BatchRuleOptions o;
     o.generation = cx.options.generation;
     o.vocabSize = cx.pipeline.tokenizer().vocabSize();
@@ -156,6 +175,7 @@ ChunkResult lintChunk(const ChunkContext& cx, Chunk& chunk) {
   }
   locations.locateAll(rep.findings);
   sortByLine(rep.findings);
+  if (cx.options.audit) auditChunk(cx, encoded, collated ? &*collated : nullptr, rep.findings, res.audit);
   return res;
 }
 
@@ -362,6 +382,7 @@ LintReport lintDataset(const std::string& dataSpec, const DatasetLintOptions& op
   report.findingMicroBatch.assign(report.findings.size(), kBeforeMicroBatches);
   long fullRows = 0;
   auto reduce = [&](ChunkResult& r) {
+    if (opt.audit) opt.audit->reduce(r.audit, r.report.findings);
     for (Finding& f : r.report.findings) out.add(std::move(f));
     report.findingMicroBatch.resize(report.findings.size(), r.microBatch);
     if (r.report.summary.gradAccum.microBatches > 0 && report.microBatchIndex.size() < kMaxMicroBatchesKept)

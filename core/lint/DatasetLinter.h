@@ -2,6 +2,7 @@
 // by micro-batch on worker threads (constant memory), optionally one shard of its micro-batches.
 #pragma once
 #include "core/collate/DatasetPipeline.h"
+#include "core/lint/AuditReport.h"
 #include "core/lint/LintReport.h"
 
 #include <functional>
@@ -23,6 +24,8 @@ struct DatasetLintOptions {
   std::function<void(double fraction, long rows)> progress; // called from the reading thread
   // Sees every finding (none capped) in report order, as it is added (lint --findings-out).
   std::function<void(const Finding&)> findingSink;
+  // lint --report: fills the audit report's bounded state (core/lint/AuditReport.h); null = none.
+  AuditCollector* audit = nullptr;
 };
 
 // Streams the dataset (constant memory), lints every micro-batch on worker threads and reduces the

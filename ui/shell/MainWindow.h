@@ -10,6 +10,7 @@
 #include <vector>
 
 class QComboBox;
+class QProgressDialog;
 class QDockWidget;
 class QLabel;
 class QLineEdit;
@@ -22,6 +23,7 @@ class QSplitter;
 
 namespace maskscope {
 
+class AuditReportRunner;
 class AttentionGridCanvas;
 class AttentionView;
 class CompareView;
@@ -132,6 +134,12 @@ public:
   // File > Export lint findings: the lint view's findings (every one of a whole-dataset run) as
   // lint --findings-out writes them (.tsv, .csv or .jsonl), to send back to a contributor.
   bool exportFindings(const QString& path, QString* error = nullptr);
+  // File > Export audit report: the `lint --report` page of the open dataset with the session's
+  // settings, written off the UI thread with a progress dialog whose Cancel stops it (nothing is
+  // written then). False, with why, when it cannot start (no dataset, a dump, a framework spec).
+  bool exportAuditReport(const QString& path, QString* error = nullptr);
+  AuditReportRunner* auditRunner() const { return audit_; } // null before the first export
+  QProgressDialog* auditProgressDialog() const;             // null when no export runs
 
 protected:
   void closeEvent(QCloseEvent* event) override;
@@ -178,6 +186,8 @@ private:
   SoftmaxView* softmax_ = nullptr;
   LossView* loss_ = nullptr;
   LintView* lint_ = nullptr;
+  AuditReportRunner* audit_ = nullptr;
+  QPointer<QProgressDialog> auditProgress_;
   CompareView* compare_ = nullptr;
   TeachingView* teaching_ = nullptr;
   QMenu* recentMenu_ = nullptr;

@@ -3,6 +3,7 @@
 #include "ui/dataset/DatasetController.h"
 #include "ui/model/ModelController.h"
 #include "ui/model/ModelRunner.h"
+#include "ui/shell/AuditReportRunner.h"
 #include "ui/shell/HelpDialog.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/Session.h"
@@ -18,7 +19,9 @@
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProgressDialog>
 #include <QSettings>
+#include <QStatusBar>
 
 namespace maskscope {
 
@@ -89,6 +92,14 @@ void MainWindow::buildFileMenu() {
     QString err;
     if (!f.isEmpty() && !exportFindings(f, &err)) QMessageBox::warning(this, tr("Export"), err);
   });
+  QAction* audit = file->addAction(tr("Export &audit report\u2026"), this, [this] {
+    const QString f =
+        QFileDialog::getSaveFileName(this, tr("Audit report"), QStringLiteral("audit.html"), tr("HTML (*.html)"));
+    QString err;
+    if (!f.isEmpty() && !exportAuditReport(f, &err)) QMessageBox::warning(this, tr("Export"), err);
+  });
+  audit->setObjectName(QStringLiteral("exportAuditReportAction"));
+  audit->setToolTip(tr("The lint --report page of the whole dataset: verdict, counts, rows drawn per rule"));
   file->addAction(tr("Export &training template\u2026"), this, [this] {
     const QString f = QFileDialog::getSaveFileName(this, tr("Training template"), QStringLiteral("training.jinja"),
                                                    tr("Jinja template (*.jinja)"));
@@ -182,6 +193,36 @@ void MainWindow::rebuildRecentMenu() {
   recentMenu_->clear();
   for (const QString& f : recent_) recentMenu_->addAction(f, this, [this, f] { openPath(f); });
   recentMenu_->setEnabled(!recent_.isEmpty());
+}
+
+QProgressDialog* MainWindow::auditProgressDialog() const { return auditProgress_.data(); }
+
+bool MainWindow::exportAuditReport(const QString& path, QString* error) {
+  if (!audit_) {
+    audit_ = new AuditReportRunner(this);
+    connect(audit_, &AuditReportRunner::finished, this, [this](bool ok, const QString& message) {
+      if (auditProgress_) auditProgress_->deleteLater();
+      if (ok)
+        statusBar()->showMessage(tr("Audit report written (%1)").arg(message), 8000);
+      else if (message == QLatin1String("cancelled"))
+        statusBar()->showMessage(tr("Audit report cancelled; nothing written"), 8000);
+      else
+        QMessageBox::warning(this, tr("Audit report"), message);
+    });
+  }
+  if (!audit_->start(*session_, path, error)) return false;
+  auditProgress_ = new QProgressDialog(tr("Linting %1 for the audit report\u2026").arg(session_->datasetSpec()),
+                                       tr("Cancel"), 0, 100, this);
+  auditProgress_->setObjectName(QStringLiteral("auditProgressDialog"));
+  auditProgress_->setWindowModality(Qt::WindowModal);
+  auditProgress_->setMinimumDuration(0);
+  connect(audit_, &AuditReportRunner::progressed, auditProgress_, [d = auditProgress_](int percent, long rows) {
+    d->setValue(percent);
+    d->setLabelText(QObject::tr("%1 rows linted").arg(rows));
+  });
+  connect(auditProgress_, &QProgressDialog::canceled, audit_, &AuditReportRunner::cancel);
+  auditProgress_->show();
+  return true;
 }
 
 } // namespace maskscope
