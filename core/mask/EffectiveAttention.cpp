@@ -274,15 +274,8 @@ EffectiveMask effectiveAttention(const Batch& b, AttnImplementation impl) {
 }
 
 CellState EffectiveMask::state(int64_t row, int64_t q, int64_t k, int64_t window) const {
-  const std::vector<int64_t>& seg = segments.at(size_t(row));
-  if (cells.empty()) return cellStateOf(seg, q, k, window);
-  const int64_t T = int64_t(seg.size());
-  if (!cells[size_t(row)][size_t(q * T + k)]) {
-    if (k > q) return CellState::Future;
-    return seg[size_t(k)] == 0 ? CellState::Padding : CellState::OtherExample;
-  }
-  if (window > 0 && q - k >= window) return CellState::OutsideWindow;
-  return CellState::Allowed;
+  static const std::vector<uint8_t> none;
+  return cellStateOf(segments.at(size_t(row)), cells.empty() ? none : cells[size_t(row)], q, k, window);
 }
 
 AttentionGrid EffectiveMask::grid(int64_t row, int64_t window) const {

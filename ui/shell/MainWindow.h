@@ -146,6 +146,7 @@ private:
   void buildFileMenu();
   void buildNavigateMenu();
   void buildModelMenu();
+  void buildAttentionMenu(QMenu* view);
   void buildViewMenu();
   void buildHelpMenu();
   void openTeaching();

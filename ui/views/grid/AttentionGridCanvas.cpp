@@ -77,7 +77,11 @@ void AttentionGridCanvas::rebuild() {
   const Batch* b = batch();
   if (b && row() >= 0 && row() < b->batchSize()) {
     try {
-      static_cast<RowAnatomy&>(source_) = rowAnatomy(*b, row(), MaskSemantics::Eager, window_);
+      // The session's batch under its attention implementation (View > Attention implementation); an
+      // override (compare) as its mask reads.
+      const EffectiveMask* effective = override_ ? nullptr : session_->effectiveMask();
+      static_cast<RowAnatomy&>(source_) =
+          effective ? rowAnatomy(*b, row(), *effective, window_) : rowAnatomy(*b, row(), MaskSemantics::Eager, window_);
     } catch (const std::exception&) {
       source_ = GridSource();
     }
