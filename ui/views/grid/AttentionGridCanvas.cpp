@@ -77,9 +77,7 @@ void AttentionGridCanvas::rebuild() {
   const Batch* b = batch();
   if (b && row() >= 0 && row() < b->batchSize()) {
     try {
-      // The session's batch under its attention implementation (View > Attention implementation); an
-      // override (compare) as its mask reads.
-      const EffectiveMask* effective = override_ ? nullptr : session_->effectiveMask();
+      const EffectiveMask* effective = override_ ? nullptr : session_->effectiveMask(); // View > Attention impl.
       static_cast<RowAnatomy&>(source_) =
           effective ? rowAnatomy(*b, row(), *effective, window_) : rowAnatomy(*b, row(), MaskSemantics::Eager, window_);
     } catch (const std::exception&) {
