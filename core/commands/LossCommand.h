@@ -13,9 +13,9 @@ namespace maskscope {
 
 struct LossArgs {
   BatchInputs inputs;
-  std::string modelSpec;       // --model: a folder or builtin:tiny
-  std::string device = "auto"; // --device auto|cpu|cuda
-  bool gradients = true;       // gradient norms from pad vs real positions (two backward passes)
+  std::string modelSpec;          // --model: a folder or builtin:tiny
+  std::string device = "auto";    // --device auto|cpu|cuda
+  bool gradients = true;          // gradient norms from pad vs real positions (two backward passes)
   std::string attnImplementation; // --attn-implementation (empty: what the batch implies): the as-given mask
 };
 
