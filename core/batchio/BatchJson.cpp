@@ -98,7 +98,9 @@ std::optional<int64_t> optionalScalar(const nlohmann::json& o, const char* key, 
 nlohmann::ordered_json batchToJson(const Batch& b) {
   nlohmann::ordered_json j;
   j["input_ids"] = gridToJson(b.inputIds);
-  j["attention_mask"] = gridToJson(b.attentionMask);
+  // A padding-free collator returns no attention_mask (DataCollatorWithFlattening, TRL padding_free): null,
+  // so the dump reads back as transformers would get it (core/mask/EffectiveAttention.h).
+  j["attention_mask"] = b.attentionMaskGiven ? gridToJson(b.attentionMask) : nlohmann::ordered_json(nullptr);
   j["labels"] = gridToJson(b.labels);
   j["position_ids"] =
       b.positionIds.empty() && b.inputIds.rows > 0 ? nlohmann::ordered_json(nullptr) : gridToJson(b.positionIds);

@@ -251,6 +251,11 @@ AttnChoice chooseAttnImplementation(const Batch& b, const std::string& name) {
 }
 
 EffectiveMask effectiveAttention(const Batch& b, AttnImplementation impl) {
+  if (b.attentionMask4d.empty() && !b.attentionMask.sameShape(b.inputIds)) { // a batch built without a mask
+    Batch ones = b;
+    ones.attentionMask = IntGrid(b.inputIds.rows, b.inputIds.cols, 1);
+    return effectiveAttention(ones, impl);
+  }
   EffectiveMask m;
   m.implementation = impl;
   m.segments.assign(size_t(std::max<int64_t>(b.batchSize(), 0)), std::vector<int64_t>(size_t(b.length()), 1));

@@ -176,6 +176,12 @@ void TestEffectiveAttention::segmentIdMaskForTheEngine() {
   Batch odd = four;
   odd.attentionMask4d[0][size_t(4 * 7 + 0)] = 1;
   QVERIFY_THROWS_EXCEPTION(Error, effectiveAttention(odd, AttnImplementation::Sdpa).segmentIdMask());
+  // A batch built without a mask grid (as some callers build one) reads as all ones, never out of bounds.
+  Batch bare;
+  bare.inputIds = IntGrid(1, 3, 5);
+  bare.labels = IntGrid(1, 3, kIgnoreIndex);
+  for (AttnImplementation impl : kAttnImplementations)
+    QCOMPARE(effectiveAttention(bare, impl).segments[0], std::vector<int64_t>(3, 1));
   const EffectiveMask m = effectiveAttention(ones, AttnImplementation::Sdpa);
   QCOMPARE(m.crossExampleCells(0, segmentsOfRow(ones, 0)), int64_t(12)); // 3 x 4 keys of A seen from B
   QCOMPARE(effectiveAttention(ones, AttnImplementation::FlashAttention2).crossExampleCells(0, segmentsOfRow(ones, 0)),
