@@ -10,6 +10,7 @@
 #include "core/commands/TokenizeCommand.h"
 #include "core/commands/TrainCommand.h"
 #include "core/commands/TrainingTemplateCommand.h"
+#include "core/mask/EffectiveAttention.h"
 #include "ui/shell/Snapshot.h"
 
 #include "core/util/Error.h"
@@ -151,6 +152,17 @@ Runner declareRenderDiff(CLI::App* cmd) {
   };
 }
 
+// --attn-implementation: the attention code whose mask lint, loss and snapshot judge the batch under
+// (core/mask/EffectiveAttention.h); another value is refused (exit 2) naming the allowed ones.
+void addAttnImplementationOption(CLI::App* cmd, std::string& target) {
+  std::vector<std::string> names;
+  for (AttnImplementation a : kAttnImplementations) names.emplace_back(attnImplementationName(a));
+  cmd->add_option("--attn-implementation", target,
+                  "eager, sdpa, flash_attention_2 or flex_attention: the attention whose mask is judged (default: "
+                  "what the dump or framework implies, stated in the output)")
+      ->check(CLI::IsMember(names));
+}
+
 Runner declareLint(CLI::App* cmd) {
   auto a = std::make_shared<LintArgs>();
   cmd->add_option("INPUT", a->input,
@@ -177,6 +189,7 @@ Runner declareLint(CLI::App* cmd) {
   cmd->add_flag("--progress", a->progress, "progress on stderr even when it is not a terminal");
   cmd->add_option("--show-rows", a->showRows, "offending rows drawn as tokens (default 3)");
   cmd->add_option("--pad-id", a->padId, "dumps: the pad id (trailing runs of it are padding; over pad_token_id)");
+  addAttnImplementationOption(cmd, a->attnImplementation);
   cmd->add_option("--fail-on", a->failOn, "exit 1 on findings of this severity or above: error (default) or warning")
       ->check(CLI::IsMember({"error", "warning"}));
   auto applyRows = addRowsOption(cmd, a->rowBegin, a->rowEnd); // datasets: lint rows A:B only
@@ -195,6 +208,7 @@ Runner declareLoss(CLI::App* cmd) {
   cmd->add_option("--model", a->modelSpec, "Hugging Face model folder or builtin:tiny")->required();
   cmd->add_option("--device", a->device, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   cmd->add_flag("--no-gradients", *noGradients, "skip the gradient-share backward passes");
+  addAttnImplementationOption(cmd, a->attnImplementation);
   return [a, applyRows, noGradients](CommandIO& io) {
     applyRows();
     a->gradients = !*noGradients;
@@ -256,6 +270,7 @@ Runner declareSnapshot(CLI::App* cmd) {
   cmd->add_option("--layer", snap->layer,
                   "with --model or --model-config: the decoder layer shown (sliding layers show their window)");
   cmd->add_option("--window", snap->window, "without a model: draw a sliding window of N keys in the grid");
+  addAttnImplementationOption(cmd, snap->attnImplementation);
   auto applyRows = addBatchInputs(cmd, snap->inputs); // --rows A:B: the batch shown
   return [snap, size, applyRows](CommandIO& io) {
     applyRows();

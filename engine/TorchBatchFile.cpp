@@ -41,7 +41,9 @@ std::map<std::string, TensorGrid> readTorchBatch(const std::string& path) {
       throw std::runtime_error(path + " (" + name + "): a " + v.tagKind() + ", expected a tensor");
     }
     at::Tensor t = v.toTensor().detach().to(at::kCPU);
-    if (t.dim() > 3) throw std::runtime_error(path + " (" + name + "): " + std::to_string(t.dim()) + " dimensions");
+    // A 4-D attention_mask [B, 1, T, T] (0/1 or bool, as sdpa_mask builds it) is read too.
+    if (t.dim() > 3 && !(t.dim() == 4 && name == "attention_mask"))
+      throw std::runtime_error(path + " (" + name + "): " + std::to_string(t.dim()) + " dimensions");
     total += t.numel();
     if (total > (int64_t(1) << 28)) throw std::runtime_error(path + ": more than 256M values");
     TensorGrid g;

@@ -60,6 +60,33 @@ IntGrid gridFromJson(const nlohmann::json& v, const std::string& file, const std
   return g;
 }
 
+// A nested list [B][1][T][T] of 0/1 (or booleans): its shape (from the first element at each depth,
+// every list checked against it) and its values in row-major order.
+void flattenNested(const nlohmann::json& v, size_t depth, std::vector<int64_t>& shape, std::vector<int64_t>& out,
+                   const std::string& file) {
+  SourceLocation where{file, -1, -1, -1, "attention_mask"};
+  if (depth == 4) {
+    if (v.is_boolean())
+      out.push_back(v.get<bool>() ? 1 : 0);
+    else if (v.is_number_integer())
+      out.push_back(v.get<int64_t>());
+    else
+      throw Error("a 4-D attention_mask must hold 0/1 or booleans", where);
+    return;
+  }
+  if (!v.is_array()) throw Error("a 4-D attention_mask must be nested lists [B][1][T][T]", where);
+  if (shape.size() == depth) shape.push_back(int64_t(v.size()));
+  if (int64_t(v.size()) != shape[depth])
+    throw Error("a 4-D attention_mask is ragged at depth " + std::to_string(depth) + " (" + std::to_string(v.size()) +
+                    " values, the first list has " + std::to_string(shape[depth]) + ")",
+                where);
+  for (const auto& x : v) flattenNested(x, depth + 1, shape, out, file);
+}
+
+bool isFourD(const nlohmann::json& v) {
+  return v.is_array() && !v.empty() && v[0].is_array() && !v[0].empty() && v[0][0].is_array();
+}
+
 std::optional<int64_t> optionalScalar(const nlohmann::json& o, const char* key, const std::string& file) {
   if (!o.contains(key) || o[key].is_null()) return std::nullopt;
   if (!o[key].is_number_integer()) throw Error("expected an integer", {file, -1, -1, -1, key});
@@ -71,7 +98,9 @@ std::optional<int64_t> optionalScalar(const nlohmann::json& o, const char* key, 
 nlohmann::ordered_json batchToJson(const Batch& b) {
   nlohmann::ordered_json j;
   j["input_ids"] = gridToJson(b.inputIds);
-  j["attention_mask"] = gridToJson(b.attentionMask);
+  // A padding-free collator returns no attention_mask (DataCollatorWithFlattening, TRL padding_free): null,
+  // so the dump reads back as transformers would get it (core/mask/EffectiveAttention.h).
+  j["attention_mask"] = b.attentionMaskGiven ? gridToJson(b.attentionMask) : nlohmann::ordered_json(nullptr);
   j["labels"] = gridToJson(b.labels);
   j["position_ids"] =
       b.positionIds.empty() && b.inputIds.rows > 0 ? nlohmann::ordered_json(nullptr) : gridToJson(b.positionIds);
@@ -105,21 +134,7 @@ void readCuSeqLens(const nlohmann::json& o, const std::string& file, Batch& b) {
     if (!cu) from = key;
     cu = std::move(v);
   }
-  if (!cu) return;
-  const int64_t T = b.inputIds.cols;
-  if (b.inputIds.rows != 1)
-    throw Error("describes one flattened row, but the batch has " + std::to_string(b.inputIds.rows) + " rows",
-                {file, -1, -1, -1, from});
-  if (cu->size() < 2 || cu->front() != 0 || cu->back() > T)
-    throw Error("must run from 0 to at most the row length " + std::to_string(T), {file, -1, -1, -1, from});
-  std::vector<Segment> segs;
-  for (size_t i = 1; i < cu->size(); ++i) {
-    if ((*cu)[i] <= (*cu)[i - 1])
-      throw Error("offsets must increase (" + std::to_string((*cu)[i - 1]) + " then " + std::to_string((*cu)[i]) + ")",
-                  {file, -1, -1, -1, from});
-    segs.push_back({(*cu)[i - 1], (*cu)[i], -1});
-  }
-  b.segments.assign(1, segs.size() >= 2 ? segs : std::vector<Segment>{});
+  if (cu) setCuSeqLens(b, *cu, file, from);
 }
 
 } // namespace
@@ -130,7 +145,12 @@ Batch batchFromJson(const nlohmann::json& o, const std::string& file, bool stric
     if (!o.contains(key)) throw Error(std::string("missing \"") + key + "\"", {file, -1, -1, -1, key});
   Batch b;
   b.inputIds = gridFromJson(o["input_ids"], file, "input_ids");
-  if (o.contains("attention_mask") && !o["attention_mask"].is_null()) {
+  b.labels = gridFromJson(o["labels"], file, "labels");
+  if (o.contains("attention_mask") && isFourD(o["attention_mask"])) {
+    std::vector<int64_t> shape, values;
+    flattenNested(o["attention_mask"], 0, shape, values, file);
+    setAttentionMask4d(b, shape, values, file);
+  } else if (o.contains("attention_mask") && !o["attention_mask"].is_null()) {
     b.attentionMask = gridFromJson(o["attention_mask"], file, "attention_mask");
     for (int64_t v : b.attentionMask.values)
       if (v < 0)
@@ -138,8 +158,8 @@ Batch batchFromJson(const nlohmann::json& o, const std::string& file, bool stric
                     {file, -1, -1, -1, "attention_mask"});
   } else {
     b.attentionMask = IntGrid(b.inputIds.rows, b.inputIds.cols, 1);
+    b.attentionMaskGiven = false;
   }
-  b.labels = gridFromJson(o["labels"], file, "labels");
   if (o.contains("position_ids") && !o["position_ids"].is_null())
     b.positionIds = gridFromJson(o["position_ids"], file, "position_ids");
   if (strictShapes) checkBatchShapes(b, file);

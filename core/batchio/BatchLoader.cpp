@@ -15,8 +15,9 @@ namespace maskscope {
 
 namespace {
 
-const char* const kBatchTensorNames[] = {"input_ids",    "attention_mask", "labels",      "position_ids",
-                                         "pad_token_id", "eos_token_id",   "bos_token_id"};
+const char* const kBatchTensorNames[] = {"input_ids",     "attention_mask", "labels",       "position_ids",
+                                         "pad_token_id",  "eos_token_id",   "bos_token_id", "cu_seq_lens_q",
+                                         "cu_seq_lens_k", "cu_seq_lens",    "cu_seqlens"};
 
 // What every command needs of a dump, whatever its format: at least one token, and no negative
 // token ids, attention values or positions (labels may be negative: -100 and other ignore indices).

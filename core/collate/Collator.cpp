@@ -336,6 +336,9 @@ Batch Collator::assemble(const std::vector<std::vector<const CollatedExample*>>&
       for (int64_t t = start + len; t < T; ++t) b.positionIds.at(r, t) = t - start; // arange continues
     }
   }
+  // DataCollatorWithFlattening / TRL padding_free return no attention_mask (attentionMask stays all ones
+  // for the views): transformers masks such a batch by position_ids (core/mask/EffectiveAttention.h).
+  b.attentionMaskGiven = spec_.packing != Packing::PaddingFree;
   return b;
 }
 

@@ -3,6 +3,7 @@
 #include "core/commands/LintCommand.h"
 #include "core/batchio/BatchLoader.h"
 #include "core/collate/TemplateVariables.h"
+#include "core/commands/AttentionReport.h"
 #include "core/commands/BatchInputs.h"
 #include "core/data/PreferenceRow.h"
 #include "core/frameworks/FrameworkPipeline.h"
@@ -114,6 +115,7 @@ struct LintedInput {
   std::shared_ptr<Batch> dumpBatch;
   std::shared_ptr<const Tokenizer> tok;
   std::unique_ptr<DatasetPipeline> viewPipeline;
+  std::optional<AttentionReport> attention;        // dumps and framework batches: the implementation judged
   nlohmann::json settings;                         // datasets: what shard reports of one run must share
   std::function<void(const Finding&)> findingSink; // --findings-out: every finding as it comes
   std::unique_ptr<AuditCollector> audit;           // --report: the audit report's bounded state
@@ -161,6 +163,8 @@ void lintDumpInput(const LintArgs& a, const std::string& tokenizerSpec, CommandI
   }
   if (!a.collatorSpec.empty()) ctx.collator = parseCollatorSpec(a.collatorSpec);
   ctx.findingSink = in.findingSink;
+  ctx.attnImplementation = a.attnImplementation;
+  in.attention = attentionReport(dump, a.attnImplementation);
   in.report = lintBatch(dump, ctx);
   in.report.summary.input = "batch";
 }
@@ -197,6 +201,8 @@ void lintFrameworkInput(const LintArgs& a, const std::string& tokenizerSpec, Com
     ctx.render = templateVariables(ctx.render, ctx.chatTemplate.get(), tok.get());
   }
   ctx.findingSink = in.findingSink;
+  ctx.attnImplementation = a.attnImplementation;
+  in.attention = attentionReport(*in.dumpBatch, a.attnImplementation);
   in.report = lintBatch(*in.dumpBatch, ctx);
   in.report.summary.input = "dataset";
   in.report.summary.rowsRead = f.rowsIn;
@@ -214,6 +220,7 @@ void lintDatasetInput(const LintArgs& a, const std::string& tokenizerSpec, int s
   o.microBatchSize = a.microBatch;
   o.threads = a.threads;
   o.generation = a.generation;
+  o.attnImplementation = a.attnImplementation;
   o.maxFindings = a.maxFindings >= 0 ? a.maxFindings : 1000;
   o.shardIndex = shardK;
   o.shardCount = shardN;
@@ -239,6 +246,7 @@ void lintDatasetInput(const LintArgs& a, const std::string& tokenizerSpec, int s
                  {"collator", o.pipeline.collatorSpec},
                  {"vars", o.pipeline.render.variables},
                  {"generation", o.generation},
+                 {"attn_implementation", o.attnImplementation},
                  {"micro_batch", o.microBatchSize},
                  {"max_findings", o.maxFindings},
                  {"prefix_check_rows", o.prefixCheckRows}};
@@ -451,10 +459,11 @@ int runLint(const LintArgs& a, CommandIO& io) {
   if (io.json) {
     in.report.summary.source = a.input;
     in.report.summary.shard = a.shard;
-    const nlohmann::json j =
-        a.shard.empty() ? reportToJson(report) : shardReportJson(report, shardK, shardN, in.settings);
+    nlohmann::json j = a.shard.empty() ? reportToJson(report) : shardReportJson(report, shardK, shardN, in.settings);
+    if (in.attention) j["attention"] = attentionJson(*in.attention);
     io.out << escapeLineSeparators(j.dump()) << "\n";
   } else {
+    if (in.attention) io.out << attentionText(*in.attention);
     printTextReport(a, in, io);
   }
   findingsFile.finish(io);

@@ -33,6 +33,7 @@ struct LintArgs {
   std::string failOn = "error";   // --fail-on error|warning: the least severity that makes the exit status 1
   std::vector<std::pair<std::string, std::string>> vars; // --var k=v: template variables
   long rowBegin = 0, rowEnd = -1; // --rows A:B (datasets): the half-open range of rows linted; -1 = to the end
+  std::string attnImplementation; // --attn-implementation eager|sdpa|flash_attention_2|flex_attention (empty: implied)
 };
 
 int runLint(const LintArgs& args, CommandIO& io);

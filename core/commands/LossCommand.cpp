@@ -1,6 +1,7 @@
 // `maskscope loss` (see LossCommand.h): batch -> LossRequest (core/forward/LossPlan) -> the engine ->
 // JSON or a short table.
 #include "core/commands/LossCommand.h"
+#include "core/commands/AttentionReport.h"
 #include "core/data/PreferenceRow.h"
 #include "core/forward/LayerAttention.h"
 #include "core/forward/LossPlan.h"
@@ -115,7 +116,10 @@ int runLoss(const LossArgs& args, CommandIO& io) {
   if (args.inputs.batchFile.empty()) refusePreferenceData(args.inputs.dataSpec, "loss");
   std::vector<std::string> notes;
   Batch batch = buildBatch(args.inputs, nullptr, nullptr, &notes);
-  LossRequest request = buildLossRequest(batch, args.gradients, &notes);
+  // The as-given run applies the mask the chosen implementation would apply (core/mask/EffectiveAttention.h).
+  const AttentionReport attention = attentionReport(batch, args.attnImplementation);
+  const IntGrid effective = attention.mask.segmentIdMask();
+  LossRequest request = buildLossRequest(batch, args.gradients, &notes, &effective);
   auto model = loadForwardModel(args.modelSpec, args.device);
   LossReport report;
   try {
@@ -131,7 +135,9 @@ int runLoss(const LossArgs& args, CommandIO& io) {
   const bool problems = lossReportFindsProblems(report);
 
   if (io.json) {
-    io.out << escapeLineSeparators(lossReportJson(report, info).dump()) << "\n";
+    nlohmann::json j = lossReportJson(report, info);
+    j["attention"] = attentionJson(attention);
+    io.out << escapeLineSeparators(j.dump()) << "\n";
     return problems ? 1 : 0;
   }
   std::ostream& o = io.out;
@@ -139,7 +145,8 @@ int runLoss(const LossArgs& args, CommandIO& io) {
     << fmt(double(info.parameterCount) / 1e6, "%.2f") << "M parameters) on " << report.device << "\n";
   o << "layers  " << layerAttentionSummary(info) << "\n";
   o << "batch   " << batch.batchSize() << " x " << batch.length() << (batch.origin.empty() ? "" : ", " + batch.origin)
-    << "\n\n";
+    << "\n";
+  o << attentionText(attention) << "\n";
   char line[160];
   std::snprintf(line, sizeof line, "  %-22s %10s %8s\n", "loss", "value", "graded");
   o << line;

@@ -13,9 +13,10 @@ namespace maskscope {
 
 struct LossArgs {
   BatchInputs inputs;
-  std::string modelSpec;       // --model: a folder or builtin:tiny
-  std::string device = "auto"; // --device auto|cpu|cuda
-  bool gradients = true;       // gradient norms from pad vs real positions (two backward passes)
+  std::string modelSpec;          // --model: a folder or builtin:tiny
+  std::string device = "auto";    // --device auto|cpu|cuda
+  bool gradients = true;          // gradient norms from pad vs real positions (two backward passes)
+  std::string attnImplementation; // --attn-implementation (empty: what the batch implies): the as-given mask
 };
 
 // Exit 0 when the masks are harmless (fixed == as given, real logits unchanged, no cross-example

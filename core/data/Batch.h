@@ -53,11 +53,18 @@ struct PositionMeta {
 };
 
 struct Batch {
-  IntGrid inputIds;                            // [B, T]
-  IntGrid attentionMask;                       // [B, T]: 0/1, or segment ids 1, 2, 3, ... (0 = padding) when packed
-  IntGrid labels;                              // [B, T]: token id to predict at this position's *input* (HF convention:
-                                               //          the model shifts), or -100 = ignored
-  IntGrid positionIds;                         // [B, T]; empty grid = not given (the model derives 0..T-1)
+  IntGrid inputIds;      // [B, T]
+  IntGrid attentionMask; // [B, T]: 0/1, or segment ids 1, 2, 3, ... (0 = padding) when packed
+  IntGrid labels;        // [B, T]: token id to predict at this position's *input* (HF convention:
+                         //          the model shifts), or -100 = ignored
+  IntGrid positionIds;   // [B, T]; empty grid = not given (the model derives 0..T-1)
+  // False when the dump or framework gave no attention_mask (attentionMask is then all ones): transformers
+  // treats a missing mask differently from an all-ones one (core/mask/EffectiveAttention.h).
+  bool attentionMaskGiven = true;
+  // A 4-D attention_mask [B, 1, T, T] as given (per row [T * T], q * T + k, 1 = may attend); empty when the
+  // dump's mask is 2-D. attentionMask then holds its diagonal (1 = the position attends to itself).
+  std::vector<std::vector<uint8_t>> attentionMask4d;
+  bool cuSeqLensGiven = false; // segments[0] holds the dump's own cu_seq_lens (FlashAttention varlen reads them)
   std::vector<std::vector<Segment>> segments;  // per row; empty when the row holds one example
   std::vector<std::vector<PositionMeta>> meta; // per row per position; empty for raw dumps
   std::optional<int64_t> padTokenId;

@@ -139,11 +139,15 @@ IntGrid resetPositionIds(const Batch& batch, const IntGrid& segments) {
   return p;
 }
 
-LossRequest buildLossRequest(const Batch& batch, bool gradients, std::vector<std::string>* notes) {
+LossRequest buildLossRequest(const Batch& batch, bool gradients, std::vector<std::string>* notes,
+                             const IntGrid* effectiveMask) {
   checkShapes(batch);
+  if (effectiveMask && !effectiveMask->sameShape(batch.inputIds))
+    throw Error("the effective attention mask's shape differs from input_ids'");
+  const IntGrid& givenMask = effectiveMask ? *effectiveMask : batch.attentionMask;
   LossRequest req;
   req.asGiven.inputIds = batch.inputIds;
-  req.asGiven.attentionMask = batch.attentionMask;
+  req.asGiven.attentionMask = givenMask;
   req.asGiven.positionIds = batch.positionIds;
   req.asGiven.labels = batch.labels;
   req.roles = positionRoles(batch, notes);
@@ -152,7 +156,7 @@ LossRequest buildLossRequest(const Batch& batch, bool gradients, std::vector<std
   IntGrid fixedMask = fixedAttentionMask(batch, req.roles);
   IntGrid fixedLab = fixedLabels(batch, req.roles);
   req.variants.push_back({"fixed", fixedMask, batch.positionIds, fixedLab});
-  req.variants.push_back({"labels_fixed_only", batch.attentionMask, batch.positionIds, fixedLab});
+  req.variants.push_back({"labels_fixed_only", givenMask, batch.positionIds, fixedLab});
   req.variants.push_back({"attention_fixed_only", fixedMask, batch.positionIds, batch.labels});
   req.compareLogitsWith = "attention_fixed_only";
 

@@ -30,7 +30,10 @@ IntGrid resetPositionIds(const Batch& batch, const IntGrid& segments);
 
 // The request for ForwardModel::analyse: as given, fixed, labels_fixed_only, attention_fixed_only,
 // and block_diagonal when some row is packed. Throws Error when the grids are unusable.
-LossRequest buildLossRequest(const Batch& batch, bool gradients, std::vector<std::string>* notes = nullptr);
+// effectiveMask: the [B, T] segment-id mask the attention implementation really applies
+// (EffectiveMask::segmentIdMask), used for "as given" and labels_fixed_only; null: the batch's own mask.
+LossRequest buildLossRequest(const Batch& batch, bool gradients, std::vector<std::string>* notes = nullptr,
+                             const IntGrid* effectiveMask = nullptr);
 
 // The loss arithmetic of one row. Graded term t: labels[t] != -100 for t >= 1 (the model shifts:
 // the logits at t-1 predict token t), its role is the role of t; the counts equal rowFacts().graded.

@@ -75,6 +75,7 @@ LintReport lintBatch(const Batch& input, const LintContext& ctx) {
   const DumpReading read = readDump(b, ctx);
   BatchRuleOptions o;
   o.generation = ctx.generation;
+  o.attnImplementation = ctx.attnImplementation;
   if (ctx.tokenizer) o.vocabSize = ctx.tokenizer->vocabSize();
   if (ctx.collator) o.intent = labelIntentOf(*ctx.collator);
   const bool haveMeta = hasMeta(b);

@@ -20,6 +20,7 @@ struct LintContext {
   RenderOptions render;                             // template variables (bos_token, ...)
   std::optional<CollatorSpec> collator;             // the collator that built the batch, when known
   bool generation = false;                          // a generation batch (right-pad-generation)
+  std::string attnImplementation;                   // --attn-implementation; empty: what the batch implies
   long maxFindings = -1;                            // -1: keep every finding
   std::function<void(const Finding&)> findingSink;  // sees every finding, none capped (lint --findings-out)
 };

@@ -25,6 +25,7 @@ struct BatchRuleOptions {
   bool datasetPositions = false;
   long firstDatasetRow = -1, lastDatasetRow = -1; // a dataset micro-batch's rows (batch-nothing-graded)
   const RowLocations* locations = nullptr;        // where those rows are in the file (findings name the line)
+  std::string attnImplementation; // --attn-implementation (eager, sdpa, ...); empty: what the batch implies
 };
 
 LabelIntent labelIntentOf(const CollatorSpec& spec);

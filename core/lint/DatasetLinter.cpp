@@ -162,6 +162,7 @@ ChunkResult lintChunk(const ChunkContext& cx, Chunk& chunk) {
     const Batch& batch = collated.emplace(cx.pipeline.collate(encoded));
     BatchRuleOptions o;
     o.generation = cx.options.generation;
+    o.attnImplementation = cx.options.attnImplementation;
     o.vocabSize = cx.pipeline.tokenizer().vocabSize();
     o.intent = labelIntentOf(spec);
     o.rolesKnown = true;

@@ -15,7 +15,8 @@ struct DatasetLintOptions {
   int microBatchSize = 8; // rows collated and linted together (and the grad-accum unit)
   int threads = 0;        // worker threads; 0 = hardware concurrency
   bool generation = false;
-  long maxFindings = 1000; // -1: all
+  std::string attnImplementation; // --attn-implementation; empty: what each batch implies
+  long maxFindings = 1000;        // -1: all
   // --shard K/N: this run lints the micro-batches with index % shardCount == shardIndex (whole
   // micro-batches, formed as the unsharded run forms them, so shard reports merge exactly).
   int shardIndex = 0, shardCount = 1;

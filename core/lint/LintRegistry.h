@@ -30,6 +30,7 @@ const std::vector<LintRule>& contentRules();
 const std::vector<LintRule>& paddingRules();
 const std::vector<LintRule>& labelRules();
 const std::vector<LintRule>& packingRules();
+const std::vector<LintRule>& attentionRules(); // per attention implementation (core/mask/EffectiveAttention.h)
 const std::vector<LintRule>& positionRules();
 const std::vector<LintRule>& roleRules();
 const std::vector<LintRule>& templateRules();

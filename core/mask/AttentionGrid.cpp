@@ -65,6 +65,17 @@ CellState cellStateOf(const std::vector<int64_t>& seg, int64_t q, int64_t k, int
   return CellState::Allowed;
 }
 
+CellState cellStateOf(const std::vector<int64_t>& seg, const std::vector<uint8_t>& cells, int64_t q, int64_t k,
+                      int64_t window) {
+  if (cells.empty()) return cellStateOf(seg, q, k, window);
+  if (!cells[size_t(q * int64_t(seg.size()) + k)]) {
+    if (k > q) return CellState::Future;
+    return seg[size_t(k)] == 0 ? CellState::Padding : CellState::OtherExample;
+  }
+  if (window > 0 && q - k >= window) return CellState::OutsideWindow;
+  return CellState::Allowed;
+}
+
 AttentionGrid attentionGridForRow(const Batch& b, int64_t r, MaskSemantics semantics, int64_t window) {
   const std::vector<int64_t> seg = segmentIdsForRow(b, r, semantics);
   AttentionGrid g;

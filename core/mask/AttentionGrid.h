@@ -40,5 +40,9 @@ std::vector<CellState> attentionRow(const Batch& batch, int64_t row, int64_t que
                                     MaskSemantics semantics = MaskSemantics::Eager, int64_t window = 0);
 // The state of one cell from the row's mask segments (segmentIdsForRow) and the window.
 CellState cellStateOf(const std::vector<int64_t>& segments, int64_t query, int64_t key, int64_t window = 0);
+// The same where a 4-D mask decides: cells [T * T] (q * T + k, 1 = may attend; empty = use segments alone).
+// A blocked cell reads future (k > q), padding (the key's segment is 0) or other example.
+CellState cellStateOf(const std::vector<int64_t>& segments, const std::vector<uint8_t>& cells, int64_t query,
+                      int64_t key, int64_t window = 0);
 
 } // namespace maskscope

@@ -1,8 +1,10 @@
 // Cell classes: the mask's verdict (CellState) refined by what the row really holds.
 #include "core/mask/CellClass.h"
+#include "core/mask/EffectiveAttention.h"
 #include "core/mask/PackedSegments.h"
 #include "core/mask/PaddingDetection.h"
 #include "core/mask/RowFacts.h"
+#include "core/util/Error.h"
 
 namespace maskscope {
 
@@ -26,7 +28,7 @@ const char* cellClassName(CellClass c) {
   return "?";
 }
 
-CellState RowAnatomy::state(int64_t q, int64_t k) const { return cellStateOf(maskSegments, q, k, window); }
+CellState RowAnatomy::state(int64_t q, int64_t k) const { return cellStateOf(maskSegments, maskCells, q, k, window); }
 
 CellClass RowAnatomy::classify(int64_t q, int64_t k) const {
   const CellState s = state(q, k);
@@ -77,6 +79,15 @@ RowAnatomy rowAnatomy(const Batch& b, int64_t r, MaskSemantics semantics, int64_
       a.example[size_t(t)] = int64_t(i) + 1;
   for (size_t t = 0; t < T; ++t)
     if (a.padding[t]) a.example[t] = 0;
+  return a;
+}
+
+RowAnatomy rowAnatomy(const Batch& b, int64_t r, const EffectiveMask& mask, int64_t window) {
+  RowAnatomy a = rowAnatomy(b, r, MaskSemantics::Eager, window);
+  if (size_t(r) >= mask.segments.size() || mask.segments[size_t(r)].size() != a.maskSegments.size())
+    throw Error("the effective mask does not match the batch");
+  a.maskSegments = mask.segments[size_t(r)];
+  if (!mask.cells.empty()) a.maskCells = mask.cells[size_t(r)];
   return a;
 }
 

@@ -27,6 +27,7 @@ const char* cellClassName(CellClass c);
 // Per-position facts of one row that the cell classes need. All vectors are [T].
 struct RowAnatomy {
   std::vector<int64_t> maskSegments; // segmentIdsForRow: what the model applies (0 = key padding)
+  std::vector<uint8_t> maskCells;    // [T * T] when a 4-D mask decides (EffectiveMask::cells); else empty
   std::vector<uint8_t> padding;      // 1 = padding (paddingOfRow); empty = no pads known
   std::vector<int64_t> example;      // 0 = none (padding), 1.. = the packed example; empty = one example
   std::vector<uint8_t> special;      // 1 = template/separator token (collator meta only); may be empty
@@ -49,5 +50,8 @@ struct RowAnatomy {
 
 RowAnatomy rowAnatomy(const Batch& batch, int64_t row, MaskSemantics semantics = MaskSemantics::Eager,
                       int64_t window = 0);
+// The same with the mask an attention implementation applies (core/mask/EffectiveAttention.h).
+struct EffectiveMask;
+RowAnatomy rowAnatomy(const Batch& batch, int64_t row, const EffectiveMask& mask, int64_t window = 0);
 
 } // namespace maskscope

@@ -272,6 +272,30 @@ std::vector<RuleCase> ruleCases() {
   add("packing-cross-attention fires (EOS then BOS, no positions)", "packing-cross-attention", true, [] {
     return lintIds(makeBatch({{{2, 10, 3, 2, 11, 3, 0}, {X, 10, 3, X, 11, 3, X}, {1, 1, 1, 1, 1, 1, 0}, {}}}));
   });
+  // The same two packed examples under each attention implementation (tests/data/mask/attention/, whose
+  // expected.json holds the masks): the rule fires when the one judged leaks and another would not.
+  const std::string attention = MASKSCOPE_TEST_DATA_DIR "/mask/attention/";
+  auto lintUnder = [attention](const char* dump, const char* impl) {
+    LintContext ctx;
+    ctx.attnImplementation = impl;
+    return lintBatch(loadBatchDump(attention + dump), ctx);
+  };
+  add("packing-depends-on-attention fires (all-ones mask, sdpa assumed)", "packing-depends-on-attention", true,
+      [lintUnder] { return lintUnder("all_ones_mask.json", ""); });
+  add("packing-depends-on-attention fires (all-ones mask, eager)", "packing-depends-on-attention", true,
+      [lintUnder] { return lintUnder("all_ones_mask.json", "eager"); });
+  add("packing-depends-on-attention quiet (all-ones mask, flash_attention_2)", "packing-depends-on-attention", false,
+      [lintUnder] { return lintUnder("all_ones_mask.json", "flash_attention_2"); });
+  add("packing-depends-on-attention quiet (padding-free, sdpa splits by position_ids)", "packing-depends-on-attention",
+      false, [lintUnder] { return lintUnder("padding_free.json", "sdpa"); });
+  add("packing-depends-on-attention fires (cu_seq_lens, sdpa)", "packing-depends-on-attention", true,
+      [lintUnder] { return lintUnder("cu_seq_lens.json", "sdpa"); });
+  add("packing-depends-on-attention quiet (cu_seq_lens, flash_attention_2 assumed)", "packing-depends-on-attention",
+      false, [lintUnder] { return lintUnder("cu_seq_lens.json", ""); });
+  add("packing-depends-on-attention fires (two padding-free rows, flash_attention_2 assumed)",
+      "packing-depends-on-attention", true, [lintUnder] { return lintUnder("two_rows_padding_free.json", ""); });
+  add("packing-depends-on-attention quiet (4-D mask, sdpa)", "packing-depends-on-attention", false,
+      [lintUnder] { return lintUnder("mask_4d.json", "sdpa"); });
   // Padding-free rows with cu_seq_lens_q/k (DataCollatorWithFlattening): boundaries from the dump.
   add("position-ids-not-reset fires (padding-free, cu_seq_lens, positions run on)", "position-ids-not-reset", true,
       [] { return lintIds(loadBatchDump(kData + "padding-free-positions-run-on.json")); });

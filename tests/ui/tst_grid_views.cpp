@@ -80,6 +80,50 @@ class TestGridViews : public QObject {
 private Q_SLOTS:
   void cleanup() { palette::setTheme(palette::Theme::Light); }
 
+  // View > Attention implementation: the same packed dump (two examples, all-ones mask, position_ids
+  // restarting; tests/data/mask/attention/) under each implementation: the grid, the rule line above it
+  // and the mask a model run applies all follow the choice.
+  void attentionImplementationMenu_data() {
+    QTest::addColumn<QString>("action");
+    QTest::addColumn<int>("leaking");  // cells where the second example sees the first
+    QTest::addColumn<QString>("rule"); // the start of the rule line
+    QTest::newRow("implied: sdpa leaks") << QStringLiteral("implied") << 12
+                                         << QStringLiteral("attention: sdpa (assumed: transformers' default");
+    QTest::newRow("eager leaks") << QStringLiteral("eager") << 12 << QStringLiteral("attention: eager \u2014 eager: ");
+    QTest::newRow("flex_attention leaks")
+        << QStringLiteral("flex_attention") << 12 << QStringLiteral("attention: flex_attention \u2014 flex_attention");
+    QTest::newRow("flash_attention_2 splits at the restart")
+        << QStringLiteral("flash_attention_2") << 0
+        << QStringLiteral("attention: flash_attention_2 \u2014 flash_attention_2: attention_mask is all ones");
+  }
+  void attentionImplementationMenu() {
+    QFETCH(QString, action);
+    QFETCH(int, leaking);
+    QFETCH(QString, rule);
+    Session s;
+    MainWindow window(&s);
+    QVERIFY(s.openBatchDump(dataFile("mask/attention/all_ones_mask.json")));
+    QAction* a = window.findChild<QAction*>(QStringLiteral("attnImplementation:") + action);
+    QVERIFY(a);
+    // Start from another choice so that the action changes something.
+    window
+        .findChild<QAction*>(QStringLiteral("attnImplementation:") +
+                             (action == QStringLiteral("eager") ? QStringLiteral("sdpa") : QStringLiteral("eager")))
+        ->trigger();
+    a->trigger();
+    QTRY_COMPARE(s.attnImplementation(), action == QStringLiteral("implied") ? QString() : action);
+    QVERIFY(a->isChecked());
+    const AttentionGridCanvas& g = *window.attentionView()->grid();
+    QTRY_COMPARE(countClasses(g).counts[int(CellClass::AllowedOtherExample)], int64_t(leaking));
+    QCOMPARE(countClasses(g).counts[int(CellClass::OtherExample)], int64_t(12 - leaking));
+    QLabel* line = window.attentionView()->attentionRuleLabel();
+    QTRY_VERIFY2(line->text().startsWith(rule), qPrintable(line->text()));
+    QCOMPARE(line->toolTip(), s.attentionRule());
+    // The mask a model run applies: segment ids of the effective mask.
+    const std::vector<int64_t> split{1, 1, 1, 2, 2, 2, 2}, one(7, 1);
+    QCOMPARE(s.modelBatch().attentionMask.values, leaking ? one : split);
+  }
+
   void cellClassesShowTheBug_data() {
     QTest::addColumn<QString>("collator");
     QTest::addColumn<int>("batchRows");

@@ -54,8 +54,14 @@ QString ModelController::modelTokenizerProblem(const QString& modelSpec) const {
 }
 
 void ModelController::runOnBatch(int analyseRow) {
-  runner_->run(session_->batch(), views_.attention->layerBox()->value(), views_.attention->headBox()->value(),
-               analyseRow);
+  Batch batch;
+  try { // the mask the session's attention implementation applies (View > Attention implementation)
+    batch = session_->modelBatch();
+  } catch (const std::exception& e) {
+    Q_EMIT session_->errorOccurred(QString::fromUtf8(e.what()));
+    return;
+  }
+  runner_->run(batch, views_.attention->layerBox()->value(), views_.attention->headBox()->value(), analyseRow);
 }
 
 void ModelController::connectSession() {

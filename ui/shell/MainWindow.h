@@ -157,6 +157,7 @@ private:
   void buildFileMenu();
   void buildNavigateMenu();
   void buildModelMenu();
+  void buildAttentionMenu(QMenu* view);
   void buildViewMenu();
   void buildHelpMenu();
   void openTeaching();

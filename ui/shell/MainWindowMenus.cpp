@@ -11,6 +11,8 @@
 #include "ui/shell/WindowLayout.h"
 #include "ui/teaching/TeachingView.h"
 
+#include <QActionGroup>
+
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
@@ -139,6 +141,36 @@ void MainWindow::buildViewMenu() {
   connect(presenter, &QAction::toggled, this, &MainWindow::setPresenterMode);
   connect(teaching_, &TeachingView::presenterToggled, this, &MainWindow::setPresenterMode);
   view->addAction(tr("Teaching mode"), this, &MainWindow::openTeaching);
+  buildAttentionMenu(view);
+}
+
+// View > Attention implementation: the attention code whose mask the grid, the softmax view, the loss
+// run and lint follow (core/mask/EffectiveAttention.h); the first entry follows what the batch implies.
+void MainWindow::buildAttentionMenu(QMenu* view) {
+  QMenu* menu = view->addMenu(tr("&Attention implementation"));
+  menu->setObjectName(QStringLiteral("attentionMenu"));
+  auto* group = new QActionGroup(menu);
+  group->setExclusive(true);
+  auto add = [&](const QString& name, const QString& text) {
+    QAction* a = menu->addAction(text);
+    a->setCheckable(true);
+    a->setObjectName(QStringLiteral("attnImplementation:") + (name.isEmpty() ? QStringLiteral("implied") : name));
+    a->setChecked(session_->attnImplementation() == name);
+    group->addAction(a);
+    connect(a, &QAction::triggered, this, [this, name] { session_->setAttnImplementation(name); });
+  };
+  add(QString(), tr("As the batch implies"));
+  menu->addSeparator();
+  for (AttnImplementation impl : kAttnImplementations) {
+    const QString name = QString::fromLatin1(attnImplementationName(impl));
+    add(name, name);
+  }
+  connect(session_, &Session::attentionChanged, menu, [this, menu] { // a choice made elsewhere (snapshot)
+    const QString name =
+        session_->attnImplementation().isEmpty() ? QStringLiteral("implied") : session_->attnImplementation();
+    for (QAction* a : menu->actions())
+      if (a->objectName() == QStringLiteral("attnImplementation:") + name) a->setChecked(true);
+  });
 }
 
 void MainWindow::buildModelMenu() {

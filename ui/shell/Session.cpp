@@ -18,7 +18,10 @@
 
 namespace maskscope {
 
-Session::Session(QObject* parent) : QObject(parent) {}
+Session::Session(QObject* parent) : QObject(parent) {
+  // First connection: the effective mask is ready before any view hears batchChanged().
+  connect(this, &Session::batchChanged, this, &Session::judgeAttention);
+}
 Session::~Session() = default;
 
 std::unique_ptr<DatasetPipeline> Session::makePipeline(const QString& tok, const QString& tpl,
@@ -369,7 +372,8 @@ void Session::setExampleLosses(const ExampleLosses& losses) {
 
 LintContext Session::lintContext() const {
   LintContext ctx;
-  ctx.maxFindings = 1000; // lint's default --max-findings, so the lists match
+  ctx.maxFindings = 1000;                           // lint's default --max-findings, so the lists match
+  ctx.attnImplementation = attnName_.toStdString(); // as `lint --attn-implementation`
   // No tokenizer (a framework's pre-tokenized rows shown as ids): the rules that need none run.
   if (!pipeline_ || !hasTokenizer()) return ctx;
   if (needsDumpTokenizer()) {

@@ -15,12 +15,14 @@
 #include "core/frameworks/FrameworkRows.h"
 #include "core/lint/Lint.h"
 #include "core/lint/TokenizerFit.h"
+#include "core/mask/EffectiveAttention.h"
 
 #include <QObject>
 #include <QString>
 #include <QStringList>
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace maskscope {
@@ -150,6 +152,22 @@ public:
   // A batch of the selected row's group under another collator (compare mode); throws Error.
   Batch collateWith(const QString& collatorSpec, int* batchRow) const;
 
+  // The attention implementation the grid and the loss follow (SessionAttention.cpp): "" = what the batch
+  // implies (core/mask/EffectiveAttention.h), else eager, sdpa, flash_attention_2 or flex_attention. An
+  // unknown name is refused (errorOccurred, false) and the current choice kept.
+  bool setAttnImplementation(const QString& name);
+  QString attnImplementation() const { return attnName_; }
+  const AttnChoice& attnChoice() const { return attnChoice_; }
+  // The mask that implementation applies to batch(); null when transformers cannot run the batch under
+  // it (attentionRule() then says why). Recomputed before views hear batchChanged().
+  const EffectiveMask* effectiveMask() const { return effective_ ? &*effective_ : nullptr; }
+  // "attention: sdpa (assumed: ...) - sdpa: attention_mask is all ones, ..." for the status line.
+  QString attentionRule() const { return attentionRule_; }
+  // batch() with the effective mask as its attention_mask (segment ids, EffectiveMask::segmentIdMask): what
+  // a model run (forward, attention, loss) applies. batch() itself when there is none. Throws Error when a
+  // 4-D mask is not block-diagonal.
+  Batch modelBatch() const;
+
 Q_SIGNALS:
   void datasetChanged();
   void pipelineChanged();
@@ -161,9 +179,11 @@ Q_SIGNALS:
   // A dump was opened whose ids the current tokenizer does not fit: the window offers the ones that do.
   void dumpTokenizerNeeded();
   void exampleLossesChanged();
+  void attentionChanged(); // the implementation or its effective mask changed
 
 private:
   void rebuildBatch();
+  void judgeAttention();     // attnChoice_, effective_ and attentionRule_ for batch_ (SessionAttention.cpp)
   void judgeDumpTokenizer(); // dumpFit_ for the open dump and the current tokenizer
   std::unique_ptr<DatasetPipeline> makePipeline(const QString& tok, const QString& tpl, const QString& col) const;
   // tokenizerSpec is final here (empty already replaced); chosen: the user's, kept as the default changes.
@@ -218,6 +238,10 @@ private:
   Stage stage_ = Stage::Batch;
   int preparedRow_ = -1;
   std::shared_ptr<const FrameworkRun> run_;
+  QString attnName_; // "" = implied
+  AttnChoice attnChoice_;
+  std::optional<EffectiveMask> effective_;
+  QString attentionRule_;
 };
 
 } // namespace maskscope

@@ -2,6 +2,7 @@
 // requested size the way its row of the view registry says (the window through grab()).
 #include "ui/shell/Snapshot.h"
 #include "core/collate/CollatorSpec.h"
+#include "core/commands/AttentionReport.h"
 #include "core/forward/LayerAttention.h"
 #include "core/forward/ModelSpec.h"
 #include "core/frameworks/FrameworkSpec.h"
@@ -208,11 +209,16 @@ void writeImage(const QImage& image, const SnapshotArgs& a, const Session& sessi
     written = !image.isNull() && image.save(out, "PNG");
   }
   if (!written) throw Error("could not write the image", {a.out});
+  std::optional<AttentionReport> attention;
+  if (const EffectiveMask* m = session.effectiveMask()) attention = AttentionReport{session.attnChoice(), *m};
   if (io.json)
     io.out << "{\"out\": " << jsonString(a.out) << ", \"view\": " << jsonString(a.view)
-           << ", \"width\": " << image.width() << ", \"height\": " << image.height() << frameworkJson(session) << "}\n";
+           << ", \"width\": " << image.width() << ", \"height\": " << image.height() << frameworkJson(session)
+           << (attention ? ", \"attention\": " + escapeLineSeparators(attentionJson(*attention).dump()) : std::string())
+           << "}\n";
   else
-    io.err << "wrote " << a.out << " (" << image.width() << "x" << image.height() << ")\n";
+    io.err << "wrote " << a.out << " (" << image.width() << "x" << image.height() << ")\n"
+           << (attention ? attentionText(*attention) : std::string());
 }
 
 } // namespace
@@ -224,6 +230,11 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
   palette::setTheme(a.theme == "dark" ? palette::Theme::Dark : palette::Theme::Light);
   Session session;
   openInputs(session, a);
+  if (!session.setAttnImplementation(QString::fromStdString(a.attnImplementation)))
+    throw Error("--attn-implementation: \"" + a.attnImplementation + "\" is not one of " + attnImplementationList());
+  if (session.hasBatch() && !session.effectiveMask()) // flash_attention_2 with a 4-D mask, say
+    throw Error(session.attentionRule().toStdString(),
+                {a.inputs.batchFile.empty() ? a.inputs.dataSpec : a.inputs.batchFile});
   if (session.needsDumpTokenizer()) { // no one to ask: say so, and show the ids undecoded
     RenderOptions given;
     given.variables = session.templateVariables();
@@ -246,7 +257,7 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
   }
   const int layer = chooseLayer(a, layout ? &*layout : nullptr, options);
   if (model) {
-    run = runModelOnce(*model, session.batch(), layer, 0, nullptr, session.batchRow());
+    run = runModelOnce(*model, session.modelBatch(), layer, 0, nullptr, session.batchRow());
     if (!run->error.isEmpty()) throw Error("forward pass failed: " + run->error.toStdString(), {a.modelSpec});
   }
   options.session = &session;

@@ -3,6 +3,9 @@
 // markers never found, rows dropped or shortened by truncation, assistant_only_loss without
 // {% generation %}, pad == eos under pad-id masking, padding-free rows and the attention backend.
 #include "core/lint/LintRegistry.h"
+#include "core/mask/EffectiveAttention.h"
+#include "core/mask/PackedSegments.h"
+#include "core/util/Error.h"
 
 namespace maskscope {
 
@@ -84,18 +87,39 @@ bool padIsEos(const BatchInput& in) {
 bool paddingFreeAttention(const BatchInput& in) {
   const FrameworkFacts* f = in.batch.framework.get();
   if (!f || !f->paddingFree) return true;
-  const bool flash = f->attnImplementation.find("flash") != std::string::npos;
-  std::string msg = who(*f) + " builds a padding-free row: no attention_mask, examples told apart only by "
-                              "position_ids (and cu_seq_lens); correct only under an attention implementation that "
-                              "reads them (flash_attention_2/3). ";
-  msg += f->attnImplementationAssumed
-             ? "Assumed: attn_implementation=\"" + f->attnImplementation +
-                   "\" (TRL requires it for padding_free); under \"sdpa\" or \"eager\" the examples would attend "
-                   "to each other"
-             : "attn_implementation=\"" + f->attnImplementation + "\"" +
-                   (flash ? "" : ": it ignores position_ids for masking, so the examples attend to each other");
-  in.out.add("framework-padding-free-attention", std::nullopt, std::nullopt, msg,
-             flash ? std::optional<Severity>(Severity::Warning) : std::optional<Severity>(Severity::Error));
+  // Judged with the masks of core/mask/EffectiveAttention.h, as packing-depends-on-attention judges them:
+  // this finding states the reliance when the implementation used keeps the examples apart; when it does
+  // not, packing-depends-on-attention (or packing-cross-attention) reports the leak instead.
+  AttnChoice choice;
+  std::vector<std::string> leaking;
+  std::string rule;
+  try {
+    choice = chooseAttnImplementation(in.batch, in.options.attnImplementation);
+    for (AttnImplementation impl : kAttnImplementations) {
+      const EffectiveMask m = effectiveAttention(in.batch, impl);
+      int64_t leaks = 0;
+      for (int64_t r = 0; r < in.batch.batchSize(); ++r) leaks += m.crossExampleCells(r, segmentsOfRow(in.batch, r));
+      if (impl == choice.implementation) {
+        if (leaks > 0) return true;
+        rule = m.rule;
+      } else if (leaks > 0) {
+        leaking.push_back(attnImplementationName(impl));
+      }
+    }
+  } catch (const Error&) {
+    return true;
+  }
+  std::string msg = who(*f) +
+                    " builds a padding-free row: no attention_mask, examples told apart only by "
+                    "position_ids (and cu_seq_lens). Under " +
+                    std::string(attnImplementationName(choice.implementation)) +
+                    (choice.assumed ? " (assumed: " + choice.why + ")" : "") + " they stay apart: " + rule;
+  if (!leaking.empty()) {
+    std::string names;
+    for (const std::string& n : leaking) names += (names.empty() ? "" : ", ") + n;
+    msg += "; under " + names + " the examples would attend to each other";
+  }
+  in.out.add("framework-padding-free-attention", std::nullopt, std::nullopt, msg, Severity::Warning);
   return true;
 }
 
@@ -153,10 +177,13 @@ const std::vector<LintRule>& frameworkRules() {
                 "Padding-free batches (TRL padding_free, DataCollatorWithFlattening, TRL 0.18 padding_free) put "
                 "several examples into one row without an attention_mask; only position_ids (restarting at 0) and "
                 "cu_seq_lens say where one example ends. FlashAttention 2/3 (attn_implementation="
-                "\"flash_attention_2\") splits the row there; \"sdpa\" and \"eager\" ignore position_ids for "
-                "masking, so every example attends to the ones before it. The finding states which implementation "
-                "it assumed (flash_attention_2 unless told otherwise, as TRL requires for padding_free). Fix: load "
-                "the model with attn_implementation=\"flash_attention_2\", or turn padding_free off.",
+                "\"flash_attention_2\") splits the row there; transformers >= 4.53 also splits it under \"sdpa\", "
+                "\"eager\" and \"flex_attention\" from the position_ids (never from cu_seq_lens) because no mask "
+                "is passed, and older versions do not at all. This warning states the implementation the batch relies "
+                "on (assumed flash_attention_2 unless the spec or --attn-implementation says otherwise, as TRL "
+                "requires for padding_free) and the transformers rule that keeps the examples apart; when the "
+                "implementation used does not, packing-depends-on-attention reports the leak instead. Fix: keep that "
+                "implementation (and transformers >= 4.53 for sdpa/eager), or turn padding_free off.",
                 "a framework spec (padding-free collator)"},
        .beforeRows = paddingFreeAttention},
   };

@@ -50,6 +50,9 @@ void packingCrossAttention(const RowInput& in) {
            "(flash_attention_2)";
   else if (L.segmentSource == SegmentSource::Separators)
     msg += "; naive packing: examples joined by separator tokens into one attention block, positions running on";
+  else if (paddingFree && !in.b.attentionMaskGiven)
+    msg += "; a padding-free row without attention_mask: correct only where the attention splits it by position_ids "
+           "(flash_attention_2; sdpa, eager, flex_attention with transformers >= 4.53; see the attention line)";
   else if (paddingFree)
     msg += "; a padding-free row: correct only under FlashAttention varlen (flash_attention_2)";
   else if (varlenSeparates)

@@ -77,7 +77,9 @@ void AttentionGridCanvas::rebuild() {
   const Batch* b = batch();
   if (b && row() >= 0 && row() < b->batchSize()) {
     try {
-      static_cast<RowAnatomy&>(source_) = rowAnatomy(*b, row(), MaskSemantics::Eager, window_);
+      const EffectiveMask* effective = override_ ? nullptr : session_->effectiveMask(); // View > Attention impl.
+      static_cast<RowAnatomy&>(source_) =
+          effective ? rowAnatomy(*b, row(), *effective, window_) : rowAnatomy(*b, row(), MaskSemantics::Eager, window_);
     } catch (const std::exception&) {
       source_ = GridSource();
     }

@@ -1,5 +1,6 @@
 // Legend and model controls above the attention grid.
 #include "ui/views/grid/AttentionView.h"
+#include "ui/shell/Session.h"
 #include "ui/views/grid/AttentionGridCanvas.h"
 #include "ui/views/grid/LayerSpinBox.h"
 #include "ui/widgets/CellSwatch.h"
@@ -57,6 +58,18 @@ AttentionView::AttentionView(Session* session, QWidget* parent) : QWidget(parent
   layOutLegend(false);
   gl->addWidget(legend_);
   syncWindowBox();
+  attentionRule_ = new QLabel(this);
+  attentionRule_->setObjectName(QStringLiteral("attentionRule"));
+  attentionRule_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed); // one line, never widens the view
+  attentionRule_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  gl->addWidget(attentionRule_);
+  auto showRule = [this, session] {
+    const QString rule = session->attentionRule();
+    attentionRule_->setText(rule);
+    attentionRule_->setToolTip(rule);
+  };
+  connect(session, &Session::attentionChanged, this, showRule);
+  showRule();
   grid_ = new AttentionGridCanvas(session, this);
   gl->addWidget(grid_, 1);
   connect(grid_, &AttentionGridCanvas::viewChanged, this, &AttentionView::updatePadQueryLegend);

@@ -40,6 +40,9 @@ public:
   // only while the grid's row has such rows.
   QWidget* unreadPadLegend() const { return unreadPadLegend_; }
   QLabel* gradedPadLegend() const { return gradedPadLegend_; }
+  // One line above the grid (objectName "attentionRule"): the attention implementation the grid follows
+  // and the transformers rule that decided its mask (Session::attentionRule); the whole text in its tooltip.
+  QLabel* attentionRuleLabel() const { return attentionRule_; }
   // What the grid and softmax view draw now (core's shownLayer, as `snapshot --window` / `--layer`).
   ShownLayer shownLayer() const;
   // Presenter mode: the legend's type and swatches scaled with the rest (1.0 = normal), its items
@@ -78,6 +81,7 @@ private:
   QWidget* windowLegend_ = nullptr;
   QWidget* unreadPadLegend_ = nullptr;
   QLabel* gradedPadLegend_ = nullptr;
+  QLabel* attentionRule_ = nullptr;
   QLabel* strips_ = nullptr;
   QWidget* legend_ = nullptr;
   LegendItems legendItems_;

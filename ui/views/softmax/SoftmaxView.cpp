@@ -189,7 +189,12 @@ void SoftmaxView::recompute() {
     if (q < 0 || q >= T) q = std::min(T - 1, 8);
     query_ = q;
     try {
-      states = attentionRow(b, r, q, MaskSemantics::Eager, window_);
+      if (const EffectiveMask* m = session_->effectiveMask()) { // the session's attention implementation
+        states.resize(size_t(T));
+        for (int k = 0; k < T; ++k) states[size_t(k)] = m->state(r, q, k, window_);
+      } else {
+        states = attentionRow(b, r, q, MaskSemantics::Eager, window_);
+      }
       pads_ = paddingOfRow(b, r);           // the one padding rule (collator meta, else the mask / pad-id rule)
       queryGraded_ = gradedAt(b, r, q + 1); // the query's output reaches the loss
     } catch (const std::exception&) {
