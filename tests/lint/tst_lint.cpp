@@ -296,6 +296,19 @@ std::vector<RuleCase> ruleCases() {
       "packing-depends-on-attention", true, [lintUnder] { return lintUnder("two_rows_padding_free.json", ""); });
   add("packing-depends-on-attention quiet (4-D mask, sdpa)", "packing-depends-on-attention", false,
       [lintUnder] { return lintUnder("mask_4d.json", "sdpa"); });
+  // packing-cross-attention agrees with the implementation judged: a leak only some implementations
+  // have is packing-depends-on-attention's alone; one the judged implementation avoids is a warning.
+  add("packing-cross-attention quiet (all-ones mask, sdpa: packing-depends-on-attention's)", "packing-cross-attention",
+      false, [lintUnder] { return lintUnder("all_ones_mask.json", "sdpa"); });
+  add("packing-cross-attention only warns (all-ones mask, flash_attention_2 keeps apart)", "packing-cross-attention",
+      false, [lintUnder] {
+        LintReport r = lintUnder("all_ones_mask.json", "flash_attention_2");
+        bool warned = false; // the warning is renamed; an error stays and fails the row, as does silence
+        for (auto& f : r.findings)
+          if (f.rule == "packing-cross-attention" && f.severity == Severity::Warning) f.rule = "ok", warned = true;
+        if (!warned) r.findings.push_back({.rule = "packing-cross-attention", .severity = Severity::Error});
+        return r;
+      });
   // Padding-free rows with cu_seq_lens_q/k (DataCollatorWithFlattening): boundaries from the dump.
   add("position-ids-not-reset fires (padding-free, cu_seq_lens, positions run on)", "position-ids-not-reset", true,
       [] { return lintIds(loadBatchDump(kData + "padding-free-positions-run-on.json")); });

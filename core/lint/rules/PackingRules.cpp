@@ -2,6 +2,8 @@
 // model sees them come from core/mask (eager/SDPA: attention_mask; varlen: position-id restarts).
 #include "core/lint/LintRegistry.h"
 #include "core/mask/AttentionGrid.h"
+#include "core/mask/EffectiveAttention.h"
+#include "core/util/Error.h"
 
 namespace maskscope {
 
@@ -27,6 +29,34 @@ std::string where(const RowInput& in) {
                       : "packed together: dataset rows " + rows;
 }
 
+// Under the attention implementation the run uses (--attn-implementation, else what the batch implies):
+// does it keep this row's examples apart, and would another one? The finding must agree with the grid
+// the user sees under that implementation, and a leak that only some implementations have is
+// packing-depends-on-attention's (AttentionRules.cpp), never reported twice.
+struct UnderImplementations {
+  bool chosenSeparates = false, anotherSeparates = false;
+};
+
+UnderImplementations underImplementations(const RowInput& in) {
+  std::vector<Segment> examples;
+  for (const ExampleRange& e : in.L.examples) examples.push_back({e.begin, e.end, e.sourceRow});
+  UnderImplementations u;
+  AttnImplementation chosen;
+  try {
+    chosen = chooseAttnImplementation(in.b, in.o.attnImplementation).implementation;
+  } catch (const Error&) {
+    return u; // an unknown name is refused by the command before lint runs
+  }
+  for (AttnImplementation impl : kAttnImplementations) {
+    try {
+      const bool apart = effectiveAttention(in.b, impl).crossExampleCells(in.r, examples) == 0;
+      (impl == chosen ? u.chosenSeparates : u.anotherSeparates) |= apart;
+    } catch (const Error&) { // flash_attention_2 with a 4-D mask: not an implementation for this batch
+    }
+  }
+  return u;
+}
+
 void packingCrossAttention(const RowInput& in) {
   const RowLayout& L = in.L;
   if (!L.packed()) return;
@@ -42,6 +72,10 @@ void packingCrossAttention(const RowInput& in) {
   }
   if (first < 0) return;
   const bool paddingFree = in.B == 1 && L.padCount == 0 && varlenSeparates;
+  // Kept apart by the judged implementation: only a padding-free row is worth a warning (it holds under
+  // that attention code alone); leaking there but not under another: packing-depends-on-attention's.
+  const UnderImplementations u = underImplementations(in);
+  if (u.chosenSeparates ? !paddingFree : u.anotherSeparates) return;
   std::string msg = in.label(first) + ": " + num(pairs) + " of " + num(int64_t(L.examples.size()) - 1) +
                     " packed examples after the first can attend to the examples before them (attention_mask " +
                     "does not separate them; " + where(in) + ")";
@@ -80,9 +114,11 @@ const std::vector<LintRule>& packingRules() {
             "it only does with FlashAttention's varlen path (attn_implementation='flash_attention_2'), which splits "
             "sequences where position ids restart. Fix: use TRL's padding_free=True with flash_attention_2, "
             "DataCollatorWithFlattening, or a block-diagonal mask (segment ids in attention_mask, as axolotl's "
-            "sample packing; LLaMA-Factory: neat_packing: true instead of packing: true alone). A padding-free row "
-            "(one row, position ids restarting) is reported as a warning: it is "
-            "correct only under varlen attention.",
+            "sample packing; LLaMA-Factory: neat_packing: true instead of packing: true alone). The rule judges the "
+            "row under the attention implementation the run uses (--attn-implementation, else what the batch "
+            "implies, the grid's): a padding-free row (one row, position ids restarting) that it keeps apart is a "
+            "warning, since it holds only under that attention code; a leak that another implementation would "
+            "avoid is reported by packing-depends-on-attention instead.",
             "batch (segments from the collator, segment ids, position-id resets)"},
        .row = packingCrossAttention},
   };
