@@ -48,7 +48,10 @@ bool maskAbsent(const Batch& b) {
   return b.attentionMask4d.empty() && (!b.attentionMaskGiven || (b.framework && b.framework->paddingFree));
 }
 
-bool havePositions(const Batch& b) { return b.positionIds.sameShape(b.inputIds) && b.inputIds.rows > 0; }
+// An empty row (T = 0: every token lost to a hostile tokenizer) has no positions to read.
+bool havePositions(const Batch& b) {
+  return b.positionIds.sameShape(b.inputIds) && b.inputIds.rows > 0 && b.inputIds.cols > 0;
+}
 
 bool anyMaskValue(const Batch& b, bool (*pred)(int64_t)) {
   return std::any_of(b.attentionMask.values.begin(), b.attentionMask.values.end(), pred);

@@ -1,7 +1,7 @@
 // Lint on LLaMA-Factory and torchtune batches, each rule with a case that fires and one that stays
 // quiet: torchtune's pre-shifted labels (labels[t] = tokens[t+1]) read as a Hugging Face dump fire
 // labels-preshifted, read through a torchtune 0.7.0 spec they are shifted back and the rule is quiet;
-// LLaMA-Factory's packing without neat_packing fires packing-cross-attention with LLaMA-Factory's fix;
+// LLaMA-Factory's packing without neat_packing fires packing-depends-on-attention with LLaMA-Factory's fix;
 // neat_packing under sdpa (4-D mask) is quiet, under fa2 (one padding-free row) a warning without it. Fixtures:
 // tests/data/frameworks/lint/.
 #include "core/batchio/BatchLoader.h"
@@ -76,8 +76,10 @@ void TestFrameworkLint::rules_data() {
   QTest::newRow("label-not-input-id quiet: torchtune 0.7 rows read as 0.7.0")
       << "label-not-input-id"
       << "torchtune_rows.jsonl" << kTorchtune07 << "" << false << "";
-  QTest::newRow("packing-cross-attention fires: LLaMA-Factory packing without neat_packing")
-      << "packing-cross-attention"
+  // Its position_ids restart, so flash_attention_2 would keep the examples apart: the leak under the
+  // assumed sdpa is packing-depends-on-attention's, with LLaMA-Factory's own fix.
+  QTest::newRow("packing-depends-on-attention fires: LLaMA-Factory packing without neat_packing")
+      << "packing-depends-on-attention"
       << "lf_chat.jsonl" << kLfPacking << "builtin:demo" << true << "neat_packing";
   QTest::newRow("packing-cross-attention quiet: LLaMA-Factory neat_packing (sdpa, 4-D mask)")
       << "packing-cross-attention"

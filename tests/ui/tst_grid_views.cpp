@@ -119,9 +119,24 @@ private Q_SLOTS:
     QLabel* line = window.attentionView()->attentionRuleLabel();
     QTRY_VERIFY2(line->text().startsWith(rule), qPrintable(line->text()));
     QCOMPARE(line->toolTip(), s.attentionRule());
+    QVERIFY(!line->isHidden()); // the implementations disagree on this batch
     // The mask a model run applies: segment ids of the effective mask.
     const std::vector<int64_t> split{1, 1, 1, 2, 2, 2, 2}, one(7, 1);
     QCOMPARE(s.modelBatch().attentionMask.values, leaking ? one : split);
+  }
+
+  // On the demo's padded, unpacked batch every implementation applies the same mask: the rule line stays
+  // hidden (the grid keeps its room) until the user chooses an implementation.
+  void attentionRuleOnlyWhereItMatters() {
+    Session s;
+    MainWindow window(&s);
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    QLabel* line = window.attentionView()->attentionRuleLabel();
+    QTRY_VERIFY(!s.attentionRule().isEmpty());
+    QVERIFY(!s.attentionMatters());
+    QVERIFY(line->isHidden());
+    window.findChild<QAction*>(QStringLiteral("attnImplementation:eager"))->trigger();
+    QTRY_VERIFY(!line->isHidden());
   }
 
   void cellClassesShowTheBug_data() {

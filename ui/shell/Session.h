@@ -163,6 +163,9 @@ public:
   const EffectiveMask* effectiveMask() const { return effective_ ? &*effective_ : nullptr; }
   // "attention: sdpa (assumed: ...) - sdpa: attention_mask is all ones, ..." for the status line.
   QString attentionRule() const { return attentionRule_; }
+  // Whether the implementation changes who attends whom in this batch: chosen by the user, or another
+  // implementation gives a different mask (or cannot run it). The grid states its rule only then.
+  bool attentionMatters() const { return attentionMatters_; }
   // batch() with the effective mask as its attention_mask (segment ids, EffectiveMask::segmentIdMask): what
   // a model run (forward, attention, loss) applies. batch() itself when there is none. Throws Error when a
   // 4-D mask is not block-diagonal.
@@ -242,6 +245,7 @@ private:
   AttnChoice attnChoice_;
   std::optional<EffectiveMask> effective_;
   QString attentionRule_;
+  bool attentionMatters_ = false;
 };
 
 } // namespace maskscope

@@ -19,9 +19,28 @@ bool Session::setAttnImplementation(const QString& name) {
   return true;
 }
 
+namespace {
+
+// Does any implementation other than the chosen one apply another mask to the batch (or refuse it)?
+bool masksDiffer(const Batch& b, const EffectiveMask& chosen) {
+  for (AttnImplementation impl : kAttnImplementations) {
+    if (impl == chosen.implementation) continue;
+    try {
+      const EffectiveMask other = effectiveAttention(b, impl);
+      if (other.segments != chosen.segments || other.cells != chosen.cells) return true;
+    } catch (const Error&) {
+      return true;
+    }
+  }
+  return false;
+}
+
+} // namespace
+
 void Session::judgeAttention() {
   effective_.reset();
   attentionRule_.clear();
+  attentionMatters_ = false;
   if (!hasBatch()) {
     Q_EMIT attentionChanged();
     return;
@@ -34,7 +53,9 @@ void Session::judgeAttention() {
     effective_ = effectiveAttention(batch_, attnChoice_.implementation);
     attentionRule_ =
         QStringLiteral("attention: %1%2 \u2014 %3").arg(name, how, QString::fromStdString(effective_->rule));
+    attentionMatters_ = !attnChoice_.assumed || masksDiffer(batch_, *effective_);
   } catch (const Error& e) {
+    attentionMatters_ = true;
     attentionRule_ = QStringLiteral("attention: %1%2 \u2014 cannot run this batch: %3")
                          .arg(name, how, QString::fromStdString(e.message()));
   }

@@ -44,7 +44,11 @@ std::string fixFor(const Batch& b, AttnImplementation chosen, const std::vector<
            "only in a batch of one row";
   if (!flash && b.cuSeqLensGiven && !positionsRestart(b))
     fix += ", or write position_ids that restart at 0 in each example (only FlashAttention reads cu_seq_lens)";
-  return fix + ", or give a block-diagonal mask (segment ids, a 4-D mask) that every implementation applies";
+  fix += ", or give a block-diagonal mask (segment ids, a 4-D mask) that every implementation applies";
+  // LLaMA-Factory's `packing` without `neat_packing` packs this way by design (one all-ones mask).
+  if (b.framework && b.framework->framework == "llamafactory" && !b.framework->paddingFree)
+    fix += " (LLaMA-Factory: neat_packing: true gives that mask under eager/sdpa)";
+  return fix;
 }
 
 bool packingDependsOnAttention(const BatchInput& in) {

@@ -67,6 +67,7 @@ AttentionView::AttentionView(Session* session, QWidget* parent) : QWidget(parent
     const QString rule = session->attentionRule();
     attentionRule_->setText(rule);
     attentionRule_->setToolTip(rule);
+    attentionRule_->setVisible(session->attentionMatters()); // room for the grid when all agree
   };
   connect(session, &Session::attentionChanged, this, showRule);
   showRule();

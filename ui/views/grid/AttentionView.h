@@ -42,6 +42,7 @@ public:
   QLabel* gradedPadLegend() const { return gradedPadLegend_; }
   // One line above the grid (objectName "attentionRule"): the attention implementation the grid follows
   // and the transformers rule that decided its mask (Session::attentionRule); the whole text in its tooltip.
+  // Shown only while the implementation matters for the batch (Session::attentionMatters).
   QLabel* attentionRuleLabel() const { return attentionRule_; }
   // What the grid and softmax view draw now (core's shownLayer, as `snapshot --window` / `--layer`).
   ShownLayer shownLayer() const;
