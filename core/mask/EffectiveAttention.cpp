@@ -6,6 +6,8 @@
 #include "core/util/Error.h"
 
 #include <algorithm>
+#include <unordered_map>
+#include <utility>
 
 namespace maskscope {
 
@@ -219,6 +221,18 @@ void flash(const Batch& b, EffectiveMask& m) {
                      : std::string("attention_mask is all ones, so transformers drops it (flash_attention_mask)"));
 }
 
+// Every non-zero id of ids occupies one run of positions (ids only grow after a change, zeros aside).
+bool contiguousRuns(const std::vector<int64_t>& ids) {
+  int64_t highest = 0;
+  for (size_t t = 0; t < ids.size(); ++t) {
+    const int64_t v = ids[t];
+    if (v == 0 || (t > 0 && v == ids[t - 1])) continue;
+    if (v <= highest) return false;
+    highest = v;
+  }
+  return true;
+}
+
 } // namespace
 
 AttnChoice impliedAttnImplementation(const Batch& b) {
@@ -296,16 +310,69 @@ AttentionGrid EffectiveMask::grid(int64_t row, int64_t window) const {
 }
 
 int64_t EffectiveMask::crossExampleCells(int64_t row, const std::vector<Segment>& examples) const {
-  const int64_t T = int64_t(segments.at(size_t(row)).size());
+  const std::vector<int64_t>& seg = segments.at(size_t(row));
+  const int64_t T = int64_t(seg.size());
   std::vector<int64_t> example(size_t(T), 0);
   for (size_t i = 0; i < examples.size(); ++i)
     for (int64_t t = std::max<int64_t>(0, examples[i].begin); t < examples[i].end && t < T; ++t)
       example[size_t(t)] = int64_t(i) + 1;
+  if (!cells.empty()) { // a 4-D mask decides cell by cell: its [T, T] input is walked once
+    int64_t n = 0;
+    for (int64_t q = 0; q < T; ++q)
+      for (int64_t k = 0; k < q && example[size_t(q)] != 0; ++k)
+        n += example[size_t(k)] != 0 && example[size_t(q)] != example[size_t(k)] &&
+             state(row, q, k) == CellState::Allowed;
+    return n;
+  }
+  // Segments alone (cellStateOf without a window): key k < q is allowed iff its segment is not 0 and
+  // the query's is 0 (a padding query) or the same. So count, in one pass over q, the earlier keys of
+  // each (segment, example) pair: O(T), never the [T, T] grid (128k tokens = 16G cells). Where every
+  // segment and every example is one run of positions (packing, padding at the ends) the counts of the
+  // current runs suffice; otherwise (padding inside a row, ids that recur) they are hashed.
+  if (contiguousRuns(seg) && contiguousRuns(example)) {
+    int64_t n = 0, keys = 0, inSegment = 0, inBoth = 0, inExample = 0;
+    for (int64_t q = 0; q < T; ++q) {
+      const int64_t sq = seg[size_t(q)], eq = example[size_t(q)];
+      if (q > 0 && sq != seg[size_t(q - 1)]) inSegment = inBoth = 0;
+      if (q > 0 && eq != example[size_t(q - 1)]) inBoth = inExample = 0;
+      if (eq != 0) n += sq == 0 ? keys - inExample : inSegment - inBoth;
+      if (sq != 0 && eq != 0) { // q is a key for every later query
+        ++keys;
+        ++inSegment;
+        ++inBoth;
+        ++inExample;
+      }
+    }
+    return n;
+  }
+  struct PairHash {
+    size_t operator()(const std::pair<int64_t, int64_t>& p) const {
+      return std::hash<uint64_t>()(uint64_t(p.first) * 1000003u + uint64_t(p.second)); // unsigned: wraps, never UB
+    }
+  };
+  std::unordered_map<int64_t, int64_t> keysOfSegment, keysOfExample; // keys with an example, per segment / example
+  std::unordered_map<std::pair<int64_t, int64_t>, int64_t, PairHash> keysOfBoth;
+  int64_t keys = 0; // keys with a segment and an example
   int64_t n = 0;
-  for (int64_t q = 0; q < T; ++q)
-    for (int64_t k = 0; k < q; ++k)
-      n += example[size_t(q)] != 0 && example[size_t(k)] != 0 && example[size_t(q)] != example[size_t(k)] &&
-           state(row, q, k) == CellState::Allowed;
+  for (int64_t q = 0; q < T; ++q) {
+    const int64_t sq = seg[size_t(q)], eq = example[size_t(q)];
+    if (eq != 0) {
+      if (sq == 0) {
+        auto it = keysOfExample.find(eq);
+        n += keys - (it == keysOfExample.end() ? 0 : it->second);
+      } else {
+        auto s = keysOfSegment.find(sq);
+        auto b = keysOfBoth.find({sq, eq});
+        n += (s == keysOfSegment.end() ? 0 : s->second) - (b == keysOfBoth.end() ? 0 : b->second);
+      }
+    }
+    if (sq != 0 && eq != 0) { // q is a key for every later query
+      ++keys;
+      ++keysOfSegment[sq];
+      ++keysOfExample[eq];
+      ++keysOfBoth[{sq, eq}];
+    }
+  }
   return n;
 }
 

@@ -32,12 +32,14 @@ bool onlyWhitespace(std::string_view s) {
 std::vector<std::string> rolesOf(const Batch& b, int64_t row, const std::vector<uint8_t>& pad) {
   std::vector<std::string> roles(size_t(b.length()), "unknown");
   const bool haveMeta = size_t(row) < b.meta.size() && int64_t(b.meta[size_t(row)].size()) == b.length();
-  std::vector<int64_t> starts{0};
+  std::vector<uint8_t> starts(size_t(b.length()) + 1, 0); // [T]: 1 where an example starts (a lookup, never a scan)
+  starts[0] = 1;
   if (size_t(row) < b.segments.size())
-    for (const Segment& s : b.segments[size_t(row)]) starts.push_back(s.begin);
+    for (const Segment& s : b.segments[size_t(row)])
+      if (s.begin >= 0 && s.begin < b.length()) starts[size_t(s.begin)] = 1;
   bool beforeMessages = true;
   for (int64_t t = 0; t < b.length(); ++t) {
-    if (std::find(starts.begin(), starts.end(), t) != starts.end()) beforeMessages = true;
+    if (starts[size_t(t)]) beforeMessages = true;
     if (pad[size_t(t)]) {
       roles[size_t(t)] = "pad";
       continue;

@@ -54,6 +54,8 @@ private Q_SLOTS:
   void implied_data();
   void implied();
   void segmentIdMaskForTheEngine();
+  void crossExampleCellsCountsTheGrid_data();
+  void crossExampleCellsCountsTheGrid();
 };
 
 void TestEffectiveAttention::masks_data() {
@@ -186,6 +188,42 @@ void TestEffectiveAttention::segmentIdMaskForTheEngine() {
   QCOMPARE(m.crossExampleCells(0, segmentsOfRow(ones, 0)), int64_t(12)); // 3 x 4 keys of A seen from B
   QCOMPARE(effectiveAttention(ones, AttnImplementation::FlashAttention2).crossExampleCells(0, segmentsOfRow(ones, 0)),
            int64_t(0));
+}
+
+// crossExampleCells counts from runs of segments and examples in O(T); the reference walks every
+// cell of the [T, T] grid with cellStateOf. Rows cover the run-counting path (packed, padding at the
+// ends) and the hashed one (padding inside the row, a segment id that recurs), with pad queries.
+void TestEffectiveAttention::crossExampleCellsCountsTheGrid_data() {
+  QTest::addColumn<QList<qint64>>("segments");
+  QTest::addColumn<QList<qint64>>("bounds"); // example i = [bounds[2i], bounds[2i+1])
+  QTest::newRow("one segment, three examples")
+      << QList<qint64>{1, 1, 1, 1, 1, 1, 1, 1} << QList<qint64>{0, 3, 3, 5, 5, 8};
+  QTest::newRow("segments = examples") << QList<qint64>{1, 1, 1, 2, 2, 3, 3, 3} << QList<qint64>{0, 3, 3, 5, 5, 8};
+  QTest::newRow("segments split an example") << QList<qint64>{1, 1, 2, 2, 2, 2, 3, 3} << QList<qint64>{0, 3, 3, 7};
+  QTest::newRow("right padding queries") << QList<qint64>{1, 1, 1, 1, 1, 0, 0, 0} << QList<qint64>{0, 2, 2, 8};
+  QTest::newRow("left padding") << QList<qint64>{0, 0, 1, 1, 1, 1, 1, 1} << QList<qint64>{2, 5, 5, 8};
+  QTest::newRow("padding inside the row") << QList<qint64>{1, 1, 0, 1, 1, 1, 0, 1} << QList<qint64>{0, 3, 3, 6, 6, 8};
+  QTest::newRow("a segment id recurs") << QList<qint64>{1, 1, 2, 2, 1, 1, 2, 2} << QList<qint64>{0, 4, 4, 8};
+  QTest::newRow("examples leave gaps") << QList<qint64>{1, 1, 1, 1, 1, 1, 1, 1, 1} << QList<qint64>{1, 3, 5, 7};
+}
+
+void TestEffectiveAttention::crossExampleCellsCountsTheGrid() {
+  QFETCH(QList<qint64>, segments);
+  QFETCH(QList<qint64>, bounds);
+  EffectiveMask m;
+  m.segments = {std::vector<int64_t>(segments.begin(), segments.end())};
+  std::vector<Segment> examples;
+  for (qsizetype i = 0; i + 1 < bounds.size(); i += 2) examples.push_back({bounds[i], bounds[i + 1], -1});
+  const int64_t T = segments.size();
+  std::vector<int64_t> example(size_t(T), 0);
+  for (size_t i = 0; i < examples.size(); ++i)
+    for (int64_t t = examples[i].begin; t < examples[i].end; ++t) example[size_t(t)] = int64_t(i) + 1;
+  int64_t expected = 0;
+  for (int64_t q = 0; q < T; ++q)
+    for (int64_t k = 0; k < q; ++k)
+      expected += example[size_t(q)] && example[size_t(k)] && example[size_t(q)] != example[size_t(k)] &&
+                  cellStateOf(m.segments[0], q, k) == CellState::Allowed;
+  QCOMPARE(m.crossExampleCells(0, examples), expected);
 }
 
 QTEST_GUILESS_MAIN(TestEffectiveAttention)
