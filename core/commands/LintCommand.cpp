@@ -8,7 +8,9 @@
 #include "core/data/PreferenceRow.h"
 #include "core/frameworks/FrameworkPipeline.h"
 #include "core/frameworks/FrameworkSpec.h"
+#include "core/frameworks/TrainerBatches.h"
 #include "core/lint/AuditReport.h"
+#include "core/lint/BatchRunLinter.h"
 #include "core/lint/FindingsTable.h"
 #include "core/lint/Lint.h"
 #include "core/lint/ReportMerge.h"
@@ -19,8 +21,10 @@
 #include "core/util/FileReading.h"
 #include "core/util/JsonString.h"
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -169,44 +173,67 @@ void lintDumpInput(const LintArgs& a, const std::string& tokenizerSpec, CommandI
   in.report.summary.input = "batch";
 }
 
-// A dataset collated by a framework spec (core/frameworks): the framework's own batch is linted, with
-// the framework rules reading what its run recorded (rows dropped, markers not found, ...).
+// A dataset collated by a framework spec (core/frameworks): the framework's own batches are linted one
+// after another, as the trainer's data loader hands them to the collator (per_device_train_batch_size
+// rows each, core/frameworks/TrainerBatches.h), never the whole dataset as one batch; the framework
+// rules read what the preparation and every collation recorded.
 void lintFrameworkInput(const LintArgs& a, const std::string& tokenizerSpec, CommandIO& io, LintedInput& in) {
   if (!a.shard.empty()) throw Error("--shard splits datasets collated by presets; a framework spec is linted whole");
-  BatchInputs bi;
-  bi.dataSpec = a.input;
-  bi.collatorSpec = a.collatorSpec;
-  bi.tokenizerSpec = tokenizerSpec;
-  bi.templateSpec = a.templateSpec;
-  bi.rowBegin = a.rowBegin;
-  bi.rowEnd = a.rowEnd;
-  bi.vars = a.vars;
-  bi.lenientFramework = true; // name what the framework would stop on, as a finding
-  std::vector<RowError> skipped;
-  std::shared_ptr<const Tokenizer> tok;
-  in.dumpBatch = std::make_shared<Batch>(buildBatch(bi, &skipped, &tok));
+  FrameworkInputs fi;
+  fi.dataSpec = a.input;
+  fi.collatorSpec = a.collatorSpec;
+  fi.tokenizerSpec = tokenizerSpec;
+  fi.templateSpec = a.templateSpec;
+  fi.rowBegin = a.rowBegin;
+  fi.rowEnd = a.rowEnd;
+  fi.vars = a.vars;
+  fi.lenient = true; // name what the framework would stop on, as a finding
+  FrameworkRun prepared;
+  const std::unique_ptr<PreparedFramework> framework = prepareFrameworkInputs(fi, prepared);
+  const size_t n = framework->rows().size();
+  if (n == 0)
+    throw Error("no rows left after " + prepared.spec.framework + "'s dataset preparation (" +
+                    std::to_string(framework->facts().dropped.size()) + " dropped)",
+                {a.input});
+  const TrainerBatchSize size = trainerBatchSize(prepared.spec);
+  const size_t step = std::min(size.rows, n);
+  std::shared_ptr<const Tokenizer> tok = prepared.tokenizer;
   in.dump = true;
   in.tok = tok;
-  for (const auto& e : skipped) io.err << "maskscope: skipped " << e.toString() << "\n";
-  const FrameworkFacts& f = *in.dumpBatch->framework;
-  for (const auto& w : f.warnings) io.err << "maskscope: " << f.framework << ": " << w << "\n";
+  for (const auto& e : prepared.skipped) io.err << "maskscope: skipped " << e.toString() << "\n";
   LintContext ctx;
   for (const auto& [k, v] : a.vars) ctx.render.variables[k] = v;
   ctx.generation = a.generation;
   ctx.maxFindings = a.maxFindings >= 0 ? a.maxFindings : 1000;
+  auto facts = std::make_shared<FrameworkFacts>(framework->facts()); // grows with every collation
   if (tok) {
     ctx.tokenizer = tok;
     // The template the framework rendered with (Axolotl's chat_template), not always the tokenizer's.
-    ctx.chatTemplate = templateJudged(f, loadChatTemplate(a.templateSpec, tokenizerSpec));
+    ctx.chatTemplate = templateJudged(*facts, loadChatTemplate(a.templateSpec, tokenizerSpec));
     ctx.render = templateVariables(ctx.render, ctx.chatTemplate.get(), tok.get());
   }
   ctx.findingSink = in.findingSink;
   ctx.attnImplementation = a.attnImplementation;
-  in.attention = attentionReport(*in.dumpBatch, a.attnImplementation);
-  in.report = lintBatch(*in.dumpBatch, ctx);
+  size_t begin = 0;
+  const NextBatch next = [&](Batch& b) {
+    if (begin >= n) return false;
+    FrameworkRun run = framework->collate(begin, begin + step);
+    addCollatorFacts(*facts, framework->facts(), *run.facts);
+    b = std::move(run.view);
+    b.framework = facts;
+    // The text report draws offending rows of the first batch, and the attention report judges it.
+    if (begin == 0) {
+      in.dumpBatch = std::make_shared<Batch>(b);
+      in.attention = attentionReport(b, a.attnImplementation);
+    }
+    begin += step;
+    return true;
+  };
+  in.report = lintBatchRun(next, ctx, int(std::min<size_t>(step, size_t(INT32_MAX))));
+  for (const auto& w : facts->warnings) io.err << "maskscope: " << facts->framework << ": " << w << "\n";
   in.report.summary.input = "dataset";
-  in.report.summary.rowsRead = f.rowsIn;
-  in.report.summary.rowsSkipped = long(skipped.size());
+  in.report.summary.rowsRead = facts->rowsIn;
+  in.report.summary.rowsSkipped = long(prepared.skipped.size());
 }
 
 void lintDatasetInput(const LintArgs& a, const std::string& tokenizerSpec, int shardK, int shardN, CommandIO& io,
@@ -387,7 +414,7 @@ void checkReportRequest(const LintArgs& a, bool dump, bool framework) {
                 "report or --json");
   if (framework)
     throw Error("--report audits a dataset collated by a preset; a framework spec (" + a.collatorSpec +
-                ") is linted as one batch: use the text report or --json");
+                ") is linted through the framework's own batches, not a preset's: use the text report or --json");
   if (!a.shard.empty())
     throw Error("--report needs the whole dataset in one run: a --shard run sees part of it; lint without --shard");
   if (isPreferenceDataset(a.input))

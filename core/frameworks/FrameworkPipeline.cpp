@@ -63,8 +63,9 @@ Loaded loadTokenizerAndTemplate(const FrameworkInputs& in, const FrameworkSpec& 
   return l;
 }
 
-// The spec, its rows read, and the framework set up with --tokenizer and --template, prepared.
-std::unique_ptr<PreparedFramework> prepareInputs(const FrameworkInputs& in, FrameworkRun& run) {
+} // namespace
+
+std::unique_ptr<PreparedFramework> prepareFrameworkInputs(const FrameworkInputs& in, FrameworkRun& run) {
   run.spec = parseFrameworkSpec(in.collatorSpec);
   const std::vector<InputRow> rows = readFrameworkRows(in.dataSpec, in.rowBegin, in.rowEnd, &run.skipped);
   const Loaded l = loadTokenizerAndTemplate(in, run.spec);
@@ -75,8 +76,6 @@ std::unique_ptr<PreparedFramework> prepareInputs(const FrameworkInputs& in, Fram
   framework->prepare(rows);
   return framework;
 }
-
-} // namespace
 
 std::shared_ptr<const ChatTemplate> templateJudged(const FrameworkFacts& facts,
                                                    std::shared_ptr<const ChatTemplate> tokenizerOwn) {
@@ -99,7 +98,7 @@ std::string frameworkTemplateSpec(const FrameworkSpec& spec, const std::string& 
 
 FrameworkRun prepareFramework(const FrameworkInputs& in) {
   FrameworkRun run;
-  const std::unique_ptr<PreparedFramework> framework = prepareInputs(in, run);
+  const std::unique_ptr<PreparedFramework> framework = prepareFrameworkInputs(in, run);
   run.prepared = framework->rows();
   run.facts = std::make_shared<FrameworkFacts>(framework->facts());
   return run;
@@ -107,7 +106,7 @@ FrameworkRun prepareFramework(const FrameworkInputs& in) {
 
 FrameworkRun runFramework(const FrameworkInputs& in) {
   FrameworkRun run;
-  const std::unique_ptr<PreparedFramework> framework = prepareInputs(in, run);
+  const std::unique_ptr<PreparedFramework> framework = prepareFrameworkInputs(in, run);
   if (framework->rows().empty())
     throw Error("no rows left after " + run.spec.framework + "'s dataset preparation (" +
                     std::to_string(framework->facts().dropped.size()) + " dropped)",

@@ -28,6 +28,9 @@ struct FrameworkInputs {
 FrameworkRun runFramework(const FrameworkInputs& inputs);
 // Only the spec, the rows and the preparation (no collation): `collate --stage prepared`.
 FrameworkRun prepareFramework(const FrameworkInputs& inputs);
+// The spec, its rows read (run.spec, run.skipped, run.tokenizer), and the framework set up with
+// --tokenizer and --template and prepared, ready to collate any range of its rows (lint's batches).
+std::unique_ptr<PreparedFramework> prepareFrameworkInputs(const FrameworkInputs& inputs, FrameworkRun& run);
 
 // The chat template to load for spec: its chat_template_path (TRL's SFTConfig) as --template would
 // name it, else templateSpec. Error when both are given and differ (neither silently wins).

@@ -46,7 +46,7 @@ bool hasMeta(const Batch& b) {
 
 } // namespace
 
-DumpReading readDump(Batch& b, const LintContext& ctx) {
+DumpReading readDump(Batch& b, const LintContext& ctx, const RoleMarkers* learnt) {
   DumpReading out;
   if (!ctx.tokenizer) return out;
   // A dump without pad/EOS/BOS ids takes the tokenizer's, as the collator would have used them
@@ -58,12 +58,56 @@ DumpReading readDump(Batch& b, const LintContext& ctx) {
   if (!b.eosTokenId && sp.eos) b.eosTokenId = *sp.eos;
   if (!b.bosTokenId && sp.bos) b.bosTokenId = *sp.bos;
   if (!ctx.chatTemplate) return out;
-  out.markers = learnRoleMarkers(ConversationEncoder(ctx.tokenizer, ctx.chatTemplate), ctx.render);
+  out.markers = learnt ? *learnt : learnRoleMarkers(ConversationEncoder(ctx.tokenizer, ctx.chatTemplate), ctx.render);
   if (!hasMeta(b) && shapesMatch(b) && out.markers.usable()) {
     recoverRoles(b, out.markers, *ctx.tokenizer);
     out.rolesRecovered = true;
   }
   return out;
+}
+
+void runOnceChecks(const Batch& b, const LintContext& ctx, const DumpReading& read, FindingCollector& out,
+                   LintSummary& summary) {
+  if (ctx.tokenizer && ctx.chatTemplate)
+    runTemplateChecks(ConversationEncoder(ctx.tokenizer, ctx.chatTemplate), ctx.render, read.markers,
+                      ctx.collator ? &*ctx.collator : nullptr, out);
+  if (ctx.tokenizer && b.framework && !b.framework->nativeTemplate.empty())
+    out.add("rules-not-run", std::nullopt, std::nullopt,
+            "the template rules read Jinja chat templates, and this batch was rendered with " +
+                b.framework->nativeTemplate + " (the framework's own format): they did not run");
+  if (!hasMeta(b)) {
+    summary.rulesNotRun = {"prompt-graded",   "last-turn-only",
+                           "reply-truncated", "special-token-injection",
+                           "boundary-merge",  "template-no-generation-markers",
+                           "eos-mismatch"};
+    std::string why = ctx.tokenizer && ctx.chatTemplate
+                          ? "the template's role headers were not found; check --template"
+                          : "pass --tokenizer (the one that made the dump, and --template if it has none) to recover "
+                            "roles";
+    std::string list;
+    for (const auto& r : summary.rulesNotRun) list += (list.empty() ? "" : ", ") + r;
+    out.add("rules-not-run", std::nullopt, std::nullopt,
+            "roles of the positions are unknown (" + why + "): " + list + " did not run" +
+                (b.eosTokenId ? "; stop-token-not-graded ran on EOS ids only" : "; stop-token-not-graded did not run"));
+    if (!b.eosTokenId) summary.rulesNotRun.push_back("stop-token-not-graded");
+  }
+  if (!ctx.tokenizer && !b.padTokenId) {
+    summary.rulesNotRun.push_back("pad-graded (all-ones masks: no pad id)");
+    out.add("rules-not-run", std::nullopt, std::nullopt,
+            "no pad id (no pad_token_id in the dump, no --tokenizer): padding is found only where attention_mask is "
+            "0, so pad-graded and pad-attended cannot see the pads of an all-ones mask; pass --pad-id N or "
+            "--tokenizer");
+  }
+}
+
+BatchRuleOptions batchRuleOptions(const Batch& b, const LintContext& ctx) {
+  BatchRuleOptions o;
+  o.generation = ctx.generation;
+  o.attnImplementation = ctx.attnImplementation;
+  if (ctx.tokenizer) o.vocabSize = ctx.tokenizer->vocabSize();
+  if (ctx.collator) o.intent = labelIntentOf(*ctx.collator);
+  o.rolesKnown = hasMeta(b);
+  return o;
 }
 
 LintReport lintBatch(const Batch& input, const LintContext& ctx) {
@@ -73,45 +117,9 @@ LintReport lintBatch(const Batch& input, const LintContext& ctx) {
   if (ctx.findingSink) out.setSink(ctx.findingSink);
   Batch b = input;
   const DumpReading read = readDump(b, ctx);
-  BatchRuleOptions o;
-  o.generation = ctx.generation;
-  o.attnImplementation = ctx.attnImplementation;
-  if (ctx.tokenizer) o.vocabSize = ctx.tokenizer->vocabSize();
-  if (ctx.collator) o.intent = labelIntentOf(*ctx.collator);
-  const bool haveMeta = hasMeta(b);
-  if (ctx.tokenizer && ctx.chatTemplate)
-    runTemplateChecks(ConversationEncoder(ctx.tokenizer, ctx.chatTemplate), ctx.render, read.markers,
-                      ctx.collator ? &*ctx.collator : nullptr, out);
-  if (ctx.tokenizer && b.framework && !b.framework->nativeTemplate.empty())
-    out.add("rules-not-run", std::nullopt, std::nullopt,
-            "the template rules read Jinja chat templates, and this batch was rendered with " +
-                b.framework->nativeTemplate + " (the framework's own format): they did not run");
-  o.rolesKnown = haveMeta;
-  if (!haveMeta) {
-    report.summary.rulesNotRun = {"prompt-graded",   "last-turn-only",
-                                  "reply-truncated", "special-token-injection",
-                                  "boundary-merge",  "template-no-generation-markers",
-                                  "eos-mismatch"};
-    std::string why = ctx.tokenizer && ctx.chatTemplate
-                          ? "the template's role headers were not found; check --template"
-                          : "pass --tokenizer (the one that made the dump, and --template if it has none) to recover "
-                            "roles";
-    std::string list;
-    for (const auto& r : report.summary.rulesNotRun) list += (list.empty() ? "" : ", ") + r;
-    out.add("rules-not-run", std::nullopt, std::nullopt,
-            "roles of the positions are unknown (" + why + "): " + list + " did not run" +
-                (b.eosTokenId ? "; stop-token-not-graded ran on EOS ids only" : "; stop-token-not-graded did not run"));
-    if (!b.eosTokenId) report.summary.rulesNotRun.push_back("stop-token-not-graded");
-  }
-  if (!ctx.tokenizer && !b.padTokenId) {
-    report.summary.rulesNotRun.push_back("pad-graded (all-ones masks: no pad id)");
-    out.add("rules-not-run", std::nullopt, std::nullopt,
-            "no pad id (no pad_token_id in the dump, no --tokenizer): padding is found only where attention_mask is "
-            "0, so pad-graded and pad-attended cannot see the pads of an all-ones mask; pass --pad-id N or "
-            "--tokenizer");
-  }
+  runOnceChecks(b, ctx, read, out, report.summary);
   long fullRows = 0;
-  runBatchRules(b, o, out, report.summary, &fullRows);
+  runBatchRules(b, batchRuleOptions(b, ctx), out, report.summary, &fullRows);
   addFullSequenceInfo(out, fullRows);
   report.summary.gradAccum.add(report.summary.graded);
   return report;

@@ -3,6 +3,7 @@
 #pragma once
 #include "core/collate/CollatorSpec.h"
 #include "core/data/Batch.h"
+#include "core/lint/BatchRules.h"
 #include "core/lint/LintReport.h"
 #include "core/lint/RoleRecovery.h"
 #include "core/template/ChatTemplate.h"
@@ -34,7 +35,14 @@ struct DumpReading {
   RoleMarkers markers;
   bool rolesRecovered = false;
 };
-DumpReading readDump(Batch& batch, const LintContext& context);
+// learnt: markers learnt earlier with the same context (a run of batches learns them once).
+DumpReading readDump(Batch& batch, const LintContext& context, const RoleMarkers* learnt = nullptr);
+// What lintBatch checks once per input before the batch rules: the template checks and the notes
+// naming rules that cannot run (roles unknown, no pad id); rules_not_run goes into summary.
+void runOnceChecks(const Batch& batch, const LintContext& context, const DumpReading& read, FindingCollector& out,
+                   LintSummary& summary);
+// The batch rules' options for a batch read with readDump.
+BatchRuleOptions batchRuleOptions(const Batch& batch, const LintContext& context);
 
 // Lints one batch, read first with readDump; without a tokenizer and template the role-aware rules
 // are listed in rules_not_run.

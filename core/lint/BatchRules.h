@@ -26,6 +26,9 @@ struct BatchRuleOptions {
   long firstDatasetRow = -1, lastDatasetRow = -1; // a dataset micro-batch's rows (batch-nothing-graded)
   const RowLocations* locations = nullptr;        // where those rows are in the file (findings name the line)
   std::string attnImplementation; // --attn-implementation (eager, sdpa, ...); empty: what the batch implies
+  // A run of batches (BatchRunLinter.h): framework-pad-is-eos adds its batch's count here and states the
+  // run's total so far. Null: the batch alone.
+  int64_t* eosUngradedInRun = nullptr;
 };
 
 LabelIntent labelIntentOf(const CollatorSpec& spec);

@@ -77,6 +77,7 @@ bool padIsEos(const BatchInput& in) {
     for (int64_t t = 0; t < b.length(); ++t)
       if (b.inputIds.at(r, t) == *f->eosTokenId && b.attentionMask.at(r, t) != 0 && b.labels.at(r, t) == kIgnoreIndex)
         ++eosMasked;
+  if (int64_t* run = in.options.eosUngradedInRun) eosMasked = *run += eosMasked;
   in.out.add("framework-pad-is-eos", std::nullopt, std::nullopt,
              who(*f) + " sets labels to -100 wherever input_ids == pad_token_id, and pad_token_id == eos_token_id (" +
                  std::to_string(*f->padTokenId) + "): " + std::to_string(eosMasked) +

@@ -1,0 +1,127 @@
+// Lint without cliffs: doubling a row's length (one padding-free dump row of the demo conversations
+// packed back to back, read with builtin:demo) or a framework dataset's rows (pre-tokenized rows
+// through TRL padding_free) costs at most 2.3x the time. Each size is timed as the CPU time of this
+// process (user + system, so other load on the machine does not count), best of 3, both sizes in
+// the same run. The full range (1k .. 128k tokens, 10k .. 1M rows) is bench/lint/scaling.sh's.
+#include "core/commands/BatchInputs.h"
+#include "core/commands/CommandIO.h"
+#include "core/commands/LintCommand.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+#include <algorithm>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+
+using namespace maskscope;
+
+namespace {
+
+double cpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+}
+
+// Best of 3 CPU times of one run of work (the least disturbed by caches and other threads).
+double bestOf3(const std::function<void()>& work) {
+  double best = 1e30;
+  for (int i = 0; i < 3; ++i) {
+    const double start = cpuSeconds();
+    work();
+    best = std::min(best, cpuSeconds() - start);
+  }
+  return best;
+}
+
+// One padding-free row of `tokens` tokens: the demo conversations as collated by builtin:demo,
+// back to back, position_ids restarting at 0 per conversation (TRL padding_free's layout).
+void writeLongRow(const std::string& path, int64_t tokens) {
+  BatchInputs in;
+  in.dataSpec = "builtin:demo";
+  in.tokenizerSpec = "builtin:demo";
+  const Batch demo = buildBatch(in);
+  nlohmann::json ids = nlohmann::json::array(), labels = nlohmann::json::array(), pos = nlohmann::json::array();
+  for (int64_t r = 0; int64_t(ids.size()) < tokens; r = (r + 1) % demo.batchSize()) {
+    for (int64_t t = 0; t < demo.length() && int64_t(ids.size()) < tokens; ++t) {
+      if (demo.attentionMask.at(r, t) == 0) break; // right padding ends the conversation
+      ids.push_back(demo.inputIds.at(r, t));
+      labels.push_back(t == 0 ? -100 : demo.labels.at(r, t));
+      pos.push_back(t);
+    }
+  }
+  nlohmann::json dump = {{"input_ids", {ids}}, {"labels", {labels}}, {"position_ids", {pos}}};
+  std::ofstream(path, std::ios::binary) << dump.dump();
+}
+
+// `rows` pre-tokenized rows of 8 to 40 ids, half of each graded.
+void writeRows(const std::string& path, int64_t rows) {
+  std::mt19937 rng(37);
+  std::ofstream out(path, std::ios::binary);
+  for (int64_t i = 0; i < rows; ++i) {
+    const int n = 8 + int(rng() % 33);
+    nlohmann::json ids = nlohmann::json::array(), labels = nlohmann::json::array();
+    for (int t = 0; t < n; ++t) {
+      const int id = 5 + int(rng() % 3990);
+      ids.push_back(id);
+      labels.push_back(t < n / 2 ? -100 : id);
+    }
+    out << nlohmann::json{{"input_ids", ids}, {"labels", labels}}.dump() << "\n";
+  }
+}
+
+int lint(const LintArgs& a) {
+  std::ostringstream out, err;
+  CommandIO io{out, err, true, false};
+  const int rc = runCommand(io, [&] { return runLint(a, io); });
+  if (rc == 2) qWarning("lint %s: %s", a.input.c_str(), err.str().c_str());
+  return rc;
+}
+
+} // namespace
+
+class TestScaling : public QObject {
+  Q_OBJECT
+
+private Q_SLOTS:
+  void doublingCostsAtMost2_3x_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<qint64>("size");
+    QTest::newRow("row length 8k to 16k tokens") << QStringLiteral("long-row") << qint64(8000);
+    QTest::newRow("framework rows 5k to 10k") << QStringLiteral("rows") << qint64(5000);
+  }
+
+  void doublingCostsAtMost2_3x() {
+    QFETCH(QString, kind);
+    QFETCH(qint64, size);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    double seconds[2] = {0, 0};
+    for (int i = 0; i < 2; ++i) {
+      const int64_t n = size << i;
+      LintArgs a;
+      a.tokenizerSpec = "builtin:demo";
+      if (kind == QLatin1String("long-row")) {
+        a.input = dir.filePath(QStringLiteral("row-%1.json").arg(n)).toStdString();
+        writeLongRow(a.input, n);
+      } else {
+        a.input = dir.filePath(QStringLiteral("rows-%1.jsonl").arg(n)).toStdString();
+        writeRows(a.input, n);
+        a.collatorSpec = R"({"framework": "trl", "version": "1.10", "pad_token_id": 0, "padding_free": true})";
+      }
+      QVERIFY(lint(a) != 2);
+      seconds[i] = bestOf3([&] { lint(a); });
+    }
+    const double ratio = seconds[1] / std::max(seconds[0], 1e-6);
+    qInfo("%s: %.3f s CPU at %lld, %.3f s at %lld: %.2fx", qPrintable(kind), seconds[0], size, seconds[1], size * 2,
+          ratio);
+    QVERIFY2(ratio <= 2.3, qPrintable(QStringLiteral("doubling costs %1x (at most 2.3x)").arg(ratio, 0, 'f', 2)));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestScaling)
+#include "tst_scaling.moc"
