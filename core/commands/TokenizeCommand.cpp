@@ -8,47 +8,90 @@
 #include "core/util/JsonString.h"
 #include "core/util/Utf8.h"
 
+#include <charconv>
 #include <fstream>
 #include <new>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace maskscope {
 
 namespace {
 
 // Streams {"ids": [...], "tokens": [...], "offsets": [[b, e], ...]} (keys in docs/cli.md's order)
-// in 64 KiB pieces, so memory stays that of the encoding whatever the output's size.
-void writeEncodingJson(const Tokenizer& tok, const Encoding& e, std::ostream& out) {
-  std::string buf;
-  buf.reserve(size_t(1) << 17);
-  auto flushIfFull = [&] {
-    if (buf.size() < (size_t(1) << 16)) return;
-    out << buf;
-    buf.clear();
-  };
-  buf += "{\"ids\":[";
-  for (size_t i = 0; i < e.size(); ++i) {
-    if (i) buf += ',';
-    buf += std::to_string(e.ids[i]);
-    flushIfFull();
+// in 1 MiB pieces, so memory stays that of the encoding whatever the output's size. This is most of
+// `tokenize --json`'s time on a large text (bench/tokenizer/json-output.sh), so numbers go straight
+// into the buffer (std::to_chars) and each vocabulary entry's JSON literal is escaped once per run,
+// the first time its id occurs, then copied.
+class EncodingJsonWriter {
+public:
+  EncodingJsonWriter(const Tokenizer& tok, std::ostream& out) : tok_(tok), out_(out) { buf_.reserve(kPiece + 4096); }
+
+  void write(const Encoding& e) {
+    buf_ += "{\"ids\":[";
+    for (size_t i = 0; i < e.size(); ++i) {
+      if (i) buf_ += ',';
+      number(e.ids[i]);
+      flushIfFull();
+    }
+    buf_ += "],\"tokens\":[";
+    for (size_t i = 0; i < e.size(); ++i) {
+      if (i) buf_ += ',';
+      if (e.hasTokenStrings())
+        appendJsonString(buf_, e.tokens[i]); // invalid UTF-8 (byte pieces) becomes U+FFFD
+      else
+        buf_ += literal(e.ids[i]);
+      flushIfFull();
+    }
+    buf_ += "],\"offsets\":[";
+    for (size_t i = 0; i < e.size(); ++i) {
+      if (i) buf_ += ',';
+      buf_ += '[';
+      number(e.offsets[i].begin);
+      buf_ += ',';
+      number(e.offsets[i].end);
+      buf_ += ']';
+      flushIfFull();
+    }
+    buf_ += "]}\n";
+    out_.write(buf_.data(), std::streamsize(buf_.size()));
+    buf_.clear();
   }
-  buf += "],\"tokens\":[";
-  for (size_t i = 0; i < e.size(); ++i) {
-    if (i) buf += ',';
-    // invalid UTF-8 (byte pieces) becomes U+FFFD
-    appendJsonString(buf, e.hasTokenStrings() ? e.tokens[i] : tok.idToToken(e.ids[i]));
-    flushIfFull();
+
+private:
+  static constexpr size_t kPiece = size_t(1) << 20;
+
+  template <typename Int> void number(Int v) {
+    char digits[24];
+    const auto r = std::to_chars(digits, digits + sizeof digits, v);
+    buf_.append(digits, size_t(r.ptr - digits));
   }
-  buf += "],\"offsets\":[";
-  for (size_t i = 0; i < e.size(); ++i) {
-    if (i) buf += ',';
-    buf += '[' + std::to_string(e.offsets[i].begin) + ',' + std::to_string(e.offsets[i].end) + ']';
-    flushIfFull();
+  void flushIfFull() {
+    if (buf_.size() < kPiece) return;
+    out_.write(buf_.data(), std::streamsize(buf_.size()));
+    buf_.clear();
   }
-  buf += "]}\n";
-  out << buf;
-}
+  // The quoted, escaped token string of id (out-of-vocabulary ids are not cached).
+  std::string_view literal(int32_t id) {
+    if (id < 0 || id >= tok_.vocabSize()) {
+      scratch_.clear();
+      appendJsonString(scratch_, tok_.idToToken(id));
+      return scratch_;
+    }
+    if (cache_.empty()) cache_.resize(size_t(tok_.vocabSize()));
+    std::string& s = cache_[size_t(id)];
+    if (s.empty()) appendJsonString(s, tok_.idToToken(id)); // never empty once made: at least ""
+    return s;
+  }
+
+  const Tokenizer& tok_;
+  std::ostream& out_;
+  std::string buf_, scratch_;
+  std::vector<std::string> cache_; // [vocabSize] JSON literals, filled as ids occur
+};
 
 void printHuman(const Tokenizer& tok, const Encoding& e, std::ostream& out) {
   out << e.size() << " tokens\n";
@@ -66,10 +109,11 @@ int runTokenize(const TokenizeArgs& a, CommandIO& io) {
   auto tok = loadTokenizer(a.tokenizerSpec);
   EncodeOptions opts{a.addSpecialTokens, a.splitSpecialTokens};
   opts.tokenStrings = false; // the JSON writer looks them up: ~32 bytes a token less on big texts
+  EncodingJsonWriter json(*tok, io.out);
   auto emit = [&](const std::string& text) {
     Encoding e = tok->encode(text, opts);
     if (io.json)
-      writeEncodingJson(*tok, e, io.out);
+      json.write(e);
     else
       printHuman(*tok, e, io.out);
   };

@@ -30,6 +30,9 @@ struct Range {
 // The kept pieces of s per behavior, as ranges of s (match = removed).
 std::vector<Range> splitRanges(std::string_view s, const Regex& re, Behavior behavior, bool invert) {
   std::vector<Range> ranges;
+  // A whole 10 MB text is one piece here: growing the vector by doubling copied it ~twice over (a
+  // tenth of `tokenize --json`'s time). Reserved pages are only touched as ranges are written.
+  if (s.size() > 4096) ranges.reserve(s.size() / 3 + 2);
   size_t prev = 0;
   re.forEachMatch(s, [&](size_t b, size_t e) {
     if (prev != b) ranges.push_back({prev, b, invert});
