@@ -16,7 +16,6 @@ Batch buildBatch(const BatchInputs& in, std::vector<RowError>* rowErrors,
                  std::shared_ptr<const Tokenizer>* tokenizerOut, std::vector<std::string>* notes) {
   if (!in.batchFile.empty()) {
     Batch dump = loadBatchDump(in.batchFile);
-    if (!dump.padTokenId && in.padTokenId) dump.padTokenId = in.padTokenId;
     if (in.tokenizerSpec.empty()) return dump;
     // With its tokenizer (and template) a dump is read as lint reads it (core/lint/Lint.h, readDump):
     // the tokenizer's special-token ids where the dump has none, roles and naive-packing boundaries.

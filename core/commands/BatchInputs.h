@@ -27,8 +27,6 @@ struct BatchInputs {
   // Framework specs: record what the framework would stop on (TRL's RuntimeError on a template
   // without {% generation %}) instead of stopping (lint, the app).
   bool lenientFramework = false;
-  // A capture's pad id (the trainer's, core/commands/CaptureInputs.h), for a dump that holds none.
-  std::optional<int64_t> padTokenId;
 };
 
 // Loads or builds the batch. Throws Error on unusable input. A dump given with --tokenizer is read as
