@@ -11,9 +11,9 @@ CaptureChoice captureChoice(const CaptureManifest& m, const std::string& tokeniz
   // The trainer's template goes with the trainer's tokenizer; another tokenizer brings its own.
   c.templateFromCapture = templateGiven.empty() && c.tokenizerFromCapture && !m.templateFile.empty();
   c.templateSpec = c.templateFromCapture ? m.templateFile : templateGiven;
-  // The trainer's pad id, unless one is given or another tokenizer (whose own pad id then applies).
-  c.padIdFromCapture = !padIdGiven && tokenizerGiven.empty() && m.padTokenId.has_value();
-  c.padId = padIdGiven ? padIdGiven : c.padIdFromCapture ? m.padTokenId : std::nullopt;
+  // The trainer's pad id travels with the batches (core/batchio/BatchLoader.cpp); --pad-id replaces it.
+  c.padIdFromCapture = !padIdGiven && m.padTokenId.has_value();
+  c.padId = padIdGiven ? padIdGiven : m.padTokenId;
   return c;
 }
 
@@ -47,14 +47,15 @@ std::string captureText(const CaptureManifest& m, const CaptureChoice& c) {
 std::optional<CaptureManifest> applyCaptureInputs(BatchInputs& in, CaptureChoice* choiceOut) {
   if (in.batchFile.empty()) return std::nullopt;
   const bool folder = isCaptureFolder(in.batchFile);
-  const std::string captureDir = folder ? in.batchFile : captureFolderOf(in.batchFile);
+  const std::string captureDir = folder                                   ? in.batchFile
+                                 : in.batchFile.ends_with(".safetensors") ? captureFolderOf(in.batchFile)
+                                                                          : std::string();
   if (captureDir.empty()) return std::nullopt;
   CaptureManifest m = readCaptureManifest(captureDir);
   if (folder) in.batchFile = m.batchFiles.front();
-  const CaptureChoice c = captureChoice(m, in.tokenizerSpec, in.templateSpec, in.padTokenId);
+  const CaptureChoice c = captureChoice(m, in.tokenizerSpec, in.templateSpec);
   in.tokenizerSpec = c.tokenizerSpec;
   in.templateSpec = c.templateSpec;
-  in.padTokenId = c.padId;
   if (choiceOut) *choiceOut = c;
   return m;
 }

@@ -1,6 +1,7 @@
 // `maskscope lint CAPTURE_DIR`: each batch of a capture folder linted exactly as `lint BATCH_FILE
-// --tokenizer T --template P --pad-id N` lints it, with T, P and N from the manifest unless given;
-// the output names the trainer, collator and versions, then gives each batch's report.
+// --tokenizer T --template P` lints it, with T and P from the manifest unless given (the batch files
+// carry the trainer's special-token ids); the output names the trainer, collator and versions, then
+// gives each batch's report.
 #include "core/commands/CaptureInputs.h"
 #include "core/commands/LintCommand.h"
 #include "core/util/Error.h"
@@ -53,7 +54,6 @@ int runLintCapture(const LintArgs& a, CommandIO& io) {
     one.tokenizerSpec = c.tokenizerSpec;
     one.templateSpec = c.templateSpec;
     one.modelSpec.clear(); // its tokenizer, when it gave one, is c.tokenizerSpec already
-    one.padId = c.padId;   // --pad-id when given, else the trainer's (with the captured tokenizer)
     const std::string name = std::filesystem::path(file).filename().string();
     std::ostringstream out;
     CommandIO sub{out, io.err, io.json, io.colour};

@@ -2,7 +2,8 @@
 on each capture. Each batch's report must equal linting the same batch saved by hand (a JSON batch
 dump written here from the tensors the training loop received, linted with the same tokenizer and
 template given as options), and the text output must name the trainer, collator and versions the
-manifest records. A given --tokenizer / --pad-id must win over the manifest.
+manifest records. A given --tokenizer / --pad-id must win over the manifest, and a batch file of the capture must carry
+the trainer's pad id.
 Usage: capture_lint.py MASKSCOPE_BINARY SOURCE_DIR (exit 77 when this python has no torch)."""
 
 import json
@@ -50,10 +51,13 @@ def tokenize(texts, work):
     return [json.loads(line)["ids"] for line in r.stdout.splitlines() if line.strip()]
 
 
-def save_by_hand(batch, path, pad_token_id):
-    """The batch as a user would dump it without maskscope_capture: JSON lists of the tensors."""
+def save_by_hand(batch, path, tok):
+    """The batch as a user would dump it without maskscope_capture: JSON lists of the tensors and the
+    tokenizer's special-token ids."""
     dump = {k: v.tolist() for k, v in batch.items()}
-    dump["pad_token_id"] = pad_token_id
+    for key in ("pad_token_id", "eos_token_id", "bos_token_id"):
+        if getattr(tok, key) is not None:
+            dump[key] = getattr(tok, key)
     with open(path, "w", encoding="utf-8") as f:
         json.dump(dump, f)
 
@@ -73,7 +77,7 @@ def compare_with_hand(name, capture, seen, tok, work):
     statuses, total = [], 0
     for k, batch in enumerate(seen[:2]):
         hand = os.path.join(work, "%s-hand-%d.json" % (name, k))
-        save_by_hand(batch, hand, tok.pad_token_id)
+        save_by_hand(batch, hand, tok)
         h = run("lint", hand, "--tokenizer", tok.name_or_path, "--template", tok.name_or_path, "--json")
         statuses.append(h.returncode)
         expected = without_source(json.loads(h.stdout))
@@ -119,6 +123,10 @@ def main():
     check(o["used"]["tokenizer"] == "builtin:demo" and not o["used"]["tokenizer_from_capture"],
           "--tokenizer wins over the captured tokenizer")
     check(o["used"]["pad_token_id"] == 0 and not o["used"]["pad_id_from_capture"], "--pad-id wins")
+    one = json.loads(run("lint", os.path.join(cap_a, "batch-0000.safetensors"), "--tokenizer", tok.name_or_path,
+                         "--template", tok.name_or_path, "--json").stdout)
+    check(without_source(one) == without_source(got["batches"][0]),
+          "a batch file of the capture, linted alone with the same tokenizer, reads as in the capture")
 
     # TRL's padding-free collator wrapped directly, as the collate_fn of a DataLoader.
     cap_b = os.path.join(work, "capture-padding-free")

@@ -137,10 +137,11 @@ void TestCaptureManifest::givenOptionsWin() {
   QCOMPARE(captured.tokenizerSpec, m.tokenizerFolder);
   QCOMPARE(captured.templateSpec, m.templateFile);
   QVERIFY(captured.padIdFromCapture && captured.padId == std::optional<int64_t>(5));
-  // Another tokenizer brings its own template and pad id; a given template and pad id are used as given.
+  // Another tokenizer brings its own template; the trainer's pad id stays (the batches carry it).
   const CaptureChoice other = captureChoice(m, "builtin:demo", "");
   QCOMPARE(other.tokenizerSpec, std::string("builtin:demo"));
-  QVERIFY(other.templateSpec.empty() && !other.padId && !other.tokenizerFromCapture);
+  QVERIFY(other.templateSpec.empty() && !other.tokenizerFromCapture && !other.templateFromCapture);
+  QVERIFY(other.padIdFromCapture && other.padId == std::optional<int64_t>(5));
   const CaptureChoice given = captureChoice(m, "", "llama3", int64_t(0));
   QCOMPARE(given.tokenizerSpec, m.tokenizerFolder);
   QCOMPARE(given.templateSpec, std::string("llama3"));

@@ -169,11 +169,19 @@ class WrapCollatorTest(unittest.TestCase):
         self.assertFalse(wrapped.capturing)
         arg, plain = {"x": 1}, Plain(collate)
 
-        def best(fn):
-            return min(timeit.repeat(lambda: fn(arg), number=20000, repeat=9))
+        def measure():
+            # Interleaved, best of 15: a neighbour's load slows a run, never speeds one up.
+            best = [float("inf")] * 3
+            for _ in range(15):
+                for i, fn in enumerate((collate, plain, wrapped)):
+                    best[i] = min(best[i], timeit.timeit(lambda: fn(arg), number=20000))
+            direct, one_call, ours = best
+            return ours - direct, one_call - direct, direct
 
-        direct, one_call, ours = best(collate), best(plain), best(wrapped)
-        overhead, call = ours - direct, one_call - direct
+        for attempt in range(3):  # a busy machine may spoil one measurement, not three
+            overhead, call, direct = measure()
+            if overhead < 1.5 * call + 0.2 * direct:
+                break
         self.assertLess(overhead, 1.5 * call + 0.2 * direct,
                         "wrapper costs %.0f ns per call after capture; a plain wrapper object costs %.0f ns"
                         % (overhead / 20000 * 1e9, call / 20000 * 1e9))
