@@ -1,9 +1,11 @@
 // Dispatch of batch dumps by file type. Every loaded batch gets its packed segments recovered
-// (segment ids in attention_mask, or position ids restarting at 0).
+// (segment ids in attention_mask, or position ids restarting at 0), and a capture's batch the
+// special-token ids of its manifest.
 #include "core/batchio/BatchLoader.h"
 #include "core/batchio/BatchJson.h"
 #include "core/batchio/BatchTensors.h"
 #include "core/batchio/SafetensorsReader.h"
+#include "core/capture/CaptureManifest.h"
 #include "core/forward/ForwardEngineLoader.h"
 #include "core/mask/PackedSegments.h"
 #include "core/util/Error.h"
@@ -36,6 +38,18 @@ void checkDumpValues(const Batch& b, const std::string& path) {
   nonNegative(b.inputIds, "input_ids", "a token id");
   nonNegative(b.attentionMask, "attention_mask", "an attention mask value");
   nonNegative(b.positionIds, "position_ids", "a position id");
+}
+
+// A batch file of a capture folder (core/capture/CaptureManifest.h) carries the trainer's special-token
+// ids as a JSON dump carries its scalars: the manifest's pad, EOS and BOS ids where the file has none.
+void applyCaptureIds(Batch& b, const std::string& path) {
+  if (!path.ends_with(".safetensors")) return;
+  const std::string folder = captureFolderOf(path);
+  if (folder.empty()) return;
+  const CaptureManifest m = readCaptureManifest(folder);
+  if (!b.padTokenId) b.padTokenId = m.padTokenId;
+  if (!b.eosTokenId) b.eosTokenId = m.eosTokenId;
+  if (!b.bosTokenId) b.bosTokenId = m.bosTokenId;
 }
 
 } // namespace
@@ -85,6 +99,7 @@ Batch loadBatchDump(const std::string& path, bool strictShapes) {
   else
     throw Error("unsupported batch file type (expected .json, .jsonl, .safetensors or .pt)", {path});
   checkDumpValues(b, path);
+  applyCaptureIds(b, path);
   deriveSegments(b);
   return b;
 }

@@ -2,6 +2,7 @@
 // (JSON from core/lint/ReportJson.h, the terminal report from core/lint/TextReport.h) and --explain.
 #include "core/commands/LintCommand.h"
 #include "core/batchio/BatchLoader.h"
+#include "core/capture/CaptureManifest.h"
 #include "core/collate/TemplateVariables.h"
 #include "core/commands/AttentionReport.h"
 #include "core/commands/BatchInputs.h"
@@ -452,6 +453,7 @@ int runLint(const LintArgs& a, CommandIO& io) {
                 "dataset without --shard/--merge to write the audit report");
   if (!a.merge.empty()) return runMerge(a, io);
   if (a.input.empty()) throw Error("lint needs an INPUT (a dataset or a batch dump), or --explain RULE");
+  if (isCaptureFolder(a.input)) return runLintCapture(a, io);
   int shardK = 0, shardN = 1;
   if (!a.shard.empty()) parseShard(a.shard, shardK, shardN);
   std::string tokenizerSpec = a.tokenizerSpec;

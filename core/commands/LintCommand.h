@@ -37,5 +37,8 @@ struct LintArgs {
 };
 
 int runLint(const LintArgs& args, CommandIO& io);
+// A capture folder (docs/capture.md): each batch linted as runLint lints a batch file, with the
+// tokenizer, template and pad id of the manifest where args gives none (LintCapture.cpp).
+int runLintCapture(const LintArgs& args, CommandIO& io);
 
 } // namespace maskscope

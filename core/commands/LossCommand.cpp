@@ -2,6 +2,7 @@
 // JSON or a short table.
 #include "core/commands/LossCommand.h"
 #include "core/commands/AttentionReport.h"
+#include "core/commands/CaptureInputs.h"
 #include "core/data/PreferenceRow.h"
 #include "core/forward/LayerAttention.h"
 #include "core/forward/LossPlan.h"
@@ -115,7 +116,11 @@ int runLoss(const LossArgs& args, CommandIO& io) {
   if (args.modelSpec.empty()) throw Error("loss needs --model (a model folder or builtin:tiny)", {"--model"});
   if (args.inputs.batchFile.empty()) refusePreferenceData(args.inputs.dataSpec, "loss");
   std::vector<std::string> notes;
-  Batch batch = buildBatch(args.inputs, nullptr, nullptr, &notes);
+  // --batch CAPTURE_DIR (its first batch) or a batch file of one: the manifest's tokenizer, template, pad id.
+  BatchInputs inputs = args.inputs;
+  CaptureChoice choice;
+  const std::optional<CaptureManifest> capture = applyCaptureInputs(inputs, &choice);
+  Batch batch = buildBatch(inputs, nullptr, nullptr, &notes);
   // The as-given run applies the mask the chosen implementation would apply (core/mask/EffectiveAttention.h).
   const AttentionReport attention = attentionReport(batch, args.attnImplementation);
   const IntGrid effective = attention.mask.segmentIdMask();
@@ -137,10 +142,12 @@ int runLoss(const LossArgs& args, CommandIO& io) {
   if (io.json) {
     nlohmann::json j = lossReportJson(report, info);
     j["attention"] = attentionJson(attention);
+    if (capture) j["capture"] = captureJson(*capture, choice);
     io.out << escapeLineSeparators(j.dump()) << "\n";
     return problems ? 1 : 0;
   }
   std::ostream& o = io.out;
+  if (capture) o << captureText(*capture, choice);
   o << "model   " << args.modelSpec << " (" << info.architecture << ", " << info.layers << " layers, "
     << fmt(double(info.parameterCount) / 1e6, "%.2f") << "M parameters) on " << report.device << "\n";
   o << "layers  " << layerAttentionSummary(info) << "\n";

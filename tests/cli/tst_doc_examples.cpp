@@ -1,12 +1,15 @@
 // docs/cli.md is the command-line reference: every `$ maskscope ...` example in it runs here with the
 // built binary, in a scratch folder holding the page's example files, and must exit as the page says,
-// print parseable JSON with --json, and match the JSON fields the page shows. Every option a
-// command's table documents must be one that command's --help lists (so the binary accepts it).
+// print parseable JSON with --json, and match the JSON fields the page shows (the capture folder
+// `capture/` is tests/data/capture/example). Every option a command's table documents must be one
+// that command's --help lists (so the binary accepts it).
 #include "DocPage.h"
 #include "RunMaskscope.h"
 
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -66,6 +69,17 @@ void checkJsonOutput(const docpage::DocExample& ex, const Run& r) {
   }
 }
 
+// The page's capture folder (binary batch files, so no file= block): tests/data/capture/example.
+void copyFolder(const QString& from, const QString& to) {
+  QDirIterator it(from, QDir::Files, QDirIterator::Subdirectories);
+  while (it.hasNext()) {
+    const QString file = it.next();
+    const QString target = to + QLatin1Char('/') + QDir(from).relativeFilePath(file);
+    QDir().mkpath(QFileInfo(target).path());
+    QFile::copy(file, target);
+  }
+}
+
 } // namespace
 
 class TestDocExamples : public QObject {
@@ -109,6 +123,7 @@ void TestDocExamples::example() {
     QVERIFY(out.open(QIODevice::WriteOnly));
     out.write(f.text.data(), qint64(f.text.size()));
   }
+  copyFolder(QStringLiteral(MASKSCOPE_TEST_DATA_DIR "/capture/example"), dir.filePath(QStringLiteral("capture")));
   const Run r = runMaskscope(ex.args, dir.path());
   const std::string context = joined(ex.args) + "\nstderr: " + r.err.left(2000).toStdString();
   QVERIFY2(r.status == ex.status,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the .deb (packaging/build-deb.sh), installs it on this machine with dpkg -i, runs the
-# installed program (version, lint, man page, a loss through the installed engine module, an off-screen
-# snapshot), removes it with dpkg -r, checks that nothing it installed is left, and purges dpkg's
+# installed program (version, lint, man page, the capture module, a loss through the installed engine
+# module, an off-screen snapshot), removes it with dpkg -r, checks that nothing it installed is left, and purges dpkg's
 # record of it. Root only; skips (exit 77) without root or dpkg, or when it would touch a maskscope
 # already on the system.
 # Usage: test-deb-install.sh BUILD_DIR SOURCE_DIR
@@ -58,7 +58,8 @@ dpkg-deb -c "$deb" | awk '$1 !~ /^d/ {print substr($6, 2)}' >"$work/files"
 dpkg-deb -c "$deb" | awk '$1 ~ /^d/ {p = substr($6, 2); sub(/\/$/, "", p); if (p != "") print p}' >"$work/dirs"
 for f in /usr/bin/maskscope /usr/lib/maskscope/libmaskscope_torch.so /usr/share/man/man1/maskscope.1.gz \
   /usr/share/applications/maskscope.desktop /usr/share/metainfo/io.github.maskscope.maskscope.metainfo.xml \
-  /usr/share/icons/hicolor/scalable/apps/maskscope.svg; do
+  /usr/share/icons/hicolor/scalable/apps/maskscope.svg /usr/share/maskscope/python/maskscope_capture/__init__.py \
+  /usr/share/maskscope/python/pyproject.toml; do
   grep -qx "$f" "$work/files" || fail "the package lacks $f"
 done
 while read -r f; do
@@ -99,6 +100,9 @@ check "loss --model builtin:tiny runs on the installed engine module" bash -c \
    rc=$?; [ $rc -le 1 ] && python3 -m json.tool loss.json >/dev/null &&
    grep -hE "file=/usr/(bin/\.\./)?lib/maskscope/libmaskscope_torch\.so " ld.* &&
    ! grep -hoE "file=[^ ]*libmaskscope_torch\.so " ld.* | grep -vE "^file=/usr/(bin/\.\./)?lib/maskscope/"'
+# The capture module imports from the installed folder without torch or transformers (docs/capture.md).
+check "python3 imports maskscope_capture from /usr/share/maskscope/python" bash -c \
+  'PYTHONPATH=/usr/share/maskscope/python python3 -c "import maskscope_capture as m; m.wrap_collator(len); m.Callback()"'
 check "snapshot --view attention writes a PNG (Qt plugins of the package's Depends)" bash -c \
   '/usr/bin/maskscope snapshot --view attention --out grid.png && [ "$(head -c 4 grid.png | tail -c 3)" = PNG ]'
 check "snapshot --view lab writes a PNG (the Training lab's Qt Charts from Depends)" bash -c \

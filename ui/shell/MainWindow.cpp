@@ -11,6 +11,7 @@
 #include "ui/dataset/DatasetView.h"
 #include "ui/model/ModelController.h"
 #include "ui/model/ModelRunner.h"
+#include "ui/shell/CaptureOpening.h"
 #include "ui/shell/Export.h"
 #include "ui/shell/HtmlReport.h"
 #include "ui/shell/PipelineToolbar.h"
@@ -288,6 +289,10 @@ void MainWindow::updateSummary() {
                       "(%2). File &gt; Which tokenizer made this batch dump?</span>"))
                 .arg(tokenizerDisplayName(session_->tokenizerSpec()).toHtmlEscaped(),
                      QString::fromStdString(session_->dumpFit().describe()).toHtmlEscaped(), warn);
+  // A capture (docs/capture.md): which trainer, collator and versions built this batch.
+  if (const QString capture = session_->isBatchDump() ? captureDescription(session_->datasetSpec()) : QString();
+      !capture.isEmpty())
+    text += tr("<br>Captured in the training run: <b>%1</b>").arg(capture.toHtmlEscaped());
   if (run && !run->facts->dropped.empty())
     text += tr(" &mdash; <span style='color:%2'>&#9888; %3 drops %1 rows</span>")
                 .arg(run->facts->dropped.size())

@@ -5,11 +5,13 @@
 // Framework mode (a framework spec as the collator) is in SessionFramework.cpp.
 #include "ui/shell/Session.h"
 #include "core/batchio/BatchLoader.h"
+#include "core/capture/CaptureManifest.h"
 #include "core/collate/CollatorSpec.h"
 #include "core/frameworks/FrameworkPipeline.h"
 #include "core/frameworks/FrameworkSpec.h"
 #include "core/mask/RowFacts.h"
 #include "core/util/Error.h"
+#include "ui/shell/CaptureOpening.h"
 #include "ui/shell/FrameworkSource.h"
 
 #include <QDir>
@@ -154,8 +156,12 @@ bool Session::openPath(const QString& path) {
     Q_EMIT errorOccurred(tr("%1: no such file or folder").arg(path));
     return false;
   }
-  if (info.isDir()) return openModelFolder(path);
+  // A capture folder, or a batch file inside one (docs/capture.md): with the manifest's tokenizer and template.
+  if (info.isDir()) return isCaptureFolder(path.toStdString()) ? openCaptureFolder(*this, path) : openModelFolder(path);
   const QString suffix = info.suffix().toLower();
+  if (suffix == QLatin1String("safetensors"))
+    if (const std::string folder = captureFolderOf(path.toStdString()); !folder.empty())
+      return openCaptureFolder(*this, QString::fromStdString(folder), path);
   if (suffix == QLatin1String("safetensors") || suffix == QLatin1String("pt") || suffix == QLatin1String("bin"))
     return openBatchDump(path);
   bool dump = false;

@@ -1,6 +1,7 @@
 // Off-screen rendering of views: the same widgets the app shows, each view rendered at the
 // requested size the way its row of the view registry says (the window through grab()).
 #include "ui/shell/Snapshot.h"
+#include "core/capture/CaptureManifest.h"
 #include "core/collate/CollatorSpec.h"
 #include "core/commands/AttentionReport.h"
 #include "core/forward/LayerAttention.h"
@@ -9,6 +10,7 @@
 #include "core/util/Error.h"
 #include "core/util/JsonString.h"
 #include "ui/model/ModelRunner.h"
+#include "ui/shell/CaptureOpening.h"
 #include "ui/shell/Export.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/Session.h"
@@ -100,9 +102,18 @@ void openInputs(Session& session, const SnapshotArgs& a) {
     throw Error("--batch shows a dump as given; a framework spec collates --data rows (give --data)");
   if (!a.stage.empty() && !session.isFramework())
     throw Error("--stage applies to framework specs (--collator SPEC.json with \"framework\")");
-  const bool ok = in.batchFile.empty()
-                      ? session.openDataset(QString::fromStdString(in.dataSpec.empty() ? "builtin:demo" : in.dataSpec))
-                      : session.openBatchDump(QString::fromStdString(in.batchFile), !in.tokenizerSpec.empty());
+  // --batch CAPTURE_DIR, or a batch file inside one: the manifest's tokenizer and template unless given.
+  const std::string captureDir = isCaptureFolder(in.batchFile)            ? in.batchFile
+                                 : in.batchFile.ends_with(".safetensors") ? captureFolderOf(in.batchFile)
+                                                                          : std::string();
+  const bool ok =
+      in.batchFile.empty()
+          ? session.openDataset(QString::fromStdString(in.dataSpec.empty() ? "builtin:demo" : in.dataSpec))
+      : !captureDir.empty()
+          ? openCaptureFolder(session, QString::fromStdString(captureDir),
+                              captureDir == in.batchFile ? QString() : QString::fromStdString(in.batchFile),
+                              QString::fromStdString(in.tokenizerSpec), QString::fromStdString(in.templateSpec))
+          : session.openBatchDump(QString::fromStdString(in.batchFile), !in.tokenizerSpec.empty());
   if (!ok) throw Error(lastError->toStdString());
   // Unusable framework rows (ids out of range, lengths that disagree, ...) stop the snapshot as they
   // stop collate and lint (exit 2 naming the row and key), rather than drawing an empty window.
@@ -199,6 +210,12 @@ std::string frameworkJson(const Session& session) {
          ", \"graded\": " + std::to_string(graded) + ", \"row\": " + std::to_string(session.batchRow()) + "}";
 }
 
+// --json on a capture's batch (docs/capture.md): the trainer, collator and versions that built it.
+std::string captureJson(const Session& session) {
+  const QString capture = session.isBatchDump() ? captureDescription(session.datasetSpec()) : QString();
+  return capture.isEmpty() ? std::string() : ", \"capture\": " + jsonString(capture.toStdString());
+}
+
 void writeImage(const QImage& image, const SnapshotArgs& a, const Session& session, CommandIO& io) {
   const QString out = QString::fromStdString(a.out);
   bool written = false;
@@ -214,6 +231,7 @@ void writeImage(const QImage& image, const SnapshotArgs& a, const Session& sessi
   if (io.json)
     io.out << "{\"out\": " << jsonString(a.out) << ", \"view\": " << jsonString(a.view)
            << ", \"width\": " << image.width() << ", \"height\": " << image.height() << frameworkJson(session)
+           << captureJson(session)
            << (attention ? ", \"attention\": " + escapeLineSeparators(attentionJson(*attention).dump()) : std::string())
            << "}\n";
   else
