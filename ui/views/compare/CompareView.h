@@ -52,9 +52,15 @@ public:
 protected:
   void showEvent(QShowEvent* event) override;
 
+  // The collator spec side 0 (A) or 1 (B) compares: its list's entry, the toolbar's collator for the
+  // lists' first entry ("toolbar: ...", where A starts).
+  QString sideSpec(int side) const { return specOf(side == 0 ? boxA_ : boxB_); }
+
 private:
   void recompute();
   void recomputeIfVisible();
+  void nameSessionCollator();
+  QString specOf(const QComboBox* box) const;
   QString sideSummary(const Batch& b, int row, const std::vector<double>* modelNll) const;
   void startModelLosses();
 
