@@ -177,6 +177,7 @@ void MainWindow::buildStatusBar() {
   auto* readOnly = new QLabel(tr("Read-only: maskscope never edits your files"), this);
   readOnly->setObjectName(QStringLiteral("readOnlyNotice"));
   readOnly->setToolTip(readOnly->text());
+  readOnly->setContentsMargins(12, 0, 12, 0); // apart from the message and the model label beside it
   // Which framework, version and options built the batch, for as long as one does.
   frameworkStatus_ = new QLabel(this);
   frameworkStatus_->setObjectName(QStringLiteral("frameworkStatus"));

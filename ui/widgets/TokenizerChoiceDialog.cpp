@@ -50,6 +50,7 @@ TokenizerChoiceDialog::TokenizerChoiceDialog(std::shared_ptr<const Batch> dump, 
                      .arg(q(fit.describe())));
   layout->addWidget(text_);
   list_ = new QListWidget(this);
+  list_->setWordWrap(true); // each candidate's verdict and evidence whole, not cut at the dialog's edge
   list_->addItem(tr("Looking at %1 tokenizers\u2026").arg(candidates.size()));
   layout->addWidget(list_, 1);
   auto* buttons = new QDialogButtonBox(this);
@@ -112,7 +113,7 @@ void TokenizerChoiceDialog::showRanked() {
                                       : QStringLiteral("; ") + q(c.fit.describe()))
                              .arg(c.fit.fits ? QStringLiteral("; ") + q(evidence_[i].describe()) : QString());
     auto* item = new QListWidgetItem(line, list_);
-    item->setToolTip(q(c.spec));
+    item->setToolTip(q(c.spec) + QStringLiteral("\n") + line);
     item->setData(Qt::UserRole, q(c.spec));
     if (!c.fit.fits) item->setForeground(palette().placeholderText());
     // Pre-selected only where the evidence supports it (ranked first among those that fit).

@@ -9,6 +9,7 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSplitter>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -45,11 +46,17 @@ QString FrameworkView::summaryText() const { return summary_->text(); }
 
 void FrameworkView::refresh() {
   // The form's labels and fields whole (its rows change with the collator), its vertical scroll bar
-  // beside them; at most kMaxFormWidth, past which its fields grow no more useful.
-  constexpr int kMaxFormWidth = 560;
-  const int bar = formScroll_->verticalScrollBar()->sizeHint().width();
-  formScroll_->setMinimumWidth(
-      std::min(kMaxFormWidth, form_->sizeHint().width() + bar + 2 * formScroll_->frameWidth()));
+  // beside them; at most kMaxFormWidth, past which its fields grow no more useful. Measured again once
+  // the new rows are shown: rows added to a form on screen are shown by a queued call, and a hidden row
+  // counts for nothing in the form's size (the ~25 px form of a framework picked with the window up).
+  auto fit = [this] {
+    constexpr int kMaxFormWidth = 560;
+    const int bar = formScroll_->verticalScrollBar()->sizeHint().width();
+    formScroll_->setMinimumWidth(
+        std::min(kMaxFormWidth, form_->sizeHint().width() + bar + 2 * formScroll_->frameWidth()));
+  };
+  fit();
+  QTimer::singleShot(0, this, fit);
   const FrameworkSpec* spec = session_->frameworkSpec();
   if (!spec) {
     summary_->setText(tr("No framework: a collator preset builds the batch. Pick a framework in the toolbar "
