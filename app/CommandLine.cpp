@@ -11,6 +11,7 @@
 #include "core/commands/TrainCommand.h"
 #include "core/commands/TrainingTemplateCommand.h"
 #include "core/mask/EffectiveAttention.h"
+#include "ui/shell/AppArguments.h"
 #include "ui/shell/Snapshot.h"
 
 #include "core/util/Error.h"
@@ -315,18 +316,26 @@ bool isCommand(const std::string& word) {
   return false;
 }
 
-// Files for the app. A bare word that is neither a command nor an existing path is a typo: -1
-// opens the app, 2 is the exit status of the typo.
-int checkAppArgument(const std::string& first) {
+// Files and options for the app (ui/shell/AppArguments.h). A bare first word that is neither a
+// command nor an existing path is a typo, and an option the app does not take is refused: -1 opens
+// the app, 2 is the exit status of a bad command line.
+int checkAppArguments(int argc, char** argv) {
+  const std::string first = argv[1];
   std::error_code ec;
-  if (first.starts_with("-") || first.find('/') != std::string::npos || first.find('.') != std::string::npos ||
-      std::filesystem::exists(first, ec))
-    return -1;
-  std::set<std::string> names;
-  for (const CommandSpec& c : commands()) names.insert(c.name);
-  std::cerr << "maskscope: unknown command \"" << first << "\" (commands:";
-  for (const auto& n : names) std::cerr << " " << n;
-  std::cerr << "; or give dataset, batch or model files to open the app)\n";
+  if (!(first.starts_with("-") || first.find('/') != std::string::npos || first.find('.') != std::string::npos ||
+        std::filesystem::exists(first, ec))) {
+    std::set<std::string> names;
+    for (const CommandSpec& c : commands()) names.insert(c.name);
+    std::cerr << "maskscope: unknown command \"" << first << "\" (commands:";
+    for (const auto& n : names) std::cerr << " " << n;
+    std::cerr << "; or give dataset, batch or model files to open the app)\n";
+    return 2;
+  }
+  QStringList args;
+  for (int i = 1; i < argc; ++i) args << QString::fromLocal8Bit(argv[i]);
+  const AppArguments parsed = parseAppArguments(args);
+  if (parsed.error.isEmpty()) return -1;
+  std::cerr << "maskscope: error: " << parsed.error.toStdString() << "\n";
   return 2;
 }
 
@@ -345,15 +354,16 @@ int runHeadless(int argc, char** argv) {
   if (argc < 2) return -1;
   const std::string first = argv[1];
   const bool isGlobalFlag = first == "--version" || first == "--help" || first == "-h";
-  if (!isCommand(first) && !isGlobalFlag) return checkAppArgument(first);
+  if (!isCommand(first) && !isGlobalFlag) return checkAppArguments(argc, argv);
 
   CLI::App app{"maskscope: see and debug the masks of LLM fine-tuning"};
   app.set_version_flag("--version", std::string("maskscope ") + MASKSCOPE_VERSION);
   app.require_subcommand(0, 1);
   app.footer("Without a command, maskscope opens the desktop app: `maskscope` on the built-in demo,\n"
-             "`maskscope FILE...` on a dataset (.jsonl/.json), a batch dump (.json/.jsonl/.safetensors/.pt)\n"
-             "or a model folder. Every command takes --json and --help. Exit status: 0 success, 1 problems\n"
-             "found, 2 unusable input.");
+             "`maskscope FILE...` on a dataset (.jsonl/.json), a batch dump (.json/.jsonl/.safetensors/.pt),\n"
+             "a model folder or a framework config (.yml/.yaml). The app takes --tokenizer, --template,\n"
+             "--collator and --var (repeatable) as the commands do. Every command takes --json and --help.\n"
+             "Exit status: 0 success, 1 problems found, 2 unusable input.");
   bool json = false;
   std::vector<std::pair<CLI::App*, Runner>> declared;
   for (const CommandSpec& c : commands()) {

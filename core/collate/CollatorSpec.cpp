@@ -1,5 +1,6 @@
 // Collator specs: presets named after what users run, and the key=value / JSON forms.
 #include "core/collate/CollatorSpec.h"
+#include "core/collate/CollatorPair.h"
 #include "core/util/Error.h"
 #include "core/util/FileReading.h"
 #include "core/util/JsonParse.h"
@@ -295,14 +296,19 @@ static CollatorSpec parseCollatorSpecAt(const std::string& spec, int depth) {
 CollatorSpec parseCollatorSpec(const std::string& spec) { return parseCollatorSpecAt(spec, 0); }
 
 std::pair<std::string, std::string> splitCollatorPair(const std::string& text) {
+  return splitCollatorPair(text, [](const std::string& half) { parseCollatorSpec(half); });
+}
+
+std::pair<std::string, std::string> splitCollatorPair(const std::string& text,
+                                                      const std::function<void(const std::string&)>& checkHalf) {
   std::vector<std::pair<std::string, std::string>> valid;
   std::string firstReason;
   for (size_t comma = text.find(','); comma != std::string::npos; comma = text.find(',', comma + 1)) {
     std::pair<std::string, std::string> halves{text.substr(0, comma), text.substr(comma + 1)};
     if (halves.first.empty() || halves.second.empty()) continue;
     try {
-      parseCollatorSpec(halves.first);
-      parseCollatorSpec(halves.second);
+      checkHalf(halves.first);
+      checkHalf(halves.second);
       valid.push_back(std::move(halves));
     } catch (const Error& e) {
       if (firstReason.empty()) firstReason = e.what();

@@ -4,11 +4,14 @@
 #include "core/lint/AuditHtml.h"
 #include "core/lint/LintRegistry.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace maskscope {
 
 namespace {
+
+constexpr long kAuditListedPerRule = 5000; // findings of one rule listed as lines (the rest counted, not listed)
 
 const char* kStyle =
     "body{font-family:'DejaVu Sans',system-ui,sans-serif;margin:24px;color:#1a1a1a;background:#fff;max-width:1200px}"
@@ -31,6 +34,7 @@ const char* kStyle =
     ".system{background:#ece4f7}.user{background:#dcebf8}.assistant{background:#dcf3e2}.think{background:#fbefd4}"
     ".template{background:#eeeeee}.tool{background:#f8e2ee}.separator{background:#fff3b0}"
     ".hist .bar{fill:#4a7fb5}.hist .ht{font-size:13px;font-weight:bold}.hist .hc,.hist .hl{font-size:11px}"
+    ".all-findings summary{cursor:pointer;margin:4px 0}.omitted{color:#c62828}"
     ".hist .axis{stroke:#333}.charts{display:flex;flex-wrap:wrap;gap:24px}footer{margin-top:32px;color:#333}"
     "code{background:#f4f4f4;padding:1px 3px}";
 
@@ -178,16 +182,60 @@ std::string_view withoutFix(std::string_view explanation) {
   return at == std::string_view::npos ? explanation : explanation.substr(0, at);
 }
 
+// Where a finding is: "item 4, line 40", "line 12", "row 3", or "" (the settings).
+std::string findingWhere(const Finding& f) {
+  std::string where = f.item ? "item " + num(*f.item) + ", " : std::string();
+  if (f.line) return where + "line " + num(*f.line);
+  return f.row ? where + "row " + num(*f.row) : where;
+}
+
+// Every finding of the rule the run kept, one line each, folded (<details>) under a line that says
+// how many there are and how many are not on the page (past --max-findings, or past
+// kAuditListedPerRule), and how to get those: --findings-out writes every one.
+void writeRuleFindingList(std::ostream& os, const LintReport& report, const std::string& rule, long total) {
+  std::vector<const Finding*> kept;
+  for (const Finding& f : report.findings)
+    if (f.rule == rule) kept.push_back(&f);
+  const long listed = std::min<long>(long(kept.size()), kAuditListedPerRule);
+  const long omitted = std::max<long>(0, total - listed);
+  os << "<details class=\"all-findings\" id=\"all-" << anchor(rule) << "\"><summary>every finding of <code>"
+     << htmlEscape(rule) << "</code>: <span class=\"listed\">" << listed << "</span> of " << total << " listed";
+  if (omitted > 0)
+    os << ", <b class=\"omitted\">" << omitted << " not listed</b> (the run keeps the first findings of "
+       << "<code>--max-findings</code>; <code>--findings-out FILE.tsv</code> writes every one)";
+  os << "</summary>\n<table class=\"findings\"><tr><th>where</th><th>position</th><th>message</th></tr>\n";
+  for (long i = 0; i < listed; ++i) {
+    const Finding& f = *kept[size_t(i)];
+    os << "<tr><td>" << htmlEscape(findingWhere(f)) << "</td><td class=\"n\">"
+       << (f.position ? num(*f.position) : std::string()) << "</td><td>" << htmlEscape(f.message) << "</td></tr>\n";
+  }
+  os << "</table></details>\n";
+}
+
+// The rules that fired, errors first, then warnings, then infos; in catalogue order within each.
+std::vector<const RuleInfo*> rulesBySeverity(const LintSummary& s) {
+  std::vector<const RuleInfo*> out;
+  for (const RuleInfo& info : allRules()) {
+    auto c = s.findingsByRule.find(std::string(info.name));
+    if (c != s.findingsByRule.end() && c->second > 0) out.push_back(&info);
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const RuleInfo* a, const RuleInfo* b) { return int(a->severity) > int(b->severity); });
+  return out;
+}
+
 void writeRules(std::ostream& os, const LintReport& report, const AuditCollector& a) {
   const LintSummary& s = report.summary;
   os << "<h2>Findings by rule</h2>\n";
   if (s.findingsByRule.empty()) os << "<p>No rule fired.</p>\n";
-  os << "<p>Rows are drawn token by token, each example collated alone: a chip per position with its label "
+  os << "<p>Errors first, then warnings, then infos. Rows are drawn token by token, each example collated alone: "
+        "a chip per position with its label "
         "(<b>&#10003;</b> trained, -100 ignored) and attention mask (m); outlined green = trained, hatched = padding, "
-        "red outline = the flagged position; background = role (system, user, assistant, template, think).</p>\n";
-  for (const RuleInfo& info : allRules()) {
+        "red outline = the flagged position; background = role (system, user, assistant, template, think). Under "
+        "each rule, <i>every finding</i> unfolds the list of all its findings.</p>\n";
+  for (const RuleInfo* fired : rulesBySeverity(s)) {
+    const RuleInfo& info = *fired;
     auto c = s.findingsByRule.find(std::string(info.name));
-    if (c == s.findingsByRule.end() || c->second == 0) continue;
     const std::string rule(info.name);
     const std::string fix(ruleFix(info));
     os << "<section class=\"rule\" id=\"" << anchor(rule) << "\"><h3><code>" << htmlEscape(rule)
@@ -197,6 +245,7 @@ void writeRules(std::ostream& os, const LintReport& report, const AuditCollector
        << htmlEscape(withoutFix(info.explanation)) << "</p>\n";
     if (!fix.empty()) os << "<p class=\"fix\"><b>Fix:</b> " << htmlEscape(fix) << "</p>\n";
     writeRuleRows(os, report, a, rule);
+    writeRuleFindingList(os, report, rule, c->second);
     os << "</section>\n";
   }
 }

@@ -2,6 +2,7 @@
 // tokenizer's special tokens; candidates loaded one by one, errors kept as reasons.
 #include "core/lint/TokenizerFit.h"
 #include "core/collate/TemplateVariables.h"
+#include "core/lint/TokenizerEvidence.h"
 #include "core/tokenizer/TokenizerCache.h"
 
 #include <algorithm>
@@ -77,26 +78,11 @@ TokenizerFit tokenizerFit(const Batch& dump, const Tokenizer& tok, const RenderO
 
 std::vector<TokenizerCandidate> rankTokenizers(const Batch& dump, std::vector<TokenizerCandidate> candidates,
                                                const RenderOptions& given, const std::function<bool()>& cancelled) {
+  // Ranked by evidence (core/lint/TokenizerEvidence.h): a vocabulary large enough for the ids alone
+  // says nothing about which tokenizer made them.
   std::vector<TokenizerCandidate> out;
-  std::set<std::string> seen;
-  for (TokenizerCandidate& c : candidates) {
-    if (cancelled && cancelled()) break;
-    if (!seen.insert(c.spec).second) continue;
-    try {
-      const std::shared_ptr<Tokenizer> tok = loadTokenizer(c.spec);
-      c.fit = tokenizerFit(dump, *tok, templateVariables(given, nullptr, tok.get()));
-    } catch (const std::exception& e) {
-      c.loadError = e.what();
-      c.fit = TokenizerFit();
-      c.fit.fits = false;
-      c.fit.problems = {"could not be loaded: " + c.loadError};
-    }
-    out.push_back(std::move(c));
-  }
-  std::stable_sort(out.begin(), out.end(), [](const TokenizerCandidate& a, const TokenizerCandidate& b) {
-    if (a.fit.fits != b.fit.fits) return a.fit.fits;
-    return a.fit.fits && a.fit.exactSpecials > b.fit.exactSpecials;
-  });
+  for (RankedTokenizer& r : rankTokenizersByEvidence(dump, std::move(candidates), given, cancelled))
+    out.push_back(std::move(r.candidate));
   return out;
 }
 

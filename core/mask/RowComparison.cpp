@@ -1,6 +1,7 @@
 // Row comparison: align at the first real token, then count each grid's differences apart.
 #include "core/mask/RowComparison.h"
 #include "core/mask/PaddingDetection.h"
+#include "core/mask/RowFacts.h"
 
 #include <algorithm>
 
@@ -17,6 +18,12 @@ int64_t firstReal(const Batch& b, int64_t r) {
 
 int64_t cell(const IntGrid& g, const Batch& b, int64_t r, int64_t t, int64_t fallback) {
   return g.sameShape(b.inputIds) ? g.at(r, t) : fallback;
+}
+
+// The label the loss scores at t (gradedAt), else -100: a label at position 0 is never scored (the
+// model shifts), so one row's 7 there and the other's -100 train alike and both show -100 as unscored.
+int64_t scoredLabel(const Batch& b, int64_t r, int64_t t) {
+  return gradedAt(b, r, t) ? b.labels.at(r, t) : kIgnoreIndex;
 }
 
 } // namespace
@@ -47,15 +54,17 @@ RowComparison compareRows(const Batch& a, int64_t ra, const Batch& b, int64_t rb
     const int64_t u = t + c.shift;
     ++c.common;
     uint8_t f = 0;
-    if (a.inputIds.at(ra, t) != b.inputIds.at(rb, u)) f |= DiffId;
-    if (cell(a.labels, a, ra, t, kIgnoreIndex) != cell(b.labels, b, rb, u, kIgnoreIndex)) f |= DiffLabel;
-    if ((cell(a.attentionMask, a, ra, t, 1) != 0) != (cell(b.attentionMask, b, rb, u, 1) != 0)) f |= DiffAttention;
+    const bool attendedA = cell(a.attentionMask, a, ra, t, 1) != 0, attendedB = cell(b.attentionMask, b, rb, u, 1) != 0;
+    if (a.inputIds.at(ra, t) != b.inputIds.at(rb, u)) f |= attendedA || attendedB ? DiffId : DiffPadId;
+    if (scoredLabel(a, ra, t) != scoredLabel(b, rb, u)) f |= DiffLabel;
+    if (attendedA != attendedB) f |= DiffAttention;
     if (c.positionIdsCompared && a.positionIds.at(ra, t) != b.positionIds.at(rb, u)) f |= DiffPositionId;
     c.ids += (f & DiffId) != 0;
     c.labels += (f & DiffLabel) != 0;
     c.attention += (f & DiffAttention) != 0;
     c.positionIds += (f & DiffPositionId) != 0;
-    c.positions += f != 0;
+    c.padIds += (f & DiffPadId) != 0;
+    c.positions += (f & DiffAny) != 0;
     c.flagsA[size_t(t)] = f;
     c.flagsB[size_t(u)] = f;
   }

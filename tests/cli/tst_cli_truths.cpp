@@ -3,8 +3,10 @@
 // lint's length statistics count truncated rows, packing findings name rows in one numbering, and
 // collate/lint read preference data (both sides, --side, the preference rule) and the commands that
 // read conversations refuse it by name.
+#include "../TokenizerCacheRequired.h"
 #include "RunMaskscope.h"
 
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
 #include <nlohmann/json.hpp>
@@ -43,6 +45,13 @@ private Q_SLOTS:
                                   << QStringLiteral("no-such-collator.json");
     QTest::newRow("one spec") << QStringLiteral("default") << 2 << QStringLiteral("not two collator specs");
     QTest::newRow("ambiguous") << QStringLiteral("default,labels=all,max_length=64") << 2 << QStringLiteral("2 ways");
+    // A framework spec on either side, inline or as a file: compared, never refused as "no preset".
+    QTest::newRow("inline framework spec, preset")
+        << QStringLiteral("{\"framework\":\"trl\"},default") << 0 << QString();
+    QTest::newRow("preset, framework spec file")
+        << QStringLiteral("default,") + kData + QStringLiteral("/ui/frameworks/trl-spec.json") << 0 << QString();
+    QTest::newRow("bad framework spec") << QStringLiteral("{\"framework\":\"nope\"},default") << 2
+                                        << QStringLiteral("nope");
   }
   void snapshotCompare() {
     QFETCH(QString, compare);
@@ -56,6 +65,22 @@ private Q_SLOTS:
     QVERIFY2(r.status == status, r.err.constData());
     QVERIFY2(QString::fromUtf8(r.err).contains(stderrFragment), r.err.constData());
     if (status == 2) QVERIFY(r.out.isEmpty());
+  }
+
+  // `--compare axolotl.yml,default` (issue 34: exit 2 before): an Axolotl config against a preset, on
+  // its chat rows with the real Qwen3 tokenizer.
+  void snapshotCompareConfig() {
+    const QString qwen3 = QStringLiteral(MASKSCOPE_TOKENIZER_CACHE "/qwen3");
+    REQUIRE_TOKENIZER_CACHE(QFileInfo::exists(qwen3 + QStringLiteral("/tokenizer.json")));
+    QTemporaryDir dir;
+    const QString frameworks = kData + QStringLiteral("/ui/frameworks/");
+    const Run r = runMaskscope(
+        {QStringLiteral("snapshot"), QStringLiteral("--view"), QStringLiteral("compare"), QStringLiteral("--compare"),
+         frameworks + QStringLiteral("axolotl-chatml.yml,default"), QStringLiteral("--data"),
+         frameworks + QStringLiteral("chat-rows.jsonl"), QStringLiteral("--tokenizer"), qwen3, QStringLiteral("--size"),
+         QStringLiteral("640x400"), QStringLiteral("--out"), dir.filePath(QStringLiteral("c.png"))});
+    QVERIFY2(r.status == 0, r.err.constData());
+    QVERIFY(QFileInfo(dir.filePath(QStringLiteral("c.png"))).size() > 0);
   }
 
   // snapshot is the only command with --step (the teaching view's step; train-ab has --steps).

@@ -13,7 +13,9 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -94,6 +96,9 @@ class TestAuditReport : public QObject {
 private Q_SLOTS:
   void pageMatchesJson_data();
   void pageMatchesJson();
+  void everyFindingReachesThePage_data();
+  void everyFindingReachesThePage();
+  void errorsFirst();
   void refusals_data();
   void refusals();
   void rendersInChromium();
@@ -172,6 +177,94 @@ void TestAuditReport::pageMatchesJson() {
     QVERIFY(section(html, "reply-truncated").find("positions not drawn") != std::string::npos);
   QVERIFY(html.find("maskscope " MASKSCOPE_VERSION) != std::string::npos);
   QVERIFY(cellById(html, "command").find("--collator " + collator.toStdString()) != std::string::npos);
+}
+
+// tests/data/lint/audit/duplicates.jsonl: line 1 and 24 copies of it, then four rows and a copy of the
+// first of them at line 30 (the planted one): 25 duplicate-row findings. Each one reaches the page, in
+// the rule's folded list of every finding; when the run keeps fewer (--max-findings), the page says how
+// many are not listed and how to get them.
+void TestAuditReport::everyFindingReachesThePage_data() {
+  QTest::addColumn<long>("maxFindings");
+  QTest::newRow("all_kept") << -1L;
+  QTest::newRow("default_cap") << 1000L;
+  QTest::newRow("capped_at_10") << 10L;
+}
+
+void TestAuditReport::everyFindingReachesThePage() {
+  QFETCH(long, maxFindings);
+  QTemporaryDir dir;
+  LintArgs a = args("builtin:demo", "default");
+  a.input = MASKSCOPE_TEST_DATA_DIR "/lint/audit/duplicates.jsonl";
+  a.vars.clear();
+  a.maxFindings = -1;
+  const json all = json::parse(lint(a, true).out); // every finding, as --findings-out has them
+  a.maxFindings = maxFindings;
+  const json kept = json::parse(lint(a, true).out); // what the run with the page keeps
+  a.reportPath = dir.path().toStdString() + "/audit.html";
+  lint(a, false);
+  const std::string html = readFileCapped(a.reportPath);
+  const long total = all["summary"]["findings_by_rule"]["duplicate-row"].get<long>();
+  QCOMPARE(total, 25L);
+  const std::string sec = section(html, "duplicate-row");
+  const size_t details = sec.find("<details class=\"all-findings\"");
+  QVERIFY2(details != std::string::npos, "no list of every finding");
+  const std::string list = sec.substr(details);
+  long listed = 0;
+  for (const json& f : kept["findings"]) {
+    if (f["rule"] != "duplicate-row") continue;
+    ++listed;
+    const std::string row = "<tr><td>line " + f["line"].dump() + "</td>";
+    QVERIFY2(list.find(row) != std::string::npos, row.c_str());
+  }
+  QCOMPARE(listed < total, maxFindings == 10);
+  QVERIFY2(list.find("<span class=\"listed\">" + std::to_string(listed) + "</span> of " + std::to_string(total)) !=
+               std::string::npos,
+           list.c_str());
+  QCOMPARE(occurrences(list, "<tr><td>"), listed);
+  if (listed < total) { // the rest counted, and where to get them
+    QVERIFY2(list.find("<b class=\"omitted\">" + std::to_string(total - listed) + " not listed</b>") !=
+                 std::string::npos,
+             list.c_str());
+    QVERIFY(list.find("--findings-out") != std::string::npos);
+  } else {
+    QVERIFY(list.find("class=\"omitted\"") == std::string::npos);
+    QVERIFY(list.find("<tr><td>line 30</td>") != std::string::npos); // the planted one
+  }
+}
+
+// The rules' sections come errors first, then warnings, then infos: on the reviewer's planted rows
+// (tests/data/lint/review/planted.jsonl: warnings such as consecutive-same-role come before errors
+// such as unclosed-think in the rule table's order).
+void TestAuditReport::errorsFirst() {
+  const std::string qwen3 = std::string(MASKSCOPE_TOKENIZER_CACHE) + "/qwen3";
+  REQUIRE_TOKENIZER_CACHE(std::filesystem::exists(qwen3));
+  QTemporaryDir dir;
+  const std::string data = dir.path().toStdString() + "/planted.jsonl";
+  {
+    std::ofstream out(data);
+    std::istringstream in(readFileCapped(MASKSCOPE_TEST_DATA_DIR "/lint/review/planted.jsonl"));
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty()) continue;
+      const json p = json::parse(line);
+      out << (p.contains("raw") ? p["raw"].get<std::string>() : p["row"].dump()) << "\n";
+    }
+  }
+  LintArgs a = args(qwen3, "trl-assistant-only");
+  a.input = data;
+  a.reportPath = dir.path().toStdString() + "/audit.html";
+  lint(a, false);
+  const std::string html = readFileCapped(a.reportPath);
+  std::vector<int> ranks; // 2 error, 1 warning, 0 info, in page order
+  for (size_t at = html.find("<section class=\"rule\""); at != std::string::npos;
+       at = html.find("<section class=\"rule\"", at + 1)) {
+    const size_t sev = html.find("<span class=\"sev-", at);
+    QVERIFY(sev != std::string::npos);
+    const std::string name = html.substr(sev + 17, html.find('"', sev + 17) - sev - 17);
+    ranks.push_back(name == "error" ? 2 : name == "warning" ? 1 : 0);
+  }
+  QVERIFY(ranks.size() >= 3);
+  QVERIFY(std::count(ranks.begin(), ranks.end(), 2) > 0 && std::count(ranks.begin(), ranks.end(), 1) > 0);
+  QVERIFY2(std::is_sorted(ranks.rbegin(), ranks.rend()), "a rule of lower severity before an error");
 }
 
 void TestAuditReport::refusals_data() {

@@ -163,6 +163,7 @@ private Q_SLOTS:
   void paddingFreeCuSeqLens();
   void lintAndLossCountsAgree_data();
   void lintAndLossCountsAgree();
+  void unclosedThinkPointsAtTheTag();
 };
 
 namespace {
@@ -1063,6 +1064,32 @@ void TestLint::lintAndLossCountsAgree() {
   // Packed presets pack these rows into segments; naive packing keeps no segment boundaries.
   const Packing packing = parseCollatorSpec(spec).packing;
   if (packing != Packing::None && packing != Packing::Naive) QVERIFY(packed);
+}
+
+// unclosed-think names the <think> left open, not the first token of its message (the Qwen3 template
+// writes "<|im_start|>assistant\n<think>\n\n</think>\n\n" before the reply, whose own <think> is the
+// unclosed one): the finding's position holds that tag, after the template's closed pair.
+void TestLint::unclosedThinkPointsAtTheTag() {
+  DatasetLintOptions o;
+  o.pipeline.templateSpec = kData + "qwen3-think.jinja";
+  const LintReport r = lintDataset(kData + "content/unclosed-think.jsonl", o);
+  const auto f =
+      std::find_if(r.findings.begin(), r.findings.end(), [](const Finding& x) { return x.rule == "unclosed-think"; });
+  QVERIFY(f != r.findings.end());
+  QVERIFY(f->position.has_value());
+  DatasetPipeline p(o.pipeline);
+  const TokenizedConversation tc = p.encode(readDataset(kData + "content/unclosed-think.jsonl").at(0));
+  QVERIFY(size_t(*f->position) < tc.tokens.size());
+  const TokenInfo& at = tc.tokens[size_t(*f->position)];
+  // The reply's "<think>" is the last one of the render; the template's closed pair comes before it.
+  const size_t tag = tc.text.rfind("<think>");
+  QVERIFY(tag != std::string::npos);
+  QVERIFY2(at.span.contains(int64_t(tag)), qPrintable(QStringLiteral("position %1 covers bytes %2-%3, the tag is at %4")
+                                                          .arg(*f->position)
+                                                          .arg(at.span.begin)
+                                                          .arg(at.span.end)
+                                                          .arg(tag)));
+  QVERIFY2(tc.text.rfind("</think>", size_t(at.span.begin)) != std::string::npos, tc.text.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestLint)

@@ -28,6 +28,12 @@ QList<int> visibleRows(const QListView* list) {
   return rows;
 }
 
+// MASKSCOPE_TEST_SCREENSHOTS=DIR: the window as the test left it, saved as DIR/NAME.png to look at.
+void saveScreenshot(QWidget& w, const QString& name) {
+  const QString dir = qEnvironmentVariable("MASKSCOPE_TEST_SCREENSHOTS");
+  if (!dir.isEmpty()) w.grab().save(dir + QStringLiteral("/") + name + QStringLiteral(".png"));
+}
+
 int findingIndex(const LintView* lint, const std::string& rule) {
   const auto& f = lint->report().findings;
   for (size_t i = 0; i < f.size(); ++i)
@@ -49,6 +55,7 @@ class TestDatasetReview : public QObject {
 private Q_SLOTS:
   void browserShowsFileLines();
   void filterByRuleAndJump();
+  void clickedFindingIsTheHighlightedOne();
   void exportFindings_data();
   void exportFindings();
 
@@ -106,6 +113,49 @@ void TestDatasetReview::filterByRuleAndJump() {
   QTRY_COMPARE(w.conversationList()->currentIndex().data(Qt::UserRole).toInt(), 4);
   // The unreadable line is a data error in the summary.
   QVERIFY2(w.lintView()->summaryText().contains(QStringLiteral("data: ")), qPrintable(w.lintView()->summaryText()));
+}
+
+// A finding clicked in the list (the mouse, as a reviewer does): the lint list highlights that
+// finding and nothing else, the dataset list highlights the finding's row and nothing else, also when
+// its filter shows only another rule's rows (the row the views jumped to is not listed: no row is
+// highlighted then, never the previous one). Each message is whole in its item's tooltip and wraps.
+void TestDatasetReview::clickedFindingIsTheHighlightedOne() {
+  Session s;
+  MainWindow w(&s);
+  w.resize(1024, 768);
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  lintWholeDataset(s, w);
+  w.showView(QStringLiteral("lint"));
+  QListWidget* findings = w.lintView()->list();
+  QTRY_VERIFY(findings->isVisible());
+  QVERIFY(findings->wordWrap());
+  for (int i = 0; i < findings->count(); ++i) {
+    const Finding& f = w.lintView()->report().findings[size_t(i)];
+    QVERIFY2(findings->item(i)->toolTip().contains(QString::fromStdString(f.message)),
+             qPrintable(findings->item(i)->toolTip()));
+  }
+  QComboBox* box = w.findingFilterBox();
+  for (const char* filter : {"", "empty-reply"}) {
+    box->setCurrentIndex(*filter ? box->findData(QString::fromLatin1(filter)) : 0);
+    for (const char* rule : {"consecutive-same-role", "duplicate-row", "empty-reply"}) {
+      const int at = findingIndex(w.lintView(), rule);
+      QVERIFY(at >= 0);
+      QListWidgetItem* item = findings->item(at);
+      findings->scrollToItem(item);
+      QTest::mouseClick(findings->viewport(), Qt::LeftButton, {}, findings->visualItemRect(item).center());
+      const int row = int(*w.lintView()->report().findings[size_t(at)].row);
+      QTRY_COMPARE(s.selectedRow(), row);
+      QCOMPARE(findings->currentRow(), at);
+      QCOMPARE(findings->selectedItems(), QList<QListWidgetItem*>{item});
+      QList<int> highlighted;
+      for (const QModelIndex& i : w.conversationList()->selectionModel()->selectedIndexes())
+        highlighted << i.data(Qt::UserRole).toInt();
+      const bool listed = visibleRows(w.conversationList()).contains(row);
+      QCOMPARE(highlighted, listed ? QList<int>{row} : QList<int>{});
+    }
+  }
+  saveScreenshot(w, QStringLiteral("review-finding-clicked-1024x768"));
 }
 
 void TestDatasetReview::exportFindings_data() {

@@ -12,6 +12,7 @@
 #include "ui/views/strip/TokenStripView.h"
 #include "ui/widgets/TokenizerChoiceDialog.h"
 
+#include <QAction>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -29,6 +30,12 @@ namespace {
 
 QString dataFile(const QString& relative) { return QStringLiteral(MASKSCOPE_TEST_DATA_DIR "/") + relative; }
 QString cached(const QString& name) { return QStringLiteral(MASKSCOPE_TOKENIZER_CACHE "/") + name; }
+
+// MASKSCOPE_TEST_SCREENSHOTS=DIR: the window as the test left it, saved as DIR/NAME.png to look at.
+void saveScreenshot(QWidget& w, const QString& name) {
+  const QString dir = qEnvironmentVariable("MASKSCOPE_TEST_SCREENSHOTS");
+  if (!dir.isEmpty()) w.grab().save(dir + QStringLiteral("/") + name + QStringLiteral(".png"));
+}
 
 // One finding as both sides print it.
 QString line(const std::string& rule, const std::string& severity, const nlohmann::json& row,
@@ -62,13 +69,14 @@ QStringList cliFindings(const QString& dump, const QString& tokenizer, std::stri
   return lines;
 }
 
-// A cache with the real qwen3 and llama3 folders linked in, as the picker and the dialog read it.
+// A cache with the real qwen3 and llama3 folders (or those named) linked in, as the picker and the
+// dialog read it.
 struct FakeCache {
   QTemporaryDir dir;
   QByteArray oldCache = qgetenv("XDG_CACHE_HOME");
-  FakeCache() {
+  explicit FakeCache(std::initializer_list<const char*> names = {"qwen3", "llama3"}) {
     QDir().mkpath(dir.filePath(QStringLiteral("maskscope/tokenizers")));
-    for (const char* name : {"qwen3", "llama3"})
+    for (const char* name : names)
       QFile::link(cached(QString::fromLatin1(name)),
                   dir.filePath(QStringLiteral("maskscope/tokenizers/") + QString::fromLatin1(name)));
     qputenv("XDG_CACHE_HOME", dir.path().toUtf8());
@@ -162,6 +170,67 @@ private Q_SLOTS:
     QTRY_VERIFY(w.tokenStrip()->positionCount() > 0);
     QVERIFY(w.tokenStrip()->describePosition(0).contains(QStringLiteral("<|im_start|>")));
     QVERIFY(!w.summaryLabel()->text().contains(QStringLiteral("undecoded")));
+  }
+
+  // Gemma 3's vocabulary (262144) holds every id of a Qwen3 dump, so it "fits" by size, and the cache
+  // lists it first. The evidence ranks: Qwen3's <|im_start|> (151644) opens every row and is one of its
+  // special tokens, while 151644 is plain text to Gemma. qwen3 is ranked first and pre-selected, gemma3
+  // is not pre-selected; and after a choice (even gemma3) File > Which tokenizer stays enabled.
+  void evidenceRanksTheDumpsTokenizer() {
+    REQUIRE_TOKENIZER_CACHE(QFileInfo::exists(cached(QStringLiteral("gemma3/tokenizer.json"))));
+    FakeCache cache({"gemma3", "llama3", "qwen3"});
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openPath(dataFile(QStringLiteral("ui/qwen3-batch.json"))));
+    QTRY_VERIFY(w.tokenizerDialog() && w.tokenizerDialog()->isVisible());
+    TokenizerChoiceDialog* d = w.tokenizerDialog();
+    QTRY_VERIFY_WITH_TIMEOUT(!d->ranking(), 120000);
+    QCOMPARE(QString::fromStdString(d->ranked().front().spec), cache.spec("qwen3"));
+    const TokenizerEvidence& qwen = d->evidence(0);
+    QVERIFY2(d->supported(0), qwen.describe().c_str());
+    QCOMPARE(qwen.rowsStartingSpecial, qwen.rowsJudged);
+    QCOMPARE(qwen.firstSpecial, std::string("<|im_start|>"));
+    bool sawGemma = false;
+    for (size_t i = 0; i < d->ranked().size(); ++i)
+      if (d->ranked()[i].spec == cache.spec("gemma3").toStdString()) {
+        sawGemma = true;
+        QVERIFY2(d->ranked()[i].fit.fits && !d->supported(i), d->evidence(i).describe().c_str());
+      }
+    QVERIFY(sawGemma);
+    QCOMPARE(d->list()->currentRow(), 0); // qwen3 pre-selected
+    saveScreenshot(*d, QStringLiteral("dump-tokenizer-dialog"));
+    QVERIFY(d->list()->currentItem()->text().contains(QStringLiteral("special tokens open the rows")));
+    // One click on gemma3 anyway: honoured, and the question can be asked again.
+    QVERIFY(d->choose(cache.spec("gemma3")));
+    QCOMPARE(s.tokenizerSpec(), cache.spec("gemma3"));
+    auto* again = w.findChild<QAction*>(QStringLiteral("dumpTokenizerAction"));
+    QVERIFY(again);
+    QTRY_VERIFY(again->isEnabled());
+    again->trigger();
+    QTRY_VERIFY(w.tokenizerDialog() && w.tokenizerDialog()->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(!w.tokenizerDialog()->ranking(), 120000);
+    QVERIFY(w.tokenizerDialog()->choose(cache.spec("qwen3")));
+    QCOMPARE(s.tokenText(151644), QStringLiteral("<|im_start|>"));
+  }
+
+  // No candidate's special tokens open the rows: none is pre-selected, and the dialog says why.
+  void noEvidenceNoPreselection() {
+    FakeCache cache({"qwen3"});
+    const auto dump =
+        std::make_shared<Batch>(loadBatchDump(dataFile(QStringLiteral("ui/qwen3-batch.json")).toStdString()));
+    for (int64_t r = 0; r < dump->inputIds.rows; ++r) // every row now opens with plain text ("What")
+      dump->inputIds.at(r, 0) = 3838;
+    std::vector<TokenizerCandidate> candidates{{cache.spec("qwen3").toStdString(), "qwen3", "cached", {}, {}}};
+    TokenizerChoiceDialog d(dump, QStringLiteral("edited.json"), QStringLiteral("builtin:demo"), TokenizerFit(),
+                            candidates, RenderOptions());
+    QTRY_VERIFY_WITH_TIMEOUT(!d.ranking(), 120000);
+    QVERIFY(d.ranked().front().fit.fits);
+    QVERIFY(!d.supported(0));
+    QCOMPARE(d.list()->currentRow(), -1);
+    QVERIFY2(d.explanationText().contains(QStringLiteral("None is pre-selected")), qPrintable(d.explanationText()));
   }
 
   // The app's lint view on a dump, with the tokenizer chosen, lists exactly the findings of

@@ -9,24 +9,36 @@
 #include "core/frameworks/FrameworkSpec.h"
 #include "core/frameworks/PreparedFramework.h"
 #include "ui/dataset/DatasetView.h"
+#include "ui/shell/AppArguments.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/Session.h"
+#include "ui/views/compare/CompareView.h"
 #include "ui/views/framework/FrameworkOptionsForm.h"
 #include "ui/views/framework/FrameworkView.h"
 #include "ui/views/framework/PreparedRowTable.h"
 #include "ui/views/lint/LintView.h"
+#include "ui/views/strip/TokenStripView.h"
 #include "ui/widgets/FrameworkPicker.h"
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
+#include <QDockWidget>
+#include <QFile>
 #include <QFileInfo>
 #include <QLabel>
+#include <QLayout>
 #include <QLineEdit>
 #include <QListView>
 #include <QListWidget>
+#include <QScrollArea>
 #include <QSpinBox>
+#include <QStatusBar>
+#include <QStyle>
+#include <QStyleOptionComboBox>
 #include <QTableWidget>
 #include <QTest>
+#include <QToolBar>
 #include <QToolButton>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -120,6 +132,18 @@ QStringList appFindings(const LintReport& r) {
     lines << QString::fromStdString(f.rule + " " + (f.row ? std::to_string(*f.row) : "null") + " " +
                                     (f.position ? std::to_string(*f.position) : "null") + " " + f.message);
   return lines;
+}
+
+// MASKSCOPE_TEST_SCREENSHOTS=DIR: the window as the test left it, saved as DIR/NAME.png to look at.
+void saveScreenshot(QWidget& w, const QString& name) {
+  const QString dir = qEnvironmentVariable("MASKSCOPE_TEST_SCREENSHOTS");
+  if (!dir.isEmpty()) w.grab().save(dir + QStringLiteral("/") + name + QStringLiteral(".png"));
+}
+
+// The toolbar's Batch rows box (the spin box of the batch bar).
+QSpinBox* batchRowsBox(MainWindow& w) {
+  auto* bar = w.findChild<QToolBar*>(QStringLiteral("batchToolbar"));
+  return bar ? bar->findChild<QSpinBox*>() : nullptr;
 }
 
 FrameworkOptionsForm* optionsForm(MainWindow& w) {
@@ -309,8 +333,183 @@ private Q_SLOTS:
     // Axolotl renders with its chat_template (chatml), not the tokenizer's: the template box says so.
     const bool ownTemplate = framework == QLatin1String("axolotl");
     QCOMPARE(w.templateBox()->isEnabled(), !ownTemplate);
-    if (ownTemplate) QCOMPARE(w.templateBox()->currentText(), QStringLiteral("axolotl: chat_template = chatml"));
+    if (ownTemplate) QCOMPARE(w.templateBox()->currentText(), QStringLiteral("chatml (axolotl)"));
+    // Both configs set their trainer's batch (micro_batch_size: 2, per_device_train_batch_size: 2).
+    QCOMPARE(session.batchSize(), 2);
+    QCOMPARE(batchRowsBox(w)->value(), 2);
+    session.setBatchSize(3); // the three rows in one batch, as collate collates them
     compareWithCli(session, cliBatch(data, config, tokenizer));
+  }
+
+  // `maskscope axolotl-chatml.yml chat-rows.jsonl --tokenizer QWEN3` (the config before or after the
+  // dataset): the config goes through File > Open framework config, the dataset opens as a dataset,
+  // --tokenizer is used, and the config's micro_batch_size: 2 becomes Batch rows. The batch is
+  // collate's from the same config (its first two rows).
+  void commandLineOpensConfig_data() {
+    QTest::addColumn<QStringList>("args");
+    const QString config = fixture(QStringLiteral("axolotl-chatml.yml")),
+                  data = fixture(QStringLiteral("chat-rows.jsonl"));
+    QTest::newRow("config first") << QStringList{config, data, QStringLiteral("--tokenizer"), qwen3()};
+    QTest::newRow("dataset first") << QStringList{data, QStringLiteral("--tokenizer=") + qwen3(), config};
+    QTest::newRow("as --collator") << QStringList{QStringLiteral("--collator"),  config, QStringLiteral("--data"), data,
+                                                  QStringLiteral("--tokenizer"), qwen3()};
+  }
+  void commandLineOpensConfig() {
+    QFETCH(QStringList, args);
+    const QString config = fixture(QStringLiteral("axolotl-chatml.yml")),
+                  data = fixture(QStringLiteral("chat-rows.jsonl"));
+    const AppArguments parsed = parseAppArguments(args);
+    QVERIFY2(parsed.error.isEmpty(), qPrintable(parsed.error));
+    Session session;
+    QCOMPARE(openAppFiles(session, parsed), QStringList());
+    MainWindow w(&session);
+    QCOMPARE(applyAppCollator(w, session, parsed), QStringList());
+    QCOMPARE(session.datasetSpec(), data);
+    QCOMPARE(session.tokenizerSpec(), qwen3());
+    QTRY_COMPARE(w.frameworkPicker()->frameworkBox()->currentData().toString(), QStringLiteral("axolotl"));
+    QVERIFY(w.frameworkStatusText().contains(QFileInfo(config).fileName()));
+    QCOMPARE(session.batchSize(), 2); // micro_batch_size: 2
+    QVERIFY(batchRowsBox(w));
+    QCOMPARE(batchRowsBox(w)->value(), 2);
+    QTRY_VERIFY(session.frameworkRun() != nullptr);
+    QCOMPARE(session.batch().batchSize(), int64_t(2));
+    QVERIFY(session.rowCount() == 3);
+    // The same batch collate builds from the config over the first two rows.
+    const QString firstTwo = QDir(QDir::tempPath()).filePath(QStringLiteral("maskscope-first-two.jsonl"));
+    {
+      QFile in(data), out(firstTwo);
+      QVERIFY(in.open(QIODevice::ReadOnly) && out.open(QIODevice::WriteOnly | QIODevice::Truncate));
+      out.write(in.readLine());
+      out.write(in.readLine());
+    }
+    compareWithCli(session, cliBatch(firstTwo, config, qwen3()));
+    QFile::remove(firstTwo);
+    if (QTest::currentDataTag() == QByteArrayLiteral("config first")) {
+      w.setFitsScreen(false);
+      w.resize(1024, 768);
+      w.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      QTRY_VERIFY(w.dockSizesApplied());
+      saveScreenshot(w, QStringLiteral("command-line-axolotl-1024x768"));
+    }
+  }
+
+  // What the app does not take is refused before a window opens, naming what it takes; two
+  // collators are refused rather than one silently unused.
+  void commandLineRefusals_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("says");
+    QTest::newRow("unknown option") << QStringList{QStringLiteral("data.jsonl"), QStringLiteral("--rows"),
+                                                   QStringLiteral("0:4")}
+                                    << QStringLiteral("--tokenizer T, --template T, --collator C");
+    QTest::newRow("missing value") << QStringList{QStringLiteral("data.jsonl"), QStringLiteral("--tokenizer")}
+                                   << QStringLiteral("--tokenizer needs a value");
+    QTest::newRow("two collators") << QStringList{QStringLiteral("a.yml"), QStringLiteral("--collator"),
+                                                  QStringLiteral("default")}
+                                   << QStringLiteral("one collator builds the batch");
+    QTest::newRow("bad var") << QStringList{QStringLiteral("--var"), QStringLiteral("novalue")}
+                             << QStringLiteral("--var: expected k=v");
+  }
+  void commandLineRefusals() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, says);
+    const AppArguments parsed = parseAppArguments(args);
+    QVERIFY2(parsed.error.contains(says), qPrintable(parsed.error));
+    // Qt's own options are QApplication's, never refused.
+    QVERIFY(parseAppArguments({QStringLiteral("-platform"), QStringLiteral("offscreen"), QStringLiteral("x.jsonl")})
+                .error.isEmpty());
+  }
+
+  // The framework's own template in the disabled template box: the value is what shows ("chatml"),
+  // not "axolotl: chat_template =" cut at the box's edge. The options form opens wide enough for its
+  // labels and fields, docked at 1024 x 768 and floated.
+  void templateBoxAndFormAreReadable() {
+    Session session;
+    MainWindow w(&session);
+    w.setFitsScreen(false);
+    w.resize(1024, 768);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(session.setTokenizer(qwen3()));
+    QVERIFY(session.openDataset(fixture(QStringLiteral("chat-rows.jsonl"))));
+    QString error;
+    QVERIFY2(w.openFrameworkConfig(fixture(QStringLiteral("axolotl-chatml.yml")), &error), qPrintable(error));
+    QComboBox* box = w.templateBox();
+    QVERIFY(!box->isEnabled());
+    QStyleOptionComboBox opt;
+    opt.initFrom(box);
+    opt.editable = false;
+    const QRect field = box->style()->subControlRect(QStyle::CC_ComboBox, &opt, QStyle::SC_ComboBoxEditField, box);
+    const QString shown = box->fontMetrics().elidedText(box->currentText(), Qt::ElideRight, field.width());
+    QVERIFY2(shown.contains(QStringLiteral("chatml")), qPrintable(shown));
+    // The status bar's permanent labels (framework, read-only notice, model) side by side, none over another.
+    QList<QRect> taken;
+    if (w.statusBar()->layout()) w.statusBar()->layout()->activate();
+    for (QWidget* label : w.statusBar()->findChildren<QLabel*>(QString(), Qt::FindDirectChildrenOnly)) {
+      if (!label->isVisible()) continue;
+      const QRect r = label->geometry();
+      QVERIFY2(w.statusBar()->rect().contains(r), qPrintable(static_cast<QLabel*>(label)->text()));
+      for (const QRect& other : taken) QVERIFY2(!other.intersects(r), qPrintable(static_cast<QLabel*>(label)->text()));
+      taken << r;
+    }
+    QVERIFY(!w.frameworkStatusText().isEmpty());
+    for (bool floated : {false, true}) {
+      if (floated) saveScreenshot(w, QStringLiteral("framework-docked-1024x768"));
+      QDockWidget* dock = w.dock(QStringLiteral("framework"));
+      QVERIFY(dock);
+      dock->setFloating(floated);
+      w.showView(QStringLiteral("framework"));
+      FrameworkOptionsForm* form = optionsForm(w);
+      QTRY_VERIFY(form->isVisible());
+      // The form's scroll area shows it whole across (no field behind a horizontal scroll) and three
+      // rows of it at least.
+      auto* scroll = qobject_cast<QScrollArea*>(form->parentWidget()->parentWidget());
+      QVERIFY(scroll);
+      QTRY_VERIFY2(
+          scroll->viewport()->width() >= std::min(form->sizeHint().width(), 500),
+          qPrintable(QStringLiteral("%1 of %2 px").arg(scroll->viewport()->width()).arg(form->sizeHint().width())));
+      QTRY_VERIFY2(scroll->viewport()->height() >= 3 * form->fontMetrics().height() * 2,
+                   qPrintable(QStringLiteral("%1 px high").arg(scroll->viewport()->height())));
+      for (const QString& name : form->optionNames()) {
+        QWidget* editor = form->editor(name);
+        QVERIFY2(editor, qPrintable(name));
+        QTRY_VERIFY2(editor->width() >= 60, qPrintable(QStringLiteral("%1: %2 px").arg(name).arg(editor->width())));
+        // Inside what the scroll area shows across: no field behind the form's right edge.
+        const int right = editor->mapTo(scroll->viewport(), QPoint(editor->width(), 0)).x();
+        QVERIFY2(
+            right <= scroll->viewport()->width(),
+            qPrintable(QStringLiteral("%1 ends at %2 of %3 px").arg(name).arg(right).arg(scroll->viewport()->width())));
+      }
+      for (QLabel* label : form->findChildren<QLabel*>()) {
+        if (!label->isVisible() || label->wordWrap()) continue;
+        QVERIFY2(label->width() >= label->sizeHint().width(), qPrintable(QStringLiteral("%1: %2 of %3 px")
+                                                                             .arg(label->text())
+                                                                             .arg(label->width())
+                                                                             .arg(label->sizeHint().width())));
+      }
+      if (floated) saveScreenshot(*w.dock(QStringLiteral("framework")), QStringLiteral("framework-floated"));
+    }
+  }
+
+  // Compare with a framework active: side A starts on the toolbar's collator (the framework's batch on
+  // screen, never silently the default preset), and B may be a preset or another framework spec.
+  void compareStartsFromTheFramework() {
+    Session session;
+    MainWindow w(&session);
+    QVERIFY(session.setTokenizer(qwen3()));
+    QVERIFY(session.openDataset(fixture(QStringLiteral("chat-rows.jsonl"))));
+    QString error;
+    QVERIFY2(w.openFrameworkConfig(fixture(QStringLiteral("axolotl-chatml.yml")), &error), qPrintable(error));
+    QTRY_VERIFY(session.frameworkRun() != nullptr);
+    CompareView* c = w.compareView();
+    QCOMPARE(c->sideSpec(0), session.collatorSpec());
+    w.showView(QStringLiteral("compare"));
+    c->setCollators(session.collatorSpec(), QStringLiteral("default"));
+    QCOMPARE(c->stripA()->positionCount(), int(session.batch().length()));
+    QVERIFY2(!c->summaryText().isEmpty() && !c->summaryText().startsWith(QStringLiteral("Cannot")),
+             qPrintable(c->summaryText()));
+    c->setCollators(QStringLiteral("default"), fixture(QStringLiteral("llamafactory-qwen3.json")));
+    QVERIFY2(c->stripB()->positionCount() > 0, qPrintable(c->summaryText()));
   }
 
   // "Lint the whole dataset" in framework mode lints the framework's batch of every row as

@@ -106,6 +106,8 @@ private Q_SLOTS:
     QTest::addColumn<QString>("b");
     QTest::newRow("longest-vs-max-length") << QStringLiteral("default") << QStringLiteral("buggy-max-length-all-ones");
     QTest::newRow("right-vs-left-padding") << QStringLiteral("default") << QStringLiteral("padding_side=left");
+    // Pads filled with EOS instead of the pad id: masked on both sides, their own category.
+    QTest::newRow("pad-id-vs-eos") << QStringLiteral("default") << QStringLiteral("pad_token=eos");
   }
   void compareCountsEachGridOverAlignedRows() {
     QFETCH(QString, a);
@@ -126,22 +128,35 @@ private Q_SLOTS:
     };
     const int64_t shift = firstReal(B, rowB) - firstReal(A, rowA);
     QCOMPARE(cmp.shift, shift);
-    int64_t labels = 0, ids = 0, attention = 0, common = 0;
+    // A label as the loss scores it: position 0's is never scored (-100 on both chips).
+    auto scored = [](const Batch& x, int r, int64_t t) { return t >= 1 ? x.labels.at(r, t) : int64_t(kIgnoreIndex); };
+    int64_t labels = 0, ids = 0, padIds = 0, attention = 0, common = 0;
     for (int64_t t = 0; t < A.length(); ++t) {
       const int64_t u = t + shift;
       if (u < 0 || u >= B.length()) continue;
       ++common;
-      ids += A.inputIds.at(rowA, t) != B.inputIds.at(rowB, u);
-      labels += A.labels.at(rowA, t) != B.labels.at(rowB, u);
+      const bool masked = A.attentionMask.at(rowA, t) == 0 && B.attentionMask.at(rowB, u) == 0;
+      (masked ? padIds : ids) += A.inputIds.at(rowA, t) != B.inputIds.at(rowB, u);
+      labels += scored(A, rowA, t) != scored(B, rowB, u);
       attention += (A.attentionMask.at(rowA, t) != 0) != (B.attentionMask.at(rowB, u) != 0);
     }
     QCOMPARE(cmp.common, common);
     QCOMPARE(cmp.ids, ids);
+    QCOMPARE(cmp.padIds, padIds);
     QCOMPARE(cmp.labels, labels);
     QCOMPARE(cmp.attention, attention);
     const QString text = c.summaryText();
     QVERIFY2(text.contains(QStringLiteral("labels at %1").arg(labels)), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("input ids at %1").arg(ids)), qPrintable(text));
+    if (b == QLatin1String("pad_token=eos")) { // every pad differs by its id only: counted apart, not outlined
+      QVERIFY(padIds > 0);
+      QCOMPARE(ids, 0);
+      QVERIFY2(text.contains(QStringLiteral("Pad id differs at %1 pads").arg(padIds)), qPrintable(text));
+      QVERIFY2(text.contains(QStringLiteral("%1 real positions differ").arg(cmp.positions)), qPrintable(text));
+      for (int64_t t = 0; t < A.length(); ++t)
+        if (A.attentionMask.at(rowA, t) == 0) QVERIFY(!c.stripA()->differsAt(int(t)));
+      QVERIFY(!c.stripA()->differsAt(0)); // position 0: both labels unscored, both ids the same
+    }
     QVERIFY2(text.contains(QStringLiteral("attention bits at %1").arg(attention)), qPrintable(text));
     if (A.length() != B.length() || shift != 0) {
       QVERIFY2(text.contains(QStringLiteral("aligned at their first real token")), qPrintable(text));

@@ -156,10 +156,18 @@ void DatasetController::applyFilter() {
 
 void DatasetController::selectSessionRow() {
   QListView* list = view_->list();
+  QItemSelectionModel* selection = list->selectionModel();
   const int at = model_->listRow(session_->selectedRow());
-  if (at < 0 || list->currentIndex().row() == at) return;
-  QSignalBlocker block(list->selectionModel());
-  list->setCurrentIndex(model_->index(at));
+  if (at >= 0 && list->currentIndex().row() == at && selection->isSelected(model_->index(at))) return;
+  QSignalBlocker block(selection);
+  if (at < 0) {
+    // The row the views show is not listed (a filter hides it): no row is highlighted, never the
+    // previous one (a lint finding jumps to any row).
+    selection->clear();
+  } else {
+    list->setCurrentIndex(model_->index(at));
+    list->scrollTo(model_->index(at)); // the blocked currentChanged would have scrolled to it
+  }
   list->viewport()->update(); // the blocked selection signals would have repainted it
 }
 

@@ -1,7 +1,9 @@
 // Desktop start-up: QApplication, the session on the named files (datasets, batch dumps, model
-// folders) or the demo, a persistent main window (layout and choices remembered). The forward
-// engine (LibTorch) is not touched here: it loads on first use, off the UI thread.
+// folders, framework configs) and options (--tokenizer, --template, --collator, --var) or the demo, a persistent main
+// window (layout and choices remembered). The forward engine (LibTorch) is not touched here: it loads on first use, off
+// the UI thread.
 #include "ui/shell/AppLauncher.h"
+#include "ui/shell/AppArguments.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/Session.h"
 #include "ui/widgets/Palette.h"
@@ -26,15 +28,16 @@ int launchDesktopApp(int argc, char** argv) {
   palette::setTheme(QSettings().value(QStringLiteral("darkTheme")).toBool() ? palette::Theme::Dark
                                                                             : palette::Theme::Light);
   Session session;
-  // Files named on the command line open before the window exists: keep their errors and show
-  // them (and print them) once it is up, so a typo in a path is never silently replaced by the demo.
+  // `maskscope [FILE...] [--tokenizer T] [--template T] [--collator C] [--var k=v]` (ui/shell/AppArguments):
+  // the command line checked it already (exit 2). Files open before the window exists; their errors
+  // are kept and shown (and printed) once it is up, so a typo in a path is never silently replaced by
+  // the demo. The collator and framework configs come after the window's remembered settings.
+  const AppArguments args = parseAppArguments(QApplication::arguments().mid(1));
   QStringList openErrors;
-  auto collect = QObject::connect(&session, &Session::errorOccurred, [&](const QString& m) { openErrors << m; });
-  const QStringList files = QApplication::arguments().mid(1);
-  for (const QString& f : files) session.openPath(f);
-  if (session.source() == Session::Source::None) session.openDataset(QStringLiteral("builtin:demo"));
-  QObject::disconnect(collect);
+  if (!args.error.isEmpty()) openErrors << args.error;
+  openErrors << openAppFiles(session, args);
   MainWindow window(&session, nullptr, true);
+  openErrors << applyAppCollator(window, session, args);
   window.show();
   if (!openErrors.isEmpty()) {
     for (const QString& e : openErrors) fprintf(stderr, "maskscope: %s\n", qPrintable(e));

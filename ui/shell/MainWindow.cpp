@@ -54,13 +54,29 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <functional>
 #include <utility>
 
 namespace maskscope {
 
 namespace {
 constexpr double kPresenterScale = 1.6; // presenter mode's type size: text, chips, grid labels
-}
+
+// Calls back when the watched widget is resized (the status bar: the framework label's share of it).
+class ResizeWatcher : public QObject {
+public:
+  ResizeWatcher(QWidget* watched, std::function<void()> onResize) : QObject(watched), onResize_(std::move(onResize)) {
+    watched->installEventFilter(this);
+  }
+  bool eventFilter(QObject*, QEvent* e) override {
+    if (e->type() == QEvent::Resize) onResize_();
+    return false;
+  }
+
+private:
+  std::function<void()> onResize_;
+};
+} // namespace
 
 MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
     : QMainWindow(parent), session_(session), persistent_(persistent) {
@@ -98,7 +114,10 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
   updateFrameworkStatus(); // a session set up before this window (snapshot, the command line)
   if (persistent_) restoreSettings();
   // A dump named on the command line opened before this window: ask once the window is up.
-  if (session_->needsDumpTokenizer()) QTimer::singleShot(0, this, &MainWindow::askForDumpTokenizer);
+  if (session_->needsDumpTokenizer())
+    QTimer::singleShot(0, this, [this] {
+      if (asksForTokenizer_ && session_->needsDumpTokenizer()) askForDumpTokenizer();
+    });
 }
 
 MainWindow::~MainWindow() {
@@ -158,11 +177,16 @@ void MainWindow::buildCentre() {
 void MainWindow::buildStatusBar() {
   auto* readOnly = new QLabel(tr("Read-only: maskscope never edits your files"), this);
   readOnly->setObjectName(QStringLiteral("readOnlyNotice"));
+  readOnly->setToolTip(readOnly->text());
+  readOnly->setContentsMargins(12, 0, 12, 0); // apart from the message and the model label beside it
   // Which framework, version and options built the batch, for as long as one does.
   frameworkStatus_ = new QLabel(this);
   frameworkStatus_->setObjectName(QStringLiteral("frameworkStatus"));
   frameworkStatus_->hide();
   statusBar()->addPermanentWidget(frameworkStatus_);
+  new ResizeWatcher(statusBar(), [this] {
+    if (!frameworkStatus_->isHidden()) updateFrameworkStatus(); // its share of the new width
+  });
   statusBar()->addPermanentWidget(readOnly);
   statusBar()->addPermanentWidget(model_->modelLabel());
   statusBar()->addPermanentWidget(model_->progressBar());
@@ -183,8 +207,11 @@ void MainWindow::connectSession() {
     pendingError_ = m; // a batch that failed to build reports here just before batchChanged
   });
   connect(session_, &Session::batchChanged, this, &MainWindow::updateCentreError);
-  connect(session_, &Session::dumpTokenizerNeeded, this,
-          [this] { QTimer::singleShot(0, this, &MainWindow::askForDumpTokenizer); });
+  connect(session_, &Session::dumpTokenizerNeeded, this, [this] {
+    QTimer::singleShot(0, this, [this] {
+      if (asksForTokenizer_ && session_->needsDumpTokenizer()) askForDumpTokenizer();
+    });
+  });
   updateCentreError();
 }
 
@@ -387,7 +414,10 @@ void MainWindow::setDarkTheme(bool dark) {
 TokenizerChoiceDialog* MainWindow::tokenizerDialog() const { return tokenizerDialog_; }
 
 void MainWindow::askForDumpTokenizer() {
-  if (!asksForTokenizer_ || !session_->needsDumpTokenizer()) return;
+  // Asked whenever a dump is open (File > Which tokenizer: also after a choice, even a wrong one); the
+  // automatic question (a dump the tokenizer does not fit, unless setAsksForTokenizer(false)) is asked
+  // from the constructor and on dumpTokenizerNeeded.
+  if (!session_->isBatchDump()) return;
   if (tokenizerDialog_) tokenizerDialog_->close();
   RenderOptions given;
   given.variables = session_->templateVariables();
@@ -414,7 +444,10 @@ void MainWindow::updateFrameworkStatus() {
   if (const PreparedFramework* p = session_->preparedFramework())
     text += tr(" — %1 rows → %2 prepared").arg(p->facts().rowsIn).arg(p->facts().rowsPrepared);
   frameworkStatus_->setToolTip(text);
-  frameworkStatus_->setText(frameworkStatus_->fontMetrics().elidedText(text, Qt::ElideMiddle, 420));
+  // Elided to its share of the bar (a third, 120-420 px): the permanent labels beside it and the
+  // messages left of them keep their room instead of being drawn over each other at 1024 px.
+  const int room = std::clamp(statusBar()->width() / 3, 120, 420);
+  frameworkStatus_->setText(frameworkStatus_->fontMetrics().elidedText(text, Qt::ElideMiddle, room));
 }
 
 bool MainWindow::openFrameworkConfig(const QString& path, QString* error) {

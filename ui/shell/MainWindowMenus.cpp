@@ -61,11 +61,11 @@ void MainWindow::buildFileMenu() {
   file->addAction(tr("Open the built-in &demo"), this,
                   [this] { session_->openDataset(QStringLiteral("builtin:demo")); });
   recentMenu_ = file->addMenu(tr("Open &recent"));
-  QAction* dumpTokenizer = file->addAction(tr("Which &tokenizer made this batch dump?…"), this, [this] {
-    if (session_->needsDumpTokenizer()) askForDumpTokenizer();
-  });
+  // Enabled for as long as a dump is open: a tokenizer chosen (even a wrong one) can be changed again.
+  QAction* dumpTokenizer =
+      file->addAction(tr("Which &tokenizer made this batch dump?…"), this, [this] { askForDumpTokenizer(); });
   dumpTokenizer->setObjectName(QStringLiteral("dumpTokenizerAction"));
-  auto syncDumpTokenizer = [this, dumpTokenizer] { dumpTokenizer->setEnabled(session_->needsDumpTokenizer()); };
+  auto syncDumpTokenizer = [this, dumpTokenizer] { dumpTokenizer->setEnabled(session_->isBatchDump()); };
   connect(session_, &Session::datasetChanged, dumpTokenizer, syncDumpTokenizer);
   connect(session_, &Session::pipelineChanged, dumpTokenizer, syncDumpTokenizer);
   syncDumpTokenizer();

@@ -114,7 +114,8 @@ void PipelineToolbar::connectControls() {
 }
 
 void PipelineToolbar::sync() {
-  QSignalBlocker a(collatorBox_), b(templateBox_);
+  QSignalBlocker a(collatorBox_), b(templateBox_), c(batchSize_);
+  batchSize_->setValue(session_->batchSize()); // a framework config sets its trainer's batch
   // A framework builds the batch: its picker says which; the preset box waits for "preset".
   collatorAction_->setVisible(!session_->isFramework());
   if (session_->isFramework()) return syncTemplate();
@@ -145,13 +146,18 @@ void PipelineToolbar::syncTemplate() {
   const QString own = fw ? frameworkOwnTemplate(*fw) : QString();
   templateBox_->setEnabled(own.isEmpty());
   if (!own.isEmpty()) {
-    templateBox_->insertItem(0, tr("%1: %2").arg(QString::fromStdString(fw->framework), own), kOwn);
+    // The value first ("chatml (axolotl)"): the compact box shows the start of its text, and the
+    // template's name is what it is for; the option it comes from is in the tooltip.
+    const QString option = own.section(QStringLiteral(" = "), 0, 0), value = own.section(QStringLiteral(" = "), 1);
+    const QString shown = option == QLatin1String("chat_template_jinja") ? option : value;
+    templateBox_->insertItem(0, tr("%1 (%2)").arg(shown, QString::fromStdString(fw->framework)), kOwn);
     templateBox_->setItemData(0,
                               tr("%1 renders with its own template (%2), not the toolbar's: change it in the "
                                  "Framework panel's options")
                                   .arg(QString::fromStdString(fw->framework), own),
                               Qt::ToolTipRole);
     templateBox_->setCurrentIndex(0);
+    templateBox_->setToolTip(templateBox_->itemData(0, Qt::ToolTipRole).toString());
     return;
   }
   int t = templateBox_->findData(session_->templateSpec());

@@ -7,6 +7,7 @@
 #include "core/batchio/BatchLoader.h"
 #include "core/capture/CaptureManifest.h"
 #include "core/collate/CollatorSpec.h"
+#include "core/frameworks/FrameworkBatchRows.h"
 #include "core/frameworks/FrameworkPipeline.h"
 #include "core/frameworks/FrameworkSpec.h"
 #include "core/mask/RowFacts.h"
@@ -19,6 +20,12 @@
 #include <algorithm>
 
 namespace maskscope {
+
+namespace {
+// The most rows a batch shown holds (the toolbar's Batch rows range): a framework config setting more
+// is shown in batches of this many, and says so.
+constexpr int kMaxBatchRows = 64;
+} // namespace
 
 Session::Session(QObject* parent) : QObject(parent) {
   // First connection: the effective mask is ready before any view hears batchChanged().
@@ -200,6 +207,19 @@ bool Session::applyPipeline(const QString& tokenizerSpec, const QString& templat
   }
   const long line = selectedLine(); // the same dataset row stays selected across modes
   const bool wasFramework = isFramework();
+  // A framework spec that sets its trainer's batch (core/frameworks/FrameworkBatchRows.h: micro_batch_size,
+  // per_device_train_batch_size) sets Batch rows to it when it is new or changed: a later edit of another
+  // option keeps the rows the user set.
+  const std::optional<int64_t> rows = framework ? frameworkBatchRows(framework->spec()) : std::nullopt;
+  if (rows && (!framework_ || frameworkBatchRows(framework_->spec()) != rows)) {
+    batchSize_ = int(std::clamp<int64_t>(*rows, 1, kMaxBatchRows));
+    if (*rows > kMaxBatchRows)
+      Q_EMIT errorOccurred(
+          tr("%1 sets %2 rows per batch; the app's batches hold at most %3 rows: shown in batches of %3")
+              .arg(QString::fromStdString(framework->spec().framework))
+              .arg(*rows)
+              .arg(kMaxBatchRows));
+  }
   // Another tokenizer while a dump is open is the user's choice for it: used even if it does not fit.
   if (source_ == Source::BatchDump && tokenizerSpec != tokenizerSpec_) dumpTokenizerChosen_ = true;
   pipeline_ = std::move(pipeline);
@@ -326,7 +346,7 @@ void Session::selectRow(int row) {
 }
 
 void Session::setBatchSize(int rows) {
-  rows = std::clamp(rows, 1, 64);
+  rows = std::clamp(rows, 1, kMaxBatchRows);
   if (rows == batchSize_) return;
   batchSize_ = rows;
   rebuildBatch();

@@ -2,6 +2,7 @@
 // requested size the way its row of the view registry says (the window through grab()).
 #include "ui/shell/Snapshot.h"
 #include "core/capture/CaptureManifest.h"
+#include "core/collate/CollatorPair.h"
 #include "core/collate/CollatorSpec.h"
 #include "core/commands/AttentionReport.h"
 #include "core/forward/LayerAttention.h"
@@ -35,6 +36,15 @@ std::string snapshotViewNames() { return viewNames().join(QStringLiteral(", ")).
 
 namespace {
 
+// One side of --compare: whatever --collator takes (a preset or collator spec, a framework spec or
+// config file), checked as the session will read it; throws Error naming the problem.
+void checkCompareSide(const std::string& spec) {
+  if (isFrameworkSpec(spec))
+    parseFrameworkSpec(spec);
+  else
+    parseCollatorSpec(spec);
+}
+
 void checkArgs(const SnapshotArgs& a) {
   if (a.out.empty()) throw Error("--out FILE.png is required");
   if (a.width < 64 || a.height < 64 || a.width > 16384 || a.height > 16384)
@@ -44,7 +54,7 @@ void checkArgs(const SnapshotArgs& a) {
   if (a.theme != "light" && a.theme != "dark") throw Error("--theme must be light or dark, got \"" + a.theme + "\"");
   if (!a.compare.empty()) {
     try {
-      splitCollatorPair(a.compare); // every spec the collator takes; a bad one is refused, never replaced
+      splitCollatorPair(a.compare, checkCompareSide); // every spec --collator takes; a bad one is refused
     } catch (const Error& e) {
       throw Error("--compare: " + e.message());
     }
@@ -284,7 +294,7 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
   options.zoom = a.zoom;
   options.softmaxExample = a.softmaxExample;
   if (!a.compare.empty()) {
-    const auto [specA, specB] = splitCollatorPair(a.compare);
+    const auto [specA, specB] = splitCollatorPair(a.compare, checkCompareSide);
     options.compareA = QString::fromStdString(specA);
     options.compareB = QString::fromStdString(specB);
   }

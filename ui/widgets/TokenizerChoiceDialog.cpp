@@ -37,15 +37,20 @@ TokenizerChoiceDialog::TokenizerChoiceDialog(std::shared_ptr<const Batch> dump, 
   text_ = new QLabel(this);
   text_->setWordWrap(true);
   text_->setTextFormat(Qt::PlainText);
-  text_->setText(tr("%1 holds input ids up to %2. %3 cannot have made it: %4.\n\nUntil you choose, the views show "
-                    "the ids (#%2) and lint runs without a tokenizer, as `maskscope lint %1` does without "
-                    "--tokenizer. The tokenizers on this machine, those that fit first:")
+  // Asked again from File > Which tokenizer (the one in use may fit): says which it is and how it fits.
+  text_->setText((fit.fits ? tr("%1 holds input ids up to %2. %3 is in use for it: %4.\n\nThe tokenizers on this "
+                                "machine, those whose special tokens open the dump's rows first:")
+                           : tr("%1 holds input ids up to %2. %3 cannot have made it: %4.\n\nUntil you choose, the "
+                                "views show the ids (#%2) and lint runs without a tokenizer, as `maskscope lint %1` "
+                                "does without --tokenizer. The tokenizers on this machine, those whose special "
+                                "tokens open the dump's rows first:"))
                      .arg(dumpName)
                      .arg(fit.maxId)
                      .arg(q(tokenizerDisplayName(current.toStdString())))
                      .arg(q(fit.describe())));
   layout->addWidget(text_);
   list_ = new QListWidget(this);
+  list_->setWordWrap(true); // each candidate's verdict and evidence whole, not cut at the dialog's edge
   list_->addItem(tr("Looking at %1 tokenizers\u2026").arg(candidates.size()));
   layout->addWidget(list_, 1);
   auto* buttons = new QDialogButtonBox(this);
@@ -70,15 +75,18 @@ TokenizerChoiceDialog::TokenizerChoiceDialog(std::shared_ptr<const Batch> dump, 
   });
   connect(list_, &QListWidget::currentRowChanged, this, &TokenizerChoiceDialog::updateButton);
   connect(list_, &QListWidget::itemDoubleClicked, useButton_, &QPushButton::click);
-  watcher_ = new QFutureWatcher<std::vector<TokenizerCandidate>>(this);
+  watcher_ = new QFutureWatcher<std::vector<RankedTokenizer>>(this);
   connect(watcher_, &QFutureWatcherBase::finished, this, [this] {
-    ranked_ = watcher_->result();
+    for (const RankedTokenizer& r : watcher_->result()) {
+      ranked_.push_back(r.candidate);
+      evidence_.push_back(r.evidence);
+    }
     ranking_ = false;
     showRanked();
   });
   auto stop = cancelled_;
   watcher_->setFuture(QtConcurrent::run(workerPool(), [dump, candidates = std::move(candidates), variables, stop] {
-    return rankTokenizers(*dump, candidates, variables, [stop] { return stop->load(); });
+    return rankTokenizersByEvidence(*dump, candidates, variables, [stop] { return stop->load(); });
   }));
   resize(640, 420);
 }
@@ -94,19 +102,28 @@ void TokenizerChoiceDialog::showRanked() {
   int first = -1;
   for (size_t i = 0; i < ranked_.size(); ++i) {
     const TokenizerCandidate& c = ranked_[i];
-    const QString line = QStringLiteral("%1 (%2): %3%4")
+    // A fitting tokenizer says what supports it: a vocabulary large enough for the ids is no evidence.
+    const QString line = QStringLiteral("%1 (%2): %3%4%5")
                              .arg(q(c.label), q(c.origin))
-                             .arg(c.fit.fits ? tr("fits") : tr("does not fit"))
+                             .arg(supported(i) ? tr("fits, and its special tokens open the rows")
+                                  : c.fit.fits ? tr("fits by size only")
+                                               : tr("does not fit"))
                              .arg(c.loadError.empty() && c.fit.vocabSize > 0
                                       ? tr(", %1 tokens; %2").arg(c.fit.vocabSize).arg(q(c.fit.describe()))
-                                      : QStringLiteral("; ") + q(c.fit.describe()));
+                                      : QStringLiteral("; ") + q(c.fit.describe()))
+                             .arg(c.fit.fits ? QStringLiteral("; ") + q(evidence_[i].describe()) : QString());
     auto* item = new QListWidgetItem(line, list_);
-    item->setToolTip(q(c.spec));
+    item->setToolTip(q(c.spec) + QStringLiteral("\n") + line);
     item->setData(Qt::UserRole, q(c.spec));
     if (!c.fit.fits) item->setForeground(palette().placeholderText());
-    if (c.fit.fits && first < 0) first = int(i);
+    // Pre-selected only where the evidence supports it (ranked first among those that fit).
+    if (supported(i) && first < 0) first = int(i);
   }
   if (ranked_.empty()) list_->addItem(tr("No tokenizer found: use \"Other file or folder\u2026\"."));
+  if (!ranked_.empty() && first < 0)
+    text_->setText(text_->text() +
+                   tr("\n\nNone is pre-selected: no tokenizer's special tokens open the dump's rows, "
+                      "so nothing here says which one made it. Choose one you know, or Show ids only."));
   list_->setCurrentRow(first);
   updateButton();
 }

@@ -1,9 +1,11 @@
 // The question the app asks when it opens a batch dump whose ids the tokenizer in use cannot have
-// made: which tokenizer made it? Lists the recent and cached tokenizers, those that fit first (core's
-// rankTokenizers, judged in a worker), the others with the reason they do not; "Other file or
+// made: which tokenizer made it? Lists the recent and cached tokenizers, those that fit first and among
+// them those the evidence supports (core's rankTokenizersByEvidence, judged in a worker), the others
+// with the reason they do not; only a tokenizer the evidence supports is pre-selected. "Other file or
 // folder..." picks any; closing it keeps the dump undecoded (ids only), never the wrong tokenizer.
 #pragma once
 #include "core/data/Batch.h"
+#include "core/lint/TokenizerEvidence.h"
 #include "core/lint/TokenizerFit.h"
 
 #include <QDialog>
@@ -32,6 +34,9 @@ public:
 
   bool ranking() const { return ranking_; } // the candidates are still being judged
   const std::vector<TokenizerCandidate>& ranked() const { return ranked_; }
+  // The evidence for ranked()[i] (core/lint/TokenizerEvidence.h), and whether it supports pre-selecting it.
+  const TokenizerEvidence& evidence(size_t i) const { return evidence_.at(i); }
+  bool supported(size_t i) const { return ranked_.at(i).fit.fits && evidence_.at(i).rowsStartingSpecial > 0; }
   QListWidget* list() const { return list_; }
   QString explanationText() const;
   // The tokenizer chosen (the selected row, or a file picked with "Other"); empty when none.
@@ -50,7 +55,8 @@ private:
   QListWidget* list_ = nullptr;
   QPushButton* useButton_ = nullptr;
   std::vector<TokenizerCandidate> ranked_;
-  QFutureWatcher<std::vector<TokenizerCandidate>>* watcher_ = nullptr;
+  std::vector<TokenizerEvidence> evidence_; // parallel to ranked_
+  QFutureWatcher<std::vector<RankedTokenizer>>* watcher_ = nullptr;
   std::shared_ptr<std::atomic<bool>> cancelled_;
   bool ranking_ = true;
   QString chosen_;

@@ -55,6 +55,20 @@ std::optional<int64_t> firstTokenOf(const RowContentInput& in, int message) {
   return std::nullopt;
 }
 
+// The token holding byte `offset` of message `message`'s content in the render (the <think> never
+// closed, the </think> nothing opened), so the finding points at the tag; the message's first token
+// when its content is not in the render verbatim.
+std::optional<int64_t> tokenAtContent(const RowContentInput& in, int message, size_t offset) {
+  if (!in.encoded) return std::nullopt;
+  for (const MessageSpan& s : in.encoded->messages) {
+    if (s.messageIndex != message || s.content.empty() || int64_t(offset) >= s.content.size()) continue;
+    const int64_t at = s.content.begin + int64_t(offset);
+    for (size_t t = 0; t < in.encoded->tokens.size(); ++t)
+      if (in.encoded->tokens[t].span.contains(at)) return int64_t(t);
+  }
+  return firstTokenOf(in, message);
+}
+
 void noAssistantReply(const RowContentInput& in) {
   const Conversation& c = in.conversation;
   if (c.plainText || std::any_of(c.messages.begin(), c.messages.end(), isAssistant)) return;
@@ -176,23 +190,25 @@ void unclosedThink(const RowContentInput& in) {
   for (size_t i = 0; i < msgs.size(); ++i) {
     if (!isAssistant(msgs[i])) continue;
     const std::string& text = msgs[i].content;
-    long depth = 0;
-    bool strayClose = false;
+    std::vector<size_t> open; // byte offsets of the <think> tags not closed yet
+    std::optional<size_t> strayClose;
     for (size_t at = text.find('<'); at != std::string::npos; at = text.find('<', at + 1)) {
-      if (text.compare(at, kOpen.size(), kOpen) == 0) ++depth;
-      if (text.compare(at, kClose.size(), kClose) == 0 && --depth < 0) {
-        strayClose = true;
-        depth = 0;
+      if (text.compare(at, kOpen.size(), kOpen) == 0) open.push_back(at);
+      if (text.compare(at, kClose.size(), kClose) == 0) {
+        if (!open.empty())
+          open.pop_back();
+        else if (!strayClose)
+          strayClose = at;
       }
     }
-    if (depth == 0 && !strayClose) continue;
+    if (open.empty() && !strayClose) continue;
     const std::string what = "message " + num(int64_t(i)) + " (assistant)";
-    if (depth > 0) {
+    if (!open.empty()) {
       in.emit("unclosed-think",
               in.label() + ": " + what +
                   " opens <think> and never closes it: the whole reply is trained as reasoning that never ends, "
                   "and at inference the model keeps thinking instead of answering",
-              firstTokenOf(in, int(i)));
+              tokenAtContent(in, int(i), open.front()));
       continue;
     }
     // Closed without an opening: harmless only where the template writes the <think> itself.
@@ -211,7 +227,8 @@ void unclosedThink(const RowContentInput& in) {
                                  "disagrees with every row that opens it"
                                : ": the render holds a closing tag that nothing opened, so the reasoning and the "
                                  "answer run together"),
-            firstTokenOf(in, int(i)), templateOpens ? std::optional<Severity>(Severity::Warning) : std::nullopt);
+            tokenAtContent(in, int(i), *strayClose),
+            templateOpens ? std::optional<Severity>(Severity::Warning) : std::nullopt);
   }
 }
 

@@ -2,6 +2,7 @@
 #include "ui/views/compare/CompareView.h"
 #include "core/collate/CollatorSpec.h"
 #include "core/forward/LossPlan.h"
+#include "core/frameworks/FrameworkSpec.h"
 #include "core/mask/RowComparison.h"
 #include "ui/model/ModelRunner.h"
 #include "ui/shell/Session.h"
@@ -25,6 +26,7 @@ namespace maskscope {
 
 namespace {
 int gAsyncCellThreshold = 2048;
+const QString kSessionCollator = QStringLiteral("@toolbar"); // the lists' entry for the session's collator
 
 } // namespace
 
@@ -35,6 +37,9 @@ CompareView::CompareView(Session* session, QWidget* parent) : QWidget(parent), s
   auto* layout = new QGridLayout(this);
   auto makeBox = [this](const QString& initial) {
     auto* box = new QComboBox(this);
+    // First: the collator the toolbar builds the batch with (a preset, or a framework spec or config),
+    // so compare starts from the batch on screen, never silently from another collator.
+    box->addItem(QString(), kSessionCollator);
     for (const auto& p : collatorPresets())
       box->addItem(QString::fromStdString(p.name) + (p.buggy ? tr("  (bug)") : QString()),
                    QString::fromStdString(p.name));
@@ -42,7 +47,7 @@ CompareView::CompareView(Session* session, QWidget* parent) : QWidget(parent), s
     connect(box, &QComboBox::currentIndexChanged, this, &CompareView::recomputeIfVisible);
     return box;
   };
-  boxA_ = makeBox(QStringLiteral("default"));
+  boxA_ = makeBox(kSessionCollator);
   boxB_ = makeBox(QStringLiteral("buggy-max-length-all-ones"));
   summaryA_ = new QLabel(this);
   summaryB_ = new QLabel(this);
@@ -75,6 +80,24 @@ CompareView::CompareView(Session* session, QWidget* parent) : QWidget(parent), s
   // Two extra collations and a cell diff per batch: only while the panel is on screen.
   connect(session_, &Session::batchChanged, this, &CompareView::recomputeIfVisible);
   connect(session_, &Session::exampleLossesChanged, this, &CompareView::recomputeIfVisible);
+  connect(session_, &Session::pipelineChanged, this, &CompareView::nameSessionCollator);
+  nameSessionCollator();
+}
+
+// "toolbar: axolotl 0.18 ... (chat_template=chatml)" or "toolbar: default": the first entry of both lists.
+void CompareView::nameSessionCollator() {
+  const FrameworkSpec* fw = session_->frameworkSpec();
+  QString what = fw ? QString::fromStdString(fw->describe()) : session_->collatorSpec();
+  if (what.size() > 60) what = what.left(57) + QStringLiteral("...");
+  for (QComboBox* box : {boxA_, boxB_}) {
+    box->setItemText(0, tr("toolbar: %1").arg(what));
+    box->setItemData(0, tr("The collator the toolbar builds the batch with: %1").arg(what), Qt::ToolTipRole);
+  }
+}
+
+QString CompareView::specOf(const QComboBox* box) const {
+  const QString spec = box->currentData().toString();
+  return spec == kSessionCollator ? session_->collatorSpec() : spec;
 }
 
 void CompareView::recomputeIfVisible() {
@@ -185,8 +208,8 @@ void CompareView::recompute() {
   cells_ = CellComparison();
   if (session_->hasBatch() && !session_->isBatchDump()) {
     try {
-      a_ = session_->collateWith(boxA_->currentData().toString(), &rowA_);
-      b_ = session_->collateWith(boxB_->currentData().toString(), &rowB_);
+      a_ = session_->collateWith(specOf(boxA_), &rowA_);
+      b_ = session_->collateWith(specOf(boxB_), &rowB_);
     } catch (const std::exception& e) {
       diff_->setText(tr("Cannot compare: %1").arg(QString::fromUtf8(e.what())));
     }
@@ -256,13 +279,19 @@ QString CompareView::summaryText() const {
           .arg(c.labels)
           .arg(c.attention)
           .arg(c.positionIdsCompared ? QString::number(c.positionIds) : tr("- (not both given)"));
+  // A pad filled with another id (pad_token=eos) at a position both rows mask: its own category.
+  const QString pads = c.padIds == 0 ? QString()
+                                     : tr(" Pad id differs at %1 pads (masked in both rows, not outlined); %2 real "
+                                          "positions differ.")
+                                           .arg(c.padIds)
+                                           .arg(c.positions);
   const QString cells = differingCells_ < 0
                             ? tr(" Counting the attention cells that differ\u2026")
                             : tr(" Attention cells: %1 of the %2 aligned cells (key \u2264 query) differ, tinted "
                                  "yellow in both grids.")
                                   .arg(differingCells_)
                                   .arg(cells_.compared);
-  return align + positions + cells;
+  return align + positions + pads + cells;
 }
 
 } // namespace maskscope

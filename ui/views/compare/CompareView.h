@@ -48,6 +48,9 @@ public:
   // The loaded model (ModelRunner::model, its lock): each side's row then runs through it (worker).
   void setModel(std::shared_ptr<ForwardModel> model, std::shared_ptr<std::mutex> lock, const QString& label);
   bool modelLossesPending() const { return modelPending_; }
+  // The collator spec side 0 (A) or 1 (B) compares: its list's entry, the toolbar's collator for the
+  // lists' first entry ("toolbar: ...", where A starts).
+  QString sideSpec(int side) const { return specOf(side == 0 ? boxA_ : boxB_); }
 
 protected:
   void showEvent(QShowEvent* event) override;
@@ -55,6 +58,8 @@ protected:
 private:
   void recompute();
   void recomputeIfVisible();
+  void nameSessionCollator();
+  QString specOf(const QComboBox* box) const;
   QString sideSummary(const Batch& b, int row, const std::vector<double>* modelNll) const;
   void startModelLosses();
 

@@ -111,6 +111,12 @@ void FrameworkOptionsForm::rebuild() {
     editors_.insert(name, editor);
     labels_.insert(name, label);
   }
+  // Shown now, not by the layout's queued call: until then a row counts for nothing in the form's
+  // size, and the Framework view sizes the form's side of its splitter from that (a form of ~25 px,
+  // labels cut and no fields, when a framework was picked with the window on screen).
+  for (int r = 0; r < form_->rowCount(); ++r)
+    for (QFormLayout::ItemRole role : {QFormLayout::LabelRole, QFormLayout::FieldRole})
+      if (QLayoutItem* item = form_->itemAt(r, role); item && item->widget()) item->widget()->show();
   syncValues();
 }
 

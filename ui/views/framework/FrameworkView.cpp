@@ -7,8 +7,11 @@
 
 #include <QLabel>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
+#include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace maskscope {
 
@@ -21,7 +24,7 @@ FrameworkView::FrameworkView(Session* session, QWidget* parent) : QWidget(parent
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   layout->addWidget(summary_);
   auto* split = new QSplitter(Qt::Horizontal, this);
-  auto* scroll = new QScrollArea(split);
+  auto* scroll = formScroll_ = new QScrollArea(split);
   scroll->setWidgetResizable(true);
   form_ = new FrameworkOptionsForm(session_, scroll);
   scroll->setWidget(form_);
@@ -30,6 +33,9 @@ FrameworkView::FrameworkView(Session* session, QWidget* parent) : QWidget(parent
   split->addWidget(prepared_);
   split->setStretchFactor(0, 2);
   split->setStretchFactor(1, 3);
+  // Neither side collapses behind the splitter: a wide prepared table would leave the form its
+  // scroll area's least width (~60 px: labels cut, no fields), docked or floated alike.
+  split->setChildrenCollapsible(false);
   layout->addWidget(split, 1);
   connect(session_, &Session::pipelineChanged, this, &FrameworkView::refresh);
   connect(session_, &Session::batchChanged, this, &FrameworkView::refresh);
@@ -39,6 +45,18 @@ FrameworkView::FrameworkView(Session* session, QWidget* parent) : QWidget(parent
 QString FrameworkView::summaryText() const { return summary_->text(); }
 
 void FrameworkView::refresh() {
+  // The form's labels and fields whole (its rows change with the collator), its vertical scroll bar
+  // beside them; at most kMaxFormWidth, past which its fields grow no more useful. Measured again once
+  // the new rows are shown: rows added to a form on screen are shown by a queued call, and a hidden row
+  // counts for nothing in the form's size (the ~25 px form of a framework picked with the window up).
+  auto fit = [this] {
+    constexpr int kMaxFormWidth = 560;
+    const int bar = formScroll_->verticalScrollBar()->sizeHint().width();
+    formScroll_->setMinimumWidth(
+        std::min(kMaxFormWidth, form_->sizeHint().width() + bar + 2 * formScroll_->frameWidth()));
+  };
+  fit();
+  QTimer::singleShot(0, this, fit);
   const FrameworkSpec* spec = session_->frameworkSpec();
   if (!spec) {
     summary_->setText(tr("No framework: a collator preset builds the batch. Pick a framework in the toolbar "

@@ -6,6 +6,7 @@
 
 class QLabel;
 class QPainter;
+class QScrollArea;
 
 namespace maskscope {
 
@@ -27,6 +28,7 @@ private:
   Session* session_;
   QLabel* summary_ = nullptr;
   FrameworkOptionsForm* form_ = nullptr;
+  QScrollArea* formScroll_ = nullptr; // the form, as wide as its labels and fields need
   PreparedRowTable* prepared_ = nullptr;
 };
 

@@ -43,6 +43,9 @@ LintView::LintView(Session* session, QWidget* parent) : QWidget(parent), session
   layout->addLayout(bar);
   auto* split = new QSplitter(Qt::Horizontal, this);
   list_ = new QListWidget(split);
+  // A finding's message is its point: wrapped, never cut at the panel's edge (whole in the tooltip too).
+  list_->setWordWrap(true);
+  list_->setTextElideMode(Qt::ElideNone);
   explanation_ = new QTextBrowser(split);
   split->addWidget(list_);
   split->addWidget(explanation_);
@@ -347,6 +350,7 @@ void LintView::showReport(LintReport report, bool datasetRows) {
         QStringLiteral("%1 %2  %3  %4%5")
             .arg(glyph, sev.toUpper(), QString::fromStdString(f.rule), at, QString::fromStdString(f.message)),
         list_);
+    item->setToolTip(item->text());
     if (f.severity == Severity::Error) item->setForeground(palette::warningText());
   }
   setSummary(staleNote() + countsText());

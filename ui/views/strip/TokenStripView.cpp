@@ -222,6 +222,8 @@ QString TokenStripView::describePosition(int t) const {
     if (d & DiffAttention) what << tr("attention bit");
     if (d & DiffPositionId) what << tr("position id");
     s += tr("\ndiffers from the compared collator: %1").arg(what.join(QStringLiteral(", ")));
+  } else if (d & DiffPadId) {
+    s += tr("\npad id differs from the compared collator's (both mask this position: no difference in training)");
   }
   return s;
 }
