@@ -64,7 +64,30 @@ private Q_SLOTS:
   void refusals();
   void shardJsonRoundTrip_data();
   void shardJsonRoundTrip();
+  void flaggedRowsReadWhatIsGraded();
 };
+
+// "Verify one batch" in lint: each flagged row's graded text, in --json (flagged_rows) and under the
+// row the text report draws. buggy-pad-is-eos (ChatML's <|im_end|> is the demo's EOS) leaves the
+// closing token ungraded: the row reads "Blue." alone, where the default collator reads
+// "Blue.<|im_end|>". A merge of shard reports gives the same flagged_rows (mergeEqualsUnsharded).
+void TestLintMerge::flaggedRowsReadWhatIsGraded() {
+  LintArgs a = lintArgs(MASKSCOPE_TEST_DATA_DIR "/cli/graded-count/chat.jsonl", "buggy-pad-is-eos", 1000);
+  a.tokenizerSpec = "builtin:demo";
+  a.templateSpec = "chatml";
+  std::string out, err;
+  QCOMPARE(runLintCapture(a, true, out, err), 1);
+  const nlohmann::json j = nlohmann::json::parse(out);
+  const nlohmann::json& rows = j.at("flagged_rows");
+  QVERIFY2(!rows.empty(), out.c_str());
+  bool row0 = false;
+  for (const auto& r : rows)
+    if (r.at("row").get<long>() == 0)
+      row0 = true, QCOMPARE(r.at("graded_text").get<std::string>(), std::string("Blue."));
+  QVERIFY2(row0, rows.dump().c_str());
+  QCOMPARE(runLintCapture(a, false, out, err), 1);
+  QVERIFY2(out.find("    graded text: \"Blue.\"\n") != std::string::npos, out.c_str());
+}
 
 void TestLintMerge::mergeEqualsUnsharded_data() {
   QTest::addColumn<QString>("input");
