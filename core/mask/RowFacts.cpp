@@ -1,5 +1,6 @@
 // Row facts; see RowFacts.h for the conventions (one padding rule, graded = scored by the loss).
 #include "core/mask/RowFacts.h"
+#include "core/mask/GradedPositions.h"
 #include "core/mask/PaddingDetection.h"
 
 #include <cmath>
@@ -49,30 +50,6 @@ int64_t gradedInRow(const Batch& b, int64_t r) {
   int64_t n = 0;
   for (int64_t t = 1; t < b.length(); ++t) n += gradedAt(b, r, t);
   return n;
-}
-
-int64_t gradedInBatch(const Batch& b) {
-  int64_t n = 0;
-  for (int64_t r = 0; r < b.batchSize(); ++r) n += gradedInRow(b, r);
-  return n;
-}
-
-int64_t gradedInLabels(const std::vector<int64_t>& labels) {
-  int64_t n = 0;
-  for (size_t t = 0; t < labels.size(); ++t) n += gradedLabel(int64_t(t), labels[t]);
-  return n;
-}
-
-std::vector<GradedRun> gradedRuns(const Batch& b, int64_t r) {
-  std::vector<GradedRun> runs;
-  for (int64_t t = 1; t < b.length(); ++t) {
-    if (!gradedAt(b, r, t)) continue;
-    if (!runs.empty() && runs.back().end == t)
-      runs.back().end = t + 1;
-    else
-      runs.push_back({t, t + 1});
-  }
-  return runs;
 }
 
 double gradedShare(const int64_t (&counts)[kRoleCount], int role) {

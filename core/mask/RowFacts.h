@@ -5,7 +5,6 @@
 #include "core/data/Batch.h"
 
 #include <cstdint>
-#include <string>
 #include <vector>
 
 namespace maskscope {
@@ -30,31 +29,6 @@ std::vector<PositionRole> rolesOfRow(const Batch& batch, int64_t row);
 // of the row.
 bool gradedAt(const Batch& batch, int64_t row, int64_t t);
 int64_t gradedInRow(const Batch& batch, int64_t row); // graded positions of one row
-int64_t gradedInBatch(const Batch& batch);            // the sum over every row
-// The same test for a label held outside a Batch (a table row, a framework's prepared row): `label` at
-// position t of its row. gradedAt is this; tools/checks/graded-count.py refuses label tests elsewhere.
-inline bool gradedLabel(int64_t t, int64_t label) { return t >= 1 && label != kIgnoreIndex; }
-int64_t gradedInLabels(const std::vector<int64_t>& labels); // graded positions of one row's labels [T]
-
-// "Verify one batch": what row r's loss grades, as text. The graded targets are labels[t] for every
-// graded t (gradedAt); each run of consecutive graded positions is decoded as one piece and the pieces
-// are joined by "…" ("Blue.<|im_end|>", "Hi<|im_end|>…Bye<|im_end|>"). `decode` gets one run's label
-// ids; empty when nothing is graded.
-struct GradedRun {
-  int64_t begin = 0, end = 0; // positions [begin, end)
-};
-std::vector<GradedRun> gradedRuns(const Batch& batch, int64_t row);
-inline constexpr const char* kGradedRunGap = "\u2026"; // "…" between runs
-template <class Decode> std::string gradedText(const Batch& batch, int64_t row, Decode&& decode) {
-  std::string out;
-  for (const GradedRun& run : gradedRuns(batch, row)) {
-    std::vector<int64_t> ids;
-    for (int64_t t = run.begin; t < run.end; ++t) ids.push_back(batch.labels.at(row, t));
-    if (!out.empty()) out += kGradedRunGap;
-    out += decode(ids);
-  }
-  return out;
-}
 
 // The share of the graded positions (graded as gradedAt: the denominator every view names) that play
 // `role`: counts[role] / the sum over roles; NaN when nothing is graded. The teaching steps' "pad

@@ -1,6 +1,6 @@
 // Decodes a row's graded targets (see GradedText.h; which positions count is core/mask's gradedAt).
 #include "core/table/GradedText.h"
-#include "core/mask/RowFacts.h"
+#include "core/mask/GradedPositions.h"
 #include "core/tokenizer/Tokenizer.h"
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 // system turn and whitespace-only tokens; the table renders as Markdown, CSV, HTML or JSON.
 #pragma once
 #include "core/data/Batch.h"
-#include "core/mask/RowFacts.h"
+#include "core/mask/GradedPositions.h"
 
 #include <cstdint>
 #include <iosfwd>

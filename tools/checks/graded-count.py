@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# "Graded" has one definition (core/mask/RowFacts.h: gradedAt / gradedInRow / gradedLabel, labels[t] !=
+# "Graded" has one definition (core/mask: gradedAt / gradedInRow / gradedLabel, labels[t] !=
 # -100 with t >= 1). Lists the lines under the given folders (CI: app/ core/ engine/ ui/) that test a
 # label against the ignore index themselves, outside core/mask/ and engine/ (the loss): a second
 # definition, such as a count that forgets t = 0. Exit 1 when any is found: call gradedAt instead.
@@ -75,7 +75,7 @@ def main(argv):
         print(msg)
     if found:
         print(f'{len(found)} line(s) test a label against -100 outside core/mask and engine/: count graded '
-              'positions with gradedAt / gradedInRow / gradedLabel (core/mask/RowFacts.h), or mark a line that '
+              'positions with gradedAt / gradedInRow (core/mask/RowFacts.h), gradedLabel / gradedInBatch (GradedPositions.h), or mark a line that '
               'is no graded count with "// graded-count: ok (why)"', file=sys.stderr)
     return 1 if found else 0
 
