@@ -6,6 +6,7 @@
 #include "core/data/PreferenceRow.h"
 #include "core/frameworks/FrameworkSpec.h"
 #include "core/mask/RowFacts.h"
+#include "core/table/GradedText.h"
 #include "core/table/PositionTable.h"
 #include "core/template/ChatTemplate.h"
 #include "core/tokenizer/Tokenizer.h"
@@ -52,13 +53,13 @@ int printTables(const Batch& b, const Tokenizer* tokenizer, const CollateTableOp
   for (int64_t r = 0; r < b.batchSize(); ++r) {
     const auto rows = buildPositionTable(b, r, tokenizer, filter);
     if (io.json) {
-      writePositionTableJson(io.out, r, rows);
+      writePositionTableJson(io.out, r, rows, gradedTextOfRow(b, r, tokenizer));
       continue;
     }
     const PositionTableCounts counts = countTable(rows);
     if (format == TableFormat::Text)
       io.out << "row " << r << ": " << counts.rows << " positions shown, " << counts.ignored << " not graded, "
-             << counts.graded << " graded\n";
+             << counts.graded << " graded; graded text: " << jsonString(gradedTextOfRow(b, r, tokenizer)) << "\n";
     writePositionTable(io.out, rows, format);
   }
   return 0;
@@ -89,7 +90,11 @@ int runCollate(const BatchInputs& inputs, CommandIO& io, const CollateTableOptio
     if (fromData && !markers)
       io.err << "maskscope: note: replies recovered from the message roles (each reply's content and closing "
                 "token, in every turn); the template has no {% generation %}\n";
-    io.out << escapeLineSeparators(batchToJson(b).dump()) << "\n";
+    nlohmann::ordered_json j = batchToJson(b);
+    nlohmann::ordered_json text = nlohmann::ordered_json::array(); // "verify one batch": what each row grades
+    for (int64_t r = 0; r < b.batchSize(); ++r) text.push_back(gradedTextOfRow(b, r, tokenizer.get()));
+    j["graded_text"] = std::move(text);
+    io.out << escapeLineSeparators(j.dump()) << "\n";
     return 0;
   }
   io.out << b.origin << ": " << b.batchSize() << " rows x " << b.length() << " positions\n";
@@ -105,7 +110,7 @@ int runCollate(const BatchInputs& inputs, CommandIO& io, const CollateTableOptio
     for (int64_t t = 0; t < b.length(); ++t) real += b.attentionMask.at(r, t) != 0;
     const int64_t graded = gradedInRow(b, r); // reaches the loss (core/mask/RowFacts.h)
     io.out << "  row " << r << ": " << real << " attended, " << graded << " graded, " << b.length() - graded
-           << " not graded\n";
+           << " not graded; graded text: " << jsonString(gradedTextOfRow(b, r, tokenizer.get())) << "\n";
   }
   return 0;
 }

@@ -3,6 +3,8 @@
 // JSON object per line (--stage prepared); the text form names the framework, version and options.
 #include "core/commands/CollateCommand.h"
 #include "core/frameworks/FrameworkPipeline.h"
+#include "core/mask/RowFacts.h"
+#include "core/table/GradedText.h"
 #include "core/table/PositionTable.h"
 #include "core/util/Error.h"
 #include "core/util/JsonString.h"
@@ -59,16 +61,14 @@ void printFrameworkText(const FrameworkRun& run, CommandIO& io) {
   }
   io.out << "\n  as maskscope sees it: " << b.batchSize() << " rows x " << b.length() << " positions\n";
   for (int64_t r = 0; r < b.batchSize(); ++r) {
-    int64_t real = 0, graded = 0;
-    for (int64_t t = 0; t < b.length(); ++t) {
-      real += b.attentionMask.at(r, t) != 0;
-      graded += b.labels.at(r, t) != kIgnoreIndex;
-    }
+    int64_t real = 0;
+    for (int64_t t = 0; t < b.length(); ++t) real += b.attentionMask.at(r, t) != 0;
+    const int64_t graded = gradedInRow(b, r); // reaches the loss (core/mask/RowFacts.h), as every count
     io.out << "  row " << r << ": " << real << " attended, " << graded << " graded, " << b.length() - graded
-           << " ignored (-100)";
+           << " not graded";
     if (r < int64_t(b.segments.size()) && b.segments[size_t(r)].size() > 1)
       io.out << ", " << b.segments[size_t(r)].size() << " packed examples";
-    io.out << "\n";
+    io.out << "; graded text: " << jsonString(gradedTextOfRow(b, r, run.tokenizer.get())) << "\n";
   }
 }
 
@@ -96,7 +96,7 @@ int runFrameworkCollate(const BatchInputs& inputs, CommandIO& io, const CollateT
     for (int64_t r = 0; r < run.view.batchSize(); ++r) {
       const auto rows = buildPositionTable(run.view, r, run.tokenizer.get(), filter);
       if (io.json)
-        writePositionTableJson(io.out, r, rows);
+        writePositionTableJson(io.out, r, rows, gradedTextOfRow(run.view, r, run.tokenizer.get()));
       else
         writePositionTable(io.out, rows, format);
     }

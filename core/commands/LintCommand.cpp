@@ -18,6 +18,7 @@
 #include "core/lint/TextReport.h"
 #include "core/lint/TokenizerFit.h"
 #include "core/mask/RowFacts.h"
+#include "core/table/GradedText.h"
 #include "core/util/Error.h"
 #include "core/util/FileReading.h"
 #include "core/util/JsonString.h"
@@ -280,7 +281,23 @@ void lintDatasetInput(const LintArgs& a, const std::string& tokenizerSpec, int s
                  {"prefix_check_rows", o.prefixCheckRows}};
   if (o.rowBegin > 0 || o.rowEnd >= 0) // shards of different --rows must not merge
     in.settings["rows"] = std::to_string(o.rowBegin) + ":" + (o.rowEnd >= 0 ? std::to_string(o.rowEnd) : "");
-  if (!io.json && !preference) in.viewPipeline = std::make_unique<DatasetPipeline>(o.pipeline);
+  if (!preference) in.viewPipeline = std::make_unique<DatasetPipeline>(o.pipeline);
+}
+
+// The batch holding a finding's row: the dump's (or framework batch's) own row, or the dataset row
+// collated alone (packing neighbours are not shown).
+std::function<std::optional<RowView>(int64_t)> rowViews(const LintArgs& a, const LintedInput& in) {
+  return [&a, &in](int64_t row) -> std::optional<RowView> {
+    if (in.dump) {
+      const Batch& b = *in.dumpBatch;
+      if (row >= b.batchSize() || !b.labels.sameShape(b.inputIds)) return std::nullopt;
+      return RowView{in.dumpBatch, row, in.tok.get()};
+    }
+    if (!in.viewPipeline) return std::nullopt;
+    auto one =
+        std::make_shared<const Batch>(in.viewPipeline->collateConversations({readDatasetRow(a.input, long(row))}));
+    return RowView{one, 0, &in.viewPipeline->tokenizer()};
+  };
 }
 
 void printTextReport(const LintArgs& a, const LintedInput& in, CommandIO& io) {
@@ -290,19 +307,23 @@ void printTextReport(const LintArgs& a, const LintedInput& in, CommandIO& io) {
   o.colour = io.colour;
   o.maxListed = a.maxFindings >= 0 ? size_t(a.maxFindings) : 50;
   o.showRows = a.showRows;
-  o.rowView = [&](int64_t row) -> std::optional<RowView> {
-    if (in.dump) {
-      const Batch& b = *in.dumpBatch;
-      if (row >= b.batchSize() || !b.labels.sameShape(b.inputIds)) return std::nullopt;
-      return RowView{in.dumpBatch, row, in.tok.get()};
-    }
-    if (!in.viewPipeline) return std::nullopt;
-    // The example collated alone (packing neighbours are not shown).
-    auto one =
-        std::make_shared<const Batch>(in.viewPipeline->collateConversations({readDatasetRow(a.input, long(row))}));
-    return RowView{one, 0, &in.viewPipeline->tokenizer()};
-  };
+  o.rowView = rowViews(a, in);
   writeTextReport(io.out, in.report, o);
+}
+
+// --json: "verify one batch" for the rows the text report draws (--show-rows): what each one's loss
+// grades, decoded (core/table's gradedTextOfRow). A row that cannot be shown is left out.
+nlohmann::json flaggedRowsJson(const LintArgs& a, const LintedInput& in) {
+  nlohmann::json rows = nlohmann::json::array();
+  const auto view = rowViews(a, in);
+  for (int64_t row : offendingRows(in.report, a.showRows)) {
+    try {
+      if (const std::optional<RowView> v = view(row))
+        rows.push_back({{"row", row}, {"graded_text", gradedTextOfRow(*v->batch, v->row, v->tokenizer)}});
+    } catch (const std::exception&) { // a row the reader or template refuses: its finding says why
+    }
+  }
+  return rows;
 }
 
 // A dataset of which no row could be linted is unusable input (exit 2): say why, with the first
@@ -376,31 +397,32 @@ int runMerge(const LintArgs& a, CommandIO& io) {
     table.finish(io);
   }
   const std::string source = m.settings.value("source", std::string());
-  const LintSummary& s = m.report.summary;
+  LintArgs shown = a;
+  shown.input = source;
+  shown.maxFindings = m.settings.value("max_findings", -1L);
+  LintedInput in;
+  in.report = std::move(m.report);
+  const LintSummary& s = in.report.summary;
+  try { // the token view (and flagged_rows) re-collates offending rows: only where the dataset and tokenizer are
+    PipelineSpec p;
+    p.tokenizerSpec = m.settings.value("tokenizer", std::string());
+    p.templateSpec = m.settings.value("template", std::string());
+    p.collatorSpec = m.settings.value("collator", std::string());
+    p.render.variables = m.settings.value("vars", std::map<std::string, std::string>());
+    in.viewPipeline = std::make_unique<DatasetPipeline>(p);
+  } catch (const std::exception& e) {
+    io.err << "maskscope: note: no token view of offending rows (" << e.what() << ")\n";
+  }
   if (io.json) {
-    m.report.summary.source = source;
-    nlohmann::json j = reportToJson(m.report);
+    in.report.summary.source = source;
+    nlohmann::json j = reportToJson(in.report);
+    j["flagged_rows"] = flaggedRowsJson(shown, in);
     io.out << escapeLineSeparators(j.dump()) << "\n";
   } else {
-    LintArgs shown = a;
-    shown.input = source;
-    shown.maxFindings = m.settings.value("max_findings", -1L);
-    LintedInput in;
-    in.report = std::move(m.report);
-    try { // the token view re-collates offending rows: only where the dataset and tokenizer are here
-      PipelineSpec p;
-      p.tokenizerSpec = m.settings.value("tokenizer", std::string());
-      p.templateSpec = m.settings.value("template", std::string());
-      p.collatorSpec = m.settings.value("collator", std::string());
-      p.render.variables = m.settings.value("vars", std::map<std::string, std::string>());
-      in.viewPipeline = std::make_unique<DatasetPipeline>(p);
-    } catch (const std::exception& e) {
-      io.err << "maskscope: note: no token view of offending rows (" << e.what() << ")\n";
-    }
     printTextReport(shown, in, io);
     return reportNothingLinted(source, in.report, io) ? 2 : in.report.summary.errors > 0 ? 1 : 0;
   }
-  if (reportNothingLinted(source, m.report, io)) return 2;
+  if (reportNothingLinted(source, in.report, io)) return 2;
   return s.errors > 0 ? 1 : 0;
 }
 
@@ -490,6 +512,7 @@ int runLint(const LintArgs& a, CommandIO& io) {
     in.report.summary.shard = a.shard;
     nlohmann::json j = a.shard.empty() ? reportToJson(report) : shardReportJson(report, shardK, shardN, in.settings);
     if (in.attention) j["attention"] = attentionJson(*in.attention);
+    if (a.shard.empty()) j["flagged_rows"] = flaggedRowsJson(a, in);
     io.out << escapeLineSeparators(j.dump()) << "\n";
   } else {
     if (in.attention) io.out << attentionText(*in.attention);

@@ -4,6 +4,7 @@
 #include "core/batchio/BatchJson.h"
 #include "core/collate/PreferencePairs.h"
 #include "core/mask/RowFacts.h"
+#include "core/table/GradedText.h"
 #include "core/table/PositionTable.h"
 #include "core/util/Error.h"
 #include "core/util/JsonString.h"
@@ -37,14 +38,15 @@ void printPreferenceTables(const std::vector<SideBatch>& sides, const Tokenizer&
       const auto table = buildPositionTable(*s.batch, r, &tok, filter);
       if (io.json) { // one JSON object per line, as for SFT data, with the side first
         std::ostringstream line;
-        writePositionTableJson(line, r, table);
+        writePositionTableJson(line, r, table, gradedTextOfRow(*s.batch, r, &tok));
         io.out << "{\"side\":\"" << s.name << "\"," << line.str().substr(1);
         continue;
       }
       const PositionTableCounts counts = countTable(table);
       if (format == TableFormat::Text)
         io.out << "row " << r << " (" << s.name << "): " << counts.rows << " positions shown, " << counts.ignored
-               << " not graded, " << counts.graded << " graded\n";
+               << " not graded, " << counts.graded
+               << " graded; graded text: " << jsonString(gradedTextOfRow(*s.batch, r, &tok)) << "\n";
       writePositionTable(io.out, table, format);
     }
 }

@@ -222,7 +222,7 @@ LossBreakdown computeLossBreakdown(const Batch& b, int row, const std::vector<do
   LossBreakdown out;
   if (row < 0 || row >= b.batchSize() || !b.labels.sameShape(b.inputIds)) return out;
   for (int64_t t = 1; t < b.length(); ++t) {
-    if (b.labels.at(row, t) == kIgnoreIndex) continue;
+    if (!gradedAt(b, row, t)) continue; // reaches the loss (RowFacts.h)
     int role = roles.sameShape(b.inputIds) ? int(roles.at(row, t)) : int(RoleUnknown);
     if (role < 0 || role >= kRoleCount) role = RoleUnknown;
     out.graded[role] += 1;

@@ -2,6 +2,8 @@
 // green, ignored plain, padding dim, the flagged position inverted), then the summary.
 #include "core/lint/TextReport.h"
 #include "core/mask/RowFacts.h"
+#include "core/table/GradedText.h"
+#include "core/util/JsonString.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -159,7 +161,11 @@ void printOffendingRows(std::ostream& os, const LintReport& report, const TextRe
     os << "  " << (where.count(row) ? where[row] : "row " + std::to_string(row)) << " [" << names << "]\n";
     if (!o.rowView) continue;
     try {
-      if (const std::optional<RowView> v = o.rowView(row)) drawRow(os, *v->batch, v->row, e.first, v->tokenizer, c);
+      if (const std::optional<RowView> v = o.rowView(row)) {
+        drawRow(os, *v->batch, v->row, e.first, v->tokenizer, c);
+        // "Verify one batch": what the loss reads in this row (core/mask's gradedText, decoded).
+        os << "    graded text: " << jsonString(gradedTextOfRow(*v->batch, v->row, v->tokenizer)) << "\n";
+      }
     } catch (const std::exception& ex) {
       os << "    (cannot draw: " << ex.what() << ")\n";
     }
@@ -167,6 +173,16 @@ void printOffendingRows(std::ostream& os, const LintReport& report, const TextRe
 }
 
 } // namespace
+
+std::vector<int64_t> offendingRows(const LintReport& report, int limit) {
+  std::vector<int64_t> rows;
+  for (const Finding& f : report.findings) {
+    if (!f.row || f.severity == Severity::Info || std::find(rows.begin(), rows.end(), *f.row) != rows.end()) continue;
+    if (int(rows.size()) >= limit) break;
+    rows.push_back(*f.row);
+  }
+  return rows;
+}
 
 void writeTextReport(std::ostream& os, const LintReport& report, const TextReportOptions& options) {
   printFindings(os, report, options);

@@ -11,6 +11,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace maskscope {
 
@@ -34,5 +35,9 @@ struct TextReportOptions {
 };
 
 void writeTextReport(std::ostream& os, const LintReport& report, const TextReportOptions& options);
+
+// The rows the text report draws: the first `limit` distinct rows of error and warning findings, in
+// report order (lint --json lists the same rows with what each grades, "flagged_rows").
+std::vector<int64_t> offendingRows(const LintReport& report, int limit);
 
 } // namespace maskscope

@@ -1,5 +1,6 @@
 // Row facts; see RowFacts.h for the conventions (one padding rule, graded = scored by the loss).
 #include "core/mask/RowFacts.h"
+#include "core/mask/GradedPositions.h"
 #include "core/mask/PaddingDetection.h"
 
 #include <cmath>
@@ -42,7 +43,7 @@ std::vector<PositionRole> rolesOfRow(const Batch& b, int64_t r) {
 
 bool gradedAt(const Batch& b, int64_t r, int64_t t) {
   return t >= 1 && t < b.length() && r >= 0 && r < b.batchSize() && b.labels.sameShape(b.inputIds) &&
-         b.labels.at(r, t) != kIgnoreIndex;
+         gradedLabel(t, b.labels.at(r, t));
 }
 
 int64_t gradedInRow(const Batch& b, int64_t r) {

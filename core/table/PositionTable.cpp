@@ -222,10 +222,13 @@ void writePositionTable(std::ostream& out, const std::vector<PositionTableRow>& 
   }
 }
 
-void writePositionTableJson(std::ostream& out, int64_t batchRow, const std::vector<PositionTableRow>& rows) {
+void writePositionTableJson(std::ostream& out, int64_t batchRow, const std::vector<PositionTableRow>& rows,
+                            const std::string& gradedText) {
   const PositionTableCounts counts = countTable(rows);
   std::string s = "{\"row\":" + std::to_string(batchRow) + ",\"graded\":" + std::to_string(counts.graded) +
-                  ",\"ignored\":" + std::to_string(counts.ignored) + ",\"rows\":[";
+                  ",\"ignored\":" + std::to_string(counts.ignored) + ",\"graded_text\":";
+  appendJsonString(s, gradedText);
+  s += ",\"rows\":[";
   out << s;
   for (size_t i = 0; i < rows.size(); ++i) {
     const PositionTableRow& r = rows[i];

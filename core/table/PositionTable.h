@@ -3,6 +3,7 @@
 // system turn and whitespace-only tokens; the table renders as Markdown, CSV, HTML or JSON.
 #pragma once
 #include "core/data/Batch.h"
+#include "core/mask/GradedPositions.h"
 
 #include <cstdint>
 #include <iosfwd>
@@ -24,7 +25,7 @@ struct PositionTableRow {
   bool padding = false;   // padding by the one rule of core/mask (detectPaddingOfRow)
   bool whitespace = false;
   // The label reaches the loss (core/mask/RowFacts.h's gradedAt): not -100, and not position 0.
-  bool graded() const { return position >= 1 && label != kIgnoreIndex; }
+  bool graded() const { return gradedLabel(position, label); }
 };
 
 struct PositionTableFilter {
@@ -51,7 +52,9 @@ TableFormat parseTableFormat(const std::string& name);
 
 // Writes the table; the first column is the 1-based row number a teacher reads out ("row 8").
 void writePositionTable(std::ostream& out, const std::vector<PositionTableRow>& rows, TableFormat format);
-// One JSON object per table: {"row", "rows": [{...}], "graded", "ignored"} (keys as docs/cli.md).
-void writePositionTableJson(std::ostream& out, int64_t batchRow, const std::vector<PositionTableRow>& rows);
+// One JSON object per table: {"row", "graded", "ignored", "graded_text", "rows": [{...}]} (keys as
+// docs/cli.md); graded_text is the whole row's (gradedTextOfRow), whatever the filter hides.
+void writePositionTableJson(std::ostream& out, int64_t batchRow, const std::vector<PositionTableRow>& rows,
+                            const std::string& gradedText);
 
 } // namespace maskscope

@@ -32,8 +32,8 @@ Shape collateShape(const nlohmann::json& dict) {
   const bool twoD = !ids.empty() && ids.front().is_array();
   s.rows = twoD ? long(ids.size()) : 1;
   s.positions = twoD ? long(ids.front().size()) : long(ids.size());
-  const auto count = [&s](const nlohmann::json& row) {
-    for (const auto& v : row) s.graded += v.get<long>() != -100;
+  const auto count = [&s](const nlohmann::json& row) { // graded: the label reaches the loss, so not at 0
+    for (size_t t = 1; t < row.size(); ++t) s.graded += row[t].get<long>() != -100;
   };
   if (twoD)
     for (const auto& row : dict.at("labels")) count(row);

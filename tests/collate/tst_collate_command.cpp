@@ -3,6 +3,7 @@
 // every preset with its one-line meaning, and its JSON settings build the preset's collator.
 #include "core/collate/CollatorSpec.h"
 #include "core/commands/CollateCommand.h"
+#include "core/table/GradedText.h"
 
 #include <QtTest>
 
@@ -22,6 +23,9 @@ private Q_SLOTS:
   void badInput_data();
   void badInput();
   void rowRanges();
+  void gradedText_data();
+  void gradedText();
+  void gradedTextFollowsTheLabels();
 };
 
 void TestCollateCommand::documentedJson_data() {
@@ -41,14 +45,16 @@ void TestCollateCommand::documentedJson() {
   CommandIO io{out, err, true};
   QCOMPARE(runCommand(io, [&] { return runCollate(in, io); }), 0);
   const std::string text = out.str();
-  // Keys in the documented order, nothing else on stdout.
+  // Keys in the documented order (the four grids, then each row's graded text), nothing else on stdout.
   const size_t a = text.find("\"input_ids\""), b = text.find("\"attention_mask\""), c = text.find("\"labels\""),
-               d = text.find("\"position_ids\"");
-  QVERIFY(a == 1 && a < b && b < c && c < d);
+               d = text.find("\"position_ids\""), e = text.find("\"graded_text\"");
+  QVERIFY(a == 1 && a < b && b < c && c < d && d < e && e != std::string::npos);
   auto j = nlohmann::json::parse(text);
-  QCOMPARE(j.size(), size_t(4));
+  QCOMPARE(j.size(), size_t(5));
+  QCOMPARE(j["graded_text"].size(), j["input_ids"].size());
+  for (const auto& g : j["graded_text"]) QVERIFY(g.is_string());
   // The demo's ChatML template has no {% generation %}: replies are recovered from the roles, and
-  // stderr says so (stdout keeps the four keys).
+  // stderr says so (stdout keeps the documented keys).
   QVERIFY2(err.str().find("replies recovered from the message roles") != std::string::npos, err.str().c_str());
   const size_t rows = j["input_ids"].size();
   QVERIFY(rows >= 1);
@@ -154,6 +160,63 @@ void TestCollateCommand::rowRanges() {
   parseRowRange("5:", b, e);
   QCOMPARE(e, -1L);
   QVERIFY_THROWS_EXCEPTION(std::exception, parseRowRange("4:2", b, e));
+}
+
+// "Verify one batch": each row's graded targets decoded, runs joined by "…" (docs/cli.md, Graded
+// text). The quiz's "Blue." reads exactly the reply and its closing token; two replies, two runs.
+void TestCollateCommand::gradedText_data() {
+  QTest::addColumn<QString>("tokenizer");
+  QTest::addColumn<QString>("collator");
+  QTest::addColumn<int>("row");
+  QTest::addColumn<QString>("want");
+  QTest::newRow("chatml reply and closing token") << "builtin:demo"
+                                                  << "default" << 0 << "Blue.<|im_end|>";
+  QTest::newRow("two replies, two runs") << "builtin:demo"
+                                         << "default" << 1 << "Hello!<|im_end|>\u2026Hello again.<|im_end|>";
+  QTest::newRow("last turn only") << "builtin:demo"
+                                  << "buggy-last-turn-only" << 1 << "Hello again.<|im_end|>";
+}
+
+void TestCollateCommand::gradedText() {
+  QFETCH(QString, tokenizer);
+  QFETCH(QString, collator);
+  QFETCH(int, row);
+  QFETCH(QString, want);
+  BatchInputs in;
+  in.dataSpec = MASKSCOPE_TEST_DATA_DIR "/cli/graded-count/chat.jsonl";
+  in.tokenizerSpec = tokenizer.toStdString();
+  in.templateSpec = "chatml";
+  in.collatorSpec = collator.toStdString();
+  std::ostringstream out, err;
+  CommandIO io{out, err, true};
+  QCOMPARE(runCommand(io, [&] { return runCollate(in, io); }), 0);
+  const auto j = nlohmann::json::parse(out.str());
+  QCOMPARE(QString::fromStdString(j.at("graded_text").at(size_t(row)).get<std::string>()), want);
+  // The text form prints the same, quoted as JSON.
+  std::ostringstream text, terr;
+  CommandIO tio{text, terr, false};
+  QCOMPARE(runCommand(tio, [&] { return runCollate(in, tio); }), 0);
+  const std::string line = "graded text: " + nlohmann::json(want.toStdString()).dump(-1, ' ', false);
+  QVERIFY2(text.str().find(line) != std::string::npos, text.str().c_str());
+}
+
+// The text is read from the labels, not from the reply spans: grading the whole sequence shows the
+// prompt too (from position 1: the label at 0 is never scored), and the ids without a tokenizer.
+void TestCollateCommand::gradedTextFollowsTheLabels() {
+  Batch b;
+  b.inputIds = IntGrid(1, 5);
+  b.labels = IntGrid(1, 5, kIgnoreIndex);
+  b.attentionMask = IntGrid(1, 5, 1);
+  for (int64_t t = 0; t < 5; ++t) b.inputIds.at(0, t) = 100 + t;
+  b.labels.at(0, 0) = 100; // never scored: not in the text
+  b.labels.at(0, 1) = 101;
+  b.labels.at(0, 3) = 103;
+  b.labels.at(0, 4) = 104;
+  QCOMPARE(gradedTextOfRow(b, 0, nullptr), std::string("#101\u2026#103 #104"));
+  b.labels.at(0, 2) = 102; // one run now
+  QCOMPARE(gradedTextOfRow(b, 0, nullptr), std::string("#101 #102 #103 #104"));
+  b.labels = IntGrid(1, 5, kIgnoreIndex);
+  QCOMPARE(gradedTextOfRow(b, 0, nullptr), std::string());
 }
 
 QTEST_GUILESS_MAIN(TestCollateCommand)

@@ -344,6 +344,15 @@ std::vector<RuleCase> ruleCases() {
   add("batch-nothing-graded quiet", "batch-nothing-graded", false, [] {
     return lintIds(makeBatch({{{2, 10, 11, 3}, {X, X, 11, 3}, {}, {}}}));
   });
+  // A generation batch (left-padded prompts for generate()) grades nothing by design: no NaN to report.
+  add("batch-nothing-graded quiet (--generation, prompts only)", "batch-nothing-graded", false, [] {
+    return lintIds(makeBatch({{{0, 2, 10, 11}, {X, X, X, X}, {0, 1, 1, 1}, {1, 0, 1, 2}},
+                              {{2, 10, 11, 12}, {X, X, X, X}, {1, 1, 1, 1}, {0, 1, 2, 3}}}),
+                   true);
+  });
+  add("no-graded-tokens quiet (--generation, prompts only)", "no-graded-tokens", false, [] {
+    return lintIds(makeBatch({{{0, 2, 10, 11}, {X, X, X, X}, {0, 1, 1, 1}, {1, 0, 1, 2}}}), true);
+  });
   add("attention-mask-not-binary fires", "attention-mask-not-binary", true, [] {
     return lintIds(makeBatch({{{2, 10, 11, 3}, {X, 10, 11, 3}, {1, 2, 1, 1}, {}}}));
   });

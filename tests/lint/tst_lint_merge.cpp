@@ -64,7 +64,35 @@ private Q_SLOTS:
   void refusals();
   void shardJsonRoundTrip_data();
   void shardJsonRoundTrip();
+  void flaggedRowsReadWhatIsGraded();
 };
+
+// "Verify one batch" in lint: each flagged row's graded text, in --json (flagged_rows) and under the
+// row the text report draws. buggy-pad-is-eos grades every token but the pad id, which is the demo's
+// EOS, ChatML's <|im_end|>: the text reads the prompt (from position 1: position 0 is never scored),
+// and each <|im_end|> is a gap, where the default collator reads "Blue.<|im_end|>". A merge of shard
+// reports gives the same flagged_rows (mergeEqualsUnsharded).
+void TestLintMerge::flaggedRowsReadWhatIsGraded() {
+  const QString kBuggyText = QStringLiteral("user\nName a colour.\u2026\n<|im_start|>assistant\nBlue.\u2026\n");
+  LintArgs a = lintArgs(MASKSCOPE_TEST_DATA_DIR "/cli/graded-count/chat.jsonl", "buggy-pad-is-eos", 1000);
+  a.tokenizerSpec = "builtin:demo";
+  a.templateSpec = "chatml";
+  std::string out, err;
+  QCOMPARE(runLintCapture(a, true, out, err), 1);
+  const nlohmann::json j = nlohmann::json::parse(out);
+  const nlohmann::json& rows = j.at("flagged_rows");
+  QVERIFY2(!rows.empty(), out.c_str());
+  bool row0 = false;
+  for (const auto& r : rows) {
+    if (r.at("row").get<long>() != 0) continue;
+    row0 = true;
+    QCOMPARE(QString::fromStdString(r.at("graded_text").get<std::string>()), kBuggyText);
+  }
+  QVERIFY2(row0, rows.dump().c_str());
+  QCOMPARE(runLintCapture(a, false, out, err), 1);
+  const std::string shown = "    graded text: " + nlohmann::json(kBuggyText.toStdString()).dump() + "\n";
+  QVERIFY2(out.find(shown) != std::string::npos, (shown + out).c_str());
+}
 
 void TestLintMerge::mergeEqualsUnsharded_data() {
   QTest::addColumn<QString>("input");

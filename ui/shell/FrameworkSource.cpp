@@ -1,6 +1,7 @@
 // Framework mode of the session: preparation once per pipeline, a batch per group of prepared rows.
 #include "ui/shell/FrameworkSource.h"
 #include "core/frameworks/FrameworkSpec.h"
+#include "core/mask/GradedPositions.h"
 #include "core/util/Error.h"
 
 #include <algorithm>
@@ -69,7 +70,7 @@ std::string preparedRowTitle(const PreparedRow& row, int index) {
                                          : "[" + std::to_string(c.values.size()) + "]";
   }
   if (const auto* labels = row.find("labels")) {
-    const auto graded = std::count_if(labels->begin(), labels->end(), [](int64_t v) { return v != kIgnoreIndex; });
+    const int64_t graded = gradedInLabels(*labels); // as every count (core/mask/GradedPositions.h)
     out += "  (" + std::to_string(graded) + " graded)";
   }
   if (!row.sourceRows.empty()) {

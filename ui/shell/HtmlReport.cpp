@@ -52,6 +52,7 @@ QString chip(const Session& s, int64_t t, int64_t count, bool pad, bool graded, 
   if (haveMeta && !pad)
     cls += QLatin1Char(' ') + QString::fromLatin1(positionKindName(b.meta[size_t(r)][size_t(t)].kind)).toLower();
   const int64_t label = b.labels.sameShape(b.inputIds) ? b.labels.at(r, t) : kIgnoreIndex;
+  // graded-count: ok (names the label at position 0, which gradedAt already ruled out)
   const QString labelText = graded                  ? QStringLiteral("&#10003;L")
                             : label != kIgnoreIndex ? QStringLiteral("L at 0, never scored")
                                                     : QStringLiteral("-100");

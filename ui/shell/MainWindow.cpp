@@ -5,6 +5,7 @@
 #include "core/frameworks/FrameworkSpec.h"
 #include "core/frameworks/PreparedFramework.h"
 #include "core/mask/RowFacts.h"
+#include "core/table/GradedText.h"
 #include "core/template/ChatTemplate.h"
 #include "core/template/TrainingTemplate.h"
 #include "ui/dataset/DatasetController.h"
@@ -328,6 +329,15 @@ void MainWindow::updateSummary() {
     text += tr(" &mdash; <span style='color:%1'><b>&#9888; %2 stops here: the template has no {% generation %}</b>"
                "</span>")
                 .arg(warn, QString::fromStdString(run->spec.framework));
+  // "Verify one batch": what the loss reads in this row, decoded (core/table's gradedTextOfRow).
+  const Tokenizer* tok = session_->pipeline() ? &session_->pipeline()->tokenizer()
+                         : run                ? run->tokenizer.get()
+                                              : nullptr;
+  QString gradedText = QString::fromStdString(gradedTextOfRow(b, r, tok));
+  if (gradedText.size() > 240) gradedText = gradedText.left(240) + QStringLiteral("\u2026");
+  text += tr("<br>graded text: %1")
+              .arg(gradedText.isEmpty() ? tr("<i>nothing is graded</i>")
+                                        : QStringLiteral("<code>%1</code>").arg(gradedText.toHtmlEscaped()));
   summary_->setText(text);
 }
 

@@ -8,6 +8,7 @@
 #include "core/forward/LayerAttention.h"
 #include "core/forward/ModelSpec.h"
 #include "core/frameworks/FrameworkSpec.h"
+#include "core/mask/GradedPositions.h"
 #include "core/util/Error.h"
 #include "core/util/JsonString.h"
 #include "ui/model/ModelRunner.h"
@@ -206,18 +207,19 @@ QImage renderView(const ViewSpec& spec, MainWindow& window, const ViewSnapshot& 
   return {};
 }
 
-// --json with a framework spec: which framework built the batch shown and its shape, from the batch
-// the views drew (so a script can check it against `collate --collator SPEC --json`).
-std::string frameworkJson(const Session& session) {
-  const FrameworkSpec* spec = session.frameworkSpec();
-  if (!spec) return {};
+// --json: the shape of the batch the views drew (so a script can check it against `collate --json`),
+// and with a framework spec which framework built it.
+std::string batchJson(const Session& session) {
+  if (!session.hasBatch()) return {};
+  std::string out;
+  if (const FrameworkSpec* spec = session.frameworkSpec())
+    out = ", \"framework\": " + jsonString(spec->describe()) +
+          ", \"stage\": " + jsonString(session.stage() == Session::Stage::Prepared ? "prepared" : "batch");
   const Batch& b = session.batch();
-  long graded = 0;
-  for (int64_t v : b.labels.values) graded += v != kIgnoreIndex;
-  return ", \"framework\": " + jsonString(spec->describe()) +
-         ", \"stage\": " + jsonString(session.stage() == Session::Stage::Prepared ? "prepared" : "batch") +
-         ", \"batch\": {\"rows\": " + std::to_string(b.batchSize()) + ", \"positions\": " + std::to_string(b.length()) +
-         ", \"graded\": " + std::to_string(graded) + ", \"row\": " + std::to_string(session.batchRow()) + "}";
+  const int64_t graded = gradedInBatch(b); // reaches the loss (core/mask/GradedPositions.h), as collate and lint count
+  return out + ", \"batch\": {\"rows\": " + std::to_string(b.batchSize()) +
+         ", \"positions\": " + std::to_string(b.length()) + ", \"graded\": " + std::to_string(graded) +
+         ", \"row\": " + std::to_string(session.batchRow()) + "}";
 }
 
 // --json on a capture's batch (docs/capture.md): the trainer, collator and versions that built it.
@@ -240,7 +242,7 @@ void writeImage(const QImage& image, const SnapshotArgs& a, const Session& sessi
   if (const EffectiveMask* m = session.effectiveMask()) attention = AttentionReport{session.attnChoice(), *m};
   if (io.json)
     io.out << "{\"out\": " << jsonString(a.out) << ", \"view\": " << jsonString(a.view)
-           << ", \"width\": " << image.width() << ", \"height\": " << image.height() << frameworkJson(session)
+           << ", \"width\": " << image.width() << ", \"height\": " << image.height() << batchJson(session)
            << captureJson(session)
            << (attention ? ", \"attention\": " + escapeLineSeparators(attentionJson(*attention).dump()) : std::string())
            << "}\n";

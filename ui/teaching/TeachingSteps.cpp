@@ -1,6 +1,7 @@
 // The teaching steps. Rule for the texts: "position N" always names the selected position (the
 // chip the strip highlights), and every count comes from the selected row of the current batch.
 #include "ui/teaching/TeachingSteps.h"
+#include "core/collate/CollatorSpec.h"
 #include "core/mask/CellClass.h"
 #include "core/mask/PaddingDetection.h"
 #include "core/mask/RowFacts.h"
@@ -125,12 +126,12 @@ TeachingStep closingStep() {
             QString here;
             if (p >= 0) {
               const int64_t label = s.batch().labels.at(s.batchRow(), p);
-              here = label == kIgnoreIndex
-                         ? tr("<p>Position %1 (<code>%2</code>) closes the reply and has label -100 here: it is "
-                              "<b>not graded</b>.</p>")
-                         : tr("<p>Position %1 (<code>%2</code>) closes the reply and is graded here (label %3).</p>");
+              const bool graded = gradedAt(s.batch(), s.batchRow(), p); // reaches the loss (RowFacts.h)
+              here = graded ? tr("<p>Position %1 (<code>%2</code>) closes the reply and is graded here (label %3).</p>")
+                            : tr("<p>Position %1 (<code>%2</code>) closes the reply and has label -100 here: it is "
+                                 "<b>not graded</b>.</p>");
               here = here.arg(p).arg(tokenAt(s, p));
-              if (label != kIgnoreIndex) here = here.arg(label);
+              if (graded) here = here.arg(label);
             }
             return tr("<p>The token that ends the reply (<code>&lt;|im_end|&gt;</code> or EOS) must be graded, or "
                       "the model never learns to stop. Setting <code>pad_token = eos_token</code> and masking every "
@@ -194,9 +195,7 @@ TeachingStep teacherForcingStep() {
           QStringLiteral("default"), QStringLiteral("tokens"),
           [](const Session& s) {
             // The first position whose prediction (the next position's label) is graded.
-            return findPosition(s, [](const Batch& b, int r, int64_t t) {
-              return t + 1 < b.length() && b.labels.at(r, t + 1) != kIgnoreIndex;
-            });
+            return findPosition(s, [](const Batch& b, int r, int64_t t) { return gradedAt(b, r, t + 1); });
           }};
 }
 
@@ -345,6 +344,13 @@ TeachingStep trainStep() {
 std::vector<TeachingStep> teachingSteps() {
   return {flagsStep(),       labelsStep(),  closingStep(),  causalStep(), teacherForcingStep(), paddingStep(),
           positionIdsStep(), packingStep(), dilutionStep(), bertStep(),   trainStep()};
+}
+
+bool stepShowsBug(const TeachingStep& step) {
+  const std::string name = step.collator.toStdString();
+  for (const CollatorPreset& p : collatorPresets())
+    if (p.name == name) return p.buggy;
+  return false;
 }
 
 } // namespace maskscope

@@ -20,5 +20,8 @@ struct TeachingStep {
 };
 
 std::vector<TeachingStep> teachingSteps();
+// The step applies a collator preset that reproduces a bug (the registry's `buggy`): its snapshot must
+// show the lint findings of that bug, so the step runs lint (TeachingView::setLintNow).
+bool stepShowsBug(const TeachingStep& step);
 
 } // namespace maskscope

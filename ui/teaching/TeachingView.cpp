@@ -144,6 +144,7 @@ void TeachingView::goToStep(int index) {
   html_ = s.text ? s.text(*session_) : QString(); // after the collator and position: the numbers on screen
   text_->setHtml(html_);
   if (showView_) showView_(s.view, s.softmaxExample);
+  if (lintNow_ && stepShowsBug(s)) lintNow_(); // the bug's findings, not a list lint has not made yet
   keepVisibleBeside(s.view);
 }
 

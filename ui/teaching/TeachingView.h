@@ -40,6 +40,10 @@ public:
   QWidget* textView() const; // the step text
   QPushButton* presenterButton() const { return presenter_; }
   void setPresenterChecked(bool on); // follows View > Presenter mode without emitting
+  // Runs lint on the batch on screen, now (the window's lint panel). A step that shows a bug
+  // (stepShowsBug) calls it, so its window and snapshot show that bug's findings, never the empty
+  // list of a batch lint has not judged yet.
+  void setLintNow(std::function<void()> lintNow) { lintNow_ = std::move(lintNow); }
 
 protected:
   // The title and step text are larger than the panel's font and follow it (presenter mode).
@@ -57,6 +61,7 @@ private:
   void fitTitle();
   Session* session_;
   std::function<void(const QString&, bool)> showView_;
+  std::function<void()> lintNow_;
   std::vector<TeachingStep> steps_;
   int index_ = -1;
   QString html_;           // the current step's text as computed

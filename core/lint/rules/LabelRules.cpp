@@ -51,6 +51,7 @@ void labelNotInputId(const RowInput& in) {
 }
 
 void noGradedTokens(const RowInput& in) {
+  if (in.o.generation) return; // a generation batch (prompts for generate()) grades nothing by design
   for (const ExampleRange& ex : in.L.examples) {
     int64_t graded = 0, real = 0;
     for (int64_t t = ex.begin; t < ex.end; ++t) {
@@ -78,7 +79,8 @@ void noGradedTokens(const RowInput& in) {
 
 void batchNothingGraded(const BatchInput& in) {
   const Batch& b = in.batch;
-  if (b.batchSize() == 0 || in.gradedLabels > 0) return;
+  // A generation batch (--generation: prompts for generate()) grades nothing by design: no loss is taken.
+  if (b.batchSize() == 0 || in.gradedLabels > 0 || in.options.generation) return;
   const BatchRuleOptions& o = in.options;
   if (o.datasetPositions) {
     const RowLocation* first = o.locations ? o.locations->find(o.firstDatasetRow) : nullptr;
@@ -126,7 +128,8 @@ const std::vector<LintRule>& labelRules() {
             "and backward pass, and it changes how a batch mean is weighted. It usually means truncation removed the "
             "reply (the prompt alone is longer than max_length), the response template was not found "
             "(DataCollatorForCompletionOnlyLM warns 'Could not find response key'), or the conversation has no "
-            "assistant turn. Fix: raise max_length, truncate from the left, or drop such rows before training.",
+            "assistant turn. Fix: raise max_length, truncate from the left, or drop such rows before training. Not "
+            "reported for a generation batch (--generation), whose prompts grade nothing by design.",
             "batch", Scope::Data},
        .row = noGradedTokens},
       {.info =
@@ -135,7 +138,8 @@ const std::vector<LintRule>& labelRules() {
             "the NaN gradient can poison the optimizer state. It happens with a short dataset of prompt-only rows, "
             "with "
             "aggressive truncation, or when a masking collator never finds the reply. Fix: drop rows with no graded "
-            "token before batching (see no-graded-tokens).",
+            "token before batching (see no-graded-tokens). Not reported for a generation batch (--generation): "
+            "prompts for generate() grade nothing by design, and no loss is taken on them.",
             "batch"},
        .afterRows = batchNothingGraded},
   };

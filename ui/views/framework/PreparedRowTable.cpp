@@ -1,6 +1,7 @@
 // Prepared row table: the session's prepared row (the one the selection falls in), column by column.
 #include "ui/views/framework/PreparedRowTable.h"
 #include "core/frameworks/PreparedFramework.h"
+#include "core/mask/GradedPositions.h"
 #include "core/util/Utf8.h"
 #include "ui/shell/Session.h"
 
@@ -105,7 +106,7 @@ void PreparedRowTable::refresh() {
                                      utf8::visibleWhitespace(session_->tokenText(v).toStdString())))
                                : QString::number(v);
       auto* item = new QTableWidgetItem(text);
-      if (labels && t < labels->size() && (*labels)[t] != kIgnoreIndex) {
+      if (labels && t < labels->size() && gradedLabel(int64_t(t), (*labels)[t])) { // graded: bold
         QFont f = item->font();
         f.setBold(true);
         item->setFont(f);

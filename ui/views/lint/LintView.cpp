@@ -165,6 +165,7 @@ void LintView::settleSummary() {
 // "dataset: 21 errors, 14 warnings, 0 infos (data: 21 errors, 12 warnings)": the data part is what
 // a contributor fixes in the rows, the rest is the template, tokenizer or collator.
 QString LintView::countsText() const {
+  if (!datasetRows_ && !session_->hasBatch()) return tr("Nothing linted: no batch.");
   const LintSummary& s = report_.summary;
   QString text = tr("%1: %2 errors, %3 warnings, %4 infos")
                      .arg(datasetRows_ ? tr("dataset") : tr("this batch"))
@@ -178,6 +179,14 @@ QString LintView::countsText() const {
 
 bool LintView::lintPending() const { return pending_ > 0 || debounce_->isActive(); }
 
+// An empty list is "no findings" only when lint judged the batch on screen: before (or while) it runs,
+// or with no batch, the panel says so rather than passing a batch nobody linted.
+QString LintView::noFindingsText() const {
+  if (!session_->hasBatch()) return tr("Nothing linted: no batch.");
+  if (isStale()) return tr("Not linted yet: this batch's findings are not known (Lint this batch).");
+  return tr("No findings: this batch passes every rule that could run.");
+}
+
 void LintView::onBatchChanged() {
   if (datasetRows_ && reportKey_ != settingsKey()) onSettingsChanged(); // a file opened: batchChanged may come first
   if (datasetRows_ || jumping_) return;
@@ -189,6 +198,8 @@ void LintView::onBatchChanged() {
     return;
   }
   debounce_->start();
+  setSummary(staleNote() + tr("Not linted yet: this batch lints in a moment \u2026"));
+  if (report_.findings.empty()) explanation_->setPlainText(noFindingsText());
 }
 
 void LintView::showEvent(QShowEvent* e) {
@@ -354,7 +365,7 @@ void LintView::showReport(LintReport report, bool datasetRows) {
     if (f.severity == Severity::Error) item->setForeground(palette::warningText());
   }
   setSummary(staleNote() + countsText());
-  explanation_->setPlainText(report_.findings.empty() ? tr("No findings.")
+  explanation_->setPlainText(report_.findings.empty() ? noFindingsText()
                                                       : tr("Select a finding to see its rule explained."));
   Q_EMIT reportChanged();
 }
@@ -460,8 +471,7 @@ void LintView::render(QPainter& p, QRect area) const {
   y += lh + 4;
   if (report_.findings.empty()) {
     p.setFont(font());
-    p.drawText(QRect(area.left() + 8, y, area.width() - 16, lh), Qt::AlignLeft,
-               tr("No findings: this batch passes every rule that could run."));
+    p.drawText(QRect(area.left() + 8, y, area.width() - 16, lh), Qt::AlignLeft, noFindingsText());
     return;
   }
   const int listW = area.width() * 3 / 5;

@@ -77,6 +77,7 @@ private:
   QString staleNote() const;
   void settleSummary(); // nothing in flight any more: the summary names what is shown
   QString countsText() const;
+  QString noFindingsText() const; // "No findings" only for a batch lint has judged
   void locateBatchFindings();
 
   Session* session_;

@@ -213,8 +213,8 @@ void SoftmaxView::recompute() {
         scores_[size_t(k)] = k == q ? 2.0 : -1.0 + double(h % 3500) / 1000.0;
       }
     }
-    source = model ? tr("Scores from the model: %1.").arg(modelLabel_)
-                   : tr("Example scores (no model loaded: load one to see real scores). Edit them above.");
+    source =
+        model ? tr("Scores from the model: %1.").arg(modelLabel_) : tr("Edit them above to see the softmax change.");
     if (!layerText_.isEmpty()) source += QLatin1Char(' ') + layerText_ + QLatin1Char('.');
     if (model && softcap_ > 0)
       source += tr(" The model soft-caps its scores (c = %1 tanh(x / %1)); these log-probabilities already include it.")
@@ -225,10 +225,13 @@ void SoftmaxView::recompute() {
     queryGraded_ = false;
     source = tr("No batch.");
   }
+  bool edited = false;
   if (edits_.size() == scores_.size())
     for (size_t k = 0; k < scores_.size(); ++k)
-      if (!std::isnan(edits_[k])) scores_[k] = edits_[k];
+      if (!std::isnan(edits_[k])) scores_[k] = edits_[k], edited = true;
   const int T = int(scores_.size());
+  illustrative_ = teaching_ || edited || int64_t(modelScores_.size()) != int64_t(T) * T;
+  if (illustrative_ && T > 0) source = scoresNote() + QLatin1Char(' ') + source;
   count_ = std::min(T, kMaxShownKeys);
   const int around = query_ - (kMaxShownKeys - 4); // the query near the right, its context to the left
   first_ = std::clamp(around + keyScroll_, 0, std::max(0, T - count_));
@@ -246,6 +249,18 @@ void SoftmaxView::recompute() {
   syncEdit();
   chart_->update();
 }
+
+QString SoftmaxView::scoresNote() const {
+  if (!illustrative_) return {};
+  return teaching_ ? tr("Illustrative scores, not a model's (the textbook example).")
+                   : tr("Illustrative scores, not a model's (%1).")
+                         .arg(int64_t(modelScores_.size()) == int64_t(scores_.size()) * int64_t(scores_.size()) &&
+                                      !scores_.empty()
+                                  ? tr("edited by hand")
+                                  : tr("no model loaded: made up from the token ids; --model shows real ones"));
+}
+
+QString SoftmaxView::sourceText() const { return sourceLabel_->text(); }
 
 bool SoftmaxView::scrollKeys(int keys) {
   const int before = first_;
@@ -327,6 +342,12 @@ void SoftmaxView::render(QPainter& p, QRect area) const {
                warn = palette::warningText();
   paintHeadline(p, QRect(x0, y, area.width() - 12, lh));
   y += lh + 4;
+  if (illustrative_) { // every snapshot says when the scores are made up (never read as a model's)
+    p.setFont(base);
+    p.setPen(warn);
+    p.drawText(QRect(x0, y, area.width() - 12, lh), Qt::AlignLeft | Qt::AlignVCenter, scoresNote());
+    y += lh;
+  }
   for (const bool token : {false, true}) { // the key's position, then its token
     label(y, token ? tr("token") : tr("key"));
     for (int i = 0; i < count_; ++i) {

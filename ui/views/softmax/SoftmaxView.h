@@ -54,6 +54,12 @@ public:
   QString padHeadline() const;
   QString padText() const;
   QString footerText() const { return sumText(); }
+  // True when the scores shown are not a model's: no model loaded (scores made up from the token ids),
+  // the teaching example, or scores edited by hand. The view, its source line and every snapshot (PNG,
+  // SVG) then carry scoresNote(), so a made-up number is never read as a model's.
+  bool illustrativeScores() const { return illustrative_; }
+  QString scoresNote() const; // "illustrative scores, not a model's: ..." ("" for a model's scores)
+  QString sourceText() const; // the line above the chart: where the scores come from
 
 private:
   void recompute();
@@ -81,6 +87,7 @@ private:
   QString layerText_;
   std::vector<uint8_t> pads_; // [T] 1 = padding key (paddingOfRow); empty in the example
   bool queryGraded_ = false;  // the label after the query is graded: its output reaches the loss
+  bool illustrative_ = true;  // the scores are not a model's (see illustrativeScores)
   SoftmaxRow row_;
 };
 

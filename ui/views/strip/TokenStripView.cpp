@@ -207,6 +207,7 @@ QString TokenStripView::describePosition(int t) const {
   } else {
     s += tr("role unknown (batch dump: no conversation)\n");
   }
+  // graded-count: ok (the tooltip names the label's value; graded is gradedAt's)
   s += label == kIgnoreIndex ? tr("label -100 (ignored by the loss)\n")
        : gradedAt(b, r, t)   ? tr("label %1 (graded)\n").arg(label)
                              : tr("label %1 at position 0: never scored (the model shifts; not graded)\n").arg(label);

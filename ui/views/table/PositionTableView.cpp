@@ -1,6 +1,7 @@
 // The per-position table view: core/table builds and writes the rows; this file shows, filters,
 // copies and exports them, and keeps the selected position in step with the other views.
 #include "ui/views/table/PositionTableView.h"
+#include "core/table/GradedText.h"
 #include "ui/shell/Session.h"
 #include "ui/widgets/Palette.h"
 
@@ -73,6 +74,13 @@ PositionTableView::PositionTableView(Session* session, QWidget* parent) : QWidge
   bar->addWidget(copy);
   bar->addWidget(exportButton);
   layout->addLayout(bar);
+  // "Verify one batch": what the loss reads in this row, decoded (the whole row, whatever is hidden).
+  gradedText_ = new QLabel(this);
+  gradedText_->setObjectName(QStringLiteral("gradedText"));
+  gradedText_->setTextFormat(Qt::PlainText);
+  gradedText_->setWordWrap(true);
+  gradedText_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  layout->addWidget(gradedText_);
   table_ = new QTableWidget(this);
   table_->setColumnCount(kColumns);
   table_->setHorizontalHeaderLabels(
@@ -118,12 +126,19 @@ void PositionTableView::setFilter(const PositionTableFilter& f) {
 
 QString PositionTableView::summaryText() const { return summary_->text(); }
 
+QString PositionTableView::gradedText() const { return gradedText_->text(); }
+
 void PositionTableView::rebuild() {
   rows_.clear();
+  QString graded;
   if (session_->hasBatch()) {
     const Tokenizer* tok = session_->pipeline() ? &session_->pipeline()->tokenizer() : nullptr;
     rows_ = buildPositionTable(session_->batch(), session_->batchRow(), tok, filter());
+    graded = QString::fromStdString(gradedTextOfRow(session_->batch(), session_->batchRow(), tok));
   }
+  gradedText_->setText(session_->hasBatch() ? tr("Graded text (what the loss reads, runs joined by \u2026): %1")
+                                                  .arg(graded.isEmpty() ? tr("nothing is graded") : graded)
+                                            : QString());
   syncing_ = true;
   table_->setRowCount(int(rows_.size()));
   for (int i = 0; i < int(rows_.size()); ++i) fillRow(i, rows_[size_t(i)]);

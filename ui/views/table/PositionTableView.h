@@ -33,6 +33,7 @@ public:
   // The rows on screen, as core built them.
   const std::vector<PositionTableRow>& rows() const { return rows_; }
   QString summaryText() const;
+  QString gradedText() const; // "Graded text (...): Blue.<|im_end|>": the row's graded targets decoded
   // The selected rows (all rows when none is selected): text/plain as TSV, text/markdown as Markdown.
   QMimeData* selectionMimeData() const;
   void copySelection() const;
@@ -54,6 +55,7 @@ private:
   QCheckBox* hideWhitespace_ = nullptr;
   QCheckBox* hidePadding_ = nullptr;
   QLabel* summary_ = nullptr;
+  QLabel* gradedText_ = nullptr;
   QTableWidget* table_ = nullptr;
   std::vector<PositionTableRow> rows_;
   bool syncing_ = false;
