@@ -21,12 +21,13 @@ set(MASKSCOPE_TORCH_UTIL_SOURCES
 
 # Build settings both builds give the module: the precompiled torch header, hidden symbols (only the
 # factory is exported), and MASKSCOPE_TORCH_CUDA where LibTorch has CUDA (the caching allocator's
-# peak-memory statistics in ForwardOutput / LossReport::peakDeviceMemoryMiB; 0 without CUDA).
+# peak-memory statistics in ForwardOutput / LossReport::peakDeviceMemoryMiB; 0 without CUDA, or when
+# configured with -DMASKSCOPE_NO_DEVICE_STATS=ON).
 function(maskscope_torch_module_settings target)
   target_precompile_headers(${target} PRIVATE <torch/torch.h>)
   set_source_files_properties(${MASKSCOPE_TORCH_PLAIN_SOURCES} PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
   set_target_properties(${target} PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
-  if(TORCH_CUDA_LIBRARIES OR TARGET torch_cuda)
+  if((TORCH_CUDA_LIBRARIES OR TARGET torch_cuda) AND NOT MASKSCOPE_NO_DEVICE_STATS)
     target_compile_definitions(${target} PRIVATE MASKSCOPE_TORCH_CUDA=1)
   endif()
 endfunction()

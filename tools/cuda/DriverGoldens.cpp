@@ -80,6 +80,7 @@ std::vector<std::string> fixtureFolders(const std::string& data) {
 struct FixtureResult {
   json line;
   bool ok = true;
+  bool goldenOk = true, transformersOk = true;
 };
 
 FixtureResult checkFixture(ForwardEngine& engine, const std::string& data, const std::string& name, const json& goldens,
@@ -118,6 +119,8 @@ FixtureResult checkFixture(ForwardEngine& engine, const std::string& data, const
   }
   const bool goldenOk = goldenBatches > 0 && worstGolden <= tol, hfOk = worstHf <= tol;
   res.ok = goldenOk && hfOk;
+  res.goldenOk = goldenOk;
+  res.transformersOk = hfOk;
   res.line = {{"mode", "goldens"},
               {"fixture", name},
               {"device", model->info().device},
@@ -142,20 +145,28 @@ int runGoldens(ForwardEngine& engine, const Options& o) {
   const json goldens =
       parseJsonOrThrow(readFileCapped(data + "/goldens.json"), {data + "/goldens.json", -1, -1, -1, ""});
   const std::map<std::string, json> hf = transformersNumbers(o.get("transformers", ""));
-  std::vector<std::string> failed;
+  std::vector<std::string> failed, goldenFailed, transformersFailed;
   int checked = 0;
   for (const std::string& name : fixtureFolders(data)) {
     try {
       FixtureResult r = checkFixture(engine, data, name, goldens, hf, device);
       emit(r.line);
       if (!r.ok) failed.push_back(name);
+      if (!r.goldenOk) goldenFailed.push_back(name);
+      if (!r.transformersOk) transformersFailed.push_back(name);
     } catch (const std::exception& e) {
       emit({{"mode", "goldens"}, {"fixture", name}, {"ok", false}, {"error", e.what()}});
       failed.push_back(name);
     }
     ++checked;
   }
-  emit({{"mode", "goldens"}, {"event", "summary"}, {"fixtures", checked}, {"failed", failed}, {"ok", failed.empty()}});
+  emit({{"mode", "goldens"},
+        {"event", "summary"},
+        {"fixtures", checked},
+        {"failed", failed},
+        {"failed_golden", goldenFailed},
+        {"failed_transformers", transformersFailed},
+        {"ok", failed.empty()}});
   return failed.empty() && checked > 0 ? 0 : 1;
 }
 

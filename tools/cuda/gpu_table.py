@@ -75,16 +75,20 @@ def main(path):
         for k in keys:
             a = m.get(k) if m and "error" not in m else None
             b = r.get(k) if r and "error" not in r else None
-            vals.append(f"{a:.5g} / {b:.5g}" if a is not None and b is not None else
-                        f"{a:.5g} / -" if a is not None else "-")
+            vals.append(f"{a:.6g} / {b:.6g}" if a is not None and b is not None else
+                        f"{a:.6g} / -" if a is not None else "-")
         print(f"| {s.replace('x', ' x ')} | " + " | ".join(vals) + " |")
     fixtures = [r for r in rows if r.get("mode") == "goldens" and "fixture" in r]
     summary = next((r for r in rows if r.get("mode") == "goldens" and r.get("event") == "summary"), None)
     if fixtures:
         worst_g = max((f.get("max_diff_golden", 0) or 0) for f in fixtures)
         hf = [f["max_diff_transformers"] for f in fixtures if f.get("max_diff_transformers") is not None]
-        print(f"\nGoldens: {len(fixtures)} fixtures, failed: {', '.join(summary['failed']) if summary and summary['failed'] else 'none'}; "
-              f"max |NLL - golden| = {worst_g:.3g}; max |NLL - transformers 5.17| = "
+        def names(key):
+            return ", ".join(summary.get(key, [])) or "none" if summary else "?"
+
+        print(f"\nGoldens: {len(fixtures)} fixtures; failed against goldens.json: {names('failed_golden')}; "
+              f"against transformers 5.17: {names('failed_transformers')}; any failure: {names('failed')}. "
+              f"Max |NLL - golden| = {worst_g:.3g}; max |NLL - transformers 5.17| = "
               f"{max(hf) if hf else float('nan'):.3g} over {len(hf)} fixtures.")
     else:
         print("\nGoldens: not run.")
