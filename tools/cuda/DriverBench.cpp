@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <random>
 
 namespace maskscope::cudadriver {
@@ -132,6 +133,18 @@ double variant(const LossReport& rep, const std::string& name) {
   return NAN;
 }
 
+// The vocabulary the batch is drawn from, read before the model loads: the batch file is written
+// even when loading fails, so the python side can still run on it.
+int64_t vocabOf(const Options& o) {
+  const std::string folder = o.get("model", "");
+  if (folder.empty()) return qwen3Config(0).at("vocab_size").get<int64_t>();
+  const std::string path = folder + "/config.json";
+  const json c = parseJsonOrThrow(readFileCapped(path, int64_t(16) << 20), {path, -1, -1, -1, ""});
+  if (!c.contains("vocab_size") || !c.at("vocab_size").is_number_integer() || c.at("vocab_size").get<int64_t>() < 2)
+    throw std::runtime_error(path + ": no usable vocab_size");
+  return c.at("vocab_size").get<int64_t>();
+}
+
 std::shared_ptr<ForwardModel> loadBenchModel(ForwardEngine& engine, const Options& o, const std::string& device) {
   ModelSource src;
   const std::string folder = o.get("model", "");
@@ -156,6 +169,11 @@ int runBench(ForwardEngine& engine, const Options& o) {
   const int64_t repeat = o.number("repeat", 1);
   json base = {{"mode", "bench"}, {"side", "maskscope"}, {"shape", shape}};
 
+  const int64_t vocab = vocabOf(o);
+  const BenchBatch batch = makeBatch(B, T, vocab, uint64_t(o.number("seed", 1234)));
+  if (!o.get("batch-out", "").empty()) writeBatch(batch, o.get("batch-out", ""));
+  const LossRequest req = lossRequest(batch);
+
   auto t0 = std::chrono::steady_clock::now();
   std::shared_ptr<ForwardModel> model = loadBenchModel(engine, o, device);
   const ModelInfo& info = model->info();
@@ -170,41 +188,48 @@ int runBench(ForwardEngine& engine, const Options& o) {
                  {"notes", info.notes}});
   emit(loaded);
 
-  const BenchBatch batch = makeBatch(B, T, info.vocabSize, uint64_t(o.number("seed", 1234)));
-  if (!o.get("batch-out", "").empty()) writeBatch(batch, o.get("batch-out", ""));
-  const LossRequest req = lossRequest(batch);
+  if (info.vocabSize != vocab)
+    throw std::runtime_error("the model's vocabulary (" + std::to_string(info.vocabSize) + ") is not config.json's");
 
-  double seconds = 0, warmup = 0;
-  ForwardOutput out = timed(
-      repeat, [&] { return model->forward(req.asGiven, {}, false, {}); }, seconds, warmup);
-  json f = base;
-  f.update({{"work", "forward"},
-            {"seconds", seconds},
-            {"warmup_seconds", warmup},
-            {"peak_mib", out.peakDeviceMemoryMiB},
-            {"loss", out.loss},
-            {"graded", out.gradedCount},
-            {"notes", out.notes}});
-  emit(f);
-  if (o.get("skip-loss", "") == "1") return 0;
-
-  LossReport rep = timed(
-      repeat, [&] { return model->analyse(req, {}); }, seconds, warmup);
-  json l = base;
-  l.update({{"work", "loss"},
-            {"seconds", seconds},
-            {"warmup_seconds", warmup},
-            {"peak_mib", rep.peakDeviceMemoryMiB},
-            {"as_given", rep.asGiven},
-            {"fixed", variant(rep, "fixed")},
-            {"labels_fixed_only", variant(rep, "labels_fixed_only")},
-            {"attention_fixed_only", variant(rep, "attention_fixed_only")},
-            {"grad_norm_pad", rep.gradNormPad},
-            {"grad_norm_real", rep.gradNormReal},
-            {"max_logit_change_real", rep.maxLogitChangeReal},
-            {"notes", rep.notes}});
-  emit(l);
-  return 0;
+  // Each work on its own: an exception in one (a CUDA error, a fallback that fails) is reported and
+  // the other still runs.
+  int failures = 0;
+  auto work = [&](const char* name, const std::function<json()>& run) {
+    json line = base;
+    line["work"] = name;
+    try {
+      line.update(run());
+    } catch (const std::exception& e) {
+      line["error"] = e.what();
+      ++failures;
+    }
+    emit(line);
+  };
+  work("forward", [&] {
+    double seconds = 0, warmup = 0;
+    ForwardOutput out = timed(
+        repeat, [&] { return model->forward(req.asGiven, {}, false, {}); }, seconds, warmup);
+    return json{{"seconds", seconds}, {"warmup_seconds", warmup},  {"peak_mib", out.peakDeviceMemoryMiB},
+                {"loss", out.loss},   {"graded", out.gradedCount}, {"notes", out.notes}};
+  });
+  if (o.get("skip-loss", "") != "1")
+    work("loss", [&] {
+      double seconds = 0, warmup = 0;
+      LossReport rep = timed(
+          repeat, [&] { return model->analyse(req, {}); }, seconds, warmup);
+      return json{{"seconds", seconds},
+                  {"warmup_seconds", warmup},
+                  {"peak_mib", rep.peakDeviceMemoryMiB},
+                  {"as_given", rep.asGiven},
+                  {"fixed", variant(rep, "fixed")},
+                  {"labels_fixed_only", variant(rep, "labels_fixed_only")},
+                  {"attention_fixed_only", variant(rep, "attention_fixed_only")},
+                  {"grad_norm_pad", rep.gradNormPad},
+                  {"grad_norm_real", rep.gradNormReal},
+                  {"max_logit_change_real", rep.maxLogitChangeReal},
+                  {"notes", rep.notes}};
+    });
+  return failures ? 1 : 0;
 }
 
 } // namespace maskscope::cudadriver
