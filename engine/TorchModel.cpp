@@ -5,6 +5,10 @@
 #include "engine/LossAnalysis.h"
 #include "engine/RunProgress.h"
 
+#ifdef MASKSCOPE_TORCH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
+
 #include <cmath>
 #include <limits>
 
@@ -23,6 +27,26 @@ template <typename Call> auto libtorchErrors(Call&& call) {
   }
 }
 
+// The CUDA caching allocator's peak allocated bytes (torch.cuda.max_memory_allocated) of one call:
+// reset when the call starts, read when it ends. 0 on the CPU and in a LibTorch without CUDA.
+void resetPeakDeviceMemory(const at::Device& d) {
+#ifdef MASKSCOPE_TORCH_CUDA
+  if (d.is_cuda()) c10::cuda::CUDACachingAllocator::resetPeakStats(d.has_index() ? d.index() : c10::DeviceIndex(0));
+#else
+  (void)d;
+#endif
+}
+double peakDeviceMemoryMiB(const at::Device& d) {
+#ifdef MASKSCOPE_TORCH_CUDA
+  if (!d.is_cuda()) return 0;
+  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(d.has_index() ? d.index() : c10::DeviceIndex(0));
+  return double(stats.allocated_bytes[0].peak) / 1048576.0; // [0]: StatType::AGGREGATE
+#else
+  (void)d;
+  return 0;
+#endif
+}
+
 } // namespace
 
 at::Tensor gridRows(const IntGrid& g, int64_t r0, int64_t n, at::Device d) {
@@ -32,11 +56,23 @@ at::Tensor gridRows(const IntGrid& g, int64_t r0, int64_t n, at::Device d) {
 
 ForwardOutput TorchModel::forward(const ForwardInputs& in, const AttentionCapture& capture, bool wantLogits,
                                   const RunControl& control) {
-  return libtorchErrors([&] { return forwardImpl(in, capture, wantLogits, control); });
+  return libtorchErrors([&] {
+    const at::Device d = model_.device; // a CUDA out-of-memory fallback moves the model to the CPU
+    resetPeakDeviceMemory(d);
+    ForwardOutput out = forwardImpl(in, capture, wantLogits, control);
+    out.peakDeviceMemoryMiB = peakDeviceMemoryMiB(d);
+    return out;
+  });
 }
 
 LossReport TorchModel::analyse(const LossRequest& req, const RunControl& control) {
-  return libtorchErrors([&] { return analyseLoss(*this, req, control); });
+  return libtorchErrors([&] {
+    const at::Device d = model_.device;
+    resetPeakDeviceMemory(d);
+    LossReport rep = analyseLoss(*this, req, control);
+    rep.peakDeviceMemoryMiB = peakDeviceMemoryMiB(d);
+    return rep;
+  });
 }
 
 int64_t TorchModel::chunkRows(const RunControl& c, int64_t B, int64_t T) const {

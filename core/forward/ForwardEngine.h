@@ -31,7 +31,7 @@
 namespace maskscope {
 
 // Bumped whenever a struct or virtual below changes; the loader refuses a module built otherwise.
-inline constexpr int kForwardEngineAbiVersion = 7;
+inline constexpr int kForwardEngineAbiVersion = 8;
 // The one symbol the module exports: extern "C" ForwardEngine* maskscope_create_forward_engine(int key),
 // returning nullptr unless key == forwardEngineAbiKey() as the module computes it. The key folds in
 // sizeof(std::string) so a module built with the old libstdc++ string ABI (_GLIBCXX_USE_CXX11_ABI=0,
@@ -120,6 +120,9 @@ struct ForwardOutput {
   std::vector<CapturedAttention> attention;
   std::vector<float> logits; // [B, T, V] row-major, only when asked for (small models)
   std::vector<std::string> notes;
+  // Peak of the CUDA caching allocator's allocated bytes during this call (reset at its start, so the
+  // weights count), in MiB: torch.cuda.max_memory_allocated's figure. 0 on the CPU or without CUDA.
+  double peakDeviceMemoryMiB = 0;
 };
 
 // PositionRole (RolePrompt, RoleReply, RolePad, RoleUnknown) and kRoleCount: core/mask/RowFacts.h.
@@ -159,6 +162,7 @@ struct LossReport {
   bool logitsCompared = false;
   double maxLogitChangeReal = 0.0; // max |logit_asGiven - logit_variant| over real positions
   std::vector<std::string> notes;  // e.g. CUDA out of memory: fell back to smaller chunks / CPU
+  double peakDeviceMemoryMiB = 0;  // as ForwardOutput::peakDeviceMemoryMiB, over the whole comparison
 };
 
 // A whole-tensor view of one entry of a torch.save(dict): shape plus values widened to int64.
