@@ -53,18 +53,26 @@ struct Block {
   at::Tensor allowed; // [b, qn, kn] bool
 };
 
-// The keys a block needs: up to its last query (causal), from its first query's window. A block with
-// a fully masked query row (a left pad) keeps all T keys: the eager softmax makes such a row uniform
-// over every key, and that is the output (and gradient) to reproduce.
+// The keys a block needs: up to its last query (causal), from its first query's window, and of those
+// only the span some query of the block attends (a packed row's block skips the other examples: its
+// cost follows the example's length, not the row's). A block with a fully masked query row (a left
+// pad) keeps all T keys: the eager softmax makes such a row uniform over every key, and that is the
+// output (and gradient) to reproduce.
 Block blockAt(const at::Tensor& mask, int64_t q0, int64_t qn, int64_t window) {
   const int64_t T = mask.size(1);
   const int64_t k0 = window > 0 ? std::max<int64_t>(0, q0 - window + 1) : 0, kEnd = q0 + qn;
   Block bl{q0, qn, k0, kEnd - k0, allowedKeys(mask, q0, qn, k0, kEnd - k0, window)};
-  if ((bl.k0 > 0 || kEnd < T) && !bl.allowed.any(-1).all().item<bool>()) {
+  if (!bl.allowed.any(-1).all().item<bool>()) {
     bl.k0 = 0;
     bl.kn = T;
     bl.allowed = allowedKeys(mask, q0, qn, 0, T, window);
+    return bl;
   }
+  const at::Tensor used = bl.allowed.any(1).any(0).to(at::kByte); // [kn]: keys some query attends
+  const int64_t first = used.argmax().item<int64_t>(), last = bl.kn - 1 - used.flip(0).argmax().item<int64_t>();
+  bl.k0 += first;
+  bl.kn = last - first + 1;
+  bl.allowed = bl.allowed.narrow(2, first, bl.kn);
   return bl;
 }
 
