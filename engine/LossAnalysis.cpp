@@ -1,6 +1,8 @@
 // The loss comparison and its gradients (LossAnalysis.h). Every NLL goes through TorchModel::targetNll,
 // so no [T, V] log-softmax is built: distinct (mask, positions) pairs get one forward each, and the
-// label sets scored on a forward share one pass over its logits, a chunk of positions at a time.
+// label sets scored on a forward share one pass over its logits, a chunk of positions at a time. With
+// gradients, the as-given forward runs once, with its graph: it gives every score on it and the two
+// gradient norms (no second forward).
 #include "engine/LossAnalysis.h"
 #include "engine/InputChecks.h"
 
@@ -46,6 +48,10 @@ struct ChunkScores {
   RoleTally roles[kRoleCount];          // the as-given label set, by the target token's role
   std::vector<std::vector<double>> nll; // [n][T] next-token NLL under the as-given masks
   double maxChange = 0.0;               // largest logit change at a real position
+  // With gradients: the as-given graded NLL summed over the terms whose target is a pad, and over the
+  // others (scalars with their graph), and their counts.
+  at::Tensor padSum, realSum;
+  int64_t padCount = 0, realCount = 0;
 };
 
 // The as-given graded terms of one row ([T-1], 0 where not graded) added to the role tallies, by the
@@ -65,9 +71,10 @@ void tallyRoles(const LossRequest& req, int64_t row, const at::Tensor& terms, co
 
 // Scores row `row` from each forward's final hidden states hs[f] ([T, hidden]). One targetNll per
 // forward, whose columns are the next input id (forward 0: the per-token NLL) and the labels of every
-// label set scored on that forward; then the logit change against the compared forward.
+// label set scored on that forward; then the logit change against the compared forward. asGivenTerms
+// (when not null) receives the as-given labels' terms [T-1] with their graph (hs[0] may carry one).
 void scoreRow(const TorchModel& tm, const LossRequest& req, const ForwardPlan& plan, const std::vector<at::Tensor>& hs,
-              int64_t row, ChunkScores& out, std::vector<double>& nll) {
+              int64_t row, ChunkScores& out, std::vector<double>& nll, at::Tensor* asGivenTerms) {
   const int64_t T = req.asGiven.inputIds.cols;
   const at::Device d = tm.model().device;
   for (size_t f = 0; f < hs.size(); ++f) {
@@ -80,7 +87,14 @@ void scoreRow(const TorchModel& tm, const LossRequest& req, const ForwardPlan& p
       columns.push_back(labels.back().clamp_min(0));
       sets.push_back(ls);
     }
-    const at::Tensor terms = tm.targetNll(hs[f].narrow(0, 0, T - 1), at::stack(columns, 1)); // [T-1, k]
+    at::Tensor withGraph; // [T-1, k]; a graph only for the as-given terms asked for
+    {
+      at::AutoGradMode graph(f == 0 && asGivenTerms != nullptr);
+      withGraph = tm.targetNll(hs[f].narrow(0, 0, T - 1), at::stack(columns, 1));
+    }
+    if (f == 0 && asGivenTerms) *asGivenTerms = withGraph.select(1, 1); // label set 0 is forward 0's first
+    at::NoGradGuard noGraph;
+    const at::Tensor terms = withGraph.detach();
     if (f == 0) {
       const at::Tensor tok = terms.select(1, 0).to(at::kCPU, at::kDouble).contiguous();
       nll.assign(tok.data_ptr<double>(), tok.data_ptr<double>() + (T - 1));
@@ -96,34 +110,65 @@ void scoreRow(const TorchModel& tm, const LossRequest& req, const ForwardPlan& p
     }
   }
   if (plan.compareForward && *plan.compareForward != 0) {
-    const at::Tensor diff = tm.maxLogitChange(hs[0], hs[*plan.compareForward]); // [T]
+    at::NoGradGuard noGraph;
+    const at::Tensor diff = tm.maxLogitChange(hs[0].detach(), hs[*plan.compareForward]); // [T]
     const at::Tensor real = gridRows(req.roles, row, 1, d)[0] != RolePad;
     if (real.any().item<bool>()) out.maxChange = std::max(out.maxChange, diff.masked_select(real).max().item<double>());
   }
 }
 
-ChunkScores scoreChunk(TorchModel& tm, const LossRequest& req, const ForwardPlan& plan, int64_t r0, int64_t n) {
+// Adds row `row`'s as-given graded terms [T-1] (with their graph) to c's pad or real sum, by the
+// role of the target token.
+void addGradedTerms(const TorchModel& tm, const LossRequest& req, int64_t row, const at::Tensor& terms,
+                    ChunkScores& c) {
+  const int64_t T = req.asGiven.inputIds.cols;
+  const at::Device d = tm.model().device;
+  const at::Tensor lab = gridRows(req.asGiven.labels, row, 1, d)[0].narrow(0, 1, T - 1);
+  const at::Tensor roles = gridRows(req.roles, row, 1, d)[0].narrow(0, 1, T - 1);
+  const at::Tensor valid = lab != kIgnoreIndex;
+  const at::Tensor isPad = valid.logical_and(roles == RolePad), isReal = valid.logical_and(roles != RolePad);
+  c.padSum = c.padSum + (terms * isPad).sum();
+  c.realSum = c.realSum + (terms * isReal).sum();
+  c.padCount += isPad.sum().item<int64_t>();
+  c.realCount += isReal.sum().item<int64_t>();
+}
+
+// withGraph: the as-given forward (forward 0) runs with its autograd graph (the weights require grad)
+// and c.padSum / c.realSum carry it; every other forward runs without one.
+ChunkScores scoreChunk(TorchModel& tm, const LossRequest& req, const ForwardPlan& plan, int64_t r0, int64_t n,
+                       bool withGraph) {
   std::vector<at::Tensor> hs; // per forward: [n, T, hidden]
-  for (const Grids& g : plan.forwards) hs.push_back(tm.hiddenFor(req.asGiven, g, r0, n, nullptr));
+  for (size_t f = 0; f < plan.forwards.size(); ++f) {
+    at::AutoGradMode graph(withGraph && f == 0);
+    hs.push_back(tm.hiddenFor(req.asGiven, plan.forwards[f], r0, n, nullptr));
+  }
   ChunkScores c;
   c.sums.assign(plan.labelSets.size(), 0.0);
   c.counts.assign(plan.labelSets.size(), 0);
   c.nll.resize(size_t(n));
+  if (withGraph) c.padSum = c.realSum = at::zeros({}, hs[0].options().dtype(at::kFloat));
   for (int64_t i = 0; i < n; ++i) {
     std::vector<at::Tensor> rowHs;
     for (const at::Tensor& h : hs) rowHs.push_back(h[i]);
-    scoreRow(tm, req, plan, rowHs, r0 + i, c, c.nll[size_t(i)]);
+    at::Tensor terms;
+    scoreRow(tm, req, plan, rowHs, r0 + i, c, c.nll[size_t(i)], withGraph ? &terms : nullptr);
+    if (withGraph) addGradedTerms(tm, req, r0 + i, terms, c);
   }
   return c;
 }
 
 // requires_grad on every weight for the gradient pass, and off again however the pass ends. A
 // fallback to the CPU mid-pass replaces the weights, so this switches the model's weights as they are
-// then (TransformerModel::setRequiresGrad), never a list taken before the pass.
+// then (TransformerModel::setRequiresGrad), never a list taken before the pass. On the CPU the layers
+// are recomputed in the backward meanwhile (TransformerModel::recomputeLayers).
 class WeightGradients {
 public:
-  explicit WeightGradients(TransformerModel& m) : model_(m) { model_.setRequiresGrad(true); }
+  explicit WeightGradients(TransformerModel& m) : model_(m) {
+    model_.setRequiresGrad(true);
+    model_.recomputeLayers = true;
+  }
   ~WeightGradients() {
+    model_.recomputeLayers = false;
     try {
       model_.setRequiresGrad(false); // detaches a weight that is no leaf instead of throwing
     } catch (const std::exception&) {
@@ -136,29 +181,6 @@ public:
 private:
   TransformerModel& model_;
 };
-
-// The summed NLL of rows r0 .. r0+n of the graded targets that are pads, and of those that are
-// not (scalars with their autograd graph), with their counts.
-void gradedSums(TorchModel& tm, const LossRequest& req, int64_t r0, int64_t n, at::Tensor& padSum, at::Tensor& realSum,
-                int64_t& padCount, int64_t& realCount) {
-  const ForwardInputs& in = req.asGiven;
-  const int64_t T = in.inputIds.cols;
-  const at::Device d = tm.model().device;
-  at::Tensor h = tm.hiddenFor(in, {&in.attentionMask, &in.positionIds}, r0, n, nullptr);
-  padSum = at::zeros({}, h.options().dtype(at::kFloat));
-  realSum = padSum.clone();
-  for (int64_t i = 0; i < n; ++i) {
-    at::Tensor lab = gridRows(in.labels, r0 + i, 1, d)[0].narrow(0, 1, T - 1);
-    at::Tensor roles = gridRows(req.roles, r0 + i, 1, d)[0].narrow(0, 1, T - 1);
-    at::Tensor valid = lab != kIgnoreIndex;
-    at::Tensor isPad = valid.logical_and(roles == RolePad), isReal = valid.logical_and(roles != RolePad);
-    at::Tensor terms = tm.targetNll(h[i].narrow(0, 0, T - 1), lab.clamp_min(0).unsqueeze(1)).squeeze(1); // [T-1]
-    padSum = padSum + (terms * isPad).sum();
-    realSum = realSum + (terms * isReal).sum();
-    padCount += isPad.sum().item<int64_t>();
-    realCount += isReal.sum().item<int64_t>();
-  }
-}
 
 // acc += g in float32, on g's device (a fallback to the CPU moves the later gradients there).
 void accumulate(at::Tensor& acc, const at::Tensor& g) {
@@ -188,49 +210,68 @@ double squaredNorm(const std::vector<at::Tensor>& tensors) {
   return sq;
 }
 
-// ||grad of (sum of graded NLL terms whose target is a pad) / N|| and the same for real targets,
-// N = the as-given graded count: the two parts of the as-given mean loss's gradient.
-void gradientNorms(TorchModel& tm, const LossRequest& req, const RunControl& control, LossReport& rep) {
-  const ForwardInputs& in = req.asGiven;
-  const int64_t B = in.inputIds.rows, T = in.inputIds.cols;
-  // Several row chunks: float32 sums over the chunks, made from the first chunk's gradients. One
-  // chunk (the app's selected row): squared norms straight from each gradient set, freed before the
-  // next, so no model-sized copy beyond one set of gradients.
-  std::vector<at::Tensor> accPad, accReal;
-  double sqPad = 0, sqReal = 0;
-  WeightGradients trainable(tm.model());
-  tm.forEachChunk(B, T, control, "gradients", rep.notes, [&](int64_t r0, int64_t n) {
-    const std::vector<at::Tensor> params = tm.model().parameters(); // a fallback to the CPU replaces them
-    at::Tensor padSum, realSum;
-    int64_t padCount = 0, realCount = 0;
-    gradedSums(tm, req, r0, n, padSum, realSum, padCount, realCount);
-    if (n == B) { // the only chunk: commit two numbers at the end
-      const double pad = padCount > 0 ? squaredNorm(torch::autograd::grad({padSum}, params, {}, true, false, true)) : 0;
-      const double real =
-          realCount > 0 ? squaredNorm(torch::autograd::grad({realSum}, params, {}, false, false, true)) : 0;
-      sqPad = pad;
-      sqReal = real;
-      return;
-    }
-    std::vector<at::Tensor> gPad, gReal;
-    if (padCount > 0)
-      gPad = torch::autograd::grad({padSum}, params, {}, /*retain_graph=*/true, false, /*allow_unused=*/true);
-    if (realCount > 0) gReal = torch::autograd::grad({realSum}, params, {}, false, false, true);
-    // commit
-    at::NoGradGuard ng;
-    accPad.resize(params.size());
-    accReal.resize(params.size());
-    for (size_t k = 0; k < params.size(); ++k) {
-      if (k < gPad.size()) accumulate(accPad[k], gPad[k]);
-      if (k < gReal.size()) accumulate(accReal[k], gReal[k]);
-    }
-  });
-  sqPad += squaredNorm(accPad);
-  sqReal += squaredNorm(accReal);
-  rep.gradNormPad = std::sqrt(sqPad) / double(rep.gradedCount);
-  rep.gradNormReal = std::sqrt(sqReal) / double(rep.gradedCount);
-  rep.gradientsComputed = true;
+// The gradients of one chunk's pad and real sums, taken before anything is committed (they may run
+// out of memory). ||grad of (sum of graded NLL terms whose target is a pad) / N|| and the same for real
+// targets, N = the as-given graded count, are the two parts of the as-given mean loss's gradient.
+// Why two vector-Jacobian products: the two numbers are the norms of two separate gradient vectors,
+// not of their sum, so one backward of one scalar cannot give both; a batched VJP (two cotangents
+// through one backward, as torch.func.vmap over autograd.grad) has no counterpart in LibTorch's C++
+// API. The first keeps the graph (retain_graph) for the second: one forward, two backward passes.
+struct ChunkGradients {
+  double sqPad = 0, sqReal = 0;      // the only chunk: squared norms taken right away (one set of
+                                     // gradients alive at a time, no model-sized sums)
+  std::vector<at::Tensor> pad, real; // otherwise the gradients, summed over the chunks at commit
+};
+
+ChunkGradients chunkGradients(const std::vector<at::Tensor>& params, const ChunkScores& c, bool onlyChunk) {
+  using torch::autograd::grad;
+  ChunkGradients g;
+  const bool both = c.padCount > 0 && c.realCount > 0;
+  if (c.padCount > 0) {
+    std::vector<at::Tensor> pad = grad({c.padSum}, params, {}, /*retain_graph=*/both, false, /*allow_unused=*/true);
+    if (onlyChunk)
+      g.sqPad = squaredNorm(pad);
+    else
+      g.pad = std::move(pad);
+  }
+  if (c.realCount > 0) {
+    std::vector<at::Tensor> real = grad({c.realSum}, params, {}, false, false, true);
+    if (onlyChunk)
+      g.sqReal = squaredNorm(real);
+    else
+      g.real = std::move(real);
+  }
+  return g;
 }
+
+// The running sums of the report over the row chunks.
+struct Totals {
+  std::vector<double> sums;
+  std::vector<int64_t> counts;
+  double maxChange = 0.0;
+  double sqPad = 0, sqReal = 0;      // from a direct chunk
+  std::vector<at::Tensor> pad, real; // float32 gradient sums over the chunks
+
+  void commit(ChunkScores& c, ChunkGradients& g, LossReport& rep, int64_t r0, int64_t n) {
+    for (size_t ls = 0; ls < sums.size(); ++ls) {
+      sums[ls] += c.sums[ls];
+      counts[ls] += c.counts[ls];
+    }
+    for (int k = 0; k < kRoleCount; ++k) {
+      rep.roles[k].graded += c.roles[k].graded;
+      rep.roles[k].lossSum += c.roles[k].lossSum;
+    }
+    for (int64_t i = 0; i < n; ++i) rep.perTokenNll[size_t(r0 + i)] = std::move(c.nll[size_t(i)]);
+    maxChange = std::max(maxChange, c.maxChange);
+    sqPad += g.sqPad;
+    sqReal += g.sqReal;
+    at::NoGradGuard ng;
+    pad.resize(std::max(pad.size(), g.pad.size()));
+    real.resize(std::max(real.size(), g.real.size()));
+    for (size_t k = 0; k < g.pad.size(); ++k) accumulate(pad[k], g.pad[k]);
+    for (size_t k = 0; k < g.real.size(); ++k) accumulate(real[k], g.real[k]);
+  }
+};
 
 } // namespace
 
@@ -241,37 +282,37 @@ LossReport analyseLoss(TorchModel& tm, const LossRequest& req, const RunControl&
   const ForwardPlan plan = planForwards(req);
   LossReport rep;
   rep.perTokenNll.assign(size_t(B), std::vector<double>(size_t(T), 0.0));
-  std::vector<double> sums(plan.labelSets.size(), 0.0);
-  std::vector<int64_t> counts(plan.labelSets.size(), 0);
-  double maxChange = 0.0;
+  Totals tot{std::vector<double>(plan.labelSets.size(), 0.0), std::vector<int64_t>(plan.labelSets.size(), 0)};
+  const bool grads = req.gradients;
+  // The loss and the gradients are one pass: a simulated out-of-memory in either is one in it.
+  RunControl c = control;
+  if (c.simulateOutOfMemoryIn == "gradients") c.simulateOutOfMemoryIn = "loss";
   {
-    c10::InferenceMode guard;
-    tm.forEachChunk(B, T, control, "loss", rep.notes, [&](int64_t r0, int64_t n) {
-      ChunkScores c = scoreChunk(tm, req, plan, r0, n);
-      // commit
-      for (size_t ls = 0; ls < plan.labelSets.size(); ++ls) {
-        sums[ls] += c.sums[ls];
-        counts[ls] += c.counts[ls];
-      }
-      for (int k = 0; k < kRoleCount; ++k) {
-        rep.roles[k].graded += c.roles[k].graded;
-        rep.roles[k].lossSum += c.roles[k].lossSum;
-      }
-      for (int64_t i = 0; i < n; ++i) rep.perTokenNll[size_t(r0 + i)] = std::move(c.nll[size_t(i)]);
-      maxChange = std::max(maxChange, c.maxChange);
+    std::optional<WeightGradients> trainable;
+    if (grads) trainable.emplace(tm.model());
+    c10::InferenceMode guard(!grads);
+    tm.forEachChunk(B, T, c, "loss", rep.notes, [&](int64_t r0, int64_t n) {
+      ChunkScores cs = scoreChunk(tm, req, plan, r0, n, grads);
+      ChunkGradients g = grads ? chunkGradients(tm.model().parameters(), cs, n == B) : ChunkGradients{};
+      tot.commit(cs, g, rep, r0, n); // commit
     });
   }
-  rep.gradedCount = counts[0];
-  rep.asGiven = counts[0] > 0 ? sums[0] / double(counts[0]) : kNaN;
+  rep.gradedCount = tot.counts[0];
+  rep.asGiven = tot.counts[0] > 0 ? tot.sums[0] / double(tot.counts[0]) : kNaN;
   for (size_t i = 0; i < req.variants.size(); ++i) {
-    rep.variantLoss.emplace_back(req.variants[i].name, counts[i + 1] > 0 ? sums[i + 1] / double(counts[i + 1]) : kNaN);
-    rep.variantGraded.emplace_back(req.variants[i].name, counts[i + 1]);
+    const double loss = tot.counts[i + 1] > 0 ? tot.sums[i + 1] / double(tot.counts[i + 1]) : kNaN;
+    rep.variantLoss.emplace_back(req.variants[i].name, loss);
+    rep.variantGraded.emplace_back(req.variants[i].name, tot.counts[i + 1]);
   }
   if (plan.compareForward) {
     rep.logitsCompared = true;
-    rep.maxLogitChangeReal = *plan.compareForward == 0 ? 0.0 : maxChange;
+    rep.maxLogitChangeReal = *plan.compareForward == 0 ? 0.0 : tot.maxChange;
   }
-  if (req.gradients && rep.gradedCount > 0) gradientNorms(tm, req, control, rep);
+  if (grads && rep.gradedCount > 0) {
+    rep.gradNormPad = std::sqrt(tot.sqPad + squaredNorm(tot.pad)) / double(rep.gradedCount);
+    rep.gradNormReal = std::sqrt(tot.sqReal + squaredNorm(tot.real)) / double(rep.gradedCount);
+    rep.gradientsComputed = true;
+  }
   rep.device = tm.info().device;
   return rep;
 }

@@ -5,6 +5,7 @@
 #include "engine/TorchEngine.h"
 #include "core/util/FileReading.h"
 #include "core/util/JsonParse.h"
+#include "engine/ChunkedAttention.h"
 #include "engine/RunProgress.h"
 #include "engine/TorchBatchFile.h"
 #include "engine/TorchModel.h"
@@ -109,6 +110,7 @@ ModelInfo describe(const TransformerModel& m) {
   i.computeDtype = m.dtype == at::kFloat ? "float32" : m.dtype == at::kBFloat16 ? "bfloat16" : "float16";
   i.device = m.device.is_cuda() ? "cuda" : "cpu";
   i.parameterCount = m.parameterCount();
+  i.notes.push_back(attentionPathNote(m.device, m.config.attnSoftcap));
   return i;
 }
 

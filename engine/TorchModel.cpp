@@ -2,6 +2,7 @@
 // and logits, over row chunks with the CUDA out-of-memory fallbacks; analyse() is LossAnalysis.cpp.
 #include "engine/TorchModel.h"
 #include "engine/InputChecks.h"
+#include "engine/LogitsHead.h"
 #include "engine/LossAnalysis.h"
 #include "engine/RunProgress.h"
 
@@ -76,8 +77,13 @@ LossReport TorchModel::analyse(const LossRequest& req, const RunControl& control
 }
 
 int64_t TorchModel::chunkRows(const RunControl& c, int64_t B, int64_t T) const {
-  int64_t perRow = std::max<int64_t>(1, model_.config.heads * T * T * 4 * 3);
-  int64_t n = std::max<int64_t>(1, (int64_t(512) << 20) / perRow);
+  // No [T, T] tensor outlives a block of queries (ChunkedAttention.h): what grows with the rows is the
+  // activations the gradient pass keeps, about (10 hidden + 4 intermediate) values per layer and position.
+  const ModelConfig& m = model_.config;
+  const int64_t perRow = std::max<int64_t>(1, m.layers * T * (10 * m.hiddenSize + 4 * m.intermediateSize) *
+                                                  int64_t(at::elementSize(model_.dtype)));
+  const int64_t budget = model_.device.is_cuda() ? int64_t(16) << 30 : int64_t(2) << 30;
+  int64_t n = std::max<int64_t>(1, budget / perRow);
   if (c.maxRowsPerChunk > 0) n = std::min(n, c.maxRowsPerChunk);
   return std::min(n, B);
 }
@@ -136,16 +142,7 @@ int64_t TorchModel::logitPositions() const {
 }
 
 at::Tensor TorchModel::targetNll(const at::Tensor& h, const at::Tensor& targets) const {
-  const int64_t n = h.size(0);
-  if (n == 0) return at::zeros({0, targets.size(1)}, h.options().dtype(at::kFloat)); // a one-token row
-  const int64_t step = logitPositions();
-  std::vector<at::Tensor> parts;
-  for (int64_t t0 = 0; t0 < n; t0 += step) {
-    const int64_t c = std::min(step, n - t0);
-    at::Tensor lg = model_.logits(h.narrow(0, t0, c)); // [c, V] float32
-    parts.push_back(at::logsumexp(lg, -1, true) - lg.gather(1, targets.narrow(0, t0, c)));
-  }
-  return at::cat(parts, 0);
+  return engine::targetNll(model_.lmHead, model_.config.finalSoftcap, h, targets, logitPositions());
 }
 
 at::Tensor TorchModel::maxLogitChange(const at::Tensor& a, const at::Tensor& b) const {

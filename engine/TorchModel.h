@@ -47,7 +47,8 @@ public:
   // -log p(targets[t][j] | position t) from one row's final hidden states h [n, hidden] and targets
   // [n, k] -> [n, k] float32, as logsumexp(logits) - logits[target]. By chunks of positions, so only
   // [chunk, V] logits exist at once (64 MB) instead of [T, V] (620 MB at T = 1024, V = 152k, twice
-  // with log_softmax's output). Differentiable: the gradient pass scores through it too.
+  // with log_softmax's output). Differentiable (LogitsHead.h): the gradient pass scores through it
+  // and its graph keeps h, not the logits.
   at::Tensor targetNll(const at::Tensor& h, const at::Tensor& targets) const;
 
   // max over the vocabulary of |logits(a[t]) - logits(b[t])| for hidden states a, b [n, hidden] ->
@@ -56,7 +57,8 @@ public:
   at::Tensor maxLogitChange(const at::Tensor& a, const at::Tensor& b) const;
 
 private:
-  // Rows per chunk: the caller's cap, else what keeps one layer's [b, H, T, T] scores near 512 MiB.
+  // Rows per chunk: the caller's cap, else what keeps the gradient pass's activations near 2 GiB
+  // (16 GiB on CUDA, halved on out-of-memory).
   int64_t chunkRows(const RunControl& c, int64_t B, int64_t T) const;
   // Positions per logits chunk: [step, V] float32 stays near 64 MB.
   int64_t logitPositions() const;

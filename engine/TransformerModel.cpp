@@ -137,20 +137,6 @@ at::Tensor project(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b
 
 bool isOutOfMemory(const std::exception& e) { return std::string(e.what()).find("out of memory") != std::string::npos; }
 
-at::Tensor additiveMask(const at::Tensor& mask, at::ScalarType dtype, int64_t window) {
-  const int64_t T = mask.size(1);
-  at::Tensor mq = mask.unsqueeze(2), mk = mask.unsqueeze(1);                    // [b,T,1], [b,1,T]
-  at::Tensor causal = at::ones({T, T}, mask.options().dtype(at::kBool)).tril(); // k <= q
-  if (window > 0) causal = causal.triu(-(window - 1));                          // and q - k < window
-  at::Tensor allowed = (mk != 0).logical_and(mq.eq(mk).logical_or(mq == 0)).logical_and(causal);
-  double minValue = dtype == at::kBFloat16 ? -3.3895313892515355e38
-                    : dtype == at::kHalf   ? -65504.0
-                                           : double(std::numeric_limits<float>::lowest());
-  at::Tensor add = at::zeros(allowed.sizes(), mask.options().dtype(dtype));
-  add.masked_fill_(allowed.logical_not(), minValue);
-  return add.unsqueeze(1); // [b, 1, T, T]
-}
-
 std::vector<at::Tensor*> LayerWeights::all() {
   return {&inputNorm, &postNorm, &preFfnNorm, &postFfnNorm, &qNorm, &kNorm, &q,  &k,    &v,     &o,
           &qkv,       &qBias,    &kBias,      &vBias,       &oBias, &gate,  &up, &down, &gateUp};
@@ -298,22 +284,26 @@ int64_t TransformerModel::parameterCount() const {
   return n;
 }
 
-LayerWeights TransformerModel::layerForCompute(size_t li) const {
-  LayerWeights w = layers[li];
+LayerWeights TransformerModel::widenForCompute(LayerWeights w, bool* widened) const {
   // With gradients on, the matrices stay narrow: project() widens them inside its own forward and
   // backward (WidenOnUseLinear), so the graph does not hold a widened copy of every layer.
   const bool keepMatrices = at::GradMode::is_enabled();
   const std::vector<at::Tensor*> matrices{&w.q, &w.k, &w.v, &w.o, &w.qkv, &w.gate, &w.up, &w.down, &w.gateUp};
-  bool widened = false;
   for (at::Tensor* x : w.all())
     if (x->defined() && x->scalar_type() != dtype &&
         !(keepMatrices && std::find(matrices.begin(), matrices.end(), x) != matrices.end())) {
       *x = x->to(dtype);
-      widened = true;
+      if (widened) *widened = true;
     }
+  return w;
+}
+
+LayerWeights TransformerModel::layerForCompute(size_t li) const {
+  bool widened = false;
+  LayerWeights w = widenForCompute(layers[li], &widened);
   // The stored tensors were read whole just now: their mapped pages go back to the page cache, so
   // at most one layer's file bytes stay resident beside its widened copy.
-  if (widened && layersOnMapping && !keepMatrices)
+  if (widened && layersOnMapping && !at::GradMode::is_enabled())
     for (at::Tensor* x : const_cast<LayerWeights&>(layers[li]).all())
       if (x->defined() && x->scalar_type() != dtype) releaseMappedPages(x->data_ptr(), x->nbytes());
   return w;
@@ -336,11 +326,13 @@ TransformerModel::Rope TransformerModel::rope(const RopeConfig& r, const at::Ten
   return {emb.cos().to(dtype).unsqueeze(1), emb.sin().to(dtype).unsqueeze(1)}; // [b, 1, T, D]
 }
 
-// One attention block on normed input x [b, T, hidden] -> [b, T, hidden] (after o_proj).
+// One attention block on normed input x [b, T, hidden] -> [b, T, hidden] (after o_proj). The core
+// runs fused (LibTorch 2.x on CUDA) unless this layer's probabilities are captured or the scores are
+// soft-capped; else query-chunked, numerically the eager computation (ChunkedAttention.h).
 at::Tensor TransformerModel::attention(size_t li, const LayerWeights& l, const at::Tensor& x, const Rope& r,
-                                       const at::Tensor& addMask, AttentionKeep* keep) const {
+                                       const Masks& masks, bool sliding, AttentionKeep* keep) const {
   const ModelConfig& c = config;
-  const int64_t b = x.size(0), T = x.size(1), H = c.heads, kvH = c.kvHeads, D = c.headDim, rep = H / kvH;
+  const int64_t b = x.size(0), T = x.size(1), H = c.heads, kvH = c.kvHeads, D = c.headDim;
   at::Tensor q, k, v;
   if (l.qkv.defined()) { // Phi-3: one projection, split [H*D | kvH*D | kvH*D]
     at::Tensor all = project(x, l.qkv);
@@ -363,26 +355,27 @@ at::Tensor TransformerModel::attention(size_t li, const LayerWeights& l, const a
   k = k.transpose(1, 2); // [b,kvH,T,D]
   q = q * r.cos + rotateHalf(q) * r.sin;
   k = k * r.cos + rotateHalf(k) * r.sin;
-  // Grouped-query attention without repeating K/V: head h uses kv head h / rep, and the rep
-  // query heads of one group are stacked along the query axis: [b, kvH, rep*T, D].
-  at::Tensor qg = q.reshape({b, kvH, rep * T, D});
-  at::Tensor scores = at::matmul(qg, k.transpose(-1, -2)).mul_(c.attentionScale).view({b, H, T, T});
-  if (c.attnSoftcap > 0) scores = at::tanh(scores / c.attnSoftcap) * c.attnSoftcap; // Gemma 2, before the mask
-  scores = scores + addMask;
-  at::Tensor probs = at::softmax(scores, -1, at::kFloat).to(dtype); // softmax in float32, as transformers
-  if (keep && std::find(keep->layers.begin(), keep->layers.end(), int(li)) != keep->layers.end()) {
-    at::Tensor p = probs.detach();
-    if (!keep->heads.empty()) {
-      std::vector<int64_t> idx(keep->heads.begin(), keep->heads.end());
-      p = p.index_select(1, at::tensor(idx, at::kLong).to(p.device()));
+  const bool capture = keep && std::find(keep->layers.begin(), keep->layers.end(), int(li)) != keep->layers.end();
+  at::Tensor out; // [b, H, T, D]
+  if (masks.fused && !capture) {
+    out = fusedAttention(q, k, v, sliding ? masks.fusedSliding : masks.fusedFull, c.attentionScale);
+  } else {
+    ProbsSink sink;
+    at::Tensor kept, heads; // [b, H_kept, T, T] float32 on the CPU; the kept head indices
+    if (capture) {
+      if (!keep->heads.empty())
+        heads = at::tensor(std::vector<int64_t>(keep->heads.begin(), keep->heads.end()), at::kLong).to(q.device());
+      kept = at::empty({b, heads.defined() ? heads.size(0) : H, T, T}, at::TensorOptions().dtype(at::kFloat));
+      sink = [&](int64_t q0, const at::Tensor& p) { // p [b, H, qn, T]
+        const at::Tensor sel = heads.defined() ? p.index_select(1, heads) : p;
+        kept.narrow(2, q0, p.size(2)).copy_(sel.to(at::kCPU, at::kFloat));
+      };
     }
-    keep->kept[int(li)] = p.to(at::kCPU, at::kFloat).contiguous();
+    const AttentionSpec spec{c.attentionScale, c.attnSoftcap, sliding ? c.slidingWindow : 0};
+    out = chunkedAttention(q, k, v, masks.segments, spec, 0, sink);
+    if (capture) keep->kept[int(li)] = kept;
   }
-  at::Tensor out = at::matmul(probs.view({b, kvH, rep * T, T}), v) // [b,kvH,rep*T,D]
-                       .view({b, H, T, D})
-                       .transpose(1, 2)
-                       .reshape({b, T, H * D});
-  return project(out, l.o, l.oBias);
+  return project(out.transpose(1, 2).reshape({b, T, H * D}), l.o, l.oBias);
 }
 
 // down(act(gate(x)) * up(x)); Phi-3 computes gate and up as one projection, gate rows first.
@@ -403,6 +396,98 @@ at::Tensor TransformerModel::mlp(const LayerWeights& l, const at::Tensor& x) con
   return project(act * up, l.down);
 }
 
+at::Tensor TransformerModel::layer(size_t li, const LayerWeights& l, const at::Tensor& h, const Rope& r,
+                                   const Masks& masks, bool sliding, AttentionKeep* keep) const {
+  const at::Tensor a = attention(li, l, norm(h, l.inputNorm), r, masks, sliding, keep);
+  if (config.sandwichNorms) { // Gemma: norm after attention, and around the feed-forward
+    const at::Tensor mid = h + norm(a, l.postNorm);
+    return mid + norm(mlp(l, norm(mid, l.preFfnNorm)), l.postFfnNorm);
+  }
+  const at::Tensor mid = h + a;
+  return mid + mlp(l, norm(mid, l.postNorm));
+}
+
+namespace {
+
+void putTensor(torch::autograd::AutogradContext* ctx, const std::string& key, const at::Tensor& t) {
+  if (t.defined()) ctx->saved_data[key] = t;
+}
+at::Tensor takeTensor(torch::autograd::AutogradContext* ctx, const std::string& key) {
+  auto it = ctx->saved_data.find(key);
+  return it == ctx->saved_data.end() ? at::Tensor() : it->second.toTensor();
+}
+
+} // namespace
+
+// A decoder layer whose forward keeps no graph, only its input h and the layer's weights (alive
+// anyway); the backward runs the layer again from them with its graph and takes the vector-Jacobian
+// product there (activation checkpointing). The rope and mask tensors ride in saved_data; the model
+// outlives the backward (it is the TorchModel's, and the pass ends before anything replaces it).
+struct LayerCheckpoint : public torch::autograd::Function<LayerCheckpoint> {
+  static at::Tensor run(const TransformerModel& m, size_t li, const at::Tensor& h, const TransformerModel::Rope& r,
+                        const TransformerModel::Masks& masks, bool sliding) {
+    std::vector<at::Tensor> weights;
+    int64_t slots = 0; // which LayerWeights::all() slots are defined (the weights' order)
+    const std::vector<at::Tensor*> all = const_cast<LayerWeights&>(m.layers[li]).all();
+    for (size_t i = 0; i < all.size(); ++i)
+      if (all[i]->defined()) {
+        weights.push_back(*all[i]);
+        slots |= int64_t(1) << i;
+      }
+    return apply(h, at::TensorList(weights), &m, int64_t(li), slots, &r, &masks, sliding);
+  }
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& h, at::TensorList weights,
+                            const TransformerModel* m, int64_t li, int64_t slots, const TransformerModel::Rope* r,
+                            const TransformerModel::Masks* masks, bool sliding) {
+    std::vector<at::Tensor> keep{h};
+    keep.insert(keep.end(), weights.begin(), weights.end());
+    ctx->save_for_backward(keep);
+    ctx->saved_data["model"] = int64_t(reinterpret_cast<intptr_t>(m));
+    ctx->saved_data["layer"] = li;
+    ctx->saved_data["slots"] = slots;
+    ctx->saved_data["sliding"] = sliding;
+    ctx->saved_data["fused"] = masks->fused;
+    putTensor(ctx, "cos", r->cos);
+    putTensor(ctx, "sin", r->sin);
+    putTensor(ctx, "segments", masks->segments);
+    putTensor(ctx, "fusedFull", masks->fusedFull);
+    putTensor(ctx, "fusedSliding", masks->fusedSliding);
+    at::NoGradGuard noGraph;
+    return m->layer(size_t(li), m->layerForCompute(size_t(li)), h, *r, *masks, sliding, nullptr);
+  }
+  static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                               torch::autograd::tensor_list gradOut) {
+    const auto saved = ctx->get_saved_variables(); // h, then the defined weight slots in order
+    const auto* m = reinterpret_cast<const TransformerModel*>(intptr_t(ctx->saved_data["model"].toInt()));
+    const int64_t slots = ctx->saved_data["slots"].toInt();
+    at::AutoGradMode graph(true);
+    std::vector<at::Tensor> fresh; // saved[i] detached, requiring grad where the input did
+    for (const at::Tensor& t : saved) fresh.push_back(t.detach().requires_grad_(t.requires_grad()));
+    LayerWeights w;
+    const std::vector<at::Tensor*> all = w.all();
+    for (size_t i = 0, j = 1; i < all.size(); ++i)
+      if ((slots >> i) & 1) *all[i] = fresh[j++];
+    const TransformerModel::Rope r{takeTensor(ctx, "cos"), takeTensor(ctx, "sin")};
+    const TransformerModel::Masks masks{takeTensor(ctx, "segments"), ctx->saved_data["fused"].toBool(),
+                                        takeTensor(ctx, "fusedFull"), takeTensor(ctx, "fusedSliding")};
+    const at::Tensor out = m->layer(size_t(ctx->saved_data["layer"].toInt()), m->widenForCompute(w), fresh[0], r, masks,
+                                    ctx->saved_data["sliding"].toBool(), nullptr);
+    std::vector<at::Tensor> wrt;
+    std::vector<size_t> input; // wrt[k] is forward's input input[k]
+    for (size_t i = 0; i < fresh.size(); ++i)
+      if (fresh[i].requires_grad()) {
+        wrt.push_back(fresh[i]);
+        input.push_back(i);
+      }
+    // One gradient per input of forward: h, each weight, then the six non-tensor arguments.
+    torch::autograd::tensor_list grads(saved.size() + 6);
+    if (wrt.empty()) return grads;
+    const auto g = torch::autograd::grad({out}, wrt, {gradOut[0]}, false, false, /*allow_unused=*/true);
+    for (size_t k = 0; k < wrt.size(); ++k) grads[input[k]] = g[k];
+    return grads;
+  }
+};
+
 at::Tensor TransformerModel::hidden(const at::Tensor& ids, const at::Tensor& mask, const at::Tensor& positions,
                                     AttentionKeep* keep, const std::function<void(size_t)>& afterLayer) const {
   const ModelConfig& c = config;
@@ -411,21 +496,21 @@ at::Tensor TransformerModel::hidden(const at::Tensor& ids, const at::Tensor& mas
   if (c.gemmaNorm) h = h * at::scalar_tensor(std::sqrt(double(c.hiddenSize)), h.options());
   const Rope full = rope(c.rope, positions);
   const Rope local = c.hasLocalRope ? rope(c.localRope, positions) : full;
-  const at::Tensor fullMask = additiveMask(mask, dtype); // [b,1,T,T]
   const bool anySliding = std::find(c.slidingLayers.begin(), c.slidingLayers.end(), true) != c.slidingLayers.end();
-  const at::Tensor slidingMask = anySliding ? additiveMask(mask, dtype, c.slidingWindow) : fullMask;
+  Masks masks{mask, fusedAttentionUsable(device, AttentionSpec{c.attentionScale, c.attnSoftcap, 0}), {}, {}};
+  if (masks.fused) {
+    masks.fusedFull = fusedAttentionMask(mask, dtype, 0); // [b,1,T,T] or undefined (causal only)
+    masks.fusedSliding = anySliding ? fusedAttentionMask(mask, dtype, c.slidingWindow) : masks.fusedFull;
+  }
+  // Layers recomputed in the backward (recomputeLayers): only with gradients, on the CPU, no capture.
+  const bool recompute = recomputeLayers && !device.is_cuda() && !keep && at::GradMode::is_enabled();
   for (size_t li = 0; li < layers.size(); ++li) {
-    const LayerWeights l = layerForCompute(li); // widened for this layer only when stored narrower
     const bool sliding = li < c.slidingLayers.size() && c.slidingLayers[li];
-    at::Tensor a =
-        attention(li, l, norm(h, l.inputNorm), sliding ? local : full, sliding ? slidingMask : fullMask, keep);
-    if (c.sandwichNorms) { // Gemma: norm after attention, and around the feed-forward
-      h = h + norm(a, l.postNorm);
-      h = h + norm(mlp(l, norm(h, l.preFfnNorm)), l.postFfnNorm);
-    } else {
-      h = h + a;
-      h = h + mlp(l, norm(h, l.postNorm));
-    }
+    const Rope& r = sliding ? local : full;
+    if (recompute)
+      h = LayerCheckpoint::run(*this, li, h, r, masks, sliding);
+    else // widened for this layer only when stored narrower
+      h = layer(li, layerForCompute(li), h, r, masks, sliding, keep);
     if (afterLayer) afterLayer(li);
   }
   return norm(h, finalNorm);

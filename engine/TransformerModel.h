@@ -2,6 +2,7 @@
 // written to match transformers' modeling_{llama,mistral,qwen2,qwen3,gemma2,gemma3,phi3} numerically.
 #pragma once
 #include "core/forward/ModelConfig.h"
+#include "engine/ChunkedAttention.h"
 #include "engine/SafetensorsView.h"
 
 #include <torch/torch.h>
@@ -48,6 +49,11 @@ public:
   // one layer at a time during the forward; true when those stored tensors view a file mapping
   // (their pages are released after each widening).
   bool layersOnMapping = false;
+  // The loss comparison's gradient pass on the CPU: each decoder layer keeps only its input for the
+  // backward and runs again there (LayerCheckpoint in TransformerModel.cpp), so the activations kept
+  // are one [b, T, hidden] per layer instead of every layer's intermediates. Off for training and on
+  // CUDA, where the recomputation would cost time that memory does not need.
+  bool recomputeLayers = false;
 
   // From safetensors files (one or several shards). CPU: F32 stays on the mapping; BF16/F16
   // embeddings, final norm and head are widened to float32 at load, decoder layers stay in the stored
@@ -77,6 +83,7 @@ public:
   at::Tensor logits(const at::Tensor& hidden) const;
 
 private:
+  friend struct LayerCheckpoint;
   struct Rope {
     at::Tensor cos, sin; // [b, 1, T, D] in the compute dtype
   };
@@ -84,14 +91,24 @@ private:
   at::Tensor norm(const at::Tensor& x, const at::Tensor& weight) const;
   // Layer li's weights in the compute dtype: the stored tensors, or widened copies of them.
   LayerWeights layerForCompute(size_t li) const;
-  at::Tensor attention(size_t layer, const LayerWeights& l, const at::Tensor& x, const Rope& rope,
-                       const at::Tensor& addMask, AttentionKeep* keep) const;
+  // w with the tensors that compute in `dtype` widened (with gradients on, the matrices stay narrow:
+  // project() widens them inside its forward and backward); *widened tells whether any was.
+  LayerWeights widenForCompute(LayerWeights w, bool* widened = nullptr) const;
+  // The masks of one forward: the [b, T] segment mask (the chunked path builds each block's mask from
+  // it), and for the fused path the [b, 1, T, T] additive masks shared by its layers (undefined:
+  // causal only).
+  struct Masks {
+    at::Tensor segments;
+    bool fused = false;
+    at::Tensor fusedFull, fusedSliding;
+  };
+  at::Tensor attention(size_t layer, const LayerWeights& l, const at::Tensor& x, const Rope& rope, const Masks& masks,
+                       bool sliding, AttentionKeep* keep) const;
   at::Tensor mlp(const LayerWeights& l, const at::Tensor& x) const;
+  // Decoder layer li on the residual stream h [b, T, hidden] -> [b, T, hidden].
+  at::Tensor layer(size_t li, const LayerWeights& l, const at::Tensor& h, const Rope& rope, const Masks& masks,
+                   bool sliding, AttentionKeep* keep) const;
 };
-
-// The additive [b, 1, T, T] mask: 0 where allowed, finfo(dtype).min elsewhere (ForwardEngine.h rule).
-// window > 0 also hides keys k with q - k >= window: a sliding query sees `window` keys, itself included.
-at::Tensor additiveMask(const at::Tensor& mask, at::ScalarType dtype, int64_t window = 0);
 
 bool isOutOfMemory(const std::exception& e);
 
