@@ -7,6 +7,7 @@
 #include <torch/version.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <stdexcept>
 
@@ -192,9 +193,35 @@ at::Tensor chunkedAttention(const at::Tensor& q, const at::Tensor& k, const at::
   return ChunkedAttentionFunction::apply(q, k, v, mask, spec.scale, spec.softcap, spec.window, rows);
 }
 
+namespace {
+
+// How the fused call receives the mask (MASKSCOPE_FUSED_ATTENTION, read once; for checking the fused
+// path against the eager one on a GPU, docs/cuda.md): "bool" (default) a boolean mask, true = attend;
+// "additive" finfo(dtype).min where masked; "additive-plain" the same as a contiguous [b, 1, T, T]
+// tensor; "off" never fused (the query-chunked eager path everywhere).
+enum class FusedMode { Bool, Additive, AdditivePlain, Off };
+
+FusedMode fusedMode() {
+  static const FusedMode mode = [] {
+    const char* e = std::getenv("MASKSCOPE_FUSED_ATTENTION");
+    const std::string v = e ? e : "";
+    if (v == "additive") return FusedMode::Additive;
+    if (v == "additive-plain") return FusedMode::AdditivePlain;
+    if (v == "off" || v == "0") return FusedMode::Off;
+    return FusedMode::Bool;
+  }();
+  return mode;
+}
+
+// Row stride of a mask's storage: a multiple of 16 elements, so the fused kernels read it in place
+// (the memory-efficient kernel copies a mask whose rows are not 16-aligned, at every layer).
+int64_t alignedColumns(int64_t n) { return (n + 15) / 16 * 16; }
+
+} // namespace
+
 bool fusedAttentionUsable(const at::Device& device, const AttentionSpec& spec) {
 #ifdef MASKSCOPE_FUSED_ATTENTION
-  return device.is_cuda() && spec.softcap <= 0;
+  return device.is_cuda() && spec.softcap <= 0 && fusedMode() != FusedMode::Off;
 #else
   (void)device;
   (void)spec;
@@ -202,33 +229,67 @@ bool fusedAttentionUsable(const at::Device& device, const AttentionSpec& spec) {
 #endif
 }
 
+// The storage is [b, 1, T, C], C = alignedColumns(T + 1) >= T + 1: columns 0 .. T-1 are the mask,
+// column T (bool mode) flags a query row that may attend no key at all (a left pad). Such a row is
+// opened to every key in the mask (no kernel then returns NaN or zeros for it) and its output is
+// replaced by the eager result: masked scores all equal finfo.min, so softmax is uniform over all T
+// keys and the output is the mean of v.
 at::Tensor fusedAttentionMask(const at::Tensor& mask, at::ScalarType dtype, int64_t window) {
-  const int64_t T = mask.size(1);
+  const int64_t b = mask.size(0), T = mask.size(1);
   const bool causalOnly = (window <= 0 || window >= T) && (mask != 0).all().item<bool>() &&
                           mask.eq(mask.narrow(1, 0, 1)).all().item<bool>();
-  return causalOnly ? at::Tensor() : additiveMask(mask, dtype, window);
+  if (causalOnly) return at::Tensor();
+  const FusedMode mode = fusedMode();
+  if (mode == FusedMode::AdditivePlain) return additiveMask(mask, dtype, window);
+  const at::Tensor allowed = allowedKeys(mask, 0, T, 0, T, window).unsqueeze(1); // [b, 1, T, T]
+  if (mode == FusedMode::Additive) {
+    at::Tensor store = at::zeros({b, 1, T, alignedColumns(T)}, mask.options().dtype(dtype));
+    store.narrow(3, 0, T).masked_fill_(allowed.logical_not(), maskedScore(dtype));
+    return store;
+  }
+  const at::Tensor none = allowed.logical_not().all(-1, /*keepdim=*/true); // [b, 1, T, 1]
+  at::Tensor store = at::zeros({b, 1, T, alignedColumns(T + 1)}, mask.options().dtype(at::kBool));
+  store.narrow(3, 0, T).copy_(allowed.logical_or(none));
+  store.narrow(3, T, 1).copy_(none);
+  return store;
 }
 
-// The only LibTorch 2.x call of the engine. K/V are repeated to every query head (transformers'
-// repeat_kv) rather than passing enable_gqa, which the kernels that take a mask do not all support.
-// The additive mask holds finfo(dtype).min, not -inf: a fully masked row (a left pad) stays uniform,
-// as in the eager path, where a boolean mask would give NaN or zeros depending on the kernel.
-at::Tensor fusedAttention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& addMask,
-                          double scale) {
+namespace {
+
+// The only LibTorch 2.x call of the engine (everything around it compiles with 1.13 too).
+at::Tensor sdpa(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask, double scale) {
 #ifdef MASKSCOPE_FUSED_ATTENTION
-  const int64_t b = k.size(0), kvH = k.size(1), T = k.size(2), D = k.size(3), H = q.size(1), rep = H / kvH;
-  const at::Tensor kr = rep == 1 ? k : k.unsqueeze(2).expand({b, kvH, rep, T, D}).reshape({b, H, T, D});
-  const at::Tensor vr = rep == 1 ? v : v.unsqueeze(2).expand({b, kvH, rep, T, D}).reshape({b, H, T, D});
-  if (!addMask.defined()) return at::scaled_dot_product_attention(q, kr, vr, {}, 0.0, /*is_causal=*/true, scale);
-  return at::scaled_dot_product_attention(q, kr, vr, addMask, 0.0, /*is_causal=*/false, scale);
+  if (!mask.defined()) return at::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true, scale);
+  return at::scaled_dot_product_attention(q, k, v, mask, 0.0, /*is_causal=*/false, scale);
 #else
   (void)q;
   (void)k;
   (void)v;
-  (void)addMask;
+  (void)mask;
   (void)scale;
   throw std::logic_error("fused attention needs LibTorch 2.1 or later");
 #endif
+}
+
+} // namespace
+
+// K/V are repeated to every query head (transformers' repeat_kv) rather than passing enable_gqa, which
+// the kernels that take a mask do not all support.
+at::Tensor fusedAttention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& addMask,
+                          double scale) {
+  const int64_t b = k.size(0), kvH = k.size(1), T = k.size(2), D = k.size(3), H = q.size(1), rep = H / kvH;
+  auto toHeads = [&](const at::Tensor& x) { // [b, kvH, n, D] -> [b, H, n, D]
+    const int64_t n = x.size(2);
+    return rep == 1 ? x : x.unsqueeze(2).expand({b, kvH, rep, n, D}).reshape({b, H, n, D});
+  };
+  const at::Tensor kr = toHeads(k), vr = toHeads(v);
+  if (!addMask.defined()) return sdpa(q, kr, vr, {}, scale);
+  const at::Tensor m = addMask.size(3) == T ? addMask : addMask.narrow(3, 0, T);
+  const at::Tensor out = sdpa(q, kr, vr, m, scale);
+  if (addMask.scalar_type() != at::kBool) return out;
+  const at::Tensor none = addMask.narrow(3, T, 1);                                         // [b, 1, T, 1]
+  const at::Tensor uniform = toHeads(v.to(at::kFloat).mean(2, true)).to(v.scalar_type()); // [b, H, 1, D]
+  return at::where(none, uniform, out);
 }
 
 std::string attentionPathNote(const at::Device& device, double attnSoftcap) {

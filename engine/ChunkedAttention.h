@@ -51,10 +51,15 @@ at::Tensor chunkedAttention(const at::Tensor& q, const at::Tensor& k, const at::
 // chunked path runs instead, since the fused call needs the whole [b, 1, T, T] mask.
 bool fusedAttentionUsable(const at::Device& device, const AttentionSpec& spec);
 
-// The [b, 1, T, T] additive mask the fused path reads, shared by the layers of one forward; undefined
-// when every query sees exactly its causal prefix (one segment per row, no padding, no window): the
-// fused call then runs with is_causal and no mask.
+// The mask the fused path reads, shared by the layers of one forward: [b, 1, T, C] storage with rows
+// 16-aligned (C >= T; the mask is its first T columns). Undefined when every query sees exactly its
+// causal prefix (one segment per row, no padding, no window): the fused call then runs with is_causal
+// and no mask. MASKSCOPE_FUSED_ATTENTION picks its form (ChunkedAttention.cpp): boolean by default,
+// with column T flagging a query row that may attend no key (its output is set to the eager result).
 at::Tensor fusedAttentionMask(const at::Tensor& mask, at::ScalarType dtype, int64_t window);
+
+// The longest row the fused path takes (pytorch/pytorch issue 162588: wrong results beyond 2^16).
+inline constexpr int64_t kMaxFusedPositions = int64_t(1) << 16;
 
 // Fused attention (fusedAttentionUsable must hold): q [b, H, T, D], k and v [b, kvH, T, D] -> [b, H, T, D].
 at::Tensor fusedAttention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& addMask,

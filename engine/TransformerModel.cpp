@@ -497,7 +497,11 @@ at::Tensor TransformerModel::hidden(const at::Tensor& ids, const at::Tensor& mas
   const Rope full = rope(c.rope, positions);
   const Rope local = c.hasLocalRope ? rope(c.localRope, positions) : full;
   const bool anySliding = std::find(c.slidingLayers.begin(), c.slidingLayers.end(), true) != c.slidingLayers.end();
-  Masks masks{mask, fusedAttentionUsable(device, AttentionSpec{c.attentionScale, c.attnSoftcap, 0}), {}, {}};
+  // Not fused past 65536 positions: the memory-efficient kernel is silently wrong there (pytorch/pytorch
+  // issue 162588), so such rows take the query-chunked path.
+  const bool fuse = fusedAttentionUsable(device, AttentionSpec{c.attentionScale, c.attnSoftcap, 0}) &&
+                    mask.size(1) <= kMaxFusedPositions;
+  Masks masks{mask, fuse, {}, {}};
   if (masks.fused) {
     masks.fusedFull = fusedAttentionMask(mask, dtype, 0); // [b,1,T,T] or undefined (causal only)
     masks.fusedSliding = anySliding ? fusedAttentionMask(mask, dtype, c.slidingWindow) : masks.fusedFull;

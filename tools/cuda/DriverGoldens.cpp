@@ -97,16 +97,20 @@ FixtureResult checkFixture(ForwardEngine& engine, const std::string& data, const
   double worstGolden = 0, worstHf = 0, worstHfOtherDtype = 0;
   int goldenBatches = 0, hfBatches = 0, hfOtherDtype = 0;
   const json* golden = goldens.at("models").contains(goldenKey) ? &goldens.at("models").at(goldenKey) : nullptr;
+  json perBatch = json::object(); // batch -> {golden, transformers}: the largest difference of each
   for (auto b = goldens.at("batches").begin(); b != goldens.at("batches").end(); ++b) {
     ForwardOutput out = model->forward(inputsOf(b.value()), {}, false, {});
     if (golden && golden->contains(b.key())) {
-      worstGolden = std::max(worstGolden, maxDiff(out.perTokenNll, golden->at(b.key()).at("per_token_nll"),
-                                                  name + "/" + b.key() + " golden"));
+      const double g =
+          maxDiff(out.perTokenNll, golden->at(b.key()).at("per_token_nll"), name + "/" + b.key() + " golden");
+      perBatch[b.key()]["golden"] = g;
+      worstGolden = std::max(worstGolden, g);
       ++goldenBatches;
     }
     auto h = hf.find(name + "/" + b.key());
     if (h == hf.end()) continue;
     const double d = maxDiff(out.perTokenNll, h->second.at("per_token_nll"), name + "/" + b.key() + " transformers");
+    perBatch[b.key()]["transformers"] = d;
     // Compared only in the dtype transformers computed in (BF16 fixtures: BF16 on the GPU; on the CPU
     // the engine widens them to float32, reported but not judged).
     if (h->second.at("dtype").get<std::string>() == compute) {
@@ -132,7 +136,8 @@ FixtureResult checkFixture(ForwardEngine& engine, const std::string& data, const
               {"transformers_batches", hfBatches},
               {"max_diff_transformers", hfBatches ? json(worstHf) : json(nullptr)},
               {"transformers_ok", hfOk},
-              {"ok", res.ok}};
+              {"ok", res.ok},
+              {"batches", perBatch}};
   if (hfOtherDtype) res.line["transformers_other_dtype"] = {{"batches", hfOtherDtype}, {"max_diff", worstHfOtherDtype}};
   return res;
 }
