@@ -59,6 +59,16 @@ class Callback:
             return lambda *args, **kwargs: None
         raise AttributeError(name)
 
+    def on_init_end(self, args, state, control, **kwargs):
+        # At the end of Trainer.__init__, before any dataloader exists: wrapping trainer.data_collator
+        # here reaches every dataloader the trainer builds, also when accelerate wraps it in an adapter
+        # whose collate_fn is its base loader's (setting the adapter's attribute would change nothing).
+        try:
+            if (self.trainer or _find_trainer(self)) is not None:
+                self._wrap(args, state, kwargs)
+        except Exception:
+            pass  # on_train_begin tries again, and warns there
+
     def on_train_begin(self, args, state, control, **kwargs):
         try:
             self._wrap(args, state, kwargs)
@@ -73,6 +83,8 @@ class Callback:
         if tokenizer is None and trainer is not None:
             tokenizer = getattr(trainer, "processing_class", None) or getattr(trainer, "tokenizer", None)
         loader = kwargs.get("train_dataloader")
+        # accelerate's DataLoaderShard / DataLoaderDispatcher iterate a base DataLoader: wrap that one.
+        loader = getattr(loader, "base_dataloader", loader)
         target, attribute = (loader, "collate_fn") if getattr(loader, "collate_fn", None) else (trainer, "data_collator")
         collator = getattr(target, attribute, None) if target is not None else None
         if collator is None:

@@ -220,14 +220,18 @@ class FakeTrainer:
         self.data_collator = collator
         self.callback_handler = Handler(callbacks)
         self.args = type("TrainingArguments", (), {"per_device_train_batch_size": 2, "seed": 42})()
+        self.state = type("TrainerState", (), {"is_world_process_zero": True})()
+        for cb in self.callback_handler.callbacks:  # the end of Trainer.__init__
+            cb.on_init_end(self.args, self.state, None)
 
     def train(self, rows):
-        loader = FakeLoader(rows, self.data_collator)
-        state = type("TrainerState", (), {"is_world_process_zero": True})()
+        # As accelerate's DataLoaderShard: an adapter around the loader built from data_collator.
+        loader = type("DataLoaderShard", (), {})()
+        loader.base_dataloader = FakeLoader(rows, self.data_collator)
+        state = self.state
         for cb in self.callback_handler.callbacks:
-            cb.on_init_end(self.args, state, None)
             cb.on_train_begin(self.args, state, None, train_dataloader=loader, model=None, processing_class=None)
-        built = [batch for batch in loader]
+        built = [batch for batch in loader.base_dataloader]
         for cb in self.callback_handler.callbacks:
             cb.on_step_end(self.args, state, None)
         return built
