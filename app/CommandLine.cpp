@@ -361,8 +361,9 @@ int runHeadless(int argc, char** argv) {
   app.require_subcommand(0, 1);
   app.footer("Without a command, maskscope opens the desktop app: `maskscope` on the built-in demo,\n"
              "`maskscope FILE...` on a dataset (.jsonl/.json), a batch dump (.json/.jsonl/.safetensors/.pt),\n"
-             "a model folder or a framework config (.yml/.yaml). The app takes --tokenizer, --template,\n"
-             "--collator and --var (repeatable) as the commands do. Every command takes --json and --help.\n"
+             "a capture folder, a model folder or a framework config (.yml/.yaml). The app takes the\n"
+             "tokenizer, template, collator, var and data options as the commands do. Every command takes\n"
+             "--json and --help.\n"
              "Exit status: 0 success, 1 problems found, 2 unusable input.");
   bool json = false;
   std::vector<std::pair<CLI::App*, Runner>> declared;

@@ -287,7 +287,7 @@ at::Tensor fusedAttention(const at::Tensor& q, const at::Tensor& k, const at::Te
   const at::Tensor m = addMask.size(3) == T ? addMask : addMask.narrow(3, 0, T);
   const at::Tensor out = sdpa(q, kr, vr, m, scale);
   if (addMask.scalar_type() != at::kBool) return out;
-  const at::Tensor none = addMask.narrow(3, T, 1);                                         // [b, 1, T, 1]
+  const at::Tensor none = addMask.narrow(3, T, 1);                                        // [b, 1, T, 1]
   const at::Tensor uniform = toHeads(v.to(at::kFloat).mean(2, true)).to(v.scalar_type()); // [b, H, 1, D]
   return at::where(none, uniform, out);
 }

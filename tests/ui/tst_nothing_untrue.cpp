@@ -1,7 +1,7 @@
 // Nothing untrue on screen (issue 33): the softmax view says when its scores are made up (on the view
 // and in its snapshots), a teaching step that shows a bug shows lint's findings for it (never the
 // empty list of a batch lint has not judged), the lint panel says when it has not linted, and the
-// position table and the row summary show what the loss reads ("Blue.<|im_end|>").
+// position table and the row summary's tooltip show what the loss reads ("Blue.<|im_end|>").
 #include "core/mask/RowFacts.h"
 #include "ui/shell/Export.h"
 #include "ui/shell/MainWindow.h"
@@ -128,8 +128,8 @@ private Q_SLOTS:
     PositionTableView table(&s);
     QVERIFY2(table.gradedText().endsWith(QStringLiteral(": Blue.<|im_end|>")), qPrintable(table.gradedText()));
     MainWindow w(&s);
-    QVERIFY2(w.summaryLabel()->text().contains(QStringLiteral("<code>Blue.&lt;|im_end|&gt;</code>")),
-             qPrintable(w.summaryLabel()->text()));
+    QVERIFY2(w.summaryLabel()->toolTip().contains(QStringLiteral("<code>Blue.&lt;|im_end|&gt;</code>")),
+             qPrintable(w.summaryLabel()->toolTip()));
   }
 };
 

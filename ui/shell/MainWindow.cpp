@@ -335,9 +335,12 @@ void MainWindow::updateSummary() {
                                               : nullptr;
   QString gradedText = QString::fromStdString(gradedTextOfRow(b, r, tok));
   if (gradedText.size() > 240) gradedText = gradedText.left(240) + QStringLiteral("\u2026");
-  text += tr("<br>graded text: %1")
-              .arg(gradedText.isEmpty() ? tr("<i>nothing is graded</i>")
-                                        : QStringLiteral("<code>%1</code>").arg(gradedText.toHtmlEscaped()));
+  // In the tooltip, not a line of its own: the header stays one line so the grid keeps its room at
+  // 1024x768 and in presenter mode (the position table shows the same text per row).
+  summary_->setToolTip(tr("Graded text of this row (what the loss reads): %1")
+                           .arg(gradedText.isEmpty()
+                                    ? tr("<i>nothing is graded</i>")
+                                    : QStringLiteral("<code>%1</code>").arg(gradedText.toHtmlEscaped())));
   summary_->setText(text);
 }
 
