@@ -195,11 +195,21 @@ nlohmann::json CaptureManifest::toJson() const {
       {"facts", facts}};
 }
 
+namespace {
+
+// "transformers 5.17.0, trl 0.19.1": the recorded framework versions, in the manifest's order.
+std::string frameworkVersions(const std::vector<std::pair<std::string, std::string>>& frameworks) {
+  std::string versions;
+  for (const auto& [n, v] : frameworks) versions += (versions.empty() ? "" : ", ") + n + " " + v;
+  return versions;
+}
+
+} // namespace
+
 std::string CaptureManifest::oneLine() const {
   std::string s = trainerClass.empty() ? collatorClass : trainerClass;
   if (!trainerClass.empty() && !collatorClass.empty()) s += " with " + collatorClass;
-  std::string versions;
-  for (const auto& [n, v] : frameworks) versions += (versions.empty() ? "" : ", ") + n + " " + v;
+  const std::string versions = frameworkVersions(frameworks);
   if (!versions.empty()) s += (s.empty() ? "" : " (") + versions + (s.empty() ? "" : ")");
   return s.empty() ? "a capture" : s;
 }
@@ -211,8 +221,7 @@ std::string CaptureManifest::summaryText() const {
                   (created.empty() ? "" : ", " + created) + ")\n";
   if (!trainerClass.empty()) s += "  trainer: " + trainerClass + " (" + trainerModule + ")\n";
   if (!collatorClass.empty()) s += "  collator: " + collatorClass + " (" + collatorModule + ")\n";
-  std::string versions;
-  for (const auto& [n, v] : frameworks) versions += (versions.empty() ? "" : ", ") + n + " " + v;
+  const std::string versions = frameworkVersions(frameworks);
   s += "  frameworks: " + (versions.empty() ? std::string("none recorded") : versions) + "\n";
   s += "  tokenizer: " + (tokenizerName.empty() ? std::string("not recorded") : tokenizerName) + "; pad " +
        idText(padTokenId) + ", eos " + idText(eosTokenId) + ", bos " + idText(bosTokenId) +
