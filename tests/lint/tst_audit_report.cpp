@@ -247,8 +247,10 @@ void TestAuditReport::errorsFirst() {
       if (line.empty()) continue;
       const json p = json::parse(line);
       // The duplicate and long entries are recipes tst_lint_review expands; only raw and row lines are rows.
-      if (p.contains("raw")) out << p["raw"].get<std::string>() << "\n";
-      else if (p.contains("row")) out << p["row"].dump() << "\n";
+      if (p.contains("raw"))
+        out << p["raw"].get<std::string>() << "\n";
+      else if (p.contains("row"))
+        out << p["row"].dump() << "\n";
     }
   }
   LintArgs a = args(qwen3, "trl-assistant-only");
