@@ -1,42 +1,10 @@
 // The audit page's pieces: escaping (every dataset text is hostile), SVG bar charts computed from
 // the summary's bins, and token strips with folded pad runs.
 #include "core/lint/AuditHtml.h"
-#include "core/util/Utf8.h"
 
 #include <algorithm>
 
 namespace maskscope {
-
-std::string htmlEscape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + text.size() / 8);
-  for (size_t i = 0; i < text.size();) {
-    const char32_t cp = utf8::decode(text, i);
-    switch (cp) {
-    case '&':
-      out += "&amp;";
-      break;
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '"':
-      out += "&quot;";
-      break;
-    case '\'':
-      out += "&#39;";
-      break;
-    default:
-      if ((cp < 0x20 && cp != '\n' && cp != '\t') || cp == 0x7F)
-        utf8::append(out, 0xFFFD);
-      else
-        utf8::append(out, cp);
-    }
-  }
-  return out;
-}
 
 std::string histogramSvg(const std::string& title, const std::vector<std::string>& labels,
                          const std::vector<long>& counts) {

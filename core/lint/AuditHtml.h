@@ -2,16 +2,13 @@
 // strip of one offending row (pad runs folded). Plain strings, no Qt: the CLI writes the page.
 #pragma once
 #include "core/lint/AuditReport.h"
+#include "core/util/HtmlEscape.h"
 
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace maskscope {
-
-// Text for HTML content and attribute values: & < > " ' escaped, control characters (other than
-// tab and newline) and invalid UTF-8 bytes shown as U+FFFD.
-std::string htmlEscape(std::string_view text);
 
 // A bar chart as inline SVG: one bar per bin with its count above it and its label below.
 std::string histogramSvg(const std::string& title, const std::vector<std::string>& labels,

@@ -3,6 +3,7 @@
 #include "core/mask/PaddingDetection.h"
 #include "core/tokenizer/Tokenizer.h"
 #include "core/util/Error.h"
+#include "core/util/HtmlEscape.h"
 #include "core/util/JsonString.h"
 #include "core/util/Utf8.h"
 
@@ -69,29 +70,6 @@ std::string csvField(const std::string& s) {
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
-}
-
-std::string htmlText(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '&':
-      out += "&amp;";
-      break;
-    case '"':
-      out += "&quot;";
-      break;
-    default:
-      out += c;
-    }
-  }
-  return out;
 }
 
 // Markdown cells: a pipe or backtick inside a token would end the cell or the code span.
@@ -214,7 +192,7 @@ void writePositionTable(std::ostream& out, const std::vector<PositionTableRow>& 
     out << "</tr></thead>\n<tbody>\n";
     for (size_t i = 0; i < rows.size(); ++i) {
       out << "<tr class=\"" << (rows[i].graded() ? "graded" : "ignored") << "\">";
-      for (const auto& cell : cellsOf(i, rows[i])) out << "<td>" << htmlText(cell) << "</td>";
+      for (const auto& cell : cellsOf(i, rows[i])) out << "<td>" << htmlEscape(cell) << "</td>";
       out << "</tr>\n";
     }
     out << "</tbody>\n</table>\n";

@@ -5,6 +5,7 @@
 #include "core/template/jinja/Operators.h"
 #include "core/template/jinja/PyString.h"
 #include "core/template/jinja/StringMethods.h"
+#include "core/util/HtmlEscape.h"
 
 #include <algorithm>
 #include <cmath>
@@ -389,7 +390,8 @@ const OperandEntry<Value> kOperandFilters[] = {
     {"length count", [](const Value& v) -> Value { return Value::integer(pyLength(v)); }},
     {"string", [](const Value& v) -> Value { return Value::string(v.toStr()); }},
     {"safe forceescape_off", [](const Value& v) -> Value { return v; }},
-    {"e escape forceescape", [](const Value& v) -> Value { return Value::string(py::htmlEscape(v.toStr())); }},
+    {"e escape forceescape",
+     [](const Value& v) -> Value { return Value::string(htmlEscape(v.toStr(), HtmlEscapeStyle::MarkupSafe)); }},
     {"upper", [](const Value& v) -> Value { return Value::string(py::upper(v.toStr())); }},
     {"lower", [](const Value& v) -> Value { return Value::string(py::lower(v.toStr())); }},
     {"capitalize", [](const Value& v) -> Value { return Value::string(py::capitalize(v.toStr())); }},

@@ -323,31 +323,4 @@ void appendJsonString(std::string& out, std::string_view s) {
   out.push_back('"');
 }
 
-std::string htmlEscape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-    case '&':
-      out += "&amp;";
-      break;
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '"':
-      out += "&#34;";
-      break;
-    case '\'':
-      out += "&#39;";
-      break;
-    default:
-      out.push_back(c);
-    }
-  }
-  return out;
-}
-
 } // namespace maskscope::jinja::py

@@ -30,7 +30,4 @@ std::string floatRepr(double d);
 void appendRepr(std::string& out, std::string_view s);
 // json.dumps(str, ensure_ascii=False).
 void appendJsonString(std::string& out, std::string_view s);
-// markupsafe.escape
-std::string htmlEscape(std::string_view s);
-
 } // namespace maskscope::jinja::py
