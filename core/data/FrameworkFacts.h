@@ -40,6 +40,9 @@ struct FrameworkFacts {
   // One flattened row whose examples are told apart only by position_ids (and cu_seq_lens), with no
   // attention_mask: correct only under an attention implementation that reads them (FlashAttention).
   bool paddingFree = false;
+  // The framework's own option that keeps packed examples apart, where the run packs without it
+  // (LLaMA-Factory: packing on, neat_packing off): lint's packing rules name it. Empty: none to name.
+  std::string packingSeparationHint;
   std::string attnImplementation = "flash_attention_2"; // assumed unless the user says otherwise
   bool attnImplementationAssumed = true;
   bool labelsPreShifted = false;   // labels[t] = tokens[t + 1] as written (torchtune)

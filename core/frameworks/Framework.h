@@ -61,8 +61,9 @@ struct FrameworkContext {
   // A special token id the framework takes from the tokenizer, unless the spec gives it
   // (`pad_token_id`, `eos_token_id` win over --tokenizer). nullopt when neither knows it.
   std::optional<int64_t> tokenId(const char* specKey, const char* which) const;
-  // The same, or Error saying which spec key or --tokenizer would give it.
-  int64_t requireTokenId(const char* specKey, const char* which) const;
+  // The pad id TRL's trainers fall back through: the spec's pad_token_id, else the tokenizer's pad
+  // token, else its EOS (`pad_token or tokenizer.pad_token or tokenizer.eos_token`). Error when none.
+  int64_t padTokenIdOrEos() const;
   // The tokenizer, or Error saying that text rows need --tokenizer.
   const Tokenizer& requireTokenizer(const char* why) const;
 };
@@ -95,8 +96,7 @@ public:
 
 struct FrameworkDefinition {
   FrameworkInfo info;
-  // The implementation of spec.version / spec.collator (both validated against info).
-  std::function<std::unique_ptr<FrameworkImpl>(const FrameworkSpec& spec)> make;
+  // (Each collator's implementation is its CollatorInfo::make.)
   // The framework's own config file as a spec object ({"framework": ..., options}); nullopt when
   // the file is not this framework's. path: for messages; text: the file (size-capped).
   std::function<std::optional<OrderedJson>(const std::string& path, const std::string& text)> readConfig;

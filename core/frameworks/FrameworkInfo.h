@@ -5,11 +5,17 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace maskscope {
+
+class FrameworkImpl;
+struct FrameworkSpec;
 
 using OrderedJson = nlohmann::ordered_json;
 
@@ -62,26 +68,44 @@ inline OptionInfo choiceOption(std::string name, std::vector<std::string> choice
   return o;
 }
 
+// Builds the implementation of one collator for a validated spec.
+using CollatorFactory = std::function<std::unique_ptr<FrameworkImpl>(const FrameworkSpec& spec)>;
+
 struct CollatorInfo {
   std::string name;    // the class or function name: DataCollatorForLanguageModeling
   std::string summary; // one line: what it builds
   std::vector<OptionInfo> options;
+  CollatorFactory make; // set for every collator (test_framework_catalogue checks), never a fallback
+};
+
+// A switch in a framework's code that differs between its versions ("labels_pre_shifted"). The code
+// asks FrameworkSpec::behaves(name), never the version string, and every version row states every
+// switch of its framework, so a new version row cannot silently take an older version's behaviour.
+struct BehaviourInfo {
+  std::string name;    // "labels_pre_shifted"
+  std::string meaning; // one line: what true means, in the framework's terms
 };
 
 struct VersionInfo {
-  std::string version;                 // "1.10"
-  std::string readFrom;                // the upstream source the behaviour was read from (tag, commit)
-  std::vector<CollatorInfo> collators; // the first is the default
+  std::string version;                   // "1.10"
+  std::string readFrom;                  // the upstream source the behaviour was read from (tag, commit)
+  std::vector<CollatorInfo> collators;   // the first is the default
+  std::map<std::string, bool> behaviour; // one entry per BehaviourInfo of the framework
 };
 
 struct FrameworkInfo {
-  std::string name;                  // "trl", as the spec's "framework" names it
-  std::string title;                 // "TRL"
-  std::vector<VersionInfo> versions; // the first is the default
+  std::string name;                      // "trl", as the spec's "framework" names it
+  std::string title;                     // "TRL"
+  std::vector<VersionInfo> versions;     // the first is the default
+  std::vector<BehaviourInfo> behaviours; // the switches every version row states
   // Spec keys besides framework/version/collator that select behaviour (Axolotl's "type"), with
   // their allowed values; empty: none.
   std::string typeKey;
   std::vector<std::string> typeValues;
 };
+
+// Sets each collator's factory by name, in every version; a collator left without one fails
+// test_framework_catalogue instead of falling into another collator's code.
+void setCollatorFactories(FrameworkInfo& info, const std::map<std::string, CollatorFactory>& factories);
 
 } // namespace maskscope

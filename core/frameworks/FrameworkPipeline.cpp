@@ -20,11 +20,12 @@ std::optional<int64_t> FrameworkContext::tokenId(const char* specKey, const char
   return id ? std::optional<int64_t>(*id) : std::nullopt;
 }
 
-int64_t FrameworkContext::requireTokenId(const char* specKey, const char* which) const {
-  if (auto id = tokenId(specKey, which)) return *id;
-  throw Error(std::string("the ") + which + " token id is unknown: give \"" + (specKey ? specKey : "?") +
-                  "\" in the spec or a --tokenizer that has one",
-              {spec.source, -1, -1, -1, specKey ? specKey : ""});
+int64_t FrameworkContext::padTokenIdOrEos() const {
+  if (auto pad = tokenId("pad_token_id", "pad")) return *pad;
+  if (auto eos = tokenId(nullptr, "eos")) return *eos;
+  throw Error("neither a pad nor an EOS token id is known: give \"pad_token_id\" in the spec or a --tokenizer "
+              "that has one",
+              {spec.source, -1, -1, -1, "pad_token_id"});
 }
 
 const Tokenizer& FrameworkContext::requireTokenizer(const char* why) const {

@@ -165,6 +165,19 @@ std::optional<std::string> FrameworkSpec::optionalString(const std::string& name
   return v.is_string() ? std::optional<std::string>(v.get<std::string>()) : std::nullopt;
 }
 
+bool FrameworkSpec::behaves(const std::string& name) const {
+  if (versionInfo)
+    if (auto it = versionInfo->behaviour.find(name); it != versionInfo->behaviour.end()) return it->second;
+  throw Error("internal: the " + framework + " " + version + " catalogue row states no behaviour \"" + name + "\"",
+              {source, -1, -1, -1, "version"});
+}
+
+void setCollatorFactories(FrameworkInfo& info, const std::map<std::string, CollatorFactory>& factories) {
+  for (VersionInfo& v : info.versions)
+    for (CollatorInfo& c : v.collators)
+      if (auto it = factories.find(c.name); it != factories.end()) c.make = it->second;
+}
+
 std::string FrameworkSpec::describe() const {
   std::string out = framework + " " + version + " " + collator;
   if (!type.empty()) out += " (" + definition->info.typeKey + "=" + type + ")";

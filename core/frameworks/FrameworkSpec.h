@@ -32,6 +32,9 @@ struct FrameworkSpec {
   std::optional<int64_t> optionalInteger(const std::string& name) const;
   std::string string(const std::string& name) const;
   std::optional<std::string> optionalString(const std::string& name) const;
+  // The version's behaviour switch name (VersionInfo::behaviour); Error when the catalogue row
+  // does not state it (a code path asking a switch its framework never declared).
+  bool behaves(const std::string& name) const;
   // "trl 1.10 DataCollatorForLanguageModeling (padding_free=true, max_length=8)": the given options.
   std::string describe() const;
   // {"framework", "version", "collator", ["type"], every option}: the spec with defaults filled in.

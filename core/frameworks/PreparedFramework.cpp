@@ -29,7 +29,9 @@ PreparedFramework::PreparedFramework(FrameworkSpec spec, std::shared_ptr<const T
                                      bool lenient)
     : spec_(std::move(spec)), tokenizer_(std::move(tokenizer)), template_(std::move(chatTemplate)),
       render_(std::move(render)), lenient_(lenient) {
-  impl_ = spec_.definition->make(spec_);
+  if (!spec_.collatorInfo || !spec_.collatorInfo->make)
+    throw Error("internal: " + spec_.describe() + " has no implementation in the catalogue");
+  impl_ = spec_.collatorInfo->make(spec_);
   facts_ = std::make_shared<FrameworkFacts>();
 }
 

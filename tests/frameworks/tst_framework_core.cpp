@@ -1,10 +1,16 @@
 // The frameworks infrastructure the framework implementations build on (core/frameworks): the
 // batch value's JSON (nesting by shape, bool tensors, plain ints), padding with its caps, and the
-// conversion to maskscope's Batch (pre-shifted labels, block-causal masks, cu_seq_lens segments).
+// conversion to maskscope's Batch (pre-shifted labels, block-causal masks, cu_seq_lens segments),
+// and the catalogues: every version row states its framework's behaviour switches, every collator
+// has its own implementation.
+#include "core/frameworks/Framework.h"
+#include "core/frameworks/FrameworkSpec.h"
 #include "core/frameworks/FrameworkToBatch.h"
 #include "core/util/Error.h"
 
 #include <QTest>
+
+#include <set>
 
 using namespace maskscope;
 
@@ -103,6 +109,50 @@ private Q_SLOTS:
     QCOMPARE(out.segments[0].size(), size_t(2));
     QCOMPARE(out.segments[0][1].begin, int64_t(3));
     QCOMPARE(out.attentionMask.values, (std::vector<int64_t>{1, 1, 1, 1, 1})); // no attention_mask: all ones
+  }
+
+  // One row per framework version: a version row that leaves out a switch its framework's code
+  // reads, or a collator without an implementation, fails here instead of silently taking another
+  // version's or collator's behaviour.
+  void catalogueRowsStateTheirBehaviour_data() {
+    QTest::addColumn<QString>("framework");
+    QTest::addColumn<QString>("version");
+    for (const FrameworkDefinition& d : frameworkDefinitions())
+      for (const VersionInfo& v : d.info.versions)
+        QTest::newRow((d.info.name + " " + v.version).c_str())
+            << QString::fromStdString(d.info.name) << QString::fromStdString(v.version);
+  }
+  void catalogueRowsStateTheirBehaviour() {
+    QFETCH(QString, framework);
+    QFETCH(QString, version);
+    const FrameworkDefinition& d = frameworkDefinition(framework.toStdString());
+    const VersionInfo* row = nullptr;
+    for (const VersionInfo& v : d.info.versions)
+      if (v.version == version.toStdString()) row = &v;
+    QVERIFY(row);
+    std::set<std::string> declared, stated;
+    for (const BehaviourInfo& b : d.info.behaviours) {
+      QVERIFY2(!b.meaning.empty(), b.name.c_str());
+      declared.insert(b.name);
+    }
+    for (const auto& [name, on] : row->behaviour) stated.insert(name);
+    QCOMPARE(stated, declared);
+    QVERIFY(!row->collators.empty());
+    for (const CollatorInfo& c : row->collators) {
+      QVERIFY2(bool(c.make), (c.name + " has no implementation").c_str());
+      const OrderedJson object = {
+          {"framework", framework.toStdString()}, {"version", version.toStdString()}, {"collator", c.name}};
+      const FrameworkSpec spec = frameworkSpecFromJson(object, "inline");
+      QCOMPARE(spec.collatorInfo, &c);
+      QVERIFY2(c.make(spec) != nullptr, c.name.c_str());
+      for (const std::string& name : declared) spec.behaves(name); // every declared switch answers
+    }
+  }
+
+  // A switch the catalogue row does not state is an error, never a silent false.
+  void unstatedBehaviourIsRefused() {
+    const FrameworkSpec spec = frameworkSpecFromJson(OrderedJson{{"framework", "trl"}}, "inline");
+    QVERIFY_THROWS_EXCEPTION(Error, spec.behaves("no_such_switch"));
   }
 };
 

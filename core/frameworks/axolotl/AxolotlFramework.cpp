@@ -95,7 +95,9 @@ FrameworkDefinition axolotlFramework() {
                   "padded by Axolotl's DataCollatorForSeq2Seq",
                   chatTemplateOptions()}};
   d.info.versions = {v};
-  d.make = [](const FrameworkSpec& spec) { return axolotl::makeChatTemplate(spec.flag("sample_packing")); };
+  setCollatorFactories(d.info, {{"DataCollatorForSeq2Seq", [](const FrameworkSpec& spec) {
+                                   return axolotl::makeChatTemplate(spec.flag("sample_packing"));
+                                 }}});
   d.readConfig = [](const std::string& path, const std::string& text) {
     return axolotl::readAxolotlConfig(path, text);
   };

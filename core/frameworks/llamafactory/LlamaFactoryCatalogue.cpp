@@ -185,12 +185,19 @@ FrameworkInfo catalogue() {
   FrameworkInfo t;
   t.name = "llamafactory";
   t.title = "LLaMA-Factory";
-  t.versions = {{"0.9.5", std::string("hiyouga/LLaMA-Factory v0.9.5 (7af9095): ") + files, {collator}},
+  t.behaviours = {{"pads_position_ids",
+                   "the collator right-pads position_ids to the batch length on the non-FA2 path (0.9.5 leaves "
+                   "them at the row's length)"}};
+  t.versions = {{"0.9.5",
+                 std::string("hiyouga/LLaMA-Factory v0.9.5 (7af9095): ") + files,
+                 {collator},
+                 {{"pads_position_ids", false}}},
                 {"0.9.6.dev0",
                  std::string("hiyouga/LLaMA-Factory main at ff6d4d1 (0.9.6.dev0; position_ids padded to the "
                              "batch length on the non-FA2 path): ") +
                      files,
-                 {collator}}};
+                 {collator},
+                 {{"pads_position_ids", true}}}};
   return t;
 }
 

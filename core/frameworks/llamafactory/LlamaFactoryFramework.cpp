@@ -225,6 +225,11 @@ FrameworkBatch LlamaFactory::collate(const std::vector<PreparedRow>& rows, Frame
   o.padTokenId = ctx.facts.padTokenId.value_or(0);
   o.labelPadTokenId = s.flag("ignore_pad_token_for_loss") ? kIgnoreIndex : o.padTokenId;
   o.neatPacking = o.blockDiagAttn = s.flag("neat_packing");
+  // packing without neat_packing: the examples of a row share one all-ones mask (supervised.py).
+  if (!o.neatPacking)
+    ctx.facts.packingSeparationHint = "LLaMA-Factory packs this way when packing is on and neat_packing off: set "
+                                      "neat_packing: true (a block-diagonal 4-D mask under eager/sdpa, varlen under "
+                                      "fa2)";
   bool assumed = false;
   o.attnImplementation = attnImplementation(s, &assumed);
   o.computeDtype = s.flag("bf16") || s.flag("pure_bf16") ? "bfloat16" : s.flag("fp16") ? "float16" : "float32";
@@ -305,9 +310,10 @@ Batch LlamaFactory::toBatch(const FrameworkBatch& input, const std::vector<Prepa
 FrameworkDefinition llamafactoryFramework() {
   FrameworkDefinition d;
   d.info = llamafactory::catalogue();
-  d.make = [](const FrameworkSpec& spec) -> std::unique_ptr<FrameworkImpl> {
-    return std::make_unique<llamafactory::LlamaFactory>(spec.version != "0.9.5");
-  };
+  setCollatorFactories(
+      d.info, {{"SFTDataCollatorWith4DAttentionMask", [](const FrameworkSpec& spec) -> std::unique_ptr<FrameworkImpl> {
+                  return std::make_unique<llamafactory::LlamaFactory>(spec.behaves("pads_position_ids"));
+                }}});
   d.readConfig = llamafactory::readConfig;
   return d;
 }

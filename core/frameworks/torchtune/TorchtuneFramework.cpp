@@ -43,13 +43,18 @@ VersionInfo version(const std::string& v, const std::string& readFrom, bool v07)
       v,
       readFrom,
       {{"padded_collate_sft", "tokens and labels right-padded to the longest row", sft},
-       {"padded_collate_packed", "packed rows stacked, with the bool block-causal mask built from seq_lens", packed}}};
+       {"padded_collate_packed", "packed rows stacked, with the bool block-causal mask built from seq_lens", packed}},
+      {{"labels_pre_shifted", v07}, {"collate_pads_to_multiple", v07}}};
 }
 
 FrameworkInfo catalogue() {
   FrameworkInfo t;
   t.name = "torchtune";
   t.title = "torchtune";
+  t.behaviours = {
+      {"labels_pre_shifted", "SFTDataset writes labels[t] = tokens[t + 1] (the recipe does not shift them again)"},
+      {"collate_pads_to_multiple", "padded_collate_sft takes pad_to_multiple_of and cp_degree"},
+  };
   t.versions = {version("0.7.0",
                         "pytorch/torchtune main at bd2a0fc (version.txt 0.7.0): torchtune/data/_collate.py, "
                         "torchtune/datasets/_packed.py, torchtune/datasets/_sft.py (labels pre-shifted)",
@@ -198,7 +203,7 @@ FrameworkBatch Torchtune::collate(const std::vector<PreparedRow>& rows, Framewor
     SftOptions o;
     o.paddingIdx = ctx.spec.integer("padding_idx");
     o.ignoreIdx = ctx.spec.integer("ignore_idx");
-    if (ctx.spec.versionInfo && ctx.spec.version == "0.7.0") {
+    if (ctx.spec.versionInfo && ctx.spec.behaves("collate_pads_to_multiple")) {
       o.padToMultipleOf = ctx.spec.integer("pad_to_multiple_of");
       o.cpDegree = ctx.spec.integer("cp_degree");
     }
@@ -236,9 +241,12 @@ FrameworkBatch Torchtune::collate(const std::vector<PreparedRow>& rows, Framewor
 FrameworkDefinition torchtuneFramework() {
   FrameworkDefinition d;
   d.info = torchtune::catalogue();
-  d.make = [](const FrameworkSpec& spec) -> std::unique_ptr<FrameworkImpl> {
-    return std::make_unique<torchtune::Torchtune>(spec.collator == "padded_collate_packed", spec.version == "0.7.0");
+  const auto make = [](bool packed) {
+    return [packed](const FrameworkSpec& spec) -> std::unique_ptr<FrameworkImpl> {
+      return std::make_unique<torchtune::Torchtune>(packed, spec.behaves("labels_pre_shifted"));
+    };
   };
+  setCollatorFactories(d.info, {{"padded_collate_sft", make(false)}, {"padded_collate_packed", make(true)}});
   return d;
 }
 

@@ -68,11 +68,14 @@ FrameworkInfo catalogue() {
 FrameworkDefinition transformersFramework() {
   FrameworkDefinition d;
   d.info = transformers::catalogue();
-  d.make = [](const FrameworkSpec& spec) -> std::unique_ptr<FrameworkImpl> {
-    if (spec.collator == "DataCollatorWithFlattening") return transformers::makeFlattening();
-    if (spec.collator == "apply_chat_template") return transformers::makeApplyChatTemplate();
-    return transformers::makePadding(spec.collator == "DataCollatorForSeq2Seq");
+  const auto padding = [](bool seq2seq) {
+    return [seq2seq](const FrameworkSpec&) { return transformers::makePadding(seq2seq); };
   };
+  setCollatorFactories(
+      d.info, {{"DataCollatorForLanguageModeling", padding(false)},
+               {"DataCollatorForSeq2Seq", padding(true)},
+               {"DataCollatorWithFlattening", [](const FrameworkSpec&) { return transformers::makeFlattening(); }},
+               {"apply_chat_template", [](const FrameworkSpec&) { return transformers::makeApplyChatTemplate(); }}});
   return d;
 }
 

@@ -10,7 +10,6 @@
 namespace maskscope::trl {
 
 FrameworkInfo catalogue();
-bool isV010(const FrameworkSpec& spec); // 0.18: the 0.x layouts
 
 // SFTTrainer._prepare_dataset (1.10 and 1.6): tokenizing text rows (chat template, EOS), taking
 // pre-tokenized rows as they are, building labels from masks (1.10), truncating and dropping rows

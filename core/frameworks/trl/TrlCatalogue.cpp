@@ -178,14 +178,28 @@ FrameworkInfo catalogue() {
   const CollatorInfo completion018{"DataCollatorForCompletionOnlyLM",
                                    "labels -100 up to each response template (transformers' LM collator underneath)",
                                    completionOnlyOptions()};
+  t.behaviours = {
+      {"labels_built_in_preparation",
+       "SFTTrainer builds labels (and truncates, dropping rows left with nothing graded) while preparing the dataset; "
+       "the collator only pads. false: the collator applies completion_mask / assistant_masks itself"},
+      {"preference_prompt_columns",
+       "DPO rows keep prompt_input_ids apart from chosen_input_ids / rejected_input_ids (the 0.x layout)"},
+  };
   t.versions = {
-      {"1.10", "huggingface/trl main 1.10.0.dev0 (commit f2cd577)", {lm110, pref110}},
-      {"1.6", "huggingface/trl v1.6.0", {lm16, pref110}},
-      {"0.18", "huggingface/trl v0.18.2", {completion018, pref018}},
+      {"1.10",
+       "huggingface/trl main 1.10.0.dev0 (commit f2cd577)",
+       {lm110, pref110},
+       {{"labels_built_in_preparation", true}, {"preference_prompt_columns", false}}},
+      {"1.6",
+       "huggingface/trl v1.6.0",
+       {lm16, pref110},
+       {{"labels_built_in_preparation", false}, {"preference_prompt_columns", false}}},
+      {"0.18",
+       "huggingface/trl v0.18.2",
+       {completion018, pref018},
+       {{"labels_built_in_preparation", false}, {"preference_prompt_columns", true}}},
   };
   return t;
 }
-
-bool isV010(const FrameworkSpec& spec) { return spec.version.starts_with("0."); }
 
 } // namespace maskscope::trl

@@ -7,11 +7,9 @@ namespace maskscope {
 FrameworkDefinition trlFramework() {
   FrameworkDefinition d;
   d.info = trl::catalogue();
-  d.make = [](const FrameworkSpec& spec) -> std::unique_ptr<FrameworkImpl> {
-    if (spec.collator == "DataCollatorForPreference") return trl::makePreference(spec);
-    if (spec.collator == "DataCollatorForCompletionOnlyLM") return trl::makeCompletionOnly(spec);
-    return trl::makeLanguageModeling(spec);
-  };
+  setCollatorFactories(d.info, {{"DataCollatorForLanguageModeling", trl::makeLanguageModeling},
+                                {"DataCollatorForPreference", trl::makePreference},
+                                {"DataCollatorForCompletionOnlyLM", trl::makeCompletionOnly}});
   // An SFTConfig saved as JSON with "framework": "trl" is read by the generic JSON path.
   return d;
 }

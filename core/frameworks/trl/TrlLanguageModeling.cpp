@@ -142,7 +142,7 @@ FrameworkBatch LanguageModeling::collate(const std::vector<PreparedRow>& rows, F
 } // namespace
 
 std::unique_ptr<FrameworkImpl> makeLanguageModeling(const FrameworkSpec& spec) {
-  return std::make_unique<LanguageModeling>(spec.version == "1.10");
+  return std::make_unique<LanguageModeling>(spec.behaves("labels_built_in_preparation"));
 }
 
 } // namespace maskscope::trl

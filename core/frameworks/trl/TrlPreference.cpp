@@ -59,8 +59,7 @@ public:
   }
 
   FrameworkBatch collate(const std::vector<PreparedRow>& rows, FrameworkContext& ctx) const override {
-    const std::optional<int64_t> padId = ctx.tokenId("pad_token_id", "pad");
-    const int64_t pad = padId ? *padId : ctx.requireTokenId("pad_token_id", "eos");
+    const int64_t pad = ctx.padTokenIdOrEos();
     ctx.facts.padTokenId = pad;
     ctx.facts.eosTokenId = ctx.tokenId("eos_token_id", "eos");
     return v018_ ? collate018(rows, pad) : collate110(rows, ctx, pad);
@@ -165,7 +164,7 @@ Batch Preference::toBatch(const FrameworkBatch& batch, const std::vector<Prepare
 } // namespace
 
 std::unique_ptr<FrameworkImpl> makePreference(const FrameworkSpec& spec) {
-  return std::make_unique<Preference>(isV010(spec));
+  return std::make_unique<Preference>(spec.behaves("preference_prompt_columns"));
 }
 
 } // namespace maskscope::trl

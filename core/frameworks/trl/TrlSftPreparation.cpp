@@ -30,7 +30,7 @@ struct SftSettings {
 SftSettings settingsOf(const FrameworkContext& ctx, const OrderedJson& firstRow) {
   const FrameworkSpec& s = ctx.spec;
   SftSettings st;
-  st.v110 = s.version == "1.10";
+  st.v110 = s.behaves("labels_built_in_preparation");
   st.maxLength = s.optionalInteger("max_length");
   st.keepEnd = s.string("truncation_mode") == "keep_end";
   st.packing = s.flag("packing");
@@ -268,8 +268,7 @@ int64_t sftPadTokenId(const FrameworkContext& ctx) {
     throw Error("The specified `pad_token` ('" + *text + "') is not found in the vocabulary",
                 {ctx.spec.source, -1, -1, -1, "pad_token"});
   }
-  if (auto pad = ctx.tokenId(nullptr, "pad")) return *pad;
-  return ctx.requireTokenId("pad_token_id", "eos");
+  return ctx.padTokenIdOrEos();
 }
 
 std::vector<PreparedRow> prepareSft(const std::vector<InputRow>& rows, FrameworkContext& ctx) {

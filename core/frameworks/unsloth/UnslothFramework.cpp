@@ -34,6 +34,7 @@ VersionInfo version(const char* name, const char* readFrom, bool withLastRespons
   VersionInfo v;
   v.version = name;
   v.readFrom = readFrom;
+  v.behaviour = {{"zoo_2026_responses_only", withLastResponseOnly}};
   v.collators = {{"train_on_responses_only",
                   "labels -100 outside each response (from the response marker to the next instruction "
                   "marker), then transformers' DataCollatorForSeq2Seq",
@@ -49,10 +50,14 @@ FrameworkDefinition unslothFramework() {
   d.info.title = "Unsloth";
   d.info.versions = {version("2026.8", unsloth::kReadFrom2026, true),
                      version("2025.12", unsloth::kReadFrom2025, false)};
-  d.make = [](const FrameworkSpec& spec) {
-    return unsloth::makeResponsesOnly(spec.version == "2025.12" ? unsloth::ZooVersion::v2025_12
-                                                                : unsloth::ZooVersion::v2026_8);
-  };
+  d.info.behaviours = {{"zoo_2026_responses_only",
+                        "unsloth-zoo 2026.x's train_on_responses_only: last_response_only, fully masked rows "
+                        "dropped, an empty marker when its core is missing. false: the 2025.12 code"}};
+  setCollatorFactories(d.info, {{"train_on_responses_only", [](const FrameworkSpec& spec) {
+                                   return unsloth::makeResponsesOnly(spec.behaves("zoo_2026_responses_only")
+                                                                         ? unsloth::ZooVersion::v2026_8
+                                                                         : unsloth::ZooVersion::v2025_12);
+                                 }}});
   return d;
 }
 

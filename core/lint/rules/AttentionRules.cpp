@@ -45,9 +45,9 @@ std::string fixFor(const Batch& b, AttnImplementation chosen, const std::vector<
   if (!flash && b.cuSeqLensGiven && !positionsRestart(b))
     fix += ", or write position_ids that restart at 0 in each example (only FlashAttention reads cu_seq_lens)";
   fix += ", or give a block-diagonal mask (segment ids, a 4-D mask) that every implementation applies";
-  // LLaMA-Factory's `packing` without `neat_packing` packs this way by design (one all-ones mask).
-  if (b.framework && b.framework->framework == "llamafactory" && !b.framework->paddingFree)
-    fix += " (LLaMA-Factory: neat_packing: true gives that mask under eager/sdpa)";
+  // A framework that packs this way by design names its own option that separates the examples.
+  if (b.framework && !b.framework->packingSeparationHint.empty())
+    fix += " (" + b.framework->packingSeparationHint + ")";
   return fix;
 }
 

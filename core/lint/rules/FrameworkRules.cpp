@@ -140,11 +140,16 @@ const std::vector<LintRule>& frameworkRules() {
                 "a framework spec (marker-based collator)"},
        .beforeRows = markerNotFound},
       {.info = {"framework-rows-dropped", S::Warning, "the framework drops rows during its dataset preparation",
-                "TRL (1.x) truncates rows to max_length during dataset preparation and then drops every row whose "
-                "labels are all -100 (a long prompt with truncation_mode=keep_start leaves no reply). Those rows "
-                "never reach training, silently. Fix: raise max_length, shorten prompts, or use keep_end if the "
-                "framework version still supports it.",
-                "a framework spec (TRL 1.x)"},
+                "Several frameworks drop rows while preparing the dataset, and those rows never reach training. "
+                "TRL (1.x) truncates rows to max_length and then drops every row whose labels are all -100 (a long "
+                "prompt with truncation_mode=keep_start leaves no reply). Axolotl drops rows shorter than "
+                "min_sample_len or, with excess_length_strategy: drop, longer than sequence_len. Unsloth's "
+                "train_on_responses_only drops rows left entirely -100. LLaMA-Factory drops examples its converter "
+                "rejects (an even number of prompt messages, ...) and, when packing, examples longer than "
+                "cutoff_len. The message gives the framework's own reason and the dataset rows. Fix: raise the "
+                "length limit, shorten prompts, use keep_end where the version supports it, or repair the rows the "
+                "converter rejects.",
+                "a framework spec (TRL 1.x, Axolotl, Unsloth, LLaMA-Factory)"},
        .beforeRows = rowsDropped},
       {.info = {"framework-rows-truncated", S::Warning, "the framework shortens rows without a warning",
                 "LLaMA-Factory fits every example into cutoff_len turn by turn (infer_seqlen): a long prompt is cut "

@@ -91,11 +91,9 @@ void packingCrossAttention(const RowInput& in) {
     msg += "; a padding-free row: correct only under FlashAttention varlen (flash_attention_2)";
   else if (varlenSeparates)
     msg += "; position ids restart, so only FlashAttention varlen would keep them apart";
-  // LLaMA-Factory's `packing` without `neat_packing`: examples share one all-ones mask by design.
-  // (neat_packing separates them: a 4-D mask, or under fa2 a padding-free row, reported above.)
-  if (in.b.framework && in.b.framework->framework == "llamafactory" && !in.b.framework->paddingFree)
-    msg += "; LLaMA-Factory packs this way when packing is on and neat_packing off: set neat_packing: true (a "
-           "block-diagonal 4-D mask under eager/sdpa, varlen under fa2)";
+  // A framework that packs this way by design (its FrameworkFacts say how to separate the examples).
+  if (in.b.framework && !in.b.framework->packingSeparationHint.empty())
+    msg += "; " + in.b.framework->packingSeparationHint;
   in.emit("packing-cross-attention", first, msg,
           paddingFree ? std::optional<Severity>(Severity::Warning) : std::nullopt);
 }
