@@ -209,6 +209,8 @@ Runner declareLoss(CLI::App* cmd) {
   cmd->add_option("--model", a->modelSpec, "Hugging Face model folder or builtin:tiny")->required();
   cmd->add_option("--device", a->device, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   cmd->add_flag("--no-gradients", *noGradients, "skip the gradient-share backward passes");
+  cmd->add_flag("--lessons", a->lessons,
+                "the masking lessons instead: per-position gradients, an AdamW step, a prompt token changed");
   addAttnImplementationOption(cmd, a->attnImplementation);
   return [a, applyRows, noGradients](CommandIO& io) {
     applyRows();

@@ -8,7 +8,7 @@ set(MASKSCOPE_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/TorchEngine.cpp ${CMAKE_CURRENT_LIST_DIR}/TorchModel.cpp
   ${CMAKE_CURRENT_LIST_DIR}/LossAnalysis.cpp ${CMAKE_CURRENT_LIST_DIR}/TorchBatchFile.cpp
   ${CMAKE_CURRENT_LIST_DIR}/Trainer.cpp ${CMAKE_CURRENT_LIST_DIR}/ChunkedAttention.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/LogitsHead.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/LogitsHead.cpp ${CMAKE_CURRENT_LIST_DIR}/Lessons.cpp)
 # The sources that include no torch header: compiled without the <torch/torch.h> precompiled header.
 set(MASKSCOPE_TORCH_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/SafetensorsView.cpp ${_maskscope_root}/core/forward/ModelConfig.cpp

@@ -1,7 +1,9 @@
 // The forward pass of the LibTorch module (TorchModel.h): per-token NLL, the loss, attention capture
-// and logits, over row chunks with the CUDA out-of-memory fallbacks; analyse() is LossAnalysis.cpp.
+// and logits, over row chunks with the CUDA out-of-memory fallbacks; analyse() is LossAnalysis.cpp,
+// lessons() Lessons.cpp.
 #include "engine/TorchModel.h"
 #include "engine/InputChecks.h"
+#include "engine/Lessons.h"
 #include "engine/LogitsHead.h"
 #include "engine/LossAnalysis.h"
 #include "engine/RunProgress.h"
@@ -74,6 +76,10 @@ LossReport TorchModel::analyse(const LossRequest& req, const RunControl& control
     rep.peakDeviceMemoryMiB = peakDeviceMemoryMiB(d);
     return rep;
   });
+}
+
+MaskLessons TorchModel::lessons(const LessonsRequest& req, const RunControl& control) {
+  return libtorchErrors([&] { return computeLessons(*this, req, control); });
 }
 
 int64_t TorchModel::chunkRows(const RunControl& c, int64_t B, int64_t T) const {

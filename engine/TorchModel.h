@@ -21,7 +21,8 @@ public:
   const ModelInfo& info() const override { return info_; }
   ForwardOutput forward(const ForwardInputs& inputs, const AttentionCapture& capture, bool wantLogits,
                         const RunControl& control) override;
-  LossReport analyse(const LossRequest& request, const RunControl& control) override; // LossAnalysis.h
+  LossReport analyse(const LossRequest& request, const RunControl& control) override;     // LossAnalysis.h
+  MaskLessons lessons(const LessonsRequest& request, const RunControl& control) override; // Lessons.h
 
   // ---- The row-chunk machinery, shared by the forward pass and the loss analysis ----
 

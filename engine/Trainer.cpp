@@ -48,25 +48,25 @@ void checkBatch(const TrainBatch& b, int64_t vocab) {
       throw std::runtime_error("training batch: label " + std::to_string(v) + " out of range");
 }
 
-// Summed NLL of the graded positions of one micro-batch (HF shift: logits at t predict labels[t+1]),
-// and the detached per-role sums by the role of the target position.
-struct MicroLoss {
-  at::Tensor sum; // scalar, with the graph when grad mode is on
-  int64_t graded = 0;
-  double roleSum[kRoleCount] = {0, 0, 0, 0};
-};
+} // namespace
+
+at::Tensor shiftedLogits(const TransformerModel& m, const ForwardInputs& in) {
+  const at::Device d = m.device;
+  const int64_t B = in.inputIds.rows, T = in.inputIds.cols;
+  const auto longOpts = at::TensorOptions().dtype(at::kLong).device(d);
+  at::Tensor ids = grid(in.inputIds, d);
+  at::Tensor mask = in.attentionMask.empty() ? at::ones({B, T}, longOpts) : grid(in.attentionMask, d);
+  at::Tensor pos = in.positionIds.empty() ? at::arange(T, longOpts).unsqueeze(0).expand({B, T}).contiguous()
+                                          : grid(in.positionIds, d);
+  at::Tensor h = m.hidden(ids, mask, pos); // [B, T, hidden]
+  return m.logits(h.narrow(1, 0, T - 1));  // [B, T-1, V] float32
+}
 
 MicroLoss microLoss(const TransformerModel& m, const TrainBatch& b) {
   const at::Device d = m.device;
-  const int64_t B = b.inputs.inputIds.rows, T = b.inputs.inputIds.cols;
-  const auto longOpts = at::TensorOptions().dtype(at::kLong).device(d);
-  at::Tensor ids = grid(b.inputs.inputIds, d);
-  at::Tensor mask = b.inputs.attentionMask.empty() ? at::ones({B, T}, longOpts) : grid(b.inputs.attentionMask, d);
-  at::Tensor pos = b.inputs.positionIds.empty() ? at::arange(T, longOpts).unsqueeze(0).expand({B, T}).contiguous()
-                                                : grid(b.inputs.positionIds, d);
-  at::Tensor h = m.hidden(ids, mask, pos);                                // [B, T, hidden]
-  at::Tensor logp = at::log_softmax(m.logits(h.narrow(1, 0, T - 1)), -1); // [B, T-1, V] float32
-  at::Tensor labels = grid(b.inputs.labels, d).narrow(1, 1, T - 1);       // [B, T-1]
+  const int64_t T = b.inputs.inputIds.cols;
+  at::Tensor logp = at::log_softmax(shiftedLogits(m, b.inputs), -1); // [B, T-1, V] float32
+  at::Tensor labels = grid(b.inputs.labels, d).narrow(1, 1, T - 1);  // [B, T-1]
   at::Tensor valid = labels != kIgnoreIndex;
   at::Tensor nll = -logp.gather(2, labels.clamp_min(0).unsqueeze(2)).squeeze(2) * valid; // [B, T-1]
   MicroLoss out;
@@ -78,8 +78,6 @@ MicroLoss microLoss(const TransformerModel& m, const TrainBatch& b) {
   return out;
 }
 
-// torch.nn.utils.clip_grad_norm_: the norm of the per-parameter norms; grads scaled by
-// min(1, max_norm / (norm + 1e-6)). Returns the norm before clipping.
 double clipGradients(const std::vector<at::Tensor>& params, double maxNorm) {
   std::vector<at::Tensor> norms;
   for (const at::Tensor& p : params)
@@ -94,7 +92,6 @@ double clipGradients(const std::vector<at::Tensor>& params, double maxNorm) {
   return total.item<double>();
 }
 
-// torch.optim.AdamW, PyTorch 1.13 _single_tensor_adamw (no amsgrad, not maximize).
 void adamwUpdate(AdamState& a, const TrainSettings& s, double lr) {
   at::NoGradGuard ng;
   a.step += 1;
@@ -111,6 +108,8 @@ void adamwUpdate(AdamState& a, const TrainSettings& s, double lr) {
     p.addcdiv_(a.expAvg[i], denom, -(lr / bc1));
   }
 }
+
+namespace {
 
 struct ThreadSettings {
   int threads;

@@ -22,6 +22,26 @@ struct AdamState {
 };
 AdamState adamFor(const TransformerModel& model);
 
+// The logits at positions 0 .. T-2 of every row ([B, T-1, V] float32, on the model's device), which
+// score the labels at 1 .. T-1; with the graph when grad mode is on. The inputs' labels are not read.
+at::Tensor shiftedLogits(const TransformerModel& model, const ForwardInputs& inputs);
+
+// Summed NLL of the graded positions of one micro-batch (HF shift: logits at t predict labels[t+1]),
+// and the detached per-role sums by the role of the target position.
+struct MicroLoss {
+  at::Tensor sum; // scalar, with the graph when grad mode is on
+  int64_t graded = 0;
+  double roleSum[kRoleCount] = {0, 0, 0, 0};
+};
+MicroLoss microLoss(const TransformerModel& model, const TrainBatch& batch);
+
+// torch.nn.utils.clip_grad_norm_: the norm of the per-parameter norms; grads scaled by
+// min(1, max_norm / (norm + 1e-6)). Returns the norm before clipping.
+double clipGradients(const std::vector<at::Tensor>& params, double maxNorm);
+// torch.optim.AdamW, PyTorch 1.13 _single_tensor_adamw (no amsgrad, not maximize): one update of every
+// parameter that has a gradient.
+void adamwUpdate(AdamState& adam, const TrainSettings& settings, double learningRate);
+
 // The learning rate of 0-based step s of total: linear warm-up to the peak, then cosine to 0 or constant.
 double scheduledRate(const TrainSettings& settings, int64_t s, int64_t total);
 

@@ -3,6 +3,7 @@
 #include "core/util/Error.h"
 #include "core/util/Utf8.h"
 
+#include <cmath>
 #include <cstdio>
 #include <ostream>
 
@@ -47,6 +48,13 @@ int runCommand(CommandIO& io, const std::function<int()>& body) {
     io.err << "maskscope: error: " << printable(e.what()) << "\n";
   }
   return 2;
+}
+
+std::string formatNumber(double value, const char* printfFormat) {
+  if (std::isnan(value)) return "n/a";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, printfFormat, value);
+  return buf;
 }
 
 } // namespace maskscope

@@ -15,6 +15,9 @@ struct CommandIO {
   bool colour = false; // stdout is a terminal that takes ANSI colour
 };
 
+// A number for a text report: printfFormat applied, "n/a" for NaN (nothing graded).
+std::string formatNumber(double value, const char* printfFormat = "%.4f");
+
 // Runs body, mapping maskscope::Error / std::exception to a message on err and exit status 2.
 int runCommand(CommandIO& io, const std::function<int()>& body);
 

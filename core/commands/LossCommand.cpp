@@ -3,6 +3,7 @@
 #include "core/commands/LossCommand.h"
 #include "core/commands/AttentionReport.h"
 #include "core/commands/CaptureInputs.h"
+#include "core/commands/LossLessons.h"
 #include "core/data/PreferenceRow.h"
 #include "core/forward/LayerAttention.h"
 #include "core/forward/LossPlan.h"
@@ -28,13 +29,6 @@ std::optional<double> variant(const LossReport& r, const std::string& name) {
 bool differs(double a, double b) {
   if (std::isnan(a) || std::isnan(b)) return std::isnan(a) != std::isnan(b);
   return std::abs(a - b) > 1e-4 * std::max(1.0, std::abs(b));
-}
-
-std::string fmt(double v, const char* f = "%.4f") {
-  if (std::isnan(v)) return "n/a";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
 }
 
 } // namespace
@@ -108,11 +102,12 @@ std::string lossVerdict(const LossReport& r, bool problems) {
   if (prompt.graded == 0) return "the masks do not change the result";
   // Fixing pads and attention changes nothing, yet the prompt is trained on: not a clean bill.
   return "the pad and attention fixes do not change the result, but " + std::to_string(prompt.graded) +
-         " prompt positions are graded: " + fmt(lossSum > 0 ? 100.0 * prompt.lossSum / lossSum : 0.0, "%.1f") +
+         " prompt positions are graded: " + formatNumber(lossSum > 0 ? 100.0 * prompt.lossSum / lossSum : 0.0, "%.1f") +
          "% of the loss teaches the model to predict the prompt (see `maskscope lint`)";
 }
 
 int runLoss(const LossArgs& args, CommandIO& io) {
+  if (args.lessons) return runLossLessons(args, io);
   if (args.modelSpec.empty()) throw Error("loss needs --model (a model folder or builtin:tiny)", {"--model"});
   if (args.inputs.batchFile.empty()) refusePreferenceData(args.inputs.dataSpec, "loss");
   std::vector<std::string> notes;
@@ -149,7 +144,7 @@ int runLoss(const LossArgs& args, CommandIO& io) {
   std::ostream& o = io.out;
   if (capture) o << captureText(*capture, choice);
   o << "model   " << args.modelSpec << " (" << info.architecture << ", " << info.layers << " layers, "
-    << fmt(double(info.parameterCount) / 1e6, "%.2f") << "M parameters) on " << report.device << "\n";
+    << formatNumber(double(info.parameterCount) / 1e6, "%.2f") << "M parameters) on " << report.device << "\n";
   o << "layers  " << layerAttentionSummary(info) << "\n";
   o << "batch   " << batch.batchSize() << " x " << batch.length() << (batch.origin.empty() ? "" : ", " + batch.origin)
     << "\n";
@@ -157,15 +152,15 @@ int runLoss(const LossArgs& args, CommandIO& io) {
   char line[160];
   std::snprintf(line, sizeof line, "  %-22s %10s %8s\n", "loss", "value", "graded");
   o << line;
-  std::snprintf(line, sizeof line, "  %-22s %10s %8lld\n", "as given", fmt(report.asGiven).c_str(),
+  std::snprintf(line, sizeof line, "  %-22s %10s %8lld\n", "as given", formatNumber(report.asGiven).c_str(),
                 (long long)report.gradedCount);
   o << line;
   for (size_t i = 0; i < report.variantLoss.size(); ++i) {
     std::string name = report.variantLoss[i].first;
     for (char& c : name)
       if (c == '_') c = ' ';
-    std::snprintf(line, sizeof line, "  %-22s %10s %8lld\n", name.c_str(), fmt(report.variantLoss[i].second).c_str(),
-                  (long long)report.variantGraded[i].second);
+    std::snprintf(line, sizeof line, "  %-22s %10s %8lld\n", name.c_str(),
+                  formatNumber(report.variantLoss[i].second).c_str(), (long long)report.variantGraded[i].second);
     o << line;
   }
   double lossSum = 0;
@@ -174,17 +169,17 @@ int runLoss(const LossArgs& args, CommandIO& io) {
   for (int k = 0; k < kRoleCount; ++k) {
     if (report.roles[k].graded == 0 && k == RoleUnknown) continue;
     o << "  " << roleName(k) << " " << report.roles[k].graded << " ("
-      << fmt(lossSum > 0 ? 100.0 * report.roles[k].lossSum / lossSum : 0.0, "%.1f") << "%)";
+      << formatNumber(lossSum > 0 ? 100.0 * report.roles[k].lossSum / lossSum : 0.0, "%.1f") << "%)";
   }
   o << "\n";
   if (report.gradientsComputed) {
     double total = report.gradNormPad + report.gradNormReal;
-    o << "  gradient norm: pad " << fmt(report.gradNormPad) << ", real " << fmt(report.gradNormReal) << " (pad share "
-      << fmt(total > 0 ? 100.0 * report.gradNormPad / total : 0.0, "%.1f") << "%)\n";
+    o << "  gradient norm: pad " << formatNumber(report.gradNormPad) << ", real " << formatNumber(report.gradNormReal)
+      << " (pad share " << formatNumber(total > 0 ? 100.0 * report.gradNormPad / total : 0.0, "%.1f") << "%)\n";
   }
   if (report.logitsCompared)
-    o << "  max |logit change| at real positions when attention is fixed: " << fmt(report.maxLogitChangeReal, "%.6f")
-      << "\n";
+    o << "  max |logit change| at real positions when attention is fixed: "
+      << formatNumber(report.maxLogitChangeReal, "%.6f") << "\n";
   for (const std::string& n : report.notes) io.err << "note: " << n << "\n";
   o << "\n" << lossVerdict(report, problems) << "\n";
   return problems ? 1 : 0;

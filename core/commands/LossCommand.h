@@ -17,10 +17,12 @@ struct LossArgs {
   std::string device = "auto";    // --device auto|cpu|cuda
   bool gradients = true;          // gradient norms from pad vs real positions (two backward passes)
   std::string attnImplementation; // --attn-implementation (empty: what the batch implies): the as-given mask
+  bool lessons = false;           // --lessons: the masking lessons instead (core/commands/LossLessons.h)
 };
 
 // Exit 0 when the masks are harmless (fixed == as given, real logits unchanged, no cross-example
 // attention); 1 when fixing them changes the loss or the real tokens' logits; 2 unusable input.
+// With args.lessons: runLossLessons (its own exit status).
 int runLoss(const LossArgs& args, CommandIO& io);
 
 // The JSON of a report (docs/cli.md) (also what the app shows).

@@ -31,7 +31,7 @@
 namespace maskscope {
 
 // Bumped whenever a struct or virtual below changes; the loader refuses a module built otherwise.
-inline constexpr int kForwardEngineAbiVersion = 8;
+inline constexpr int kForwardEngineAbiVersion = 9;
 // The one symbol the module exports: extern "C" ForwardEngine* maskscope_create_forward_engine(int key),
 // returning nullptr unless key == forwardEngineAbiKey() as the module computes it. The key folds in
 // sizeof(std::string) so a module built with the old libstdc++ string ABI (_GLIBCXX_USE_CXX11_ABI=0,
@@ -262,6 +262,10 @@ struct TrainObserver {
   std::function<void(int run, const HeldOutRecord&)> heldOut;
 };
 
+// The masking lessons measured on a batch (core/forward/MaskLessons.h).
+struct LessonsRequest;
+struct MaskLessons;
+
 class ForwardModel {
 public:
   virtual ~ForwardModel() = default;
@@ -271,6 +275,10 @@ public:
                                 const RunControl& control) = 0;
   // The mask comparison behind `maskscope loss`.
   virtual LossReport analyse(const LossRequest& request, const RunControl& control) = 0;
+  // The article's lessons on the batch (`maskscope loss --lessons`): per-position gradients, one
+  // AdamW step with all labels -100 and as given, a prompt token changed, the labels flipped. Runs on
+  // a float32 copy of the weights; the model is left as it was.
+  virtual MaskLessons lessons(const LessonsRequest& request, const RunControl& control) = 0;
 };
 
 class ForwardEngine {

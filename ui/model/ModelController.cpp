@@ -83,6 +83,21 @@ void ModelController::connectSession() {
     }
     runner_->load(spec);
   });
+  // The teaching step on -100 asks for the selected row's measured lessons (Session::rowLessons).
+  connect(session_, &Session::rowLessonsRequested, this, [this] {
+    lessonsWanted_ = true;
+    runLessons();
+  });
+}
+
+void ModelController::runLessons() {
+  if (!lessonsWanted_ || !runner_->hasModel() || !session_->hasBatch()) return;
+  if (!modelTokenizerProblem(runner_->spec()).isEmpty()) return; // builtin:tiny under another tokenizer
+  try {
+    runner_->runLessons(session_->modelBatch(), session_->batchRow());
+  } catch (const std::exception& e) {
+    Q_EMIT session_->errorOccurred(QString::fromUtf8(e.what()));
+  }
 }
 
 // The attention view's layer/head/mode controls: what the grid shows and which pass runs.
@@ -124,6 +139,7 @@ void ModelController::connectRunner() {
                                .arg(views_.attention->userWindow()),
                            15000);
     if (session_->hasBatch()) runOnBatch(session_->batchRow());
+    runLessons(); // asked for before the model was there
   });
   connect(runner_, &ModelRunner::failed, this, [this](const QString& m) {
     if (!runner_->hasModel()) {
@@ -134,6 +150,8 @@ void ModelController::connectRunner() {
     Q_EMIT statusMessage(m == QLatin1String("cancelled") ? tr("forward pass cancelled") : m, 20000);
   });
   connect(runner_, &ModelRunner::finished, this, &ModelController::onModelRun);
+  connect(runner_, &ModelRunner::lessonsFinished, this,
+          [this](const LessonsRun& r) { session_->setRowLessons(r.row, r.lessons, r.error); });
 }
 
 // Loading reports in the status line; a forward pass also fills the progress bar, layer by layer,

@@ -59,6 +59,7 @@ private:
   void connectRunProgress();
   void applyLayerAttention(); // the picked layer's window and soft-cap into the grid and softmax view
   void runOnBatch(int analyseRow = -1);
+  void runLessons(); // the selected row's masking lessons, once a view asked (Session::requestRowLessons)
   void onModelRun(const ModelRun& run);
   void showNoModel(); // the model label without a model (a config's layout named)
 
@@ -69,7 +70,8 @@ private:
   QLabel* modelLabel_ = nullptr;
   QProgressBar* progress_ = nullptr;
   QPushButton* cancel_ = nullptr;
-  QString layoutConfig_; // the config.json whose layer layout the picker shows without weights
+  QString layoutConfig_;       // the config.json whose layer layout the picker shows without weights
+  bool lessonsWanted_ = false; // a view asked for the row's lessons: measured again on model load
 };
 
 } // namespace maskscope

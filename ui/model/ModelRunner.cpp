@@ -24,6 +24,15 @@ ModelRunner::ModelRunner(QObject* parent) : QObject(parent), cancel_(std::make_s
     model_ = std::move(m);
     Q_EMIT modelLoaded(description());
   });
+  qRegisterMetaType<maskscope::LessonsRun>("maskscope::LessonsRun");
+  lessonsWatcher_ = new QFutureWatcher<LessonsRun>(this);
+  connect(lessonsWatcher_, &QFutureWatcher<LessonsRun>::finished, this, [this] {
+    Q_EMIT lessonsFinished(lessonsWatcher_->result());
+    if (!pendingLessons_) return;
+    auto [batch, row] = std::move(*pendingLessons_);
+    pendingLessons_.reset();
+    runLessons(batch, row);
+  });
   connect(runWatcher_, &QFutureWatcher<ModelRun>::finished, this, [this] {
     ModelRun r = runWatcher_->result();
     if (!r.error.isEmpty())
@@ -38,12 +47,16 @@ ModelRunner::~ModelRunner() {
   cancel();
   loadWatcher_->waitForFinished();
   runWatcher_->waitForFinished();
+  lessonsWatcher_->waitForFinished();
 }
 
-bool ModelRunner::busy() const { return loadWatcher_->isRunning() || runWatcher_->isRunning(); }
+bool ModelRunner::busy() const {
+  return loadWatcher_->isRunning() || runWatcher_->isRunning() || lessonsWatcher_->isRunning();
+}
 
 void ModelRunner::cancel() {
   pending_.reset();
+  pendingLessons_.reset();
   cancel_->store(true);
 }
 
@@ -124,6 +137,19 @@ ModelRun runModelOnce(ForwardModel& model, const Batch& batch, int layer, int he
   return r;
 }
 
+LessonsRun measureRowLessons(ForwardModel& model, const Batch& batch, int row, const std::atomic<bool>* cancel) {
+  LessonsRun r;
+  try {
+    r.row = batchRow(batch, row);
+    RunControl ctl;
+    ctl.cancel = cancel;
+    r.lessons = model.lessons(buildLessonsRequest(r.row, model.info().vocabSize), ctl);
+  } catch (const std::exception& e) {
+    r.error = QString::fromUtf8(e.what());
+  }
+  return r;
+}
+
 std::vector<float> rowAttention(const ModelRun& run, int row, int64_t length) {
   for (const CapturedAttention& a : run.output.attention) {
     if (a.length != length || row >= a.batch) continue;
@@ -159,6 +185,25 @@ void ModelRunner::run(const Batch& batch, int layer, int head, int analyseRow) {
         std::lock_guard<std::mutex> hold(*lock);
         return runModelOnce(*model, batch, layer, head, cancel.get(), analyseRow, report);
       }));
+}
+
+} // namespace maskscope
+
+namespace maskscope {
+
+void ModelRunner::runLessons(const Batch& batch, int row) {
+  if (!model_) return;
+  if (lessonsWatcher_->isRunning()) {
+    pendingLessons_ = std::make_pair(batch, row);
+    return;
+  }
+  auto model = model_;
+  auto lock = lock_;
+  auto cancel = cancel_;
+  lessonsWatcher_->setFuture(QtConcurrent::run(workerPool(), [model, lock, batch, row, cancel]() {
+    std::lock_guard<std::mutex> hold(*lock);
+    return measureRowLessons(*model, batch, row, cancel.get());
+  }));
 }
 
 } // namespace maskscope

@@ -4,6 +4,7 @@
 #pragma once
 #include "core/data/Batch.h"
 #include "core/forward/ForwardEngine.h"
+#include "core/forward/MaskLessons.h"
 
 #include <QFutureWatcher>
 #include <QObject>
@@ -36,6 +37,16 @@ ModelRun runModelOnce(ForwardModel& model, const Batch& batch, int layer, int he
                       const std::atomic<bool>* cancel = nullptr, int analyseRow = -1,
                       const std::function<void(double, const std::string&)>& progress = {});
 
+// The masking lessons of one row (ForwardModel::lessons on the row alone as a batch of one): what
+// ModelRunner::runLessons runs in a worker and what off-screen snapshots run directly.
+struct LessonsRun {
+  Batch row; // the row measured, a batch of one
+  std::optional<MaskLessons> lessons;
+  QString error; // why lessons is empty
+};
+LessonsRun measureRowLessons(ForwardModel& model, const Batch& batch, int row,
+                             const std::atomic<bool>* cancel = nullptr);
+
 // Row r's captured attention probabilities ([T, T], row-major), empty when none was captured.
 std::vector<float> rowAttention(const ModelRun& run, int row, int64_t length);
 // Pre-softmax scores up to a per-row constant: log p (softmax is shift-invariant); 0 -> -30.
@@ -52,6 +63,9 @@ public:
   // that row (rowReport). While a pass runs, the latest request waits and runs next (a layer picked
   // mid-run is not lost).
   void run(const Batch& batch, int layer, int head, int analyseRow = -1);
+  // async: the masking lessons of row `row` of batch (lessonsFinished). A request while lessons run
+  // waits and replaces any waiting one.
+  void runLessons(const Batch& batch, int row);
   void cancel(); // a running forward stops after the current layer
   bool hasModel() const { return model_ != nullptr; }
   bool busy() const;
@@ -72,6 +86,7 @@ Q_SIGNALS:
   void failed(const QString& message);
   void progress(double fraction, const QString& text); // loading, and each layer of a forward pass
   void runStarted();                                   // a forward pass began (progress follows)
+  void lessonsFinished(const maskscope::LessonsRun& run);
 
 private:
   std::shared_ptr<ForwardModel> model_;
@@ -87,6 +102,8 @@ private:
   };
   std::optional<Request> pending_;
   void startPending();
+  QFutureWatcher<LessonsRun>* lessonsWatcher_ = nullptr;
+  std::optional<std::pair<Batch, int>> pendingLessons_;
 };
 
 } // namespace maskscope

@@ -12,6 +12,7 @@
 #include "core/data/DatasetReader.h"
 #include "core/data/PreferenceRow.h"
 #include "core/forward/LossPlan.h"
+#include "core/forward/MaskLessons.h"
 #include "core/frameworks/FrameworkRows.h"
 #include "core/lint/Lint.h"
 #include "core/lint/TokenizerFit.h"
@@ -171,6 +172,17 @@ public:
   // 4-D mask is not block-diagonal.
   Batch modelBatch() const;
 
+  // The masking lessons measured on the selected row (SessionLessons.cpp): ForwardModel::lessons on
+  // the row alone as a batch of one (modelBatch's row), kept with the row they were measured on, so
+  // they are shown only while that row is on screen (null otherwise, or before they are measured).
+  const MaskLessons* rowLessons() const;
+  QString rowLessonsError() const; // why the shown row has no lessons although measured ("" otherwise)
+  // A model run hands in what it measured on rowBatch (a batch of one); rowLessonsChanged follows.
+  void setRowLessons(const Batch& rowBatch, std::optional<MaskLessons> lessons, const QString& error);
+  // A view wants the lessons of the selected row (the teaching step on -100): the model's side runs
+  // them off the UI thread when a model is loaded (rowLessonsRequested).
+  void requestRowLessons();
+
 Q_SIGNALS:
   void datasetChanged();
   void pipelineChanged();
@@ -183,6 +195,8 @@ Q_SIGNALS:
   void dumpTokenizerNeeded();
   void exampleLossesChanged();
   void attentionChanged(); // the implementation or its effective mask changed
+  void rowLessonsRequested();
+  void rowLessonsChanged();
 
 private:
   void rebuildBatch();
@@ -246,6 +260,9 @@ private:
   std::optional<EffectiveMask> effective_;
   QString attentionRule_;
   bool attentionMatters_ = false;
+  Batch lessonsRow_; // the row (a batch of one) rowLessons_ was measured on
+  std::optional<MaskLessons> rowLessons_;
+  QString rowLessonsError_;
 };
 
 } // namespace maskscope

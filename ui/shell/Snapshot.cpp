@@ -251,6 +251,19 @@ void writeImage(const QImage& image, const SnapshotArgs& a, const Session& sessi
            << (attention ? attentionText(*attention) : std::string());
 }
 
+// A teaching step that quotes measured lessons (TeachingStep::measuresLessons): measured here, on the
+// batch that step shows (its collator on the demo data, as TeachingView::goToStep applies them), so the
+// snapshot shows the figures the app shows once its worker has run.
+void measureTeachingLessons(Session& session, ForwardModel& model, int stepIndex) {
+  const std::vector<TeachingStep> steps = TeachingView::steps();
+  if (stepIndex < 0 || stepIndex >= int(steps.size()) || !steps[size_t(stepIndex)].measuresLessons) return;
+  if (session.datasetSpec() != QLatin1String("builtin:demo")) session.openDataset(QStringLiteral("builtin:demo"));
+  session.setCollator(steps[size_t(stepIndex)].collator);
+  if (!session.hasBatch()) return;
+  LessonsRun r = measureRowLessons(model, session.modelBatch(), session.batchRow());
+  session.setRowLessons(r.row, std::move(r.lessons), r.error);
+}
+
 } // namespace
 
 int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
@@ -290,6 +303,7 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
     run = runModelOnce(*model, session.modelBatch(), layer, 0, nullptr, session.batchRow());
     if (!run->error.isEmpty()) throw Error("forward pass failed: " + run->error.toStdString(), {a.modelSpec});
   }
+  if (model && a.teachingStep > 0) measureTeachingLessons(session, *model, a.teachingStep - 1);
   options.session = &session;
   options.run = run ? &*run : nullptr;
   options.modelLabel = QString::fromStdString(a.modelSpec);

@@ -8,6 +8,7 @@
 #include "core/mask/SoftmaxArithmetic.h"
 #include "core/util/Utf8.h"
 #include "ui/shell/Session.h"
+#include "ui/teaching/LessonTexts.h"
 #include "ui/widgets/Palette.h"
 
 #include <QObject>
@@ -108,15 +109,18 @@ TeachingStep labelsStep() {
                       "graded</i>: PyTorch's cross-entropy skips it. With the correct set-up only the assistant's "
                       "reply (thick solid border, <b>&#10003; L</b>) is graded; the prompt is context, not a "
                       "target.</p>") +
-                   here;
+                   here + measuredLessonsText(s);
           },
-          QStringLiteral("default"), QStringLiteral("tokens"),
+          QStringLiteral("default"),
+          QStringLiteral("tokens"),
           [](const Session& s) {
             return findPosition(s, [](const Batch& b, int r, int64_t t) {
               const PositionMeta* m = metaAt(b, r, t);
               return m && m->reply && gradedAt(b, r, t);
             });
-          }};
+          },
+          false,
+          true};
 }
 
 TeachingStep closingStep() {

@@ -17,6 +17,9 @@ struct TeachingStep {
   QString view;                                // "tokens", "attention", "softmax", "loss", "table", ...
   std::function<int(const Session&)> position; // position to select, -1 = none
   bool softmaxExample = false;
+  // The text quotes the engine's measured lessons on the selected row (Session::rowLessons): the view
+  // asks for them on entry and when the row changes, and redraws the text when they arrive.
+  bool measuresLessons = false;
 };
 
 std::vector<TeachingStep> teachingSteps();

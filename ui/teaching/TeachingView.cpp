@@ -49,6 +49,15 @@ TeachingView::TeachingView(Session* session, std::function<void(const QString&, 
   connect(prev_, &QPushButton::clicked, this, [this] { goToStep(index_ - 1); });
   connect(next_, &QPushButton::clicked, this, [this] { goToStep(index_ + 1); });
   connect(presenter, &QPushButton::toggled, this, &TeachingView::presenterToggled);
+  // A step quoting measured lessons: asked for again when the row changes, redrawn when they arrive.
+  connect(session_, &Session::batchChanged, this, [this] {
+    if (measuresLessons()) session_->requestRowLessons();
+  });
+  connect(session_, &Session::rowLessonsChanged, this, [this] {
+    if (!measuresLessons()) return;
+    html_ = steps_[size_t(index_)].text(*session_);
+    text_->setHtml(html_);
+  });
   setTitle(tr("Teaching mode"));
   text_->setHtml(
       tr("<p>A guided walk through masking, driving the real views on the demo data. Press <b>Next</b>.</p>"));
@@ -127,6 +136,10 @@ QString TeachingView::currentTitle() const { return titleText_; }
 
 QString TeachingView::currentText() const { return html_; }
 
+bool TeachingView::measuresLessons() const {
+  return index_ >= 0 && index_ < int(steps_.size()) && steps_[size_t(index_)].measuresLessons;
+}
+
 void TeachingView::goToStep(int index) {
   if (index < 0 || index >= int(steps_.size())) return;
   index_ = index;
@@ -141,6 +154,7 @@ void TeachingView::goToStep(int index) {
     const int p = s.position(*session_);
     if (p >= 0) session_->selectPosition(p);
   }
+  if (s.measuresLessons) session_->requestRowLessons();
   html_ = s.text ? s.text(*session_) : QString(); // after the collator and position: the numbers on screen
   text_->setHtml(html_);
   if (showView_) showView_(s.view, s.softmaxExample);

@@ -54,6 +54,7 @@ Q_SIGNALS:
   void presenterToggled(bool on);
 
 private:
+  bool measuresLessons() const; // the current step quotes Session::rowLessons
   void keepVisibleBeside(const QString& view);
   void buildShortcuts();
   void applyFonts();
