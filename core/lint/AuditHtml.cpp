@@ -4,6 +4,7 @@
 #include "core/util/Utf8.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace maskscope {
 
@@ -69,8 +70,9 @@ namespace {
 
 const char* kindClass(uint8_t k) {
   static const char* names[] = {"unknown",  "system", "user",      "assistant", "tool",
-                                "template", "pad",    "separator", "think"};
-  return k < 9 ? names[k] : "unknown";
+                                "template", "pad",    "separator", "think",     "tool_call"};
+  static_assert(std::size(names) == kPositionKinds);
+  return k < kPositionKinds ? names[k] : "unknown";
 }
 
 std::string labelText(const AuditRow& r, size_t t) {
