@@ -127,6 +127,7 @@ Runner declareRender(CLI::App* cmd) {
   cmd->add_option("--messages", args->messagesFile, "JSON list of messages, or an object with \"messages\"");
   cmd->add_option("--data", args->dataFile, "dataset file (with --row)");
   cmd->add_option("--row", args->row, "0-based dataset row");
+  cmd->add_option("--tools", args->toolsFile, "JSON list of tool schemas, passed to the template as tools");
   cmd->add_flag("--add-generation-prompt", args->addGenerationPrompt, "end with the assistant header");
   auto applyVars = addVarOption(cmd, args->vars);
   cmd->add_option("--now", *now, "the date strftime_now sees, e.g. 2024-07-26");

@@ -31,7 +31,10 @@ std::vector<PositionMeta> positionMetaOf(const TokenizedConversation& row) {
   meta.reserve(n + 2);
   for (const TokenInfo& t : row.tokens) {
     PositionMeta m;
-    m.kind = t.messageIndex < 0 ? PositionKind::Template : t.think ? PositionKind::Think : kindOfRole(t.role);
+    m.kind = t.messageIndex < 0 ? PositionKind::Template
+             : t.think          ? PositionKind::Think
+             : t.toolCall       ? PositionKind::ToolCall
+                                : kindOfRole(t.role);
     m.messageIndex = t.messageIndex;
     m.turn = t.turn;
     m.special = t.special;

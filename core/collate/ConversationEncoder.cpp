@@ -4,6 +4,7 @@
 // Prompt/completion rows get completionStart as TRL computes it: the token count of the prompt
 // rendered (with the generation prompt) and tokenized on its own.
 #include "core/collate/ConversationEncoder.h"
+#include "core/collate/ToolCallSpans.h"
 #include "core/util/Error.h"
 #include "core/util/Utf8.h"
 
@@ -91,12 +92,19 @@ void markRecoveredReplies(TokenizedConversation& out, const std::string& eosText
     }
     if (closing < 0) closing = lastSpecial;
     if (first < 0) first = closing;
+    // a reasoning block or a tool call before the content (or instead of it) is part of the reply
     for (size_t i = 0; i < out.tokens.size(); ++i)
-      if (out.tokens[i].think && out.tokens[i].messageIndex == m.messageIndex) {
+      if ((out.tokens[i].think || out.tokens[i].toolCall) && out.tokens[i].messageIndex == m.messageIndex) {
         if (first < 0 || int(i) < first) first = int(i);
         break;
       }
     last = std::max(last, closing);
+    // the calls themselves, also where no closing token follows them in the tokenizer's vocabulary
+    for (size_t i = out.tokens.size(); i-- > 0;)
+      if (out.tokens[i].toolCall && out.tokens[i].messageIndex == m.messageIndex) {
+        last = std::max(last, int(i));
+        break;
+      }
     for (int i = first; i >= 0 && i <= last && i < int(out.tokens.size()); ++i)
       out.tokens[size_t(i)].inGeneration = true;
   }
@@ -208,6 +216,7 @@ TokenizedConversation ConversationEncoder::encode(const Conversation& conv, cons
   appendEncodedTokens(*tokenizer_, tokenizer_->encode(out.text, eo), 0, out);
   assignTokensToMessages(out);
   markThinkSpans(out);
+  if (!conv.plainText) markToolCallSpans(out, conv.messages);
   // Reply positions.
   if (out.generationSpans) {
     std::vector<uint8_t> mask = assistantMaskFromSpans(out.tokens, *out.generationSpans, out.text);

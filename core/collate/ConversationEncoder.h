@@ -69,7 +69,8 @@ bool endsTurn(std::string_view tokenText, const std::string& eosText);
 // content that ends turns (endsTurn: a template may print the next header, or Llama-3's
 // unconditional generation prompt, inside the last block); else the last special token of the block
 // after the content. An empty (or unlocated) content leaves the closing token as the whole reply.
-// Needs markThinkSpans first. The one reply rule of collate and of dumps (core/lint/RoleRecovery.h).
+// Needs markThinkSpans (and markToolCallSpans: a call is part of the reply) first. The one reply rule of collate and of
+// dumps (core/lint/RoleRecovery.h).
 void markRecoveredReplies(TokenizedConversation& conv, const std::string& eosText);
 
 // The assistant mask transformers builds from all generation spans (1 = inside a reply), with the

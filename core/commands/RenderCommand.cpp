@@ -62,6 +62,15 @@ MessagesInput readMessagesFile(const std::string& path) {
   return in;
 }
 
+// --tools FILE: a JSON list of tool schemas (as transformers' tools=), or an object with "tools".
+ojson readToolsFile(const std::string& path) {
+  ojson j = parseOrderedJsonOrThrow(readFileCapped(path, int64_t(64) << 20), {path});
+  if (j.is_object() && j.contains("tools")) j = j["tools"];
+  if (!j.is_array())
+    throw Error("expected a JSON list of tool schemas (or an object with \"tools\")", SourceLocation{path});
+  return j;
+}
+
 MessagesInput fromConversation(const Conversation& c) {
   MessagesInput in;
   if (c.plainText) {
@@ -98,6 +107,7 @@ int runRender(const RenderArgs& args, CommandIO& io) {
       refusePreferenceData(args.dataFile, "render");
       input = fromConversation(readDatasetRow(args.dataFile, args.row));
     }
+    if (!args.toolsFile.empty()) input.tools = readToolsFile(args.toolsFile);
     std::shared_ptr<ChatTemplate> tmpl = loadChatTemplate(args.templateSpec, args.tokenizerSpec);
     RenderOptions options;
     options.addGenerationPrompt = args.addGenerationPrompt;

@@ -19,6 +19,7 @@ struct RenderArgs {
   std::vector<std::pair<std::string, std::string>> vars; // --var k=v
   std::optional<std::string> now;                        // --now 2024-07-26
   std::string tokenizerSpec;
+  std::string toolsFile; // --tools FILE: a JSON list of tool schemas passed as `tools` (replaces the input's)
 };
 
 // Prints {"text": str, "generation_spans": [[begin, end]] | null} with --json, the text otherwise.

@@ -21,6 +21,8 @@ const char* positionKindName(PositionKind k) {
     return "separator";
   case PositionKind::Think:
     return "think";
+  case PositionKind::ToolCall:
+    return "tool_call";
   case PositionKind::Unknown:
     break;
   }

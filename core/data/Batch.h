@@ -31,7 +31,20 @@ struct IntGrid {
 
 // What a position is, for display and for role-aware lint rules. Think: the reasoning span
 // (<think>...</think>) inside an assistant reply, so it can be shown, graded or masked on its own.
-enum class PositionKind : uint8_t { Unknown, System, User, Assistant, Tool, Template, Padding, Separator, Think };
+// Tool: what a tool returned (a "tool"/"ipython" message); ToolCall: a call the assistant makes.
+// New kinds are appended: the numbering is in dumps and reports.
+enum class PositionKind : uint8_t {
+  Unknown,
+  System,
+  User,
+  Assistant,
+  Tool,
+  Template,
+  Padding,
+  Separator,
+  Think,
+  ToolCall
+};
 const char* positionKindName(PositionKind k);
 
 // One packed example inside a row: positions [begin, end).

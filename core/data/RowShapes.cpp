@@ -42,6 +42,9 @@ std::vector<Message> messagesFrom(const json& list, const char* field) {
     if (!m.contains("content") && !m.contains("tool_calls")) throw Error(where + " has no \"content\"");
     msg.content = m.contains("content") ? contentText(m["content"], where) : std::string();
     json extra = json::object();
+    // A null or absent content (an assistant turn that only calls tools) reaches the template as
+    // None, as a datasets row does: templates test `message.content is none` or `if message.content`.
+    if (!m.contains("content") || m["content"].is_null()) extra["content"] = nullptr;
     for (auto it = m.begin(); it != m.end(); ++it)
       if (it.key() != "role" && it.key() != "content") extra[it.key()] = it.value();
     if (!extra.empty()) msg.extra = std::move(extra);

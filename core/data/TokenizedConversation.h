@@ -30,6 +30,7 @@ struct TokenInfo {
   bool scaffolding = false;  // template text (headers, footers, markers), not message content
   bool inGeneration = false; // inside a {% generation %} span (or the assistant reply when no markers)
   bool think = false;        // inside a <think>...</think> span of an assistant message (tags included)
+  bool toolCall = false;     // inside a tool call the assistant message makes (core/collate/ToolCallSpans.h)
 };
 
 struct TokenizedConversation {

@@ -41,7 +41,10 @@ TokenizedText applyChatTemplateTokens(const Tokenizer& tokenizer, const ChatTemp
   for (const TokenInfo& t : enc.tokens) {
     out.inputIds.push_back(t.id);
     PositionMeta m;
-    m.kind = t.messageIndex < 0 ? PositionKind::Template : t.think ? PositionKind::Think : kindOfRoleName(t.role);
+    m.kind = t.messageIndex < 0 ? PositionKind::Template
+             : t.think          ? PositionKind::Think
+             : t.toolCall       ? PositionKind::ToolCall
+                                : kindOfRoleName(t.role);
     m.messageIndex = t.messageIndex;
     m.turn = t.turn;
     m.special = t.special;

@@ -3,6 +3,7 @@
 #include "core/lint/AuditHtml.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace maskscope {
 
@@ -37,8 +38,9 @@ namespace {
 
 const char* kindClass(uint8_t k) {
   static const char* names[] = {"unknown",  "system", "user",      "assistant", "tool",
-                                "template", "pad",    "separator", "think"};
-  return k < 9 ? names[k] : "unknown";
+                                "template", "pad",    "separator", "think",     "tool_call"};
+  static_assert(std::size(names) == kPositionKinds);
+  return k < kPositionKinds ? names[k] : "unknown";
 }
 
 std::string labelText(const AuditRow& r, size_t t) {

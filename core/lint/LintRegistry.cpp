@@ -8,8 +8,9 @@ const std::vector<LintRule>& lintRules() {
   using Family = const std::vector<LintRule>& (*)();
   static const std::vector<LintRule> rules = [] {
     std::vector<LintRule> all;
-    for (Family family : {&shapeRules, &contentRules, &paddingRules, &labelRules, &packingRules, &attentionRules,
-                          &positionRules, &roleRules, &templateRules, &preferenceRules, &frameworkRules, &axolotlRules})
+    for (Family family :
+         {&shapeRules, &contentRules, &paddingRules, &labelRules, &packingRules, &attentionRules, &positionRules,
+          &roleRules, &templateRules, &toolRules, &preferenceRules, &frameworkRules, &axolotlRules})
       for (const LintRule& r : family()) all.push_back(r);
     return all;
   }();

@@ -30,7 +30,7 @@ std::map<std::string, std::string> familyDefaults(const std::string& name) {
   if (base == "phi3")
     return {
         {"bos_token", "<s>"}, {"eos_token", "<|endoftext|>"}, {"pad_token", "<|endoftext|>"}, {"unk_token", "<unk>"}};
-  if (base == "qwen2.5") return {{"eos_token", "<|im_end|>"}, {"pad_token", "<|endoftext|>"}};
+  if (base == "qwen2.5" || base == "qwen3") return {{"eos_token", "<|im_end|>"}, {"pad_token", "<|endoftext|>"}};
   // llama2, mistral, mistral-v0.3, zephyr: SentencePiece Llama vocabulary
   return {{"bos_token", "<s>"}, {"eos_token", "</s>"}, {"unk_token", "<unk>"}};
 }

@@ -596,6 +596,41 @@ std::vector<RuleCase> ruleCases() {
       content("gpt-role.jsonl", qwen3));
   add("message-dropped-by-template quiet (Qwen3 template, tools and reasoning)", "message-dropped-by-template", false,
       content("near-miss.jsonl", qwen3));
+  // Tool rules (tests/data/lint/tools): calls.jsonl is clean (single, parallel and trailing calls,
+  // ids paired) under the Qwen2.5 template and the default preset.
+  auto tools = [](const char* file, const char* templ, const char* collator = "default") {
+    return [file, templ, collator] {
+      DatasetLintOptions o;
+      o.pipeline.templateSpec = templ;
+      o.pipeline.collatorSpec = collator;
+      return lintDataset(kData + "tools/" + file, o);
+    };
+  };
+  add("tool-output-graded fires (hf-lm grades everything)", "tool-output-graded", true,
+      tools("calls.jsonl", "qwen2.5", "hf-lm"));
+  add("tool-output-graded fires (Axolotl roles_to_train with tool)", "tool-output-graded", true,
+      [] { return lintFramework("tool-rows.jsonl", "axolotl-train-tools.json", "builtin:demo"); });
+  add("tool-output-graded quiet (Axolotl roles_to_train: assistant)", "tool-output-graded", false,
+      [] { return lintFramework("tool-rows.jsonl", "axolotl-train-assistant.json", "builtin:demo"); });
+  add("tool-output-graded quiet (default preset)", "tool-output-graded", false, tools("calls.jsonl", "qwen2.5"));
+  add("tool-call-not-graded fires ({% generation %} without the calls)", "tool-call-not-graded", true,
+      tools("calls.jsonl", "qwen2.5-assistant-mask"));
+  add("tool-call-not-graded quiet (Qwen3's generation spans hold the calls)", "tool-call-not-graded", false,
+      tools("calls.jsonl", "qwen3-assistant-mask"));
+  add("tool-call-not-graded quiet (default preset)", "tool-call-not-graded", false, tools("calls.jsonl", "qwen2.5"));
+  add("tools-not-rendered fires (ChatML ignores tools)", "tools-not-rendered", true, tools("calls.jsonl", "chatml"));
+  add("tools-not-rendered quiet (Qwen2.5)", "tools-not-rendered", false, tools("calls.jsonl", "qwen2.5"));
+  add("tool-arguments-type fires (string arguments, tojson)", "tool-arguments-type", true,
+      tools("arguments-string.jsonl", "qwen2.5"));
+  add("tool-arguments-type quiet (Qwen3 prints a string as it is)", "tool-arguments-type", false,
+      tools("arguments-string.jsonl", "qwen3"));
+  add("tool-arguments-type quiet (dict arguments)", "tool-arguments-type", false, tools("calls.jsonl", "qwen2.5"));
+  add("tool-call-unanswered fires (a parallel call half answered)", "tool-call-unanswered", true,
+      tools("unanswered.jsonl", "qwen2.5"));
+  add("tool-call-unanswered quiet", "tool-call-unanswered", false, tools("calls.jsonl", "qwen2.5"));
+  add("tool-response-orphan fires (an id no call made)", "tool-response-orphan", true,
+      tools("orphan.jsonl", "qwen2.5"));
+  add("tool-response-orphan quiet", "tool-response-orphan", false, tools("calls.jsonl", "qwen2.5"));
   add("unclosed-think fires (Qwen3 template)", "unclosed-think", true, content("unclosed-think.jsonl", qwen3));
   add("unclosed-think quiet (reasoning closed)", "unclosed-think", false, content("near-miss.jsonl", qwen3));
   add("duplicate-row fires (spaces differ)", "duplicate-row", true, content("duplicates.jsonl"));

@@ -380,7 +380,7 @@ void TestTemplate::loader() {
 void TestTemplate::builtinLibrary() {
   auto names = builtinTemplateNames();
   for (const char* n :
-       {"chatml", "llama2", "llama3", "mistral", "mistral-v0.3", "gemma", "phi3", "zephyr", "qwen2.5"}) {
+       {"chatml", "llama2", "llama3", "mistral", "mistral-v0.3", "gemma", "phi3", "zephyr", "qwen2.5", "qwen3"}) {
     QVERIFY2(std::find(names.begin(), names.end(), n) != names.end(), n);
     std::string masked = std::string(n) + "-assistant-mask";
     QVERIFY2(std::find(names.begin(), names.end(), masked) != names.end(), masked.c_str());

@@ -99,6 +99,8 @@ QColor roleColour(PositionKind kind) {
     return QColor(0x73, 0x73, 0x73);
   case PositionKind::Think:
     return QColor(0xe7, 0xba, 0x52); // amber: reasoning inside a reply
+  case PositionKind::ToolCall:
+    return QColor(0x1b, 0x9e, 0x77); // teal: a call the reply makes
   case PositionKind::Unknown:
     break;
   }
