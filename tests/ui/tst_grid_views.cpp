@@ -174,6 +174,7 @@ private Q_SLOTS:
     AttentionView pane(&s);
     pane.resize(900, 700);
     AttentionGridCanvas& g = *pane.grid();
+    g.setFoldsPads(false); // the whole grid is rendered below
     QVERIFY(g.gridSize() > 0);
     const ClassCount c = countClasses(g);
     QCOMPARE(c.counts[int(CellClass::AllowedPad)] > 0, padsAttended);
@@ -290,6 +291,7 @@ private Q_SLOTS:
     Session s;
     QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
     AttentionGridCanvas g(&s);
+    g.setFoldsPads(false); // the demo's pads would be folded (demoGridStartsAtTheRealTokens, test_first_steps)
     g.resize(area);
     const int n = int(g.gridSize());
     // Fitted: the last cells sit at the area's far corner (up to its 6 px margin).

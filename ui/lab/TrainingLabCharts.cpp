@@ -6,6 +6,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QEvent>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QLegend>
 #include <QLineSeries>
@@ -14,6 +15,16 @@
 #include <cmath>
 
 namespace maskscope {
+
+namespace {
+QFont scaledFont(QFont f, double scale) {
+  if (f.pointSizeF() > 0)
+    f.setPointSizeF(f.pointSizeF() * scale);
+  else
+    f.setPixelSize(std::max(1, int(std::lround(f.pixelSize() * scale))));
+  return f;
+}
+} // namespace
 
 QColor trainingRunColour(int run) { return run == 0 ? QColor(0xc6, 0x28, 0x28) : QColor(0x15, 0x65, 0xc0); }
 
@@ -25,6 +36,7 @@ TrainingLabCharts::TrainingLabCharts(QWidget* parent) : QWidget(parent) {
   const QString yTitles[kCharts] = {tr("loss"), tr("loss"), tr("share")};
   for (int c = 0; c < kCharts; ++c) {
     auto* chart = new QChart;
+    titles_[c] = titles[c];
     chart->setTitle(titles[c]);
     chart->setMargins(QMargins(2, 2, 2, 2));
     chart->legend()->setAlignment(Qt::AlignBottom);
@@ -43,6 +55,7 @@ TrainingLabCharts::TrainingLabCharts(QWidget* parent) : QWidget(parent) {
       series_[c][r]->attachAxis(xAxis_[c]);
       series_[c][r]->attachAxis(yAxis_[c]);
     }
+    connect(chart, &QChart::plotAreaChanged, this, [this, c] { fitTicks(c); });
     views_[c] = new QChartView(chart);
     views_[c]->setRenderHint(QPainter::Antialiasing);
     // Readable when docked at the bottom of a 1024 x 768 screen (the panel scrolls there).
@@ -63,14 +76,63 @@ void TrainingLabCharts::changeEvent(QEvent* event) {
   if (event->type() == QEvent::FontChange && baseTypePt_ > 0) scaleChartText(font().pointSizeF() / baseTypePt_);
 }
 
-void TrainingLabCharts::scaleChartText(double scale) {
-  auto scaled = [scale](QFont f) {
-    if (f.pointSizeF() > 0)
-      f.setPointSizeF(f.pointSizeF() * scale);
+void TrainingLabCharts::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  fitTitles();
+}
+
+void TrainingLabCharts::fitTitles() {
+  for (int c = 0; c < kCharts; ++c) {
+    QChart* chart = views_[c]->chart();
+    QFont font = scaledFont(titleFont_, scale_);
+    // Qt Charts cut a title wider than the chart less its margins; leave a few pixels more.
+    const int room = views_[c]->width() - chart->margins().left() - chart->margins().right() - 12;
+    if (room <= 0) continue;
+    QString title = titles_[c];
+    if (QFontMetrics(font).horizontalAdvance(title) > room) {
+      // Two lines, broken at the space nearest the middle.
+      const qsizetype middle = title.size() / 2;
+      qsizetype at = -1;
+      for (qsizetype i = 0; i < title.size(); ++i)
+        if (title[i] == QLatin1Char(' ') && (at < 0 || std::abs(i - middle) < std::abs(at - middle))) at = i;
+      QStringList lines = at < 0 ? QStringList{title} : QStringList{title.left(at), title.mid(at + 1)};
+      auto widest = [&lines](const QFont& f) {
+        int w = 0;
+        for (const QString& l : lines) w = std::max(w, QFontMetrics(f).horizontalAdvance(l));
+        return w;
+      };
+      while (widest(font) > room && font.pointSizeF() > 6) font.setPointSizeF(font.pointSizeF() * 0.9);
+      for (QString& l : lines) l = l.toHtmlEscaped();
+      title = lines.join(QStringLiteral("<br>"));
+    }
+    chart->setTitleFont(font);
+    if (chart->title() != title) chart->setTitle(title);
+  }
+}
+
+void TrainingLabCharts::fitTicks(int c) {
+  // Qt Charts cut a value label taller than its share of the axis to "...": a short plot (presenter
+  // type in a bottom dock) gets fewer labels, each at least 1.5 lines apart.
+  const double plot = views_[c]->chart()->plotArea().height();
+  const double line = QFontMetrics(yAxis_[c]->labelsFont()).height() * 1.5;
+  if (plot <= 0 || line <= 0) return;
+  const int most = std::clamp(int(plot / line) + 1, 2, 5);
+  if (yAxis_[c]->tickCount() < most) { // room again: the round ticks of append(), or the default five
+    if (c != PadShare && yMax_[c] > 0)
+      yAxis_[c]->applyNiceNumbers();
     else
-      f.setPixelSize(std::max(1, int(std::lround(f.pixelSize() * scale))));
-    return f;
-  };
+      yAxis_[c]->setTickCount(5);
+  }
+  if (yAxis_[c]->tickCount() > most) yAxis_[c]->setTickCount(most);
+}
+
+void TrainingLabCharts::scaleChartText(double scale) {
+  scale_ = scale;
+  auto scaled = [scale](const QFont& f) { return scaledFont(f, scale); };
+  // Larger type needs a taller chart for the same plot: title, legend and the axis labels and
+  // title grow (at 1.6x and 150 px the step axis was cut to "...").
+  for (QChartView* v : views_)
+    v->setMinimumHeight(int(std::lround(kLeastCanvasHeight * (scale > 1.0 ? scale * 1.25 : 1.0))));
   for (int c = 0; c < kCharts; ++c) {
     QChart* chart = views_[c]->chart();
     chart->setTitleFont(scaled(titleFont_));
@@ -80,6 +142,7 @@ void TrainingLabCharts::scaleChartText(double scale) {
       axis->setTitleFont(scaled(axisTitleFont_));
     }
   }
+  fitTitles();
 }
 
 void TrainingLabCharts::reset(const QString& nameA, const QString& nameB, int steps) {
@@ -105,6 +168,7 @@ void TrainingLabCharts::append(Chart c, int run, double x, double y) {
     if (c != PadShare) {
       yAxis_[c]->setRange(0, y * 1.1);
       yAxis_[c]->applyNiceNumbers(); // round ticks (0.1, 0.2, ...) instead of fifths of the maximum
+      fitTicks(c);
     }
   }
 }

@@ -32,9 +32,14 @@ public:
 protected:
   // The application's type changed (presenter mode): every chart text follows it, by the same factor.
   void changeEvent(QEvent* event) override;
+  // A title wider than its chart (presenter type at 1024 px) breaks into two lines instead of being
+  // cut to "...", and its type shrinks only when a line still does not fit.
+  void resizeEvent(QResizeEvent* event) override;
 
 private:
   void scaleChartText(double scale);
+  void fitTitles();
+  void fitTicks(int chart); // as many value labels as the plot's height shows whole (no "...")
   void append(Chart chart, int run, double x, double y);
   QChartView* views_[kCharts] = {};
   QLineSeries* series_[kCharts][2] = {};
@@ -44,6 +49,8 @@ private:
   // Qt Charts set their own fonts (the chart theme's), which the application's type does not reach:
   // the theme's fonts and the widget's type size they were made for, to scale from.
   double baseTypePt_ = 0;
+  double scale_ = 1.0;
+  QString titles_[kCharts];
   QFont titleFont_, legendFont_, labelsFont_, axisTitleFont_;
 };
 

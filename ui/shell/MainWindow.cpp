@@ -31,6 +31,7 @@
 #include "ui/widgets/Palette.h"
 #include "ui/widgets/TokenizerChoiceDialog.h"
 #include "ui/widgets/TokenizerPicker.h"
+#include "ui/widgets/WheelGuard.h"
 
 #include <QAction>
 #include <QApplication>
@@ -85,9 +86,12 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
   setObjectName(QStringLiteral("mainWindow"));
   setAcceptDrops(true);
   setDockNestingEnabled(true);
-  // The first window fits the screen it opens on (a 1024 x 768 projector, a laptop at 200 %).
+  new WheelGuard(this); // before the boxes are made: the wheel over an unfocused box scrolls its panel
+  // The first window fits the screen it opens on (a 1024 x 768 projector, a laptop at 200 %) and
+  // takes 85 % of a large one (1632 x 918 of 1920 x 1080), centred there once shown (showEvent).
   if (const QScreen* s = QGuiApplication::primaryScreen())
-    resize(QSize(1280, 820).boundedTo(s->availableGeometry().size()));
+    resize(
+        (s->availableGeometry().size() * 0.85).expandedTo(QSize(1280, 820)).boundedTo(s->availableGeometry().size()));
   else
     resize(1280, 820);
   initialSize_ = size();
@@ -196,7 +200,7 @@ void MainWindow::buildStatusBar() {
 
 void MainWindow::connectSession() {
   connect(session_, &Session::datasetChanged, this, [this] {
-    statusBar()->clearMessage(); // a message about the previous file is stale now
+    showStatus(QString(), 0); // a message about the previous file is stale now
     setWindowTitle(tr("maskscope \u2014 %1").arg(session_->datasetSpec()));
     toolbar_->sync();
   });
@@ -204,7 +208,7 @@ void MainWindow::connectSession() {
   connect(session_, &Session::batchChanged, this, &MainWindow::updateFrameworkStatus);
   connect(session_, &Session::pipelineChanged, this, &MainWindow::updateFrameworkStatus);
   connect(session_, &Session::errorOccurred, this, [this](const QString& m) {
-    statusBar()->showMessage(m, 15000);
+    showStatus(m, 15000);
     pendingError_ = m; // a batch that failed to build reports here just before batchChanged
   });
   connect(session_, &Session::batchChanged, this, &MainWindow::updateCentreError);
@@ -294,9 +298,13 @@ void MainWindow::updateSummary() {
                        : run                   ? QString::fromStdString(run->facts->description)
                              : QString::fromStdString(session_->pipeline()->collator().spec().describe());
   const bool prepared = run && session_->stage() == Session::Stage::Prepared;
-  QString text = tr("<b>%1 %2</b> of a %3 x %4 batch (%5) &mdash; %6 tokens, %7 padding, <b>%8 graded</b>")
-                     .arg(prepared ? tr("Prepared row") : tr("Row"))
-                     .arg(session_->selectedRow())
+  // The dataset list names a row by its file line: the header says that line, then the row of the batch.
+  const long line = prepared || session_->isBatchDump() ? -1 : session_->selectedLine();
+  const QString which = prepared    ? tr("Prepared row %1").arg(session_->selectedRow())
+                        : line >= 0 ? tr("Line %1, row %2").arg(line).arg(r)
+                                    : tr("Row %1").arg(r);
+  QString text = tr("<b>%1</b> of a %2 x %3 batch (%4) &mdash; %5 tokens, %6 padding, <b>%7 graded</b>")
+                     .arg(which)
                      .arg(b.batchSize())
                      .arg(b.length())
                      .arg(what.toHtmlEscaped())
@@ -367,6 +375,8 @@ void MainWindow::setPresenterMode(bool on) {
   QFont normal = f;
   normal.setPointSizeF(baseFontPt_);
   for (QToolBar* bar : {static_cast<QToolBar*>(toolbar_), toolbar_->batchBar()}) bar->setFont(on ? normal : QFont());
+  layout_->setTabBarFont(on ? normal : QFont()); // the dock tabs likewise: all of them in one row
+  statusBar()->setFont(on ? normal : QFont());   // and the status line: its notices whole at 1024 px
   for (AttentionGridCanvas* g : {attentionGrid(), compare_->gridA(), compare_->gridB()})
     g->setLabelScale(on ? kPresenterScale : 1.0);
   attentionView_->setPresenterScale(on ? kPresenterScale : 1.0); // the legend grows with the rest
@@ -532,8 +542,14 @@ void MainWindow::showEvent(QShowEvent* e) {
   shownOnce_ = true;
   // Now the frame is known: the whole window, title bar included, stays on its screen (the app's
   // window, and one at the size the constructor chose; a size a caller set is kept).
-  if (fitsScreen_ && (persistent_ || size() == initialSize_))
-    QTimer::singleShot(0, this, [this] { fitToScreen(false); });
+  if (fitsScreen_ && (persistent_ || size() == initialSize_)) {
+    // A window at the constructor's size (no remembered geometry, no size a caller set) is centred.
+    const bool centre = size() == initialSize_ && !(persistent_ && QSettings().contains(QStringLiteral("geometry")));
+    QTimer::singleShot(0, this, [this, centre] {
+      if (centre) layout_->centreOnScreen();
+      fitToScreen(false);
+    });
+  }
   if (persistent_ && QSettings().contains(QStringLiteral("windowState"))) return;
   // First run: the default dock sizes, once the window has its size (from a queued call).
   QTimer::singleShot(0, this, [this] { layout_->applyDefaultDockSizes(); });

@@ -235,9 +235,9 @@ bool MainWindow::exportAuditReport(const QString& path, QString* error) {
     connect(audit_, &AuditReportRunner::finished, this, [this](bool ok, const QString& message) {
       if (auditProgress_) auditProgress_->deleteLater();
       if (ok)
-        statusBar()->showMessage(tr("Audit report written (%1)").arg(message), 8000);
+        showStatus(tr("Audit report written (%1)").arg(message), 8000);
       else if (message == QLatin1String("cancelled"))
-        statusBar()->showMessage(tr("Audit report cancelled; nothing written"), 8000);
+        showStatus(tr("Audit report cancelled; nothing written"), 8000);
       else
         QMessageBox::warning(this, tr("Audit report"), message);
     });

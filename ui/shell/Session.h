@@ -114,6 +114,7 @@ public:
     return row >= 0 && size_t(row) < preferenceRows_.size() ? &preferenceRows_[size_t(row)] : nullptr;
   }
   int selectedRow() const { return selected_; }
+  long selectedLine() const; // the dataset line of the selected row (-1: none)
   int selectedPosition() const { return position_; }
   const QStringList& rowErrors() const { return rowErrors_; }
   QString datasetSpec() const { return datasetSpec_; }
@@ -213,7 +214,6 @@ private:
   bool reopenAsRows();
   void readRawRows();
   bool applyTokenizerDefault();         // builtin:demo, or none for pre-tokenized rows; true when it changed
-  long selectedLine() const;            // the dataset line of the selected row (-1: none)
   long conversationLine(int row) const; // its file line, from the index (no read)
   BatchAroundRow conversationBatch(const DatasetPipeline& pipeline, int row) const;
   void selectLine(long line); // selects the listed row holding that line (else the first)

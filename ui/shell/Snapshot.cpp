@@ -320,6 +320,7 @@ int runSnapshot(const SnapshotArgs& a, CommandIO& io) {
   MainWindow window(&session);
   window.setFitsScreen(false); // --size is the window's size, whatever the off-screen screen's
   window.setAsksForTokenizer(false);
+  window.attentionGrid()->setFoldsPads(false); // a snapshot shows the whole grid unless --zoom says otherwise
   window.setDarkTheme(a.theme == "dark");
   window.resize(a.width, a.height);
   if (a.presenter) window.setPresenterMode(true);

@@ -69,12 +69,18 @@ bool WindowLayout::eventFilter(QObject* watched, QEvent* event) {
   return QObject::eventFilter(watched, event);
 }
 
-// Presenter mode's large type at 1024 px would elide every tab to "S…": the bar scrolls instead.
+// A tab says its whole name (never "S…"); a bar too narrow for its tabs scrolls.
 void WindowLayout::configureTabBars() {
   for (QTabBar* bar : window_->findChildren<QTabBar*>(Qt::FindDirectChildrenOnly)) {
     bar->setElideMode(Qt::ElideNone);
     bar->setUsesScrollButtons(true);
+    bar->setFont(tabFont_);
   }
+}
+
+void WindowLayout::setTabBarFont(const QFont& font) {
+  tabFont_ = font;
+  configureTabBars();
 }
 
 void WindowLayout::createDocks(const QHash<QString, QWidget*>& views) {
@@ -233,6 +239,13 @@ QRect WindowLayout::screenRoom() const {
   return s->availableGeometry().marginsRemoved(margins);
 }
 
+void WindowLayout::centreOnScreen() {
+  const QScreen* s = window_->screen() ? window_->screen() : QGuiApplication::primaryScreen();
+  if (!s) return;
+  // The frame (title bar, borders) is centred: pos() places it.
+  window_->move(window_->pos() + (s->availableGeometry().center() - window_->frameGeometry().center()));
+}
+
 void WindowLayout::fitToScreen(bool fill) {
   const QRect room = screenRoom();
   if (room.isEmpty()) return;
@@ -240,7 +253,7 @@ void WindowLayout::fitToScreen(bool fill) {
     window_->setGeometry(room);
     return;
   }
-  QRect g(window_->pos(), window_->size().boundedTo(room.size()));
+  QRect g(window_->geometry().topLeft(), window_->size().boundedTo(room.size())); // not pos(): the frame's
   g.moveLeft(std::clamp(g.left(), room.left(), room.right() - g.width() + 1));
   g.moveTop(std::clamp(g.top(), room.top(), room.bottom() - g.height() + 1));
   window_->setGeometry(g);

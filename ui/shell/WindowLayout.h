@@ -2,6 +2,7 @@
 // arrangement and sizes (View > Reset layout), presenter mode's folded bottom docks, and keeping the
 // window (frame included) on its screen. Owns no views; the window composes them.
 #pragma once
+#include <QFont>
 #include <QHash>
 #include <QList>
 #include <QObject>
@@ -45,6 +46,11 @@ public:
   void setCentreGrowth(std::function<int()> growth) { centreGrowth_ = std::move(growth); }
   // Shrinks (fill: grows) the window, frame included, to its screen's available geometry.
   void fitToScreen(bool fill);
+  // The docks' tab bars' type (presenter mode keeps them at the normal type: they are the presenter's
+  // controls, and every bottom tab then shows at 1024 px without the bar scrolling); QFont(): the window's.
+  void setTabBarFont(const QFont& font);
+  // Centres the window, frame included, on its screen's available geometry (the first window).
+  void centreOnScreen();
 
 protected:
   // Tab bars the window makes for tabbed docks say each dock's whole name (scroll, never elide).
@@ -64,6 +70,7 @@ private:
   bool docksArranged_ = false;
   bool dockSizesApplied_ = false;
   QWidget* foldedTo_ = nullptr;
+  QFont tabFont_;
 };
 
 } // namespace maskscope

@@ -59,6 +59,8 @@ CompareView::CompareView(Session* session, QWidget* parent) : QWidget(parent), s
   stripB_ = new TokenStripView(session_, this);
   gridA_ = new AttentionGridCanvas(session_, this);
   gridB_ = new AttentionGridCanvas(session_, this);
+  gridA_->setFoldsPads(false); // the two grids show aligned cells: both whole
+  gridB_->setFoldsPads(false);
   // Docked at the bottom of a 1024 x 768 screen the panel scrolls rather than squeezing the grids.
   gridA_->setMinimumHeight(kLeastCanvasHeight);
   gridB_->setMinimumHeight(kLeastCanvasHeight);

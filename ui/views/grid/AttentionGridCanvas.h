@@ -49,6 +49,13 @@ public:
   void setViewRect(QRectF cells);
   void zoomBy(double factor, QPointF aroundCell);
   void fitAll();
+  // Pads dominating a row (more than its real tokens) are folded: each row starts zoomed to its real
+  // tokens and a few pads, and the caption says how many pads lie beyond (double-click shows all).
+  // Off (snapshots, exports of the whole grid): each row starts fitted. On by default.
+  void setFoldsPads(bool on);
+  bool foldsPads() const { return foldsPads_; }
+  // The row's real tokens and the pads shown beside them, or an empty rect when nothing is folded.
+  QRectF foldedView() const;
   // Presenter mode: label fonts and the margins they need grow by this factor (1 = the default).
   void setLabelScale(double scale);
   double labelScale() const { return labelScale_; }
@@ -81,6 +88,7 @@ protected:
 
 private:
   void rebuild();
+  void showFolded(); // the view of foldedView(), shaped to the area; the row's start view
   const Batch* batch() const;
   int row() const;
   QRect plotRect(QRect area) const;
@@ -114,6 +122,8 @@ private:
   int64_t window_ = 0; // the shown layer's sliding window; 0 = full attention
   QString layerText_;
   QRectF view_;
+  bool foldsPads_ = true;
+  QRectF startView_; // the view a row starts at when its pads are folded (else empty)
   double labelScale_ = 1.0;
   int scaled(int pixels) const { return int(pixels * labelScale_ + 0.5); }
   double labelCell() const { return 13.0 * labelScale_; } // cells at least this big get token labels
