@@ -2,15 +2,18 @@
 // batch value's JSON (nesting by shape, bool tensors, plain ints), padding with its caps, and the
 // conversion to maskscope's Batch (pre-shifted labels, block-causal masks, cu_seq_lens segments),
 // and the catalogues: every version row states its framework's behaviour switches, every collator
-// has its own implementation.
+// has its own implementation; docs/frameworks.md is the catalogue as it is.
 #include "core/frameworks/Framework.h"
+#include "core/frameworks/FrameworkCatalogueMarkdown.h"
 #include "core/frameworks/FrameworkSpec.h"
 #include "core/frameworks/FrameworkToBatch.h"
 #include "core/util/Error.h"
 
 #include <QTest>
 
+#include <fstream>
 #include <set>
+#include <sstream>
 
 using namespace maskscope;
 
@@ -153,6 +156,27 @@ private Q_SLOTS:
   void unstatedBehaviourIsRefused() {
     const FrameworkSpec spec = frameworkSpecFromJson(OrderedJson{{"framework", "trl"}}, "inline");
     QVERIFY_THROWS_EXCEPTION(Error, spec.behaves("no_such_switch"));
+  }
+
+  // docs/frameworks.md is generated from the catalogue; a catalogue row changed without it fails here.
+  void catalogueDocInSync() {
+    const std::string path = MASKSCOPE_SOURCE_DIR "/docs/frameworks.md";
+    const std::string expected = frameworkCatalogueMarkdown();
+    if (qEnvironmentVariableIsSet("MASKSCOPE_REGENERATE")) std::ofstream(path, std::ios::binary) << expected;
+    std::ifstream in(path, std::ios::binary);
+    QVERIFY2(in.good(), "docs/frameworks.md is missing (run with MASKSCOPE_REGENERATE=1)");
+    std::ostringstream text;
+    text << in.rdbuf();
+    QVERIFY2(text.str() == expected,
+             "docs/frameworks.md is stale (run test_framework_core with MASKSCOPE_REGENERATE=1)");
+    for (const FrameworkDefinition& def : frameworkDefinitions()) {
+      for (const VersionInfo& v : def.info.versions) {
+        QVERIFY2(expected.find("| `" + v.version + "` | " + v.readFrom) != std::string::npos, v.version.c_str());
+        for (const CollatorInfo& c : v.collators)
+          for (const OptionInfo& o : c.options)
+            QVERIFY2(expected.find("`" + o.name + "`") != std::string::npos, o.name.c_str());
+      }
+    }
   }
 };
 

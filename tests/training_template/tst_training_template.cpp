@@ -3,7 +3,7 @@
 // tests/data/training_template/cases.json); the Qwen3 training template matches its golden and Python jinja2's texts
 // and spans (tools/templates/check_training_template.py); unpatchable templates exit 2 with the reason and write
 // nothing.
-#include "core/commands/TrainingTemplateCommand.h"
+#include "core/commands/PatchTemplateCommand.h"
 #include "core/template/ChatTemplate.h"
 #include "core/template/JinjaChatTemplate.h"
 #include "core/template/TrainingTemplate.h"

@@ -1,6 +1,6 @@
-// `maskscope train-ab` (see TrainCommand.h): plans the two runs (core/train), trains them in the
+// `maskscope train-ab` (see TrainAbCommand.h): plans the two runs (core/train), trains them in the
 // LibTorch module (ForwardEngine::trainAB), and prints the report as JSON or for a reader.
-#include "core/commands/TrainCommand.h"
+#include "core/commands/TrainAbCommand.h"
 #include "core/forward/ForwardEngineLoader.h"
 #include "core/train/TrainReport.h"
 #include "core/util/Error.h"

@@ -1,6 +1,6 @@
 // `maskscope patch-template`: loads the template (and the tokenizer's special tokens), asks
 // makeTrainingTemplate() for a verified training template and writes it; nothing is written on failure.
-#include "core/commands/TrainingTemplateCommand.h"
+#include "core/commands/PatchTemplateCommand.h"
 
 #include "core/template/ChatTemplate.h"
 #include "core/template/TrainingTemplate.h"
