@@ -167,6 +167,13 @@ void markImageTokens(TokenizedConversation& out) {
 
 } // namespace
 
+RenderResult renderForModel(const ChatTemplate& tpl, const std::vector<Message>& messages, const RenderOptions& ro) {
+  RenderResult r = tpl.render(messages, ro);
+  std::string family;
+  expandImages(imagePartsOf(messages), r, family);
+  return r;
+}
+
 void appendEncodedTokens(const Tokenizer& tokenizer, const Encoding& enc, int64_t offset, TokenizedConversation& out) {
   out.tokens.reserve(out.tokens.size() + enc.size());
   for (size_t i = 0; i < enc.size(); ++i) {
@@ -268,9 +275,7 @@ TokenizedConversation ConversationEncoder::encode(const Conversation& conv, cons
     ro.computeMessageSpans = false;
     if (ro.tools.is_null() && !conv.tools.is_null()) ro.tools = conv.tools;
     if (ro.extra.is_null() && !conv.extraVariables.is_null()) ro.extra = conv.extraVariables;
-    RenderResult p = template_->render(prompt, ro);
-    std::string family;
-    expandImages(imagePartsOf(prompt), p, family);
+    const RenderResult p = renderForModel(*template_, prompt, ro);
     out.completionStart = int(std::min(tokenizer_->encode(p.text, eo).size(), out.tokens.size()));
   }
   return out;

@@ -660,6 +660,11 @@ std::vector<RuleCase> ruleCases() {
       images("qwen-one-image.jsonl", "qwen2-vl", "default", true));
   add("image-without-placeholder fires (Gemma 3 skips image_url parts)", "image-without-placeholder", true,
       images("image-url.jsonl", "gemma3-vision", "default", false));
+  // serving and the prompt prefix see the processor's expansion too (ConversationEncoder renderForModel)
+  add("train-serve-mismatch quiet (an image row)", "train-serve-mismatch", false,
+      images("qwen-one-image.jsonl", "qwen2-vl", "default", true));
+  add("template-not-prefix-preserving quiet (an image row)", "template-not-prefix-preserving", false,
+      images("qwen-one-image.jsonl", "qwen2-vl", "default", true));
   add("image-without-placeholder quiet (type image)", "image-without-placeholder", false,
       images("image-type.jsonl", "gemma3-vision", "default", false));
   add("unclosed-think fires (Qwen3 template)", "unclosed-think", true, content("unclosed-think.jsonl", qwen3));
