@@ -32,6 +32,7 @@ std::vector<PositionMeta> positionMetaOf(const TokenizedConversation& row) {
   for (const TokenInfo& t : row.tokens) {
     PositionMeta m;
     m.kind = t.messageIndex < 0 ? PositionKind::Template
+             : t.image          ? PositionKind::Image
              : t.think          ? PositionKind::Think
              : t.toolCall       ? PositionKind::ToolCall
                                 : kindOfRole(t.role);
@@ -212,6 +213,11 @@ CollatedExample Collator::prepare(const TokenizedConversation& row) const {
       for (size_t j = i; j < n && ex.meta[j].messageIndex == ex.meta[i].messageIndex; ++j) ex.graded[j] = 0;
     }
   }
+  // Image blocks are -100 under every mode that selects what to grade (the model never writes image
+  // tokens); the modes that copy input_ids (hf-lm) keep them, as DataCollatorForLanguageModeling does.
+  if (!copiesIds())
+    for (size_t i = 0; i < n; ++i)
+      if (ex.meta[i].kind == PositionKind::Image) ex.graded[i] = 0;
   // think=masked: the reasoning span is -100 whatever the labels mode gave it.
   if (!spec_.gradeThink)
     for (size_t i = 0; i < n; ++i)

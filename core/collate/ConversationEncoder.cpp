@@ -5,6 +5,7 @@
 // rendered (with the generation prompt) and tokenized on its own.
 #include "core/collate/ConversationEncoder.h"
 #include "core/collate/ToolCallSpans.h"
+#include "core/media/MediaExpansion.h"
 #include "core/util/Error.h"
 #include "core/util/Utf8.h"
 
@@ -138,7 +139,40 @@ void dropStrippedLeadingWhitespace(const ChatTemplate& tpl, const std::vector<Me
   }
 }
 
+// The processor's expansion of image placeholders (core/media/MediaExpansion.h), for a row with
+// image parts: the text grows and every span the template gave moves with it. Returns the images.
+std::vector<ImageSpan> expandImages(const std::vector<ImagePart>& parts, RenderResult& rendered, std::string& family) {
+  const VisionProcessor* vp = parts.empty() ? nullptr : visionProcessorForText(rendered.text);
+  if (!vp) return {};
+  family = vp->name;
+  ExpandedImages e = expandImagePlaceholders(rendered.text, parts, *vp);
+  rendered.text = std::move(e.text);
+  for (MessageSpan& m : rendered.messages) {
+    m.block = spanAfterEdits(m.block, e.edits);
+    m.content = spanAfterEdits(m.content, e.edits);
+  }
+  if (rendered.generationSpans)
+    for (ByteSpan& g : *rendered.generationSpans) g = spanAfterEdits(g, e.edits);
+  return std::move(e.images);
+}
+
+void markImageTokens(TokenizedConversation& out) {
+  for (const ImageSpan& img : out.images)
+    for (TokenInfo& t : out.tokens)
+      if (!t.span.empty() && img.block.contains(t.span.begin)) {
+        t.image = true;
+        t.scaffolding = true;
+      }
+}
+
 } // namespace
+
+RenderResult renderForModel(const ChatTemplate& tpl, const std::vector<Message>& messages, const RenderOptions& ro) {
+  RenderResult r = tpl.render(messages, ro);
+  std::string family;
+  expandImages(imagePartsOf(messages), r, family);
+  return r;
+}
 
 void appendEncodedTokens(const Tokenizer& tokenizer, const Encoding& enc, int64_t offset, TokenizedConversation& out) {
   out.tokens.reserve(out.tokens.size() + enc.size());
@@ -207,6 +241,9 @@ TokenizedConversation ConversationEncoder::encode(const Conversation& conv, cons
     if (ro.extra.is_null() && !conv.extraVariables.is_null()) ro.extra = conv.extraVariables;
     rendered = template_->render(conv.messages, ro);
     dropStrippedLeadingWhitespace(*template_, conv.messages, ro, rendered);
+    const std::vector<ImagePart> parts = imagePartsOf(conv.messages);
+    out.imageParts = int(parts.size());
+    out.images = expandImages(parts, rendered, out.visionProcessor);
   }
   out.text = std::move(rendered.text);
   out.messages = std::move(rendered.messages);
@@ -215,6 +252,7 @@ TokenizedConversation ConversationEncoder::encode(const Conversation& conv, cons
   out.tokens.clear();
   appendEncodedTokens(*tokenizer_, tokenizer_->encode(out.text, eo), 0, out);
   assignTokensToMessages(out);
+  markImageTokens(out);
   markThinkSpans(out);
   if (!conv.plainText) markToolCallSpans(out, conv.messages);
   // Reply positions.
@@ -237,7 +275,7 @@ TokenizedConversation ConversationEncoder::encode(const Conversation& conv, cons
     ro.computeMessageSpans = false;
     if (ro.tools.is_null() && !conv.tools.is_null()) ro.tools = conv.tools;
     if (ro.extra.is_null() && !conv.extraVariables.is_null()) ro.extra = conv.extraVariables;
-    RenderResult p = template_->render(prompt, ro);
+    const RenderResult p = renderForModel(*template_, prompt, ro);
     out.completionStart = int(std::min(tokenizer_->encode(p.text, eo).size(), out.tokens.size()));
   }
   return out;

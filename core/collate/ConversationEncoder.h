@@ -63,6 +63,11 @@ void markThinkSpans(TokenizedConversation& conv);
 // token (<|im_end|>, <|eot_id|>, <|eom_id|>, <end_of_turn>, <|end|>, </s>, <|endoftext|>).
 bool endsTurn(std::string_view tokenText, const std::string& eosText);
 
+// The text the model sees for `messages`: the template's render with each image placeholder expanded
+// as the model's processor expands it (core/media/MediaExpansion.h); the render itself for rows
+// without image parts. Serving and prompt-prefix comparisons go through it, as the processor would.
+RenderResult renderForModel(const ChatTemplate& tpl, const std::vector<Message>& messages, const RenderOptions& ro);
+
 // Replies of a template without {% generation %}: each assistant message's content (from a think
 // block the template writes before it, Qwen3's last turn) through its closing token, the same way
 // in every turn (TokenInfo::inGeneration). The closing token is the first special token after the

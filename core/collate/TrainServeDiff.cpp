@@ -45,7 +45,7 @@ Encoding servingContext(const DatasetPipeline& p, const Conversation& c, int m) 
   if (ro.tools.is_null() && !c.tools.is_null()) ro.tools = c.tools; // as ConversationEncoder::encode
   if (ro.extra.is_null() && !c.extraVariables.is_null()) ro.extra = c.extraVariables;
   const std::vector<Message> before(c.messages.begin(), c.messages.begin() + m);
-  return p.tokenizer().encode(p.chatTemplate().render(before, ro).text);
+  return p.tokenizer().encode(renderForModel(p.chatTemplate(), before, ro).text);
 }
 
 // The leading run of special tokens (BOS and what the template opens with before any text).

@@ -23,6 +23,8 @@ const char* positionKindName(PositionKind k) {
     return "think";
   case PositionKind::ToolCall:
     return "tool_call";
+  case PositionKind::Image:
+    return "image";
   case PositionKind::Unknown:
     break;
   }

@@ -32,6 +32,8 @@ struct IntGrid {
 // What a position is, for display and for role-aware lint rules. Think: the reasoning span
 // (<think>...</think>) inside an assistant reply, so it can be shown, graded or masked on its own.
 // Tool: what a tool returned (a "tool"/"ipython" message); ToolCall: a call the assistant makes.
+// Image: an image block the processor expanded (markers and image tokens; core/media), never graded
+// by a correct collator.
 // New kinds are appended: the numbering is in dumps and reports.
 enum class PositionKind : uint8_t {
   Unknown,
@@ -43,7 +45,8 @@ enum class PositionKind : uint8_t {
   Padding,
   Separator,
   Think,
-  ToolCall
+  ToolCall,
+  Image
 };
 const char* positionKindName(PositionKind k);
 

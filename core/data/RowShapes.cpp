@@ -1,6 +1,7 @@
 // The four dataset row shapes (docs/cli.md, Datasets), mapped to one Conversation:
 // messages (no_robots), prompt/completion (TRL: strings or message lists), ShareGPT, Alpaca.
 #include "core/data/RowShapes.h"
+#include "core/data/ContentParts.h"
 #include "core/util/Error.h"
 
 namespace maskscope {
@@ -9,12 +10,23 @@ namespace {
 
 using json = OrderedJson;
 
-std::string contentText(const json& content, const std::string& where) {
+// The text of a content; a list's text parts joined. Image parts (ContentParts.h) are checked for
+// their size and counted in *images; where images is null (ShareGPT values) they are refused.
+std::string contentText(const json& content, const std::string& where, int* images = nullptr) {
   if (content.is_string()) return content.get<std::string>();
   if (content.is_null()) return {};
   if (content.is_array()) { // multimodal form: [{"type": "text", "text": ...}, ...]
     std::string text;
-    for (const auto& part : content) {
+    for (size_t i = 0; i < content.size(); ++i) {
+      const json& part = content[i];
+      const std::string at = where + ".content[" + std::to_string(i) + "]";
+      if (isVideoPart(part)) throw Error(at + ": video parts are not supported yet (images are)");
+      if (isImagePart(part)) {
+        if (!images) throw Error(at + ": image parts are read in \"messages\" rows only");
+        imagePartOf(part, at);
+        ++*images;
+        continue;
+      }
       if (part.is_object() && part.contains("text") && part["text"].is_string())
         text += part["text"].get<std::string>();
       else if (part.is_string())
@@ -30,6 +42,7 @@ std::string contentText(const json& content, const std::string& where) {
 std::vector<Message> messagesFrom(const json& list, const char* field) {
   if (!list.is_array()) throw Error(std::string("\"") + field + "\" is not a list");
   std::vector<Message> out;
+  int rowImages = 0;
   for (size_t i = 0; i < list.size(); ++i) {
     const json& m = list[i];
     std::string where = std::string(field) + "[" + std::to_string(i) + "]";
@@ -40,8 +53,10 @@ std::vector<Message> messagesFrom(const json& list, const char* field) {
     msg.role = m["role"].get<std::string>();
     if (msg.role.empty()) throw Error(where + ": role is empty");
     if (!m.contains("content") && !m.contains("tool_calls")) throw Error(where + " has no \"content\"");
-    msg.content = m.contains("content") ? contentText(m["content"], where) : std::string();
+    int images = 0;
+    msg.content = m.contains("content") ? contentText(m["content"], where, &images) : std::string();
     json extra = json::object();
+    rowImages += images;
     // A null or absent content (an assistant turn that only calls tools) reaches the template as
     // None, as a datasets row does: templates test `message.content is none` or `if message.content`.
     if (!m.contains("content") || m["content"].is_null()) extra["content"] = nullptr;
@@ -50,6 +65,15 @@ std::vector<Message> messagesFrom(const json& list, const char* field) {
     if (!extra.empty()) msg.extra = std::move(extra);
     out.push_back(std::move(msg));
   }
+  // In a row with images every list content reaches the template as the list of parts, as
+  // transformers passes it (the template writes each image's placeholder; LLaVA's reads every
+  // message as a list); a text-only row's lists stay joined into strings.
+  if (rowImages > 0)
+    for (size_t i = 0; i < list.size(); ++i)
+      if (list[i].contains("content") && list[i]["content"].is_array()) {
+        if (!out[i].extra.is_object()) out[i].extra = json::object();
+        out[i].extra["content"] = list[i]["content"];
+      }
   return out;
 }
 

@@ -31,6 +31,15 @@ struct TokenInfo {
   bool inGeneration = false; // inside a {% generation %} span (or the assistant reply when no markers)
   bool think = false;        // inside a <think>...</think> span of an assistant message (tags included)
   bool toolCall = false;     // inside a tool call the assistant message makes (core/collate/ToolCallSpans.h)
+  bool image = false;        // inside an image block the processor expanded (core/media/MediaExpansion.h)
+};
+
+// One image placeholder as the processor expanded it (core/media/MediaExpansion.h).
+struct ImageSpan {
+  int image = -1;             // index among the row's image parts; -1: a placeholder with no image left
+  int messageIndex = -1;      // the message of that image part
+  ByteSpan block;             // in the text: start marker, image tokens, end marker (what the family has)
+  int64_t expectedTokens = 0; // image tokens the image's size gives (0 for a placeholder with no image)
 };
 
 struct TokenizedConversation {
@@ -39,6 +48,9 @@ struct TokenizedConversation {
   std::vector<MessageSpan> messages;
   std::optional<std::vector<ByteSpan>> generationSpans; // from {% generation %}; nullopt when none
   long rowIndex = -1;
+  std::vector<ImageSpan> images; // one per image placeholder in the text (empty without image parts)
+  int imageParts = 0;            // image parts of the row's messages
+  std::string visionProcessor;   // the family that expanded them ("qwen2-vl", ...), empty when none
   // Index of the first completion token for prompt/completion rows, -1 otherwise.
   int completionStart = -1;
 };

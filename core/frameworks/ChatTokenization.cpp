@@ -42,6 +42,7 @@ TokenizedText applyChatTemplateTokens(const Tokenizer& tokenizer, const ChatTemp
     out.inputIds.push_back(t.id);
     PositionMeta m;
     m.kind = t.messageIndex < 0 ? PositionKind::Template
+             : t.image          ? PositionKind::Image
              : t.think          ? PositionKind::Think
              : t.toolCall       ? PositionKind::ToolCall
                                 : kindOfRoleName(t.role);

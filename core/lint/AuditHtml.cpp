@@ -37,8 +37,8 @@ std::string histogramSvg(const std::string& title, const std::vector<std::string
 namespace {
 
 const char* kindClass(uint8_t k) {
-  static const char* names[] = {"unknown",  "system", "user",      "assistant", "tool",
-                                "template", "pad",    "separator", "think",     "tool_call"};
+  static const char* names[] = {"unknown", "system",    "user",  "assistant", "tool", "template",
+                                "pad",     "separator", "think", "tool_call", "image"};
   static_assert(std::size(names) == kPositionKinds);
   return k < kPositionKinds ? names[k] : "unknown";
 }

@@ -85,8 +85,8 @@ void writeTop(std::ostream& os, const LintReport& report, const AuditSettings& s
 }
 
 void writeRoles(std::ostream& os, const LintSummary& s, const AuditKindCounts& k) {
-  static const char* names[] = {"unknown",  "system",  "user",      "assistant", "tool",
-                                "template", "padding", "separator", "think",     "tool_call"};
+  static const char* names[] = {"unknown", "system",    "user",  "assistant", "tool", "template",
+                                "padding", "separator", "think", "tool_call", "image"};
   static_assert(std::size(names) == kPositionKinds);
   os << "<h2>Trained tokens by role</h2>\n<table id=\"roles\"><tr><th>role</th><th>tokens</th><th>trained</th>"
         "<th>trained share</th></tr>\n";

@@ -34,7 +34,7 @@ struct AuditRow {
 };
 constexpr int64_t kAuditMaxPositions = 4096;
 constexpr int kAuditRowsPerRule = 3;
-constexpr int kPositionKinds = 10; // PositionKind values
+constexpr int kPositionKinds = 11; // PositionKind values
 
 // Positions by what the template made of them (PositionKind): all, and graded (gradedAt).
 struct AuditKindCounts {

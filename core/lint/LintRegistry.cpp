@@ -10,7 +10,7 @@ const std::vector<LintRule>& lintRules() {
     std::vector<LintRule> all;
     for (Family family :
          {&shapeRules, &contentRules, &paddingRules, &labelRules, &packingRules, &attentionRules, &positionRules,
-          &roleRules, &templateRules, &toolRules, &preferenceRules, &frameworkRules, &axolotlRules})
+          &roleRules, &templateRules, &toolRules, &imageRules, &preferenceRules, &frameworkRules, &axolotlRules})
       for (const LintRule& r : family()) all.push_back(r);
     return all;
   }();

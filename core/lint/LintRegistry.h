@@ -34,7 +34,8 @@ const std::vector<LintRule>& attentionRules(); // per attention implementation (
 const std::vector<LintRule>& positionRules();
 const std::vector<LintRule>& roleRules();
 const std::vector<LintRule>& templateRules();
-const std::vector<LintRule>& toolRules(); // tool calls and tool outputs
+const std::vector<LintRule>& toolRules();  // tool calls and tool outputs
+const std::vector<LintRule>& imageRules(); // image placeholder tokens (core/media)
 const std::vector<LintRule>& preferenceRules();
 const std::vector<LintRule>& frameworkRules(); // core/frameworks batches (Batch::framework)
 const std::vector<LintRule>& axolotlRules();   // Axolotl batches (Batch::framework)

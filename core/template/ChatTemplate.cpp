@@ -25,13 +25,14 @@ std::map<std::string, std::string> familyDefaults(const std::string& name) {
   if (base == "chatml")
     return {{"bos_token", "<s>"}, {"eos_token", "<|im_end|>"}, {"pad_token", "<pad>"}, {"unk_token", "<unk>"}};
   if (base == "llama3") return {{"bos_token", "<|begin_of_text|>"}, {"eos_token", "<|eot_id|>"}};
-  if (base == "gemma")
+  if (base == "gemma" || base == "gemma3-vision")
     return {{"bos_token", "<bos>"}, {"eos_token", "<eos>"}, {"pad_token", "<pad>"}, {"unk_token", "<unk>"}};
   if (base == "phi3")
     return {
         {"bos_token", "<s>"}, {"eos_token", "<|endoftext|>"}, {"pad_token", "<|endoftext|>"}, {"unk_token", "<unk>"}};
-  if (base == "qwen2.5" || base == "qwen3") return {{"eos_token", "<|im_end|>"}, {"pad_token", "<|endoftext|>"}};
-  // llama2, mistral, mistral-v0.3, zephyr: SentencePiece Llama vocabulary
+  if (base == "qwen2.5" || base == "qwen3" || base == "qwen2-vl")
+    return {{"eos_token", "<|im_end|>"}, {"pad_token", "<|endoftext|>"}};
+  // llama2, mistral, mistral-v0.3, zephyr, llava: SentencePiece Llama vocabulary
   return {{"bos_token", "<s>"}, {"eos_token", "</s>"}, {"unk_token", "<unk>"}};
 }
 

@@ -631,6 +631,42 @@ std::vector<RuleCase> ruleCases() {
   add("tool-response-orphan fires (an id no call made)", "tool-response-orphan", true,
       tools("orphan.jsonl", "qwen2.5"));
   add("tool-response-orphan quiet", "tool-response-orphan", false, tools("calls.jsonl", "qwen2.5"));
+  // Image rules (tests/data/lint/images): one 448x448 image through the vision built-ins; the real
+  // Qwen3 tokenizer holds Qwen2-VL's image tokens (<|image_pad|> is one token), the demo one does not.
+  auto images = [](const char* file, const char* templ, const char* collator, bool qwenTokenizer) {
+    return [file, templ, collator, qwenTokenizer] {
+      DatasetLintOptions o;
+      if (qwenTokenizer) o.pipeline.tokenizerSpec = std::string(MASKSCOPE_TOKENIZER_CACHE) + "/qwen3";
+      o.pipeline.templateSpec = templ;
+      o.pipeline.collatorSpec = collator;
+      return lintDataset(kData + "images/" + file, o);
+    };
+  };
+  add("image-tokens-graded fires (hf-lm copies input_ids)", "image-tokens-graded", true,
+      images("qwen-one-image.jsonl", "qwen2-vl", "hf-lm", false));
+  add("image-tokens-graded quiet (default preset)", "image-tokens-graded", false,
+      images("qwen-one-image.jsonl", "qwen2-vl", "default", false));
+  add("image-token-count-mismatch fires (a placeholder typed into the text)", "image-token-count-mismatch", true,
+      images("placeholder-in-text.jsonl", "qwen2-vl", "default", true));
+  add("image-token-count-mismatch fires (the demo tokenizer splits <|image_pad|>)", "image-token-count-mismatch", true,
+      images("qwen-one-image.jsonl", "qwen2-vl", "default", false));
+  add("image-token-count-mismatch quiet (Qwen3 tokenizer, 256 pads)", "image-token-count-mismatch", false,
+      images("qwen-one-image.jsonl", "qwen2-vl", "default", true));
+  add("image-tokens-truncated fires (max_length=60 keep_start)", "image-tokens-truncated", true,
+      images("qwen-one-image.jsonl", "qwen2-vl", "default,max_length=60,truncation=keep_start", true));
+  add("image-tokens-truncated fires (max_length=60 keep_end)", "image-tokens-truncated", true,
+      images("qwen-one-image.jsonl", "qwen2-vl", "default,max_length=60,truncation=keep_end", true));
+  add("image-tokens-truncated quiet (no truncation)", "image-tokens-truncated", false,
+      images("qwen-one-image.jsonl", "qwen2-vl", "default", true));
+  add("image-without-placeholder fires (Gemma 3 skips image_url parts)", "image-without-placeholder", true,
+      images("image-url.jsonl", "gemma3-vision", "default", false));
+  // serving and the prompt prefix see the processor's expansion too (ConversationEncoder renderForModel)
+  add("train-serve-mismatch quiet (an image row)", "train-serve-mismatch", false,
+      images("qwen-one-image.jsonl", "qwen2-vl", "default", true));
+  add("template-not-prefix-preserving quiet (an image row)", "template-not-prefix-preserving", false,
+      images("qwen-one-image.jsonl", "qwen2-vl", "default", true));
+  add("image-without-placeholder quiet (type image)", "image-without-placeholder", false,
+      images("image-type.jsonl", "gemma3-vision", "default", false));
   add("unclosed-think fires (Qwen3 template)", "unclosed-think", true, content("unclosed-think.jsonl", qwen3));
   add("unclosed-think quiet (reasoning closed)", "unclosed-think", false, content("near-miss.jsonl", qwen3));
   add("duplicate-row fires (spaces differ)", "duplicate-row", true, content("duplicates.jsonl"));

@@ -16,7 +16,7 @@ RULES = {
 }
 # Arrows inside core: core/frameworks sits above collate, template, tokenizer, mask and data (it
 # reproduces trainers' batches with them) and below lint and commands, which judge and print them.
-CORE_BELOW_FRAMEWORKS = ['util', 'resources', 'data', 'tokenizer', 'template', 'collate', 'mask', 'batchio', 'table']
+CORE_BELOW_FRAMEWORKS = ['util', 'resources', 'data', 'media', 'tokenizer', 'template', 'collate', 'mask', 'batchio', 'table']
 
 
 def main():

@@ -33,8 +33,8 @@ QString row(const QString& cue, const QString& meaning) {
 QString HelpDialog::legendHtml() {
   QString html = tr("<h3>Token strip: role bands</h3><table cellspacing=4>");
   for (PositionKind k : {PositionKind::System, PositionKind::User, PositionKind::Assistant, PositionKind::Think,
-                         PositionKind::ToolCall, PositionKind::Tool, PositionKind::Template, PositionKind::Padding,
-                         PositionKind::Separator, PositionKind::Unknown})
+                         PositionKind::ToolCall, PositionKind::Tool, PositionKind::Image, PositionKind::Template,
+                         PositionKind::Padding, PositionKind::Separator, PositionKind::Unknown})
     html += row(swatch(palette::roleColour(k)), QString::fromLatin1(positionKindName(k)));
   html += tr("</table><h3>Labels</h3><table cellspacing=4>");
   html += row(swatch(palette::graded()) + QStringLiteral(" \u2713 L"),

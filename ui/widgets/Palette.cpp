@@ -101,6 +101,8 @@ QColor roleColour(PositionKind kind) {
     return QColor(0xe7, 0xba, 0x52); // amber: reasoning inside a reply
   case PositionKind::ToolCall:
     return QColor(0x1b, 0x9e, 0x77); // teal: a call the reply makes
+  case PositionKind::Image:
+    return QColor(0x8e, 0x6c, 0xc8); // violet: image tokens the processor expanded
   case PositionKind::Unknown:
     break;
   }

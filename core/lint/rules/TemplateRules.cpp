@@ -256,7 +256,7 @@ void runPrefixChecks(const ConversationEncoder& enc, const RenderOptions& render
   std::vector<Message> prompt(conv.messages.begin(), conv.messages.begin() + last);
   RenderResult rr;
   try {
-    rr = enc.chatTemplate().render(prompt, ro);
+    rr = renderForModel(enc.chatTemplate(), prompt, ro);
   } catch (const std::exception&) {
     return; // the template refuses this prompt alone; the full render was fine
   }
