@@ -12,6 +12,7 @@
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/grid/AttentionGridCanvas.h"
 #include "ui/views/grid/AttentionView.h"
+#include "ui/views/grid/GridRenderer.h"
 #include "ui/views/lint/LintView.h"
 #include "ui/views/softmax/SoftmaxView.h"
 #include "ui/views/strip/TokenStripView.h"
@@ -459,6 +460,39 @@ private Q_SLOTS:
     // The middle of the plot holds cells only, unless boundaries cross it (dashes in the text colour).
     const int dashes = countNear(img.copy(300, 200, 400, 300), g.palette().text().color(), 40);
     QVERIFY2(drawn ? dashes > 200 : dashes == 0, qPrintable(QString::number(dashes)));
+  }
+
+  // Zoomed out past 4 keys a pixel, a pixel is the mean colour of every key of its column (counted
+  // run by run), not of 4 sampled keys: 400 examples of 5 tokens, 20 keys a pixel, one query a row.
+  void downsampledPixelsCountEveryKey() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("packed.json"));
+    writePackedDump(path, 400, 5);
+    Session s;
+    QVERIFY(s.openBatchDump(path));
+    AttentionGridCanvas g(&s);
+    const GridSource& src = g.gridSource();
+    QCOMPARE(src.size(), int64_t(2000));
+    const QImage img = renderGridRegion(src, QRect(0, 0, 2000, 2000), QSize(100, 2000));
+    int checked = 0;
+    for (int y = 3; y < 2000; y += 37)
+      for (int x = 0; x < 100; ++x) {
+        int64_t sum[3] = {0, 0, 0};
+        for (int k = 20 * x; k < 20 * x + 20; ++k) {
+          const CellClass c = src.classify(y, k);
+          const QColor stripe = palette::cellClassStripe(c);
+          const QColor col = (x + y) % 6 < 2 && stripe.isValid() ? stripe : palette::cellClassColour(c);
+          sum[0] += col.red();
+          sum[1] += col.green();
+          sum[2] += col.blue();
+        }
+        const QRgb got = img.pixel(x, y);
+        QVERIFY2(std::abs(qRed(got) - int(sum[0] / 20)) <= 1 && std::abs(qGreen(got) - int(sum[1] / 20)) <= 1 &&
+                     std::abs(qBlue(got) - int(sum[2] / 20)) <= 1,
+                 qPrintable(QStringLiteral("pixel %1,%2").arg(x).arg(y)));
+        ++checked;
+      }
+    QVERIFY(checked > 5000);
   }
 
   // The strip measures each distinct token text once and each footer shape once: every chip is as
