@@ -13,6 +13,7 @@
 #include <QScatterSeries>
 #include <QTextStream>
 #include <QWidget>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -55,6 +56,19 @@ QChartView* chartOf(const std::map<QString, std::vector<Point>>& byCommand, cons
   y->setTitleText(QStringLiteral("CPU seconds"));
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
+  // Every series' points inside the axes (Qt Charts fits a log axis to the first series only).
+  double x0 = 1e300, x1 = 0, y0 = 1e300, y1 = 0;
+  for (const auto& [command, pts] : byCommand)
+    for (const Point& p : pts) {
+      x0 = std::min(x0, p.size);
+      x1 = std::max(x1, p.size);
+      y0 = std::min(y0, std::max(p.cpu, 0.01));
+      y1 = std::max(y1, std::max(p.cpu, 0.01));
+    }
+  if (x1 > 0) {
+    x->setRange(x0 / 1.3, x1 * 1.3);
+    y->setRange(std::pow(10.0, std::floor(std::log10(y0))), std::pow(10.0, std::ceil(std::log10(y1))));
+  }
   for (const auto& [command, pts] : byCommand) {
     auto* line = new QLineSeries;
     line->setName(QStringLiteral("%1 (slope %2)").arg(command).arg(slopeOf(pts), 0, 'f', 2));

@@ -35,7 +35,7 @@ measure() { # command name, series, size, argv...: one line of results.tsv (exit
     echo "$name at $size failed (exit $rc): $(tail -c 300 "$work/err")" >&2
     return
   fi
-  read -r wall user sys kb < "$work/time"
+  read -r wall user sys kb < <(tail -n 1 "$work/time") # the last line: a failed command adds one before it
   local cpu
   cpu=$(/usr/bin/python3 -c "print(f'{$user + $sys:.2f}')")
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$series" "$size" "$wall" "$cpu" "$((kb / 1024))" >> "$results"

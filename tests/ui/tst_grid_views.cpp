@@ -2,25 +2,32 @@
 // each other get their own cell classes (model, tooltip, legend, pixels); boundaries of packed
 // examples; the window box draws a sliding band without a model (grid and softmax view); the grid
 // fills its area; compare tints differing cells; the lint panel is never stale
-// after a collator change or another file; a row's template error is shown in the centre.
+// after a collator change or another file; a row's template error is shown in the centre; a long
+// packed row keeps its cells visible and its strip's chips measured as each token and footer is.
 #include "core/lint/Lint.h"
 #include "core/mask/AttentionGrid.h"
+#include "core/util/Utf8.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/Session.h"
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/grid/AttentionGridCanvas.h"
 #include "ui/views/grid/AttentionView.h"
+#include "ui/views/grid/GridRenderer.h"
 #include "ui/views/lint/LintView.h"
 #include "ui/views/softmax/SoftmaxView.h"
+#include "ui/views/strip/TokenStripView.h"
 #include "ui/widgets/Palette.h"
 
 #include <QLabel>
 #include <QListWidget>
 #include <QPainter>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
+#include <fstream>
 
 using namespace maskscope;
 
@@ -70,6 +77,22 @@ std::vector<std::string> findingKeys(const LintReport& r) {
   std::vector<std::string> out;
   for (const Finding& f : r.findings) out.push_back(f.rule + ":" + f.message);
   return out;
+}
+
+// A padding-free dump of one row: `examples` examples of `each` tokens, position_ids restarting at
+// 0 per example (TRL padding_free's layout), the second half of each example graded.
+void writePackedDump(const QString& path, int examples, int each) {
+  std::ofstream out(path.toStdString(), std::ios::binary);
+  std::string ids, labels, pos;
+  for (int e = 0; e < examples; ++e)
+    for (int t = 0; t < each; ++t) {
+      const std::string sep = ids.empty() ? "" : ",";
+      const int id = 5 + (e * 37 + t * 11) % 3990;
+      ids += sep + std::to_string(id);
+      labels += sep + std::to_string(t < each / 2 ? -100 : id);
+      pos += sep + std::to_string(t);
+    }
+  out << "{\"input_ids\": [[" << ids << "]], \"labels\": [[" << labels << "]], \"position_ids\": [[" << pos << "]]}";
 }
 
 } // namespace
@@ -409,6 +432,98 @@ private Q_SLOTS:
     s.setTemplate(dataFile("ui/rejecting_template.jinja"));
     MainWindow late(&s);
     QVERIFY(late.centreErrorText().contains(QStringLiteral("assistant turns are not supported")));
+  }
+
+  // Example boundaries are drawn while they are at least 8 px apart; 400 examples in a 2,000-token
+  // row would cover the cells with dashes, so none are drawn and the caption says to zoom in.
+  void denseBoundariesLeaveTheCellsVisible_data() {
+    QTest::addColumn<int>("examples");
+    QTest::addColumn<bool>("drawn");
+    QTest::newRow("4 examples of 500: dashed") << 4 << true;
+    QTest::newRow("400 examples of 5: too dense to draw") << 400 << false;
+  }
+  void denseBoundariesLeaveTheCellsVisible() {
+    QFETCH(int, examples);
+    QFETCH(bool, drawn);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("packed.json"));
+    writePackedDump(path, examples, 2000 / examples);
+    Session s;
+    QVERIFY(s.openBatchDump(path));
+    AttentionGridCanvas g(&s);
+    g.resize(900, 600);
+    QCOMPARE(g.exampleCount(), int64_t(examples));
+    QImage img(900, 600, QImage::Format_RGB32);
+    QPainter p(&img);
+    g.render(p, img.rect());
+    p.end();
+    // The middle of the plot holds cells only, unless boundaries cross it (dashes in the text colour).
+    const int dashes = countNear(img.copy(300, 200, 400, 300), g.palette().text().color(), 40);
+    QVERIFY2(drawn ? dashes > 200 : dashes == 0, qPrintable(QString::number(dashes)));
+  }
+
+  // Zoomed out past 4 keys a pixel, a pixel is the mean colour of every key of its column (counted
+  // run by run), not of 4 sampled keys: 400 examples of 5 tokens, 20 keys a pixel, one query a row.
+  void downsampledPixelsCountEveryKey() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("packed.json"));
+    writePackedDump(path, 400, 5);
+    Session s;
+    QVERIFY(s.openBatchDump(path));
+    AttentionGridCanvas g(&s);
+    const GridSource& src = g.gridSource();
+    QCOMPARE(src.size(), int64_t(2000));
+    const QImage img = renderGridRegion(src, QRect(0, 0, 2000, 2000), QSize(100, 2000));
+    int checked = 0;
+    for (int y = 3; y < 2000; y += 37)
+      for (int x = 0; x < 100; ++x) {
+        int64_t sum[3] = {0, 0, 0};
+        for (int k = 20 * x; k < 20 * x + 20; ++k) {
+          const CellClass c = src.classify(y, k);
+          const QColor stripe = palette::cellClassStripe(c);
+          const QColor col = (x + y) % 6 < 2 && stripe.isValid() ? stripe : palette::cellClassColour(c);
+          sum[0] += col.red();
+          sum[1] += col.green();
+          sum[2] += col.blue();
+        }
+        const QRgb got = img.pixel(x, y);
+        QVERIFY2(std::abs(qRed(got) - int(sum[0] / 20)) <= 1 && std::abs(qGreen(got) - int(sum[1] / 20)) <= 1 &&
+                     std::abs(qBlue(got) - int(sum[2] / 20)) <= 1,
+                 qPrintable(QStringLiteral("pixel %1,%2").arg(x).arg(y)));
+        ++checked;
+      }
+    QVERIFY(checked > 5000);
+  }
+
+  // The strip measures each distinct token text once and each footer shape once: every chip is as
+  // wide as its own token and footer ("index p<position id>") measured one by one.
+  void stripChipsAreMeasuredAsTheirText() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("packed.json"));
+    writePackedDump(path, 3, 1200); // indices and position ids of 1 to 4 digits
+    Session s;
+    QVERIFY(s.openBatchDump(path));
+    TokenStripView strip(&s);
+    strip.resize(900, 400);
+    const Batch& b = s.batch();
+    QCOMPARE(strip.positionCount(), int(b.length()));
+    QFont small = strip.font();
+    small.setPointSizeF(small.pointSizeF() * 0.8);
+    QFont bold = strip.font();
+    bold.setBold(true);
+    const QFontMetrics fm(strip.font()), bm(bold), sm(small);
+    const int minW = std::max(sm.horizontalAdvance(QStringLiteral("-100 A1")), 28);
+    for (int t = 0; t < strip.positionCount(); t += 7) {
+      const QString footer = QStringLiteral("%1 p%2").arg(t).arg(b.positionIds.at(0, t));
+      const QString text =
+          QString::fromStdString(utf8::visibleWhitespace(s.tokenText(b.inputIds.at(0, t)).toStdString()));
+      const bool special = !b.meta.empty() && b.meta[0][size_t(t)].special; // bold, after a diamond
+      const int textW =
+          special ? bm.horizontalAdvance(QStringLiteral("\u25c6") + text) + 2 : fm.horizontalAdvance(text);
+      const int expected = std::min(std::max({textW, minW, sm.horizontalAdvance(footer) + 6}) + 12, 240);
+      strip.verticalScrollBar()->setValue(0);
+      QCOMPARE(strip.chipRect(t).width(), expected);
+    }
   }
 
   void openingAnotherFileClearsTheStatusMessage() {

@@ -20,7 +20,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSettings>
-#include <QTableWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <filesystem>
@@ -87,7 +87,7 @@ private Q_SLOTS:
         f.hideWhitespace = whitespace;
         const size_t expected = coreRows(s, f).size();
         QTRY_COMPARE(v.rows().size(), expected);
-        QCOMPARE(v.table()->rowCount(), int(expected));
+        QCOMPARE(v.table()->model()->rowCount(), int(expected));
         counts.insert(expected);
       }
     QVERIFY2(int(counts.size()) >= distinct, "the filters should change the row count");
@@ -102,23 +102,24 @@ private Q_SLOTS:
     PositionTableView v(&s);
     v.hideSystemBox()->setChecked(true);
     v.hideWhitespaceBox()->setChecked(true);
-    QTRY_COMPARE(v.table()->rowCount(), 12);
+    QTRY_COMPARE(v.table()->model()->rowCount(), 12);
     const PositionTableCounts c = countTable(v.rows());
     QCOMPARE(c.ignored, 8);
     QCOMPARE(c.graded, 4);
     QCOMPARE(v.summaryText(), QStringLiteral("12 rows: 4 graded, 8 ignored (-100)"));
     // Row 8 (1-based, the article's numbering): "assistant", ignored; row 12: <|im_end|>, graded.
-    QCOMPARE(v.table()->item(7, 0)->text(), QStringLiteral("8"));
-    QCOMPARE(v.table()->item(7, 2)->text(), QStringLiteral("assistant"));
-    QCOMPARE(v.table()->item(7, 4)->text(), QStringLiteral("-100"));
-    QCOMPARE(v.table()->item(11, 0)->text(), QStringLiteral("12"));
-    QCOMPARE(v.table()->item(11, 2)->text(), QStringLiteral("<|im_end|>"));
+    QCOMPARE(v.table()->model()->index(7, 0).data().toString(), QStringLiteral("8"));
+    QCOMPARE(v.table()->model()->index(7, 2).data().toString(), QStringLiteral("assistant"));
+    QCOMPARE(v.table()->model()->index(7, 4).data().toString(), QStringLiteral("-100"));
+    QCOMPARE(v.table()->model()->index(11, 0).data().toString(), QStringLiteral("12"));
+    QCOMPARE(v.table()->model()->index(11, 2).data().toString(), QStringLiteral("<|im_end|>"));
     QVERIFY(v.rows()[11].graded());
-    QCOMPARE(v.table()->item(11, 4)->text(), QStringLiteral("%1 \u2713").arg(v.rows()[11].id));
+    QCOMPARE(v.table()->model()->index(11, 4).data().toString(), QStringLiteral("%1 \u2713").arg(v.rows()[11].id));
     // Graded rows are visibly distinct: bold and tinted; ignored rows are not.
-    QVERIFY(v.table()->item(11, 2)->font().bold());
-    QVERIFY(!v.table()->item(7, 2)->font().bold());
-    QVERIFY(v.table()->item(11, 2)->background() != v.table()->item(7, 2)->background());
+    QVERIFY(v.table()->model()->index(11, 2).data(Qt::FontRole).value<QFont>().bold());
+    QVERIFY(!v.table()->model()->index(7, 2).data(Qt::FontRole).value<QFont>().bold());
+    QVERIFY(v.table()->model()->index(11, 2).data(Qt::BackgroundRole) !=
+            v.table()->model()->index(7, 2).data(Qt::BackgroundRole));
   }
 
   void copiesTheSelection() {

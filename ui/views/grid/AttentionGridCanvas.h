@@ -110,7 +110,10 @@ private:
   void paintStrips(QPainter& p, const Frame& f) const;   // each key's / query's kind
   void paintOverlays(QPainter& p, const Frame& f) const; // boundaries, selection, focus cell
   void paintScale(QPainter& p, const Frame& f) const;    // probability colour scale
-  void paintCaption(QPainter& p, QRect area) const;
+  void paintCaption(QPainter& p, QRect area, bool boundariesDrawn) const;
+  // The example boundaries in view are at least 8 px apart on average (else they are not drawn:
+  // 1,367 examples of a 128k-token row would cover the cells).
+  bool boundariesDrawn(const Frame& f) const;
   QImage imageFor(QRect visibleCells, QSize plotPixels) const;
 
   Session* session_;

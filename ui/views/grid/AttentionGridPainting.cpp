@@ -61,13 +61,19 @@ void AttentionGridCanvas::render(QPainter& p, QRect area) const {
   paintStrips(p, f);
   paintAxes(p, f);
   paintScale(p, f);
-  paintCaption(p, area);
+  paintCaption(p, area, boundariesDrawn(f));
   p.setPen(palette().text().color());
   p.setBrush(Qt::NoBrush);
   p.drawRect(f.plot.adjusted(0, 0, -1, -1));
 }
 
-void AttentionGridCanvas::paintCaption(QPainter& p, QRect area) const {
+bool AttentionGridCanvas::boundariesDrawn(const Frame& f) const {
+  const auto first = std::lower_bound(segmentStarts_.begin(), segmentStarts_.end(), int64_t(f.cx0));
+  const auto last = std::lower_bound(first, segmentStarts_.end(), int64_t(f.cx1));
+  return double(last - first) * 8.0 <= double(f.plot.width());
+}
+
+void AttentionGridCanvas::paintCaption(QPainter& p, QRect area, bool boundariesDrawn) const {
   const int64_t n = source_.size();
   QFont caption = font();
   caption.setPixelSize(scaled(12));
@@ -79,7 +85,9 @@ void AttentionGridCanvas::paintCaption(QPainter& p, QRect area) const {
                  .arg(n)
                  .arg(n)
                  .arg(layerText_.isEmpty() ? QString() : QStringLiteral("   ") + layerText_)
-                 .arg(examples > 1 ? tr("   %1 packed examples (dashed)").arg(examples) : QString())
+                 .arg(examples <= 1     ? QString()
+                      : boundariesDrawn ? tr("   %1 packed examples (dashed)").arg(examples)
+                                        : tr("   %1 packed examples (zoom in to see their boundaries)").arg(examples))
                  .arg(probs_.empty() ? QString() : QStringLiteral("   ") + probsLabel_));
   if (!startView_.isEmpty() && view_ == startView_) {
     const int64_t pads = int64_t(std::count(source_.padding.begin(), source_.padding.end(), uint8_t(1)));
@@ -149,8 +157,8 @@ void AttentionGridCanvas::paintGlyphs(QPainter& p, const Frame& f) const {
 void AttentionGridCanvas::paintOverlays(QPainter& p, const Frame& f) const {
   const QRect g = f.plot;
   const int64_t n = source_.size();
-  // Packed rows: the example boundaries, in both directions.
-  if (!segmentStarts_.empty()) {
+  // Packed rows: the example boundaries, in both directions (not where they would cover the cells).
+  if (!segmentStarts_.empty() && boundariesDrawn(f)) {
     QPen pen(palette().text().color());
     pen.setWidth(2);
     pen.setStyle(Qt::DashLine);

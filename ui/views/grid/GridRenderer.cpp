@@ -1,4 +1,5 @@
-// Grid rendering: sampled averaging per output pixel, colours from the palette.
+// Grid rendering: colours from the palette; a downsampled region (more than 4 keys per pixel) is
+// counted exactly along the keys, run by run, else averaged over up to 4 x 4 sampled cells.
 #include "ui/views/grid/GridRenderer.h"
 #include "ui/widgets/Palette.h"
 
@@ -30,6 +31,73 @@ QRgb cellRgb(const GridSource& src, int64_t q, int64_t k, bool stripe, const QRg
   return rgb;
 }
 
+// First position after k whose per-position facts (mask segment, padding, example) differ from
+// k's: within [k, runEnd[k]) a query's cell class changes only at the causal and window edges.
+std::vector<int64_t> runEnds(const GridSource& src) {
+  const int64_t n = src.size();
+  std::vector<int64_t> end(size_t(n), n);
+  auto same = [&](int64_t a, int64_t b) {
+    return src.maskSegments[size_t(a)] == src.maskSegments[size_t(b)] &&
+           (src.padding.empty() || src.padding[size_t(a)] == src.padding[size_t(b)]) &&
+           (src.example.empty() || src.example[size_t(a)] == src.example[size_t(b)]);
+  };
+  for (int64_t k = n - 2; k >= 0; --k) end[size_t(k)] = same(k, k + 1) ? end[size_t(k + 1)] : k + 1;
+  return end;
+}
+
+// Exact counts along the keys: every key of every output column, run by run (runEnds), for up to
+// 4 sampled queries per output row; a pixel is its cells' mean colour. Without probabilities, a
+// 4-D mask or a compared grid (those are read cell by cell). O(sampled queries x (columns + runs)).
+void renderCounted(const GridSource& src, QRect cells, QImage& img, const QRgb* classes, const QRgb* stripes) {
+  const std::vector<int64_t> runEnd = runEnds(src);
+  const int w = img.width(), h = img.height();
+  std::vector<int64_t> colB(size_t(w) + 1);
+  for (int x = 0; x <= w; ++x) colB[size_t(x)] = cells.left() + int64_t(cells.width()) * x / w;
+  std::vector<int64_t> counts(size_t(w) * kCellClassCount);
+  std::vector<int64_t> rgb(size_t(w) * 3);
+  std::vector<int64_t> cellsPerPixel(static_cast<size_t>(w));
+  for (int y = 0; y < h; ++y) {
+    const int64_t b = cells.top() + int64_t(cells.height()) * y / h;
+    const int64_t e = std::max(b + 1, cells.top() + int64_t(cells.height()) * (y + 1) / h);
+    int64_t qs[4];
+    const int nq = samples(b, e, qs);
+    auto* line = reinterpret_cast<QRgb*>(img.scanLine(y));
+    std::fill(rgb.begin(), rgb.end(), 0);
+    std::fill(cellsPerPixel.begin(), cellsPerPixel.end(), 0);
+    for (int i = 0; i < nq; ++i) {
+      const int64_t q = qs[i];
+      std::fill(counts.begin(), counts.end(), 0);
+      for (int x = 0; x < w; ++x) {
+        for (int64_t k = colB[size_t(x)], end = std::max(colB[size_t(x)] + 1, colB[size_t(x) + 1]); k < end;) {
+          int64_t stop = std::min(end, runEnd[size_t(k)]);
+          if (k <= q) stop = std::min(stop, q + 1);                                             // the causal edge
+          if (src.window > 0 && q - k >= src.window) stop = std::min(stop, q - src.window + 1); // the window edge
+          counts[size_t(x) * kCellClassCount + size_t(src.classify(q, k))] += stop - k;
+          k = stop;
+        }
+      }
+      const bool greyed = src.unreadPadQuery(q);
+      for (int x = 0; x < w; ++x) {
+        const bool stripe = (x + y) % 6 < 2;
+        for (int c = 0; c < kCellClassCount; ++c) {
+          const int64_t m = counts[size_t(x) * kCellClassCount + size_t(c)];
+          if (m == 0) continue;
+          QRgb col = stripe && qAlpha(stripes[c]) != 0 ? stripes[c] : classes[c];
+          if (greyed) col = palette::greyedForPadQuery(QColor(col)).rgb();
+          rgb[size_t(x) * 3] += m * qRed(col);
+          rgb[size_t(x) * 3 + 1] += m * qGreen(col);
+          rgb[size_t(x) * 3 + 2] += m * qBlue(col);
+          cellsPerPixel[size_t(x)] += m;
+        }
+      }
+    }
+    for (int x = 0; x < w; ++x) {
+      const int64_t m = std::max<int64_t>(1, cellsPerPixel[size_t(x)]);
+      line[x] = qRgb(int(rgb[size_t(x) * 3] / m), int(rgb[size_t(x) * 3 + 1] / m), int(rgb[size_t(x) * 3 + 2] / m));
+    }
+  }
+}
+
 } // namespace
 
 QImage renderGridRegion(const GridSource& src, QRect cells, QSize out) {
@@ -47,6 +115,10 @@ QImage renderGridRegion(const GridSource& src, QRect cells, QSize out) {
   if (checked.probs && int64_t(checked.probs->size()) != n * n) checked.probs = nullptr;
   // Stripes only where an output pixel is a screen pixel (the caller hatches scaled-up cells).
   const bool pixelStripes = out.width() < cells.width() || out.height() < cells.height();
+  if (!checked.probs && !checked.diff && checked.maskCells.empty() && cells.width() > 4 * out.width()) {
+    renderCounted(checked, cells, img, classes, stripes);
+    return img;
+  }
 
   // Sample positions per output column (keys) and row (queries).
   std::vector<int64_t> colS(size_t(out.width()) * 4), rowS(size_t(out.height()) * 4);

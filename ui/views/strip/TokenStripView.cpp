@@ -9,6 +9,7 @@
 #include "ui/shell/Session.h"
 #include "ui/widgets/Palette.h"
 
+#include <QHash>
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
@@ -21,6 +22,27 @@ namespace maskscope {
 namespace {
 constexpr int kGap = 4;
 constexpr int kPadX = 6;
+
+int digits(int64_t v) {
+  int n = 1;
+  for (v = v < 0 ? -v : v; v >= 10; v /= 10) ++n;
+  return n;
+}
+
+// The footer "index p<position id>" (or the index alone) up to its digits: the digit counts, the
+// sign and whether a position id is shown. Footers of one shape are equally wide (tabular digits).
+int footerShape(int64_t t, bool havePos, int64_t positionId) {
+  return digits(t) * 1000 + (havePos ? 1 + digits(positionId) * 2 + (positionId < 0 ? 1 : 0) : 0);
+}
+
+// A footer of the shape key (footerShape), its digits zeros.
+QString footerOfShape(int key) {
+  const QString index(key / 1000, QLatin1Char('0'));
+  const int pos = key % 1000;
+  if (pos == 0) return index;
+  const QString id = QString((pos - 1) / 2, QLatin1Char('0'));
+  return index + (((pos - 1) % 2) ? QStringLiteral(" p-") : QStringLiteral(" p")) + id;
+}
 } // namespace
 
 TokenStripView::TokenStripView(Session* session, QWidget* parent) : QAbstractScrollArea(parent), session_(session) {
@@ -61,17 +83,22 @@ bool TokenStripView::differsAt(int t) const { return (differenceAt(t) & DiffAny)
 
 void TokenStripView::rebuild() {
   chips_.clear();
+  measured_ = false;
   const Batch* b = batch();
   if (b && row() >= 0 && row() < b->batchSize()) {
     const int r = row();
     chips_.resize(size_t(b->length()));
     const bool havePos = b->positionIds.sameShape(b->inputIds);
+    QHash<int64_t, QString> texts; // one decoded, whitespace-visible text per distinct id
     for (int64_t t = 0; t < b->length(); ++t) {
-      chips_[size_t(t)].text =
-          QString::fromStdString(utf8::visibleWhitespace(session_->tokenText(b->inputIds.at(r, t)).toStdString()));
-      chips_[size_t(t)].special = size_t(r) < b->meta.size() && b->meta[size_t(r)][size_t(t)].special;
-      chips_[size_t(t)].footer =
-          havePos ? QStringLiteral("%1 p%2").arg(t).arg(b->positionIds.at(r, t)) : QString::number(t);
+      Chip& c = chips_[size_t(t)];
+      const int64_t id = b->inputIds.at(r, t);
+      auto it = texts.find(id);
+      if (it == texts.end())
+        it = texts.insert(id, QString::fromStdString(utf8::visibleWhitespace(session_->tokenText(id).toStdString())));
+      c.text = *it;
+      c.special = size_t(r) < b->meta.size() && b->meta[size_t(r)][size_t(t)].special;
+      c.footerKey = footerShape(t, havePos, havePos ? b->positionIds.at(r, t) : 0);
     }
   }
   selected_ = override_ ? -1 : std::min(session_->selectedPosition(), positionCount() - 1);
@@ -120,9 +147,7 @@ QSize TokenStripView::sizeHint() const {
   return {800, 3 * (g.height + kGap) + kGap + 2 * frameWidth()};
 }
 
-void TokenStripView::relayout() {
-  chip_ = chipGeometry(font());
-  verticalScrollBar()->setSingleStep(chip_.height / 2);
+void TokenStripView::measure() {
   QFontMetrics fm(font());
   QFont bold = font();
   bold.setBold(true);
@@ -131,13 +156,30 @@ void TokenStripView::relayout() {
   small.setPointSizeF(small.pointSizeF() * 0.8);
   QFontMetrics sm(small);
   const int minW = std::max(sm.horizontalAdvance(QStringLiteral("-100 A1")), 28);
+  QHash<int, int> footers;
+  QHash<QString, int> plain, special;
+  for (Chip& c : chips_) {
+    auto f = footers.find(c.footerKey);
+    if (f == footers.end()) f = footers.insert(c.footerKey, sm.horizontalAdvance(footerOfShape(c.footerKey)) + 6);
+    QHash<QString, int>& widths = c.special ? special : plain;
+    auto w = widths.find(c.text);
+    if (w == widths.end())
+      w = widths.insert(c.text, c.special ? bm.horizontalAdvance(QStringLiteral("\u25c6") + c.text) + 2
+                                          : fm.horizontalAdvance(c.text));
+    c.width = std::max({*w, minW, *f});
+  }
+  measuredFont_ = font();
+  measured_ = true;
+}
+
+void TokenStripView::relayout() {
+  chip_ = chipGeometry(font());
+  verticalScrollBar()->setSingleStep(chip_.height / 2);
+  if (!measured_ || measuredFont_ != font()) measure();
   const int width = std::max(200, viewport()->width() - kGap);
   int x = kGap, y = kGap;
   for (Chip& c : chips_) {
-    const int footerW = sm.horizontalAdvance(c.footer) + 6;
-    const int textW =
-        c.special ? bm.horizontalAdvance(QStringLiteral("\u25c6") + c.text) + 2 : fm.horizontalAdvance(c.text);
-    int w = std::min(std::max({textW, minW, footerW}) + 2 * kPadX, 240);
+    const int w = std::min(c.width + 2 * kPadX, 240);
     if (x + w > width && x > kGap) {
       x = kGap;
       y += chip_.height + kGap;

@@ -59,12 +59,16 @@ private:
   static ChipGeometry chipGeometry(const QFont& font);
 
   struct Chip {
-    QString text;
-    QString footer;       // "index  p<position id>"
+    QString text;         // shared with every chip of the same token id
     bool special = false; // painted bold with a ◆, so laid out with that font and prefix
+    int footerKey = 0;    // the footer's shape, "index p<position id>" (FooterShape): its width
+    int width = 0;        // content width for the font measured (before padding and the cap)
     QRect rect;           // content coordinates
   };
   void rebuild();
+  // Measures each chip's width once per font: text widths per distinct token, footer widths per
+  // digit count (the footers' digits are tabular), so 128k chips cost a few hundred shapings.
+  void measure();
   void relayout();
   int hitTest(QPoint viewportPos) const;
 
@@ -80,6 +84,8 @@ private:
   int selected_ = -1;
   int contentHeight_ = 0;
   ChipGeometry chip_;
+  QFont measuredFont_; // the font the chips' widths were measured with
+  bool measured_ = false;
 };
 
 // This view's row in the view registry (ui/shell/ViewRegistry.h), defined in TokenStripViewSpec.cpp.

@@ -3,7 +3,7 @@
 #include "ui/views/table/PositionTableView.h"
 #include "core/table/GradedText.h"
 #include "ui/shell/Session.h"
-#include "ui/widgets/Palette.h"
+#include "ui/views/table/PositionTableModel.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -17,8 +17,9 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPushButton>
-#include <QTableWidget>
+#include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -26,8 +27,6 @@
 namespace maskscope {
 
 namespace {
-enum Column { kRow, kPosition, kToken, kId, kLabel, kAttention, kPositionId, kRole, kColumns };
-
 QString tableText(const std::vector<PositionTableRow>& rows, TableFormat format) {
   std::ostringstream out;
   writePositionTable(out, rows, format);
@@ -81,15 +80,14 @@ PositionTableView::PositionTableView(Session* session, QWidget* parent) : QWidge
   gradedText_->setWordWrap(true);
   gradedText_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   layout->addWidget(gradedText_);
-  table_ = new QTableWidget(this);
-  table_->setColumnCount(kColumns);
-  table_->setHorizontalHeaderLabels(
-      {tr("row"), tr("position"), tr("token"), tr("id"), tr("label"), tr("attention"), tr("position id"), tr("role")});
+  table_ = new QTableView(this);
+  model_ = new PositionTableModel(this);
+  table_->setModel(model_);
   table_->verticalHeader()->hide();
   table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8); // more rows on screen
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table_->horizontalHeader()->setSectionResizeMode(kToken, QHeaderView::Stretch);
+  table_->horizontalHeader()->setSectionResizeMode(PositionTableModel::kToken, QHeaderView::Stretch);
   table_->installEventFilter(this);
   layout->addWidget(table_, 1);
 
@@ -100,7 +98,8 @@ PositionTableView::PositionTableView(Session* session, QWidget* parent) : QWidge
   connect(exportButton, &QPushButton::clicked, this, &PositionTableView::exportWithDialog);
   connect(session_, &Session::batchChanged, this, &PositionTableView::rebuild);
   connect(session_, &Session::positionChanged, this, &PositionTableView::followSelection);
-  connect(table_, &QTableWidget::currentCellChanged, this, [this](int row) {
+  connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
+    const int row = current.row();
     if (!syncing_ && row >= 0 && row < int(rows_.size())) session_->selectPosition(int(rows_[size_t(row)].position));
   });
   rebuild();
@@ -129,6 +128,8 @@ QString PositionTableView::summaryText() const { return summary_->text(); }
 QString PositionTableView::gradedText() const { return gradedText_->text(); }
 
 void PositionTableView::rebuild() {
+  syncing_ = true;
+  model_->setRows(nullptr); // the model reads rows_: detach it while they change
   rows_.clear();
   QString graded;
   if (session_->hasBatch()) {
@@ -136,54 +137,33 @@ void PositionTableView::rebuild() {
     rows_ = buildPositionTable(session_->batch(), session_->batchRow(), tok, filter());
     graded = QString::fromStdString(gradedTextOfRow(session_->batch(), session_->batchRow(), tok));
   }
+  // A long row's graded text is capped: a word-wrapped label lays out all of it on every resize.
+  constexpr qsizetype kShown = 2000;
+  if (graded.size() > kShown) {
+    const qsizetype cut = graded.at(kShown - 1).isHighSurrogate() ? kShown - 1 : kShown;
+    graded = tr("%1\u2026 (%2 more characters)").arg(graded.left(cut)).arg(graded.size() - cut);
+  }
   gradedText_->setText(session_->hasBatch() ? tr("Graded text (what the loss reads, runs joined by \u2026): %1")
                                                   .arg(graded.isEmpty() ? tr("nothing is graded") : graded)
                                             : QString());
-  syncing_ = true;
-  table_->setRowCount(int(rows_.size()));
-  for (int i = 0; i < int(rows_.size()); ++i) fillRow(i, rows_[size_t(i)]);
+  model_->setRows(&rows_);
   syncing_ = false;
   const PositionTableCounts c = countTable(rows_);
   summary_->setText(tr("%1 rows: %2 graded, %3 ignored (-100)").arg(c.rows).arg(c.graded).arg(c.ignored));
   followSelection();
 }
 
-// Graded rows: bold, tinted with the palette's graded blue and marked in the label cell; ignored
-// rows keep the base colours, so the difference reads without colour too.
-void PositionTableView::fillRow(int i, const PositionTableRow& r) {
-  const QStringList cells = {QString::number(i + 1),
-                             QString::number(r.position),
-                             QString::fromStdString(r.token),
-                             QString::number(r.id),
-                             r.graded() ? QStringLiteral("%1 \u2713").arg(r.label) : QString::number(r.label),
-                             QString::number(r.attention),
-                             QString::number(r.positionId),
-                             QString::fromStdString(r.role)};
-  QColor tint = palette::graded();
-  tint.setAlpha(48);
-  for (int c = 0; c < kColumns; ++c) {
-    auto* item = new QTableWidgetItem(cells[c]);
-    if (c != kToken && c != kRole) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    if (r.graded()) {
-      QFont f = item->font();
-      f.setBold(true);
-      item->setFont(f);
-      item->setBackground(tint);
-    }
-    if (r.padding) item->setForeground(palette::padding());
-    table_->setItem(i, c, item);
-  }
-}
-
 void PositionTableView::followSelection() {
   const int p = session_->selectedPosition();
+  // rows_ are in position order: the selected position's row by binary search.
+  const auto it = std::lower_bound(rows_.begin(), rows_.end(), int64_t(p),
+                                   [](const PositionTableRow& r, int64_t v) { return r.position < v; });
+  if (it == rows_.end() || it->position != p) return;
   syncing_ = true;
-  for (int i = 0; i < int(rows_.size()); ++i)
-    if (rows_[size_t(i)].position == p) {
-      table_->setCurrentCell(i, table_->currentColumn() < 0 ? 0 : table_->currentColumn());
-      table_->scrollToItem(table_->item(i, 0));
-      break;
-    }
+  const QModelIndex current = table_->currentIndex();
+  const QModelIndex index = model_->index(int(it - rows_.begin()), current.isValid() ? current.column() : 0);
+  table_->setCurrentIndex(index);
+  table_->scrollTo(index);
   syncing_ = false;
 }
 

@@ -12,10 +12,11 @@
 class QCheckBox;
 class QLabel;
 class QMimeData;
-class QTableWidget;
+class QTableView;
 
 namespace maskscope {
 
+class PositionTableModel;
 class Session;
 
 class PositionTableView : public QWidget {
@@ -28,7 +29,7 @@ public:
   QCheckBox* hidePaddingBox() const { return hidePadding_; }
   // Checks the boxes of f (`snapshot --view table --hide ...` sets the filters this way).
   void setFilter(const PositionTableFilter& f);
-  QTableWidget* table() const { return table_; }
+  QTableView* table() const { return table_; }
   PositionTableFilter filter() const;
   // The rows on screen, as core built them.
   const std::vector<PositionTableRow>& rows() const { return rows_; }
@@ -45,7 +46,6 @@ protected:
 
 private:
   void rebuild();
-  void fillRow(int i, const PositionTableRow& r);
   void followSelection();
   void exportWithDialog();
   std::vector<PositionTableRow> selectedRows() const;
@@ -56,7 +56,8 @@ private:
   QCheckBox* hidePadding_ = nullptr;
   QLabel* summary_ = nullptr;
   QLabel* gradedText_ = nullptr;
-  QTableWidget* table_ = nullptr;
+  QTableView* table_ = nullptr;
+  PositionTableModel* model_ = nullptr;
   std::vector<PositionTableRow> rows_;
   bool syncing_ = false;
 };
