@@ -11,6 +11,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPixmap>
+#include <QResizeEvent>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -44,6 +45,15 @@ QWidget* legendItem(CellClass c, const QString& text, QWidget* parent, bool grey
   return w;
 }
 
+// Where every implementation gives the batch the same mask: the implementation the grid follows and
+// why, in one short line (the whole rule in the tooltip), so the grid keeps its room.
+QString agreedRule(const Session& session) {
+  const AttnChoice& c = session.attnChoice();
+  const QString name = QString::fromLatin1(attnImplementationName(c.implementation));
+  const QString how = c.assumed ? QStringLiteral(" (assumed: %1)").arg(QString::fromStdString(c.why)) : QString();
+  return AttentionView::tr("attention: %1%2 \u2014 every implementation gives this batch the same mask").arg(name, how);
+}
+
 } // namespace
 
 AttentionView::AttentionView(Session* session, QWidget* parent) : QWidget(parent) {
@@ -60,14 +70,19 @@ AttentionView::AttentionView(Session* session, QWidget* parent) : QWidget(parent
   syncWindowBox();
   attentionRule_ = new QLabel(this);
   attentionRule_->setObjectName(QStringLiteral("attentionRule"));
-  attentionRule_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed); // one line, never widens the view
+  // Wrapped at the view's width (never widens it, never cut at the window's edge).
+  QSizePolicy wrapped(QSizePolicy::Ignored, QSizePolicy::Minimum);
+  wrapped.setHeightForWidth(true); // its height follows the width it is given
+  attentionRule_->setSizePolicy(wrapped);
+  attentionRule_->setWordWrap(true);
   attentionRule_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   gl->addWidget(attentionRule_);
   auto showRule = [this, session] {
     const QString rule = session->attentionRule();
-    attentionRule_->setText(rule);
+    attentionRule_->setText(session->attentionMatters() ? rule : agreedRule(*session));
     attentionRule_->setToolTip(rule);
-    attentionRule_->setVisible(session->attentionMatters()); // room for the grid when all agree
+    attentionRule_->setVisible(!rule.isEmpty());
+    fitRuleHeight();
   };
   connect(session, &Session::attentionChanged, this, showRule);
   showRule();
@@ -79,6 +94,16 @@ AttentionView::AttentionView(Session* session, QWidget* parent) : QWidget(parent
   // The least height is the legend's and the grid's (its margins and 100 px of cells): with two
   // lines of chips it fits the centre of a 1024 x 768 window beside the docks, presenter mode
   // included, so the grid's bottom is never cut off.
+}
+
+void AttentionView::resizeEvent(QResizeEvent* e) {
+  QWidget::resizeEvent(e);
+  fitRuleHeight();
+}
+
+void AttentionView::fitRuleHeight() {
+  const int h = attentionRule_->heightForWidth(std::max(1, width()));
+  if (h > 0 && h != attentionRule_->maximumHeight()) attentionRule_->setFixedHeight(h);
 }
 
 void AttentionView::setPresenterScale(double scale) {
@@ -146,6 +171,7 @@ void AttentionView::layOutLegend(bool presenter) {
 void AttentionView::changeEvent(QEvent* e) {
   QWidget::changeEvent(e);
   if (e->type() == QEvent::PaletteChange) refreshLegend();
+  if (e->type() == QEvent::FontChange) fitRuleHeight();
 }
 
 // The theme changed (View > Dark theme): the swatches and the strip colours follow it.

@@ -57,8 +57,10 @@ Q_SIGNALS:
 
 protected:
   void changeEvent(QEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
 private:
+  void fitRuleHeight(); // the attention line as tall as its text wrapped at the view's width
   // The legend's items by row of the normal arrangement (layOutLegend places them).
   struct LegendItems {
     QList<QWidget*> mask, controls, leaks, band;
