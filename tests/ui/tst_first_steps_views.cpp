@@ -170,7 +170,10 @@ private Q_SLOTS:
     for (int i = 0; i < box->count(); ++i)
       if (box->itemText(i).startsWith(QStringLiteral("framework: "))) frameworks << box->itemText(i);
     QVERIFY2(frameworks.size() >= 4, qPrintable(frameworks.join(QStringLiteral(", "))));
+    a.window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&a.window));
     a.window.showView(QStringLiteral("compare"));
+    QTRY_VERIFY(c->isVisible());
     // The config file on side B, a preset on side A.
     c->setCollators(QStringLiteral("default"), fixture(QStringLiteral("axolotl-chatml.yml")));
     QCOMPARE(c->sideSpec(1), fixture(QStringLiteral("axolotl-chatml.yml")));
@@ -180,12 +183,17 @@ private Q_SLOTS:
     // A framework at its defaults from the list.
     const int trl = box->findText(QStringLiteral("framework: "), Qt::MatchStartsWith);
     QVERIFY(trl >= 0);
+    const int before = c->stripB()->positionCount();
     box->setCurrentIndex(trl);
-    QTRY_VERIFY2(c->stripB()->positionCount() > 0, qPrintable(c->summaryText()));
+    QTRY_VERIFY2(c->stripB()->positionCount() > 0 && c->stripB()->positionCount() != before,
+                 qPrintable(c->summaryText()));
     QVERIFY(c->sideSpec(1).contains(QStringLiteral("\"framework\"")));
     // The toolbar entry stays the framework in use.
     c->sideBox(0)->setCurrentIndex(0);
     QCOMPARE(c->sideSpec(0), a.session.collatorSpec());
+    QTRY_COMPARE(c->stripA()->positionCount(), int(a.session.batch().length()));
+    QVERIFY2(c->sideSummaryText(0).startsWith(QStringLiteral("%1 positions").arg(a.session.batch().length())),
+             qPrintable(c->sideSummaryText(0)));
     QVERIFY(a.session.isFramework());
     saveScreenshot(a.window, QStringLiteral("compare-framework"));
   }

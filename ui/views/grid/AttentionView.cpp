@@ -14,6 +14,7 @@
 #include <QResizeEvent>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -77,14 +78,8 @@ AttentionView::AttentionView(Session* session, QWidget* parent) : QWidget(parent
   attentionRule_->setWordWrap(true);
   attentionRule_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   gl->addWidget(attentionRule_);
-  auto showRule = [this, session] {
-    const QString rule = session->attentionRule();
-    attentionRule_->setText(session->attentionMatters() ? rule : agreedRule(*session));
-    attentionRule_->setToolTip(rule);
-    attentionRule_->setVisible(!rule.isEmpty());
-    fitRuleHeight();
-  };
-  connect(session, &Session::attentionChanged, this, showRule);
+  session_ = session;
+  connect(session, &Session::attentionChanged, this, &AttentionView::showRule);
   showRule();
   grid_ = new AttentionGridCanvas(session, this);
   gl->addWidget(grid_, 1);
@@ -96,14 +91,29 @@ AttentionView::AttentionView(Session* session, QWidget* parent) : QWidget(parent
   // included, so the grid's bottom is never cut off.
 }
 
+// Presenter mode on a projector: the line only where the implementation changes the mask (the grid
+// keeps the room); normal type: always, the short form where every implementation agrees.
+void AttentionView::showRule() {
+  const QString rule = session_->attentionRule();
+  attentionRule_->setText(session_->attentionMatters() ? rule : agreedRule(*session_));
+  attentionRule_->setToolTip(rule);
+  attentionRule_->setVisible(!rule.isEmpty() && (session_->attentionMatters() || !presenterLegend_));
+  fitRuleHeight();
+}
+
 void AttentionView::resizeEvent(QResizeEvent* e) {
   QWidget::resizeEvent(e);
   fitRuleHeight();
 }
 
+// After the events in flight (a font or type change reaches the label after the view's own change):
+// the height for the label's settled font and width, so the window never grows for a passing state.
 void AttentionView::fitRuleHeight() {
-  const int h = attentionRule_->heightForWidth(std::max(1, width()));
-  if (h > 0 && h != attentionRule_->maximumHeight()) attentionRule_->setFixedHeight(h);
+  QTimer::singleShot(0, this, [this] {
+    if (attentionRule_->isHidden()) return;
+    const int h = attentionRule_->heightForWidth(std::max(1, width()));
+    if (h > 0 && h != attentionRule_->maximumHeight()) attentionRule_->setFixedHeight(h);
+  });
 }
 
 void AttentionView::setPresenterScale(double scale) {
@@ -113,6 +123,7 @@ void AttentionView::setPresenterScale(double scale) {
   legend_->setFont(f);
   presenterLegend_ = scale > 1.0;
   layOutLegend(presenterLegend_);
+  showRule();
   refreshLegend();        // the swatches at the new size
   updatePadQueryLegend(); // presenter mode folds the packing entries of an unpacked row
 }
