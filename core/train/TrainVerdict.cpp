@@ -41,11 +41,25 @@ bool heldOutFalls(const TrainRunResult& r) {
   return r.heldOut.size() >= 2 && r.heldOut.back().loss < r.heldOut.front().loss;
 }
 
-std::string heldOutOfB(const TrainRunResult& r) {
-  const double first = r.heldOut.empty() ? NAN : r.heldOut.front().loss;
-  const double lastLoss = r.heldOut.empty() ? NAN : r.heldOut.back().loss;
-  return "run B's held-out loss went from " + num(first, "%.3f") + " to " + num(lastLoss, "%.3f");
+// "went from 7.949 to 7.572", or where the curve dips and rises again (what its chart shows): "fell
+// from 7.949 to its lowest, 7.512 at step 6, then rose to 7.572 at step 10". A rise shows when it is
+// visible in the three decimals the sentence prints.
+std::string heldOutPath(const TrainRunResult& r) {
+  if (r.heldOut.empty()) return "went from n/a to n/a";
+  const HeldOutRecord& first = r.heldOut.front();
+  const HeldOutRecord& last = r.heldOut.back();
+  size_t low = 0;
+  for (size_t i = 1; i < r.heldOut.size(); ++i)
+    if (r.heldOut[i].loss < r.heldOut[low].loss) low = i;
+  const HeldOutRecord& min = r.heldOut[low];
+  if (low == 0 || low + 1 == r.heldOut.size() || last.loss - min.loss < 5e-4)
+    return "went from " + num(first.loss, "%.3f") + " to " + num(last.loss, "%.3f");
+  return "fell from " + num(first.loss, "%.3f") + " to its lowest, " + num(min.loss, "%.3f") + " at step " +
+         std::to_string(min.step) + ", then rose to " + num(last.loss, "%.3f") + " at step " +
+         std::to_string(last.step);
 }
+
+std::string heldOutOfB(const TrainRunResult& r) { return "run B's held-out loss " + heldOutPath(r); }
 
 TrainVerdict stopVerdict(const TrainReport& rep) {
   TrainVerdict v;
@@ -60,9 +74,15 @@ TrainVerdict stopVerdict(const TrainReport& rep) {
   const std::string numbers = "run A's generations ended with the end-of-turn token on " +
                               std::to_string(stopped(rep.runs[0])) + of + " held-out prompts (stop_fraction " +
                               num(v.a, "%.2f") + "), run B's on " + std::to_string(stopped(rep.runs[1])) + of + " (" +
-                              num(v.b, "%.2f") + "), " + heldOutOfB(rep.runs[1]);
-  v.text = v.observed ? "As predicted, " + numbers + ": run A was never graded on the end-of-turn token."
-                      : "The effect did not appear this time: " + numbers + "; the prediction was " + v.expected + ".";
+                              num(v.b, "%.2f") + "); run A's held-out loss " + heldOutPath(rep.runs[0]) + ", " +
+                              heldOutOfB(rep.runs[1]);
+  // What "ended" counts: the token came within the budget, whatever was written before it.
+  const std::string ended = " A generation ended when the end-of-turn token came within its budget of new tokens; "
+                            "what it wrote before that token, an invented next turn included, is not judged: read "
+                            "the generations.";
+  v.text = v.observed
+               ? "As predicted, " + numbers + ": run A was never graded on the end-of-turn token." + ended
+               : "The effect did not appear this time: " + numbers + "; the prediction was " + v.expected + "." + ended;
   return v;
 }
 

@@ -148,18 +148,24 @@ private Q_SLOTS:
     QCOMPARE(s.modelBatch().attentionMask.values, leaking ? one : split);
   }
 
-  // On the demo's padded, unpacked batch every implementation applies the same mask: the rule line stays
-  // hidden (the grid keeps its room) until the user chooses an implementation.
-  void attentionRuleOnlyWhereItMatters() {
+  // On the demo's padded, unpacked batch every implementation applies the same mask: "As the batch
+  // implies" still names the implementation the grid follows, in one short line (the whole rule in its
+  // tooltip); a chosen implementation shows the whole rule.
+  void attentionRuleShortWhereAllAgree() {
     Session s;
     MainWindow window(&s);
     QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
     QLabel* line = window.attentionView()->attentionRuleLabel();
     QTRY_VERIFY(!s.attentionRule().isEmpty());
     QVERIFY(!s.attentionMatters());
-    QVERIFY(line->isHidden());
+    QVERIFY(!line->isHidden());
+    QVERIFY2(line->text().startsWith(QStringLiteral("attention: sdpa (assumed: ")), qPrintable(line->text()));
+    QVERIFY2(line->text().endsWith(QStringLiteral("every implementation gives this batch the same mask")),
+             qPrintable(line->text()));
+    QCOMPARE(line->toolTip(), s.attentionRule());
     window.findChild<QAction*>(QStringLiteral("attnImplementation:eager"))->trigger();
-    QTRY_VERIFY(!line->isHidden());
+    QTRY_COMPARE(line->text(), s.attentionRule());
+    QVERIFY(!line->isHidden());
   }
 
   void cellClassesShowTheBug_data() {

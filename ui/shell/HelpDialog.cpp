@@ -1,6 +1,7 @@
 // The help dialog and the first-start hint. Every swatch and glyph comes from ui/Palette and every
 // shortcut from the window's own actions.
 #include "ui/shell/HelpDialog.h"
+#include "ui/views/strip/TokenStripView.h"
 #include "ui/widgets/CellSwatch.h"
 #include "ui/widgets/Palette.h"
 
@@ -20,9 +21,9 @@
 namespace maskscope {
 
 namespace {
+// The colour itself, never its hex code (a reader looks for the colour, not its number).
 QString swatch(const QColor& c) {
-  return QStringLiteral("<span style=\"background-color:%1\">&nbsp;&nbsp;&nbsp;&nbsp;</span> <code>%1</code>")
-      .arg(c.name());
+  return QStringLiteral("<span style=\"background-color:%1\">&nbsp;&nbsp;&nbsp;&nbsp;</span>").arg(c.name());
 }
 QString swatchImage(const QString& name) { return QStringLiteral("<img src=\"%1\" width=18 height=18>").arg(name); }
 QString row(const QString& cue, const QString& meaning) {
@@ -43,7 +44,8 @@ QString HelpDialog::legendHtml() {
               tr("ignored: label -100, cross-entropy skips it (dashed border)"));
   html += row(swatch(palette::padding()), tr("a padding position"));
   html += row(swatch(palette::gradedPad()), tr("a pad that is graded (a bug); also warning text"));
-  html += tr("</table><h3>Attention grid cells (glyphs show when zoomed in)</h3><table cellspacing=4>");
+  html += tr("</table><h3>Token chips</h3><p>%1</p>").arg(TokenStripView::chipKey().toHtmlEscaped());
+  html += tr("<h3>Attention grid cells (glyphs show when zoomed in)</h3><table cellspacing=4>");
   // Every class the grid paints, as its legend shows it (the swatch images: legendResources()).
   const char* why[] = {QT_TR_NOOP("the query may attend this key"),
                        QT_TR_NOOP("blocked: the key is in the future"),
@@ -56,7 +58,7 @@ QString HelpDialog::legendHtml() {
     const CellClass c = CellClass(i);
     const QColor stripe = palette::cellClassStripe(c);
     html += row(swatchImage(cellClassSwatchName(c)) + QLatin1Char(' ') + swatch(palette::cellClassColour(c)) +
-                    (stripe.isValid() ? tr(" hatched %1").arg(stripe.name()) : QString()) +
+                    (stripe.isValid() ? tr(" hatched with ") + swatch(stripe) : QString()) +
                     QStringLiteral(" <b>%1</b>").arg(palette::cellClassGlyph(c)),
                 QStringLiteral("%1: %2").arg(QString::fromLatin1(cellClassName(c)), tr(why[i])));
   }

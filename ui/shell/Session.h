@@ -96,6 +96,9 @@ public:
   const PreparedFramework* preparedFramework() const;
   const FrameworkRun* frameworkRun() const { return run_.get(); }
   QString frameworkError() const; // why the framework has no prepared rows ("" when it has)
+  // The selected dataset row read as a conversation (framework mode over text rows: the messages the
+  // framework renders with its chat template); nullopt when it is none (token ids, TRL's "text", ...).
+  std::optional<Conversation> frameworkConversation() const;
   void setStage(Stage stage);
   Stage stage() const { return stage_; }
   // The prepared row the selection falls in (framework mode; -1 otherwise or when it was dropped).

@@ -28,6 +28,22 @@ const PreparedFramework* Session::preparedFramework() const { return framework_ 
 
 QString Session::frameworkError() const { return framework_ ? QString::fromStdString(framework_->error()) : QString(); }
 
+std::optional<Conversation> Session::frameworkConversation() const {
+  const long row = selectedDatasetRow();
+  if (!isFramework() || row < 0 || size_t(row) >= rawRows_.size()) return std::nullopt;
+  const InputRow& r = rawRows_[size_t(row)];
+  if (isPreTokenizedRow(r.value)) return std::nullopt;
+  try {
+    Conversation c = conversationFromJson(r.value);
+    c.sourceFile = r.file;
+    c.sourceLine = r.line;
+    c.rowIndex = r.index;
+    return c;
+  } catch (const std::exception&) {
+    return std::nullopt; // a shape only the framework reads
+  }
+}
+
 void Session::checkPresetAllowed(const QString& tokenizerSpec) const {
   if (source_ == Source::Dataset && preTokenized_)
     throw Error("the rows of " + datasetSpec_.toStdString() +

@@ -2,6 +2,7 @@
 #include "ui/views/compare/CompareView.h"
 #include "core/collate/CollatorSpec.h"
 #include "core/forward/LossPlan.h"
+#include "core/frameworks/Framework.h"
 #include "core/frameworks/FrameworkSpec.h"
 #include "core/mask/RowComparison.h"
 #include "ui/model/ModelRunner.h"
@@ -10,9 +11,12 @@
 #include "ui/views/grid/AttentionGridCanvas.h"
 #include "ui/views/loss/LossView.h"
 #include "ui/views/strip/TokenStripView.h"
+#include "ui/widgets/FrameworkSpecEdit.h"
 #include "ui/widgets/Sizes.h"
 
 #include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFutureWatcher>
 #include <QGridLayout>
 #include <QLabel>
@@ -27,6 +31,7 @@ namespace maskscope {
 namespace {
 int gAsyncCellThreshold = 2048;
 const QString kSessionCollator = QStringLiteral("@toolbar"); // the lists' entry for the session's collator
+const QString kOpenFile = QStringLiteral("@file");           // the lists' entry that asks for a file
 
 } // namespace
 
@@ -43,12 +48,27 @@ CompareView::CompareView(Session* session, QWidget* parent) : QWidget(parent), s
     for (const auto& p : collatorPresets())
       box->addItem(QString::fromStdString(p.name) + (p.buggy ? tr("  (bug)") : QString()),
                    QString::fromStdString(p.name));
+    // Every framework of the build, at its defaults (its options: a spec or config file, below).
+    box->insertSeparator(box->count());
+    for (const FrameworkDefinition& d : frameworkDefinitions())
+      box->addItem(tr("framework: %1 (defaults)").arg(QString::fromStdString(d.info.title)),
+                   frameworkSpecFor(QString::fromStdString(d.info.name)));
+    box->addItem(tr("Collator, framework spec or config file\u2026"), kOpenFile);
     box->setCurrentIndex(std::max(0, box->findData(initial)));
-    connect(box, &QComboBox::currentIndexChanged, this, &CompareView::recomputeIfVisible);
+    connect(box, &QComboBox::activated, this, [this, box](int index) {
+      if (box->itemData(index).toString() == kOpenFile) chooseFile(box);
+    });
+    connect(box, &QComboBox::currentIndexChanged, this, [this, box](int index) {
+      if (box->itemData(index).toString() == kOpenFile) return; // the file chosen (activated) decides
+      (box == boxA_ ? lastA_ : lastB_) = index;
+      recomputeIfVisible();
+    });
     return box;
   };
   boxA_ = makeBox(kSessionCollator);
   boxB_ = makeBox(QStringLiteral("buggy-max-length-all-ones"));
+  lastA_ = boxA_->currentIndex();
+  lastB_ = boxB_->currentIndex();
   summaryA_ = new QLabel(this);
   summaryB_ = new QLabel(this);
   summaryA_->setWordWrap(true);
@@ -112,17 +132,54 @@ void CompareView::showEvent(QShowEvent* e) {
   if (dirty_) recompute();
 }
 
+// A spec that is not in the list (preset,key=value, key=value, a JSON file, a framework spec or
+// config file) gets an entry of its own, above the file entry: the collator asked for is the one
+// compared, never silently the first preset.
+void CompareView::selectSpec(QComboBox* box, const QString& spec) {
+  if (box->findData(spec) < 0) {
+    const QFileInfo file(spec);
+    box->insertItem(box->findData(kOpenFile), file.exists() ? file.fileName() : spec, spec);
+    box->setItemData(box->findData(spec), spec, Qt::ToolTipRole);
+  }
+  box->setCurrentIndex(box->findData(spec));
+}
+
 void CompareView::setCollators(const QString& a, const QString& b) {
   QSignalBlocker ba(boxA_), bb(boxB_);
-  // A spec that is not a preset name (preset,key=value, key=value, a JSON file) gets an entry of its
-  // own: the collator asked for is the one compared, never silently the first preset.
-  auto select = [](QComboBox* box, const QString& spec) {
-    if (box->findData(spec) < 0) box->addItem(spec, spec);
-    box->setCurrentIndex(box->findData(spec));
-  };
-  select(boxA_, a);
-  select(boxB_, b);
+  selectSpec(boxA_, a);
+  selectSpec(boxB_, b);
+  lastA_ = boxA_->currentIndex();
+  lastB_ = boxB_->currentIndex();
   recompute();
+}
+
+// The file entry: a collator JSON, a framework spec or a framework's config (axolotl.yml, ...); its
+// spec is checked as the toolbar checks it, and a refused or cancelled file leaves the side as it was.
+void CompareView::chooseFile(QComboBox* box) {
+  int& last = box == boxA_ ? lastA_ : lastB_;
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("A collator JSON, a framework spec or a framework's config"), {},
+                                   tr("Collator or framework configs (*.json *.yml *.yaml);;All files (*)"));
+  QString error;
+  if (!path.isEmpty()) {
+    try {
+      if (isFrameworkSpec(path.toStdString()))
+        parseFrameworkSpec(path.toStdString());
+      else
+        parseCollatorSpec(path.toStdString());
+    } catch (const std::exception& e) {
+      error = QString::fromUtf8(e.what());
+    }
+  }
+  QSignalBlocker block(box);
+  if (path.isEmpty() || !error.isEmpty()) {
+    box->setCurrentIndex(last);
+    if (!error.isEmpty()) diff_->setText(tr("Cannot compare %1: %2").arg(path, error));
+    return;
+  }
+  selectSpec(box, path);
+  last = box->currentIndex();
+  recomputeIfVisible();
 }
 
 int CompareView::differingPositions() const { return int(comparison_.positions); }

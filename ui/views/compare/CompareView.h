@@ -51,6 +51,7 @@ public:
   // The collator spec side 0 (A) or 1 (B) compares: its list's entry, the toolbar's collator for the
   // lists' first entry ("toolbar: ...", where A starts).
   QString sideSpec(int side) const { return specOf(side == 0 ? boxA_ : boxB_); }
+  QComboBox* sideBox(int side) const { return side == 0 ? boxA_ : boxB_; }
 
 protected:
   void showEvent(QShowEvent* event) override;
@@ -60,12 +61,15 @@ private:
   void recomputeIfVisible();
   void nameSessionCollator();
   QString specOf(const QComboBox* box) const;
+  void selectSpec(QComboBox* box, const QString& spec);
+  void chooseFile(QComboBox* box);
   QString sideSummary(const Batch& b, int row, const std::vector<double>* modelNll) const;
   void startModelLosses();
 
   Session* session_;
   QComboBox* boxA_ = nullptr;
   QComboBox* boxB_ = nullptr;
+  int lastA_ = 0, lastB_ = 0; // each list's entry before the file entry was picked
   QLabel* summaryA_ = nullptr;
   QLabel* summaryB_ = nullptr;
   QLabel* diff_ = nullptr;

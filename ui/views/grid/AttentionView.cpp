@@ -11,8 +11,10 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPixmap>
+#include <QResizeEvent>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -44,6 +46,15 @@ QWidget* legendItem(CellClass c, const QString& text, QWidget* parent, bool grey
   return w;
 }
 
+// Where every implementation gives the batch the same mask: the implementation the grid follows and
+// why, in one short line (the whole rule in the tooltip), so the grid keeps its room.
+QString agreedRule(const Session& session) {
+  const AttnChoice& c = session.attnChoice();
+  const QString name = QString::fromLatin1(attnImplementationName(c.implementation));
+  const QString how = c.assumed ? QStringLiteral(" (assumed: %1)").arg(QString::fromStdString(c.why)) : QString();
+  return AttentionView::tr("attention: %1%2 \u2014 every implementation gives this batch the same mask").arg(name, how);
+}
+
 } // namespace
 
 AttentionView::AttentionView(Session* session, QWidget* parent) : QWidget(parent) {
@@ -60,16 +71,15 @@ AttentionView::AttentionView(Session* session, QWidget* parent) : QWidget(parent
   syncWindowBox();
   attentionRule_ = new QLabel(this);
   attentionRule_->setObjectName(QStringLiteral("attentionRule"));
-  attentionRule_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed); // one line, never widens the view
+  // Wrapped at the view's width (never widens it, never cut at the window's edge).
+  QSizePolicy wrapped(QSizePolicy::Ignored, QSizePolicy::Minimum);
+  wrapped.setHeightForWidth(true); // its height follows the width it is given
+  attentionRule_->setSizePolicy(wrapped);
+  attentionRule_->setWordWrap(true);
   attentionRule_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   gl->addWidget(attentionRule_);
-  auto showRule = [this, session] {
-    const QString rule = session->attentionRule();
-    attentionRule_->setText(rule);
-    attentionRule_->setToolTip(rule);
-    attentionRule_->setVisible(session->attentionMatters()); // room for the grid when all agree
-  };
-  connect(session, &Session::attentionChanged, this, showRule);
+  session_ = session;
+  connect(session, &Session::attentionChanged, this, &AttentionView::showRule);
   showRule();
   grid_ = new AttentionGridCanvas(session, this);
   gl->addWidget(grid_, 1);
@@ -81,6 +91,31 @@ AttentionView::AttentionView(Session* session, QWidget* parent) : QWidget(parent
   // included, so the grid's bottom is never cut off.
 }
 
+// Presenter mode on a projector: the line only where the implementation changes the mask (the grid
+// keeps the room); normal type: always, the short form where every implementation agrees.
+void AttentionView::showRule() {
+  const QString rule = session_->attentionRule();
+  attentionRule_->setText(session_->attentionMatters() ? rule : agreedRule(*session_));
+  attentionRule_->setToolTip(rule);
+  attentionRule_->setVisible(!rule.isEmpty() && (session_->attentionMatters() || !presenterLegend_));
+  fitRuleHeight();
+}
+
+void AttentionView::resizeEvent(QResizeEvent* e) {
+  QWidget::resizeEvent(e);
+  fitRuleHeight();
+}
+
+// After the events in flight (a font or type change reaches the label after the view's own change):
+// the height for the label's settled font and width, so the window never grows for a passing state.
+void AttentionView::fitRuleHeight() {
+  QTimer::singleShot(0, this, [this] {
+    if (attentionRule_->isHidden()) return;
+    const int h = attentionRule_->heightForWidth(std::max(1, width()));
+    if (h > 0 && h != attentionRule_->maximumHeight()) attentionRule_->setFixedHeight(h);
+  });
+}
+
 void AttentionView::setPresenterScale(double scale) {
   legendScale_ = scale;
   QFont f = legendFont_;
@@ -88,6 +123,7 @@ void AttentionView::setPresenterScale(double scale) {
   legend_->setFont(f);
   presenterLegend_ = scale > 1.0;
   layOutLegend(presenterLegend_);
+  showRule();
   refreshLegend();        // the swatches at the new size
   updatePadQueryLegend(); // presenter mode folds the packing entries of an unpacked row
 }
@@ -146,6 +182,7 @@ void AttentionView::layOutLegend(bool presenter) {
 void AttentionView::changeEvent(QEvent* e) {
   QWidget::changeEvent(e);
   if (e->type() == QEvent::PaletteChange) refreshLegend();
+  if (e->type() == QEvent::FontChange) fitRuleHeight();
 }
 
 // The theme changed (View > Dark theme): the swatches and the strip colours follow it.

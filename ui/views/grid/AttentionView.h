@@ -57,8 +57,12 @@ Q_SIGNALS:
 
 protected:
   void changeEvent(QEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
 private:
+  void showRule();      // the attention line for the session's implementation
+  void fitRuleHeight(); // the attention line as tall as its text wrapped at the view's width
+  Session* session_ = nullptr;
   // The legend's items by row of the normal arrangement (layOutLegend places them).
   struct LegendItems {
     QList<QWidget*> mask, controls, leaks, band;

@@ -14,6 +14,7 @@
 #include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QShowEvent>
 #include <QSplitter>
@@ -43,14 +44,18 @@ LintView::LintView(Session* session, QWidget* parent) : QWidget(parent), session
   layout->addLayout(bar);
   auto* split = new QSplitter(Qt::Horizontal, this);
   list_ = new QListWidget(split);
-  // A finding's message is its point: wrapped, never cut at the panel's edge (whole in the tooltip too).
-  list_->setWordWrap(true);
-  list_->setTextElideMode(Qt::ElideNone);
+  // One line per finding, so that a 1024 x 768 window lists more than a handful: the list takes most
+  // of the width, a message longer than it ends in "..." and is whole in its tooltip and, selected,
+  // in the explanation beside it.
+  list_->setWordWrap(false);
+  list_->setTextElideMode(Qt::ElideRight);
+  list_->setUniformItemSizes(true);
+  list_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff); // a row for the findings instead
   explanation_ = new QTextBrowser(split);
   split->addWidget(list_);
   split->addWidget(explanation_);
   split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
+  split->setStretchFactor(1, 1);
   layout->addWidget(split, 1);
   findings_ = split;
   watcher_ = new QFutureWatcher<LintReport>(this);
@@ -344,12 +349,17 @@ void LintView::showReport(LintReport report, bool datasetRows) {
     }
     // A dataset finding names the file line (the row number drifts after unreadable lines).
     QString where;
+    const QString message = QString::fromStdString(f.message);
     if (f.item) where += tr("item %1, ").arg(*f.item);
-    if (f.line)
-      where += tr("line %1").arg(*f.line);
-    else if (f.row)
+    // A message that opens with its line ("line 7: ...") says it once.
+    static const QRegularExpression opensWithLine(QStringLiteral("^line \\d+\\b"));
+    const bool lineSaid = f.line && opensWithLine.match(message).captured() == QStringLiteral("line %1").arg(*f.line);
+    if (f.line) {
+      if (!lineSaid) where += tr("line %1").arg(*f.line);
+    } else if (f.row) {
       where += tr("row %1").arg(*f.row);
-    if (f.position) where += tr(" pos %1").arg(*f.position);
+    }
+    if (f.position) where += (where.isEmpty() ? QString() : QStringLiteral(" ")) + tr("pos %1").arg(*f.position);
     const QString sev = QString::fromLatin1(severityName(f.severity));
     // Severity as a word and a glyph, not colour alone.
     const QString glyph = f.severity == Severity::Error     ? QStringLiteral("\u2716")
@@ -358,8 +368,7 @@ void LintView::showReport(LintReport report, bool datasetRows) {
     // A finding about the settings (template, tokenizer) has no place in the data: no empty brackets.
     const QString at = where.isEmpty() ? QString() : QStringLiteral("[%1]  ").arg(where);
     auto* item = new QListWidgetItem(
-        QStringLiteral("%1 %2  %3  %4%5")
-            .arg(glyph, sev.toUpper(), QString::fromStdString(f.rule), at, QString::fromStdString(f.message)),
+        QStringLiteral("%1 %2  %3  %4%5").arg(glyph, sev.toUpper(), QString::fromStdString(f.rule), at, message),
         list_);
     item->setToolTip(item->text());
     if (f.severity == Severity::Error) item->setForeground(palette::warningText());

@@ -23,6 +23,7 @@ public:
   void setMessage(QString message);
   const std::vector<TurnDiff>& turns() const { return turns_; }
   const QString& message() const { return message_; } // what is shown instead of turns; empty when turns are
+  const QString& title() const { return title_; }     // the line above the turns
   // Columns drawn as differing, over every turn (tests: each difference of every turn is one).
   int markedColumns() const { return marked_; }
 

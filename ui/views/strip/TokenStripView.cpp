@@ -256,6 +256,15 @@ QString TokenStripView::describePosition(int t) const {
   s += tr("attention_mask %1\n").arg(b.attentionMask.sameShape(b.inputIds) ? b.attentionMask.at(r, t) : 1);
   s += b.positionIds.sameShape(b.inputIds) ? tr("position id %1").arg(b.positionIds.at(r, t))
                                            : tr("position id %1 (default 0..T-1)").arg(t);
+  // The chip's own glyphs read out, as paintChips draws them.
+  const bool havePos = b.positionIds.sameShape(b.inputIds);
+  const int64_t att = b.attentionMask.sameShape(b.inputIds) ? b.attentionMask.at(r, t) : 1;
+  s += tr("\nOn the chip: %1, A%2 = attention_mask %2, %3 = the position")
+           .arg(b.labels.sameShape(b.inputIds) && gradedAt(b, r, t) ? tr("\u2713 L = its label is graded")
+                                                                    : tr("-100 = its label is not graded"))
+           .arg(att)
+           .arg(t);
+  if (havePos) s += tr(", p%1 = its position id").arg(b.positionIds.at(r, t));
   if (const uint8_t d = differenceAt(t); d & DiffNoCounterpart) {
     s += tr("\nno counterpart in the compared row (rows aligned at their first real token)");
   } else if (d & DiffAny) {
@@ -398,14 +407,19 @@ void TokenStripView::keyPressEvent(QKeyEvent* e) {
   }
 }
 
+QString TokenStripView::chipKey() {
+  return tr("How to read a chip: the token on top (\u25c6: a special token); below it \u2713 L: its label is "
+            "graded, it reaches the loss (thick solid border), or -100: ignored (dashed border); on the right A1 "
+            "or A0: its attention_mask; on the last line its position and p14: its position id (shown when the "
+            "batch has position_ids); \u2260: it differs from the compared collator.");
+}
+
 bool TokenStripView::viewportEvent(QEvent* e) {
   if (e->type() == QEvent::ToolTip) {
     auto* he = static_cast<QHelpEvent*>(e);
     int hit = hitTest(he->pos());
-    if (hit >= 0)
-      QToolTip::showText(he->globalPos(), describePosition(hit), viewport());
-    else
-      QToolTip::hideText();
+    // Over a chip: that position; between chips: how to read one.
+    QToolTip::showText(he->globalPos(), hit >= 0 ? describePosition(hit) : chipKey(), viewport());
     return true;
   }
   return QAbstractScrollArea::viewportEvent(e);

@@ -32,8 +32,10 @@ public:
   void renderTo(QPainter& p, QRect area, int scroll) const;
   int selectedPosition() const { return selected_; }
   void setSelectedPosition(int position);
-  // What the tooltip shows for a position (also used by tests).
+  // What the tooltip shows for a position (also used by tests); its last line reads that chip's glyphs.
   QString describePosition(int position) const;
+  // How to read a chip's glyphs (the tooltip between chips, F1's legend).
+  static QString chipKey();
   // Chip rectangle in viewport coordinates (for tests and hit testing).
   QRect chipRect(int position) const;
 
