@@ -82,27 +82,33 @@ struct BlockScores {
   at::Tensor capTanh; // tanh(s / cap) of the soft-cap, undefined without one
 };
 
-// As the eager decoder: s = (q k^T) * scale in the compute dtype, soft-capped, masked scores set to
-// finfo(dtype).min (what the eager "+ finfo.min" rounds to), softmax in float32. GQA without
+// The unmasked scores [b, H, qn, kn] in the compute dtype: (q k^T) * scale, then the soft-cap (Gemma 2,
+// before the mask); capTanh gets tanh(s / cap) when there is one (the backward needs it). GQA without
 // repeating k: the rep query heads of one kv head are stacked along the query axis.
-BlockScores blockScores(const at::Tensor& qBlock, const at::Tensor& kBlock, const at::Tensor& allowed,
-                        const AttentionSpec& s) {
+at::Tensor rawScores(const at::Tensor& qBlock, const at::Tensor& kBlock, const AttentionSpec& s, at::Tensor* capTanh) {
   const int64_t b = qBlock.size(0), H = qBlock.size(1), qn = qBlock.size(2), D = qBlock.size(3);
   const int64_t kvH = kBlock.size(1), kn = kBlock.size(2), rep = H / kvH;
   at::Tensor qg = qBlock.reshape({b, kvH, rep * qn, D});
   at::Tensor scores = at::matmul(qg, kBlock.transpose(-1, -2)).mul_(s.scale).view({b, H, qn, kn});
+  if (s.softcap <= 0) return scores;
+  at::Tensor t = at::tanh(scores / s.softcap);
+  if (capTanh) *capTanh = t;
+  return t * s.softcap;
+}
+
+// As the eager decoder: the raw scores, masked scores set to finfo(dtype).min (what the eager
+// "+ finfo.min" rounds to), softmax in float32.
+BlockScores blockScores(const at::Tensor& qBlock, const at::Tensor& kBlock, const at::Tensor& allowed,
+                        const AttentionSpec& s) {
   BlockScores out;
-  if (s.softcap > 0) { // Gemma 2, before the mask
-    out.capTanh = at::tanh(scores / s.softcap);
-    scores = out.capTanh * s.softcap;
-  }
+  at::Tensor scores = rawScores(qBlock, kBlock, s, &out.capTanh);
   scores.masked_fill_(allowed.logical_not().unsqueeze(1), maskedScore(scores.scalar_type()));
   out.probs = at::softmax(scores, -1, at::kFloat);
   return out;
 }
 
 at::Tensor forwardBlocks(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask,
-                         const AttentionSpec& spec, int64_t rows, const ProbsSink& sink) {
+                         const AttentionSpec& spec, int64_t rows, const ProbsSink& sink, const ScoresSink& scoresSink) {
   const int64_t b = q.size(0), H = q.size(1), T = q.size(2), D = q.size(3), kvH = k.size(1), rep = H / kvH;
   at::Tensor out = at::empty({b, H, T, D}, q.options());
   for (int64_t q0 = 0; q0 < T; q0 += rows) {
@@ -118,6 +124,9 @@ at::Tensor forwardBlocks(const at::Tensor& q, const at::Tensor& k, const at::Ten
       }
       sink(q0, full);
     }
+    // The same arithmetic against every key (the block's own scores stop at its causal span): what
+    // the softmax view shows as the row's scores, the mask not yet added.
+    if (scoresSink) scoresSink(q0, rawScores(q.narrow(2, q0, qn), k, spec, nullptr));
     out.narrow(2, q0, qn).copy_(
         at::matmul(p.view({b, kvH, rep * qn, bl.kn}), v.narrow(2, bl.k0, bl.kn)).view({b, H, qn, D}));
   }
@@ -168,7 +177,7 @@ struct ChunkedAttentionFunction : public torch::autograd::Function<ChunkedAttent
     ctx->saved_data["window"] = window;
     ctx->saved_data["rows"] = rows;
     at::NoGradGuard noGraph;
-    return forwardBlocks(q, k, v, mask, AttentionSpec{scale, softcap, window}, rows, {});
+    return forwardBlocks(q, k, v, mask, AttentionSpec{scale, softcap, window}, rows, {}, {});
   }
   static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
                                                torch::autograd::tensor_list gradOut) {
@@ -185,11 +194,12 @@ struct ChunkedAttentionFunction : public torch::autograd::Function<ChunkedAttent
 } // namespace
 
 at::Tensor chunkedAttention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask,
-                            const AttentionSpec& spec, int64_t blockRows, const ProbsSink& sink) {
+                            const AttentionSpec& spec, int64_t blockRows, const ProbsSink& sink,
+                            const ScoresSink& scoresSink) {
   const int64_t rows = blockRows > 0 ? blockRows : attentionBlockRows(q.size(0), q.size(1), q.size(2));
   const bool graph = at::GradMode::is_enabled() && (q.requires_grad() || k.requires_grad() || v.requires_grad());
-  if (!graph) return forwardBlocks(q, k, v, mask, spec, rows, sink);
-  if (sink) throw std::logic_error("attention capture runs without gradients");
+  if (!graph) return forwardBlocks(q, k, v, mask, spec, rows, sink, scoresSink);
+  if (sink || scoresSink) throw std::logic_error("attention capture runs without gradients");
   return ChunkedAttentionFunction::apply(q, k, v, mask, spec.scale, spec.softcap, spec.window, rows);
 }
 

@@ -36,15 +36,20 @@ int64_t attentionBlockRows(int64_t b, int64_t H, int64_t T);
 
 // Receives the probabilities [b, H, qn, T] (compute dtype) of query rows q0 .. q0+qn (attention capture).
 using ProbsSink = std::function<void(int64_t q0, const at::Tensor& probs)>;
+// Receives the pre-softmax scores [b, H, qn, T] (compute dtype) of query rows q0 .. q0+qn against every
+// key: (q k^T) * scale, soft-capped when the layer caps, before the mask is added (so a future or pad
+// key keeps its real score; the probabilities are the softmax of these with the mask added).
+using ScoresSink = std::function<void(int64_t q0, const at::Tensor& scores)>;
 
 // Attention output [b, H, T, D] of q [b, H, T, D], k and v [b, kvH, T, D] under the [b, T] segment
 // mask, numerically the eager computation (materialised scores, softmax in float32, probabilities
 // cast to the compute dtype before mixing v), a block of `blockRows` query rows at a time (0 =
 // attentionBlockRows). With gradients on for q, k or v it runs as an autograd Function that keeps only
 // q, k, v and recomputes each block's probabilities in the backward, so no [T, T] tensor outlives a
-// block. sink (no gradients only) gets every block's probabilities.
+// block. sink (no gradients only) gets every block's probabilities, scoresSink its unmasked scores.
 at::Tensor chunkedAttention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask,
-                            const AttentionSpec& spec, int64_t blockRows = 0, const ProbsSink& sink = {});
+                            const AttentionSpec& spec, int64_t blockRows = 0, const ProbsSink& sink = {},
+                            const ScoresSink& scoresSink = {});
 
 // True where this build has fused attention (LibTorch >= 2.1: at::scaled_dot_product_attention with
 // a scale argument) and it runs here: on CUDA, for scores without soft-capping. On the CPU the

@@ -174,12 +174,12 @@ ForwardOutput TorchModel::forwardImpl(const ForwardInputs& in, const AttentionCa
   ForwardOutput out;
   out.perTokenNll.assign(size_t(B), std::vector<double>(size_t(T), 0.0));
   if (wantLogits) out.logits.assign(size_t(B * T * V), 0.0f);
-  std::map<int, std::vector<at::Tensor>> kept;
+  std::map<int, std::vector<at::Tensor>> kept, keptScores;
   double lossSum = 0;
   int64_t graded = 0;
   c10::InferenceMode guard;
   forEachChunk(B, T, control, "forward", out.notes, [&](int64_t r0, int64_t n) {
-    AttentionKeep keep{capture.layers, capture.heads, {}};
+    AttentionKeep keep{capture.layers, capture.heads, capture.scores, {}, {}};
     // Progress after every layer (the logits take the last share); cancel stops between layers.
     const int64_t L = model_.config.layers;
     auto afterLayer = [&, r0, n](size_t l) {
@@ -217,6 +217,7 @@ ForwardOutput TorchModel::forwardImpl(const ForwardInputs& in, const AttentionCa
       std::copy(rowLogits[i].data_ptr<float>(), rowLogits[i].data_ptr<float>() + T * V,
                 out.logits.begin() + (r0 + int64_t(i)) * T * V);
     for (auto& [layer, t] : keep.kept) kept[layer].push_back(t);
+    for (auto& [layer, t] : keep.keptScores) keptScores[layer].push_back(t);
     lossSum += sum;
     graded += count;
   });
@@ -226,6 +227,8 @@ ForwardOutput TorchModel::forwardImpl(const ForwardInputs& in, const AttentionCa
   out.loss = graded > 0 ? lossSum / double(graded) : kNaN;
   for (auto& [layer, parts] : kept) {
     at::Tensor all = at::cat(parts, 0); // [B, Hk, T, T]
+    const auto sc = keptScores.find(layer);
+    at::Tensor allScores = sc == keptScores.end() ? at::Tensor() : at::cat(sc->second, 0); // [B, Hk, T, T]
     for (int64_t hi = 0; hi < all.size(1); ++hi) {
       CapturedAttention a;
       a.layer = layer;
@@ -234,6 +237,10 @@ ForwardOutput TorchModel::forwardImpl(const ForwardInputs& in, const AttentionCa
       a.length = T;
       at::Tensor one = all.select(1, hi).contiguous();
       a.probs.assign(one.data_ptr<float>(), one.data_ptr<float>() + one.numel());
+      if (allScores.defined()) {
+        at::Tensor s = allScores.select(1, hi).contiguous();
+        a.scores.assign(s.data_ptr<float>(), s.data_ptr<float>() + s.numel());
+      }
       out.attention.push_back(std::move(a));
     }
   }

@@ -361,19 +361,27 @@ at::Tensor TransformerModel::attention(size_t li, const LayerWeights& l, const a
     out = fusedAttention(q, k, v, sliding ? masks.fusedSliding : masks.fusedFull, c.attentionScale);
   } else {
     ProbsSink sink;
-    at::Tensor kept, heads; // [b, H_kept, T, T] float32 on the CPU; the kept head indices
+    ScoresSink scoresSink;
+    at::Tensor kept, keptScores, heads; // [b, H_kept, T, T] float32 on the CPU; the kept head indices
     if (capture) {
       if (!keep->heads.empty())
         heads = at::tensor(std::vector<int64_t>(keep->heads.begin(), keep->heads.end()), at::kLong).to(q.device());
-      kept = at::empty({b, heads.defined() ? heads.size(0) : H, T, T}, at::TensorOptions().dtype(at::kFloat));
-      sink = [&](int64_t q0, const at::Tensor& p) { // p [b, H, qn, T]
-        const at::Tensor sel = heads.defined() ? p.index_select(1, heads) : p;
-        kept.narrow(2, q0, p.size(2)).copy_(sel.to(at::kCPU, at::kFloat));
+      const std::vector<int64_t> shape{b, heads.defined() ? heads.size(0) : H, T, T};
+      kept = at::empty(shape, at::TensorOptions().dtype(at::kFloat));
+      auto into = [&heads](at::Tensor& dst, int64_t q0, const at::Tensor& x) { // x [b, H, qn, T]
+        const at::Tensor sel = heads.defined() ? x.index_select(1, heads) : x;
+        dst.narrow(2, q0, x.size(2)).copy_(sel.to(at::kCPU, at::kFloat));
       };
+      sink = [&](int64_t q0, const at::Tensor& p) { into(kept, q0, p); };
+      if (keep->scores) {
+        keptScores = at::empty(shape, at::TensorOptions().dtype(at::kFloat));
+        scoresSink = [&](int64_t q0, const at::Tensor& s) { into(keptScores, q0, s); };
+      }
     }
     const AttentionSpec spec{c.attentionScale, c.attnSoftcap, sliding ? c.slidingWindow : 0};
-    out = chunkedAttention(q, k, v, masks.segments, spec, 0, sink);
+    out = chunkedAttention(q, k, v, masks.segments, spec, 0, sink, scoresSink);
     if (capture) keep->kept[int(li)] = kept;
+    if (capture && keptScores.defined()) keep->keptScores[int(li)] = keptScores;
   }
   return project(out.transpose(1, 2).reshape({b, T, H * D}), l.o, l.oBias);
 }

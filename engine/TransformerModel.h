@@ -28,11 +28,14 @@ struct LayerWeights {
   std::vector<at::Tensor*> all(); // every slot, defined or not
 };
 
-// Attention probabilities kept during a forward: layer -> [b, H_kept, T, T] (float32, CPU).
+// Attention probabilities kept during a forward: layer -> [b, H_kept, T, T] (float32, CPU); with
+// scores, also the pre-softmax scores before the mask (ScoresSink), layer -> [b, H_kept, T, T].
 struct AttentionKeep {
   std::vector<int> layers;
   std::vector<int> heads; // empty = all
+  bool scores = false;
   std::map<int, at::Tensor> kept;
+  std::map<int, at::Tensor> keptScores;
 };
 
 class TransformerModel {

@@ -31,7 +31,7 @@
 namespace maskscope {
 
 // Bumped whenever a struct or virtual below changes; the loader refuses a module built otherwise.
-inline constexpr int kForwardEngineAbiVersion = 9;
+inline constexpr int kForwardEngineAbiVersion = 10;
 // The one symbol the module exports: extern "C" ForwardEngine* maskscope_create_forward_engine(int key),
 // returning nullptr unless key == forwardEngineAbiKey() as the module computes it. The key folds in
 // sizeof(std::string) so a module built with the old libstdc++ string ABI (_GLIBCXX_USE_CXX11_ABI=0,
@@ -102,6 +102,7 @@ struct ForwardInputs {
 struct AttentionCapture {
   std::vector<int> layers; // empty = none
   std::vector<int> heads;  // empty = every head of those layers
+  bool scores = false;     // also the pre-softmax scores (CapturedAttention::scores)
 };
 
 struct CapturedAttention {
@@ -109,6 +110,11 @@ struct CapturedAttention {
   int head = 0;
   int64_t batch = 0, length = 0;
   std::vector<float> probs; // [B, T, T] row-major: probs[(b*T + q)*T + k]
+  // [B, T, T] as probs, only when AttentionCapture::scores: the real pre-softmax scores of every key,
+  // (q k^T) * scale in the compute dtype, after the soft-cap where the model caps (Gemma 2), BEFORE the
+  // mask is added (a future or pad key keeps its score). softmax(score + mask) over k, the mask being
+  // finfo(dtype).min where a key is not attended, gives probs. Empty otherwise.
+  std::vector<float> scores;
 };
 
 struct ForwardOutput {

@@ -15,7 +15,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 using namespace maskscope;
@@ -140,6 +142,79 @@ std::string loadMessage(const std::string& folder) {
     return e.what();
   }
   return {};
+}
+
+// Layer 0 head 1 pre-softmax scores and probabilities of the reference (tools/model/reference.py scores).
+const json& scoreGoldens() {
+  static json g = json::parse(slurp(kData + "/score_goldens.json"));
+  return g;
+}
+
+// The engine's rule of which keys a query attends (ForwardEngine.h), written out here: k <= q, the key
+// not padding, the same segment or a pad query, and within the window of a sliding layer.
+bool attends(const IntGrid& mask, int64_t b, int64_t q, int64_t k, int64_t window) {
+  const int64_t mq = mask.at(b, q), mk = mask.at(b, k);
+  return k <= q && mk != 0 && (mq == mk || mq == 0) && (window <= 0 || q - k < window);
+}
+
+// softmax over the keys of score + mask (0 where attended, float32's lowest elsewhere), in double; with
+// unmasked = true the mask is left out (what the softmax view's dashed outlines show).
+std::vector<double> softmaxOfRow(const float* scores, const IntGrid& mask, int64_t b, int64_t q, int64_t window,
+                                 bool unmasked = false) {
+  const int64_t T = mask.cols;
+  const double lowest = double(std::numeric_limits<float>::lowest());
+  std::vector<double> v(static_cast<size_t>(T));
+  for (int64_t k = 0; k < T; ++k) v[size_t(k)] = unmasked || attends(mask, b, q, k, window) ? scores[k] : lowest;
+  const double top = *std::max_element(v.begin(), v.end());
+  double sum = 0;
+  for (double& x : v) sum += (x = std::exp(x - top));
+  for (double& x : v) x /= sum;
+  return v;
+}
+
+// The attention window of layer l of a model (0 = full).
+int64_t windowOf(const ForwardModel& m, int l) {
+  const LayerAttentionInfo& a = m.info().layerAttention.at(size_t(l));
+  return a.sliding ? a.window : 0;
+}
+
+// The largest |softmax(captured scores + mask) - captured probabilities| over every row and query.
+double softmaxGap(const CapturedAttention& a, const IntGrid& mask, int64_t window) {
+  const int64_t T = a.length;
+  double worst = 0;
+  for (int64_t b = 0; b < a.batch; ++b)
+    for (int64_t q = 0; q < T; ++q) {
+      const std::vector<double> p = softmaxOfRow(a.scores.data() + (b * T + q) * T, mask, b, q, window);
+      for (int64_t k = 0; k < T; ++k)
+        worst = std::max(worst, std::abs(p[size_t(k)] - double(a.probs[size_t((b * T + q) * T + k)])));
+    }
+  return worst;
+}
+
+// A fixture's files in memory with one weight of layer 0's query projection changed by +1 (a mutated
+// model: the same architecture and every other weight as stored).
+struct MutatedModel {
+  std::string config, weights;
+  ModelSource source() const {
+    ModelSource src;
+    src.spec = "mutated";
+    src.files = {{"config.json", config.data(), config.size()}, {"model.safetensors", weights.data(), weights.size()}};
+    return src;
+  }
+};
+MutatedModel mutatedModel(const std::string& fixture) {
+  MutatedModel m{slurp(kData + "/" + fixture + "/config.json"), slurp(kData + "/" + fixture + "/model.safetensors")};
+  uint64_t headerLength = 0;
+  std::memcpy(&headerLength, m.weights.data(), 8);
+  const json header = json::parse(m.weights.substr(8, size_t(headerLength)));
+  const json& q = header.at("model.layers.0.self_attn.q_proj.weight");
+  if (q.at("dtype") != "F32") qFatal("%s: q_proj is not F32", fixture.c_str());
+  char* at = m.weights.data() + 8 + headerLength + q.at("data_offsets")[0].get<size_t>();
+  float w = 0;
+  std::memcpy(&w, at, 4);
+  w += 1.0f;
+  std::memcpy(at, &w, 4);
+  return m;
 }
 
 } // namespace
@@ -791,6 +866,70 @@ private Q_SLOTS:
     QCOMPARE(m->info().computeDtype, std::string("float32"));
     const ForwardOutput out = m->forward(inputsOf("right_correct"), {}, false, {});
     QVERIFY(std::abs(out.loss - goldens()["models"][name]["right_correct"]["loss"].get<double>()) < 1e-4);
+  }
+
+  // The softmax view's scores (issue 33): the captured pre-softmax scores are the reference's q k^T *
+  // scale (soft-capped for Gemma 2) BEFORE the mask, for every key, future and pad keys included; adding
+  // the mask and taking the softmax gives the captured probabilities to 1e-5, in a right- and a
+  // left-padded batch (fully masked pad queries) and a packed one.
+  void capturedScoresAreThePreSoftmaxScores_data() {
+    QTest::addColumn<QString>("modelName");
+    QTest::addColumn<QString>("batchName");
+    for (auto m = scoreGoldens()["models"].begin(); m != scoreGoldens()["models"].end(); ++m)
+      for (auto b = m.value().begin(); b != m.value().end(); ++b)
+        QTest::newRow((m.key() + "/" + b.key()).c_str())
+            << QString::fromStdString(m.key()) << QString::fromStdString(b.key());
+  }
+  void capturedScoresAreThePreSoftmaxScores() {
+    QFETCH(QString, modelName);
+    QFETCH(QString, batchName);
+    const json& gold = scoreGoldens()["models"][modelName.toStdString()][batchName.toStdString()];
+    auto m = model(modelName.toStdString());
+    const ForwardInputs in = inputsOf(batchName.toStdString());
+    const ForwardOutput out = m->forward(in, AttentionCapture{{0}, {1}, true}, false, {});
+    QCOMPARE(out.attention.size(), size_t(1));
+    const CapturedAttention& a = out.attention[0];
+    const int64_t B = a.batch, T = a.length;
+    QCOMPARE(a.scores.size(), size_t(B * T * T));
+    double worstScore = 0;
+    bool maskedKeys = false;
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t q = 0; q < T; ++q)
+        for (int64_t k = 0; k < T; ++k) {
+          const double want = gold["scores"][size_t(b)][size_t(q)][size_t(k)].get<double>();
+          worstScore = std::max(worstScore, std::abs(double(a.scores[size_t((b * T + q) * T + k)]) - want));
+          maskedKeys = maskedKeys || !attends(in.attentionMask, b, q, k, windowOf(*m, 0));
+        }
+    QVERIFY2(worstScore < 1e-4, qPrintable(QStringLiteral("max |score - reference| = %1").arg(worstScore)));
+    QVERIFY(maskedKeys);
+    const double gap = softmaxGap(a, in.attentionMask, windowOf(*m, 0));
+    QVERIFY2(gap < 1e-5, qPrintable(QStringLiteral("max |softmax(scores + mask) - probs| = %1").arg(gap)));
+  }
+
+  // Scores are captured only when asked; a mutated weight or input id changes them (they are computed,
+  // not stored), and their softmax still gives the probabilities captured with them.
+  void capturedScoresFollowTheModelAndTheBatch() {
+    const ForwardInputs in = inputsOf("packed_segments");
+    auto m = model("llama_f32");
+    const ForwardOutput plain = m->forward(in, AttentionCapture{{1}, {0}}, false, {});
+    QVERIFY(plain.attention.at(0).scores.empty());
+    const ForwardOutput base = m->forward(in, AttentionCapture{{1}, {0}, true}, false, {});
+    const MutatedModel mutated = mutatedModel("llama_f32");
+    auto other = engine()->loadModel(mutated.source(), testDevice(), {});
+    const ForwardOutput changed = other->forward(in, AttentionCapture{{1}, {0}, true}, false, {});
+    ForwardInputs edited = in;
+    edited.inputIds.at(0, 2) = (edited.inputIds.at(0, 2) + 1) % m->info().vocabSize;
+    const ForwardOutput moved = m->forward(edited, AttentionCapture{{1}, {0}, true}, false, {});
+    auto maxDiff = [](const std::vector<float>& x, const std::vector<float>& y) {
+      double d = 0;
+      for (size_t i = 0; i < x.size(); ++i) d = std::max(d, std::abs(double(x[i]) - double(y[i])));
+      return d;
+    };
+    const std::vector<float>& s0 = base.attention.at(0).scores;
+    QVERIFY2(maxDiff(s0, changed.attention.at(0).scores) > 1e-3, "a mutated weight left the scores unchanged");
+    QVERIFY2(maxDiff(s0, moved.attention.at(0).scores) > 1e-3, "another input id left the scores unchanged");
+    for (const ForwardOutput* o : {&base, &changed, &moved})
+      QVERIFY(softmaxGap(o->attention.at(0), in.attentionMask, windowOf(*m, 1)) < 1e-5);
   }
 
   void randomModelForBenchmarks_data() {

@@ -11,6 +11,8 @@ against the goldens this writes (tests/engine/tst_engine.cpp).
   reference.py nll MODEL_DIR BATCH.json   per-token NLL of a batch (debugging)
   reference.py gradients [DATA_DIR]   gradient norms of the pad and real loss terms for the fixtures
                                       (DATA_DIR/gradient_goldens.json; reads the models generate wrote)
+  reference.py scores [DATA_DIR]   layer 0 head 1 pre-softmax scores (before the mask) and probabilities
+                                   of a padded and a packed batch (DATA_DIR/score_goldens.json)
 """
 import json
 import math
@@ -199,7 +201,7 @@ class Reference:
                 F.linear(x, w[p + "self_attn.k_proj.weight"], bias("k_proj")),
                 F.linear(x, w[p + "self_attn.v_proj.weight"], bias("v_proj")))
 
-    def forward(self, ids, mask=None, positions=None, keep_attention=None):
+    def forward(self, ids, mask=None, positions=None, keep_attention=None, keep_scores=None):
         B, T = ids.shape
         c, w, H, KV, D = self.c, self.w, self.heads, self.kv, self.dim
         if mask is None:
@@ -235,6 +237,8 @@ class Reference:
             s = torch.matmul(q, k.transpose(2, 3)) * self.scaling
             if self.attn_cap:
                 s = torch.tanh(s / self.attn_cap) * self.attn_cap
+            if keep_scores is not None and i in keep_scores:  # before the mask: what the softmax view shows
+                keep_scores[i] = s.clone()
             s = s + (m_slide if sliding else m_full)
             probs = F.softmax(s, dim=-1, dtype=torch.float32)
             if keep_attention is not None and i in keep_attention:
@@ -556,6 +560,34 @@ def gradient_norms(model, b, pad_positions):
     return out
 
 
+# Which captures score_goldens.json holds: a padded (right and left) and a packed batch, every f32 model.
+SCORE_BATCHES = ("right_correct", "left_correct", "packed_segments")
+
+
+def scores(data_dir):
+    """Pre-softmax scores (q k^T * scale, soft-capped, before the mask) and probabilities of layer 0
+    head 1, every row, for the f32 fixtures (DATA_DIR/score_goldens.json): the engine's capture of the
+    scores the softmax view shows is checked against these."""
+    goldens = json.load(open(os.path.join(data_dir, "goldens.json")))
+    out = {"layer": 0, "head": 1, "models": {}}
+    for name in goldens["models"]:
+        if not name.endswith("_f32"):
+            continue
+        d = os.path.join(data_dir, name)
+        config = json.load(open(os.path.join(d, "config.json")))
+        model = Reference(config, read_safetensors(os.path.join(d, "model.safetensors")))
+        res = {}
+        for bname in SCORE_BATCHES:
+            b = {k: torch.tensor(v) for k, v in goldens["batches"][bname].items()}
+            kept = {0: None}
+            _, attn = model.forward(b["input_ids"], b["attention_mask"], b.get("position_ids"), keep_attention={0},
+                                    keep_scores=kept)
+            res[bname] = {"scores": kept[0][:, 1].tolist(), "probs": attn[0][:, 1].tolist()}
+        out["models"][name] = res
+    with open(os.path.join(data_dir, "score_goldens.json"), "w") as f:
+        json.dump(out, f, separators=(",", ":"))
+
+
 def gradients(data_dir):
     """Gradient norms on right_both_buggy (pads attended and graded) for every fixture model."""
     goldens = json.load(open(os.path.join(data_dir, "goldens.json")))
@@ -583,6 +615,9 @@ if __name__ == "__main__":
     elif cmd == "gradients":
         here = os.path.dirname(os.path.abspath(__file__))
         gradients(sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "..", "..", "tests", "data", "engine"))
+    elif cmd == "scores":
+        here = os.path.dirname(os.path.abspath(__file__))
+        scores(sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "..", "..", "tests", "data", "engine"))
     elif cmd == "nll":
         nll_cmd(sys.argv[2], sys.argv[3])
     else:

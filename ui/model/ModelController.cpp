@@ -230,13 +230,14 @@ void ModelController::onModelRun(const ModelRun& run) {
   views_.loss->setModelNll(run.output.perTokenNll, modelLabel_->text());
   const int r = session_->batchRow();
   if (run.reportRow == r) views_.loss->setRowReport(run.rowReport, run.reportError);
-  std::vector<float> probs = rowAttention(run, r, session_->batch().length());
-  if (!probs.empty()) {
-    views_.softmax->setModelScores(scoresFromProbabilities(probs),
-                                   tr("log attention probabilities, %1 (scores up to a per-row constant)").arg(label));
-    if (views_.attention->modeBox()->currentIndex() == 1)
-      views_.attention->grid()->setProbabilities(std::move(probs), label);
-  }
+  const int64_t T = session_->batch().length();
+  std::vector<float> probs = rowAttention(run, r, T);
+  // The softmax view: the engine's real pre-softmax scores (before the mask), or none (never a score
+  // read back from the probabilities: ln p is not the score, and the mask cannot be taken off it).
+  std::vector<float> scores = rowScores(run, r, T);
+  views_.softmax->setModelScores(std::move(scores), modelScoresLabel(run, T));
+  if (!probs.empty() && views_.attention->modeBox()->currentIndex() == 1)
+    views_.attention->grid()->setProbabilities(std::move(probs), label);
   Q_EMIT statusMessage(tr("forward pass done (%1, loss %2)")
                            .arg(QString::fromStdString(run.output.device))
                            .arg(run.output.loss, 0, 'f', 4),

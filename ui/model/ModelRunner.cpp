@@ -121,6 +121,7 @@ ModelRun runModelOnce(ForwardModel& model, const Batch& batch, int layer, int he
   if (batch.length() <= ModelRunner::kMaxCaptureLength) {
     cap.layers = {layer};
     cap.heads = {head};
+    cap.scores = true; // the softmax view's real scores, before the mask
   }
   ModelRun r;
   r.layer = layer;
@@ -150,20 +151,38 @@ LessonsRun measureRowLessons(ForwardModel& model, const Batch& batch, int row, c
   return r;
 }
 
-std::vector<float> rowAttention(const ModelRun& run, int row, int64_t length) {
+namespace {
+// Row r's [T, T] slice of a captured [B, T, T] tensor (probs or scores), empty when none fits.
+std::vector<float> capturedRow(const ModelRun& run, int row, int64_t length, std::vector<float> CapturedAttention::*f) {
   for (const CapturedAttention& a : run.output.attention) {
-    if (a.length != length || row >= a.batch) continue;
+    const std::vector<float>& all = a.*f;
     const size_t T = size_t(a.length);
-    return std::vector<float>(a.probs.begin() + long(size_t(row) * T * T),
-                              a.probs.begin() + long(size_t(row + 1) * T * T));
+    if (a.length != length || row < 0 || row >= a.batch || all.size() != size_t(a.batch) * T * T) continue;
+    return std::vector<float>(all.begin() + long(size_t(row) * T * T), all.begin() + long(size_t(row + 1) * T * T));
   }
   return {};
 }
+} // namespace
 
-std::vector<float> scoresFromProbabilities(const std::vector<float>& probs) {
-  std::vector<float> scores(probs.size());
-  for (size_t i = 0; i < probs.size(); ++i) scores[i] = probs[i] > 0 ? std::log(probs[i]) : -30.0f;
-  return scores;
+std::vector<float> rowAttention(const ModelRun& run, int row, int64_t length) {
+  return capturedRow(run, row, length, &CapturedAttention::probs);
+}
+
+std::vector<float> rowScores(const ModelRun& run, int row, int64_t length) {
+  return capturedRow(run, row, length, &CapturedAttention::scores);
+}
+
+QString modelScoresLabel(const ModelRun& run, int64_t length) {
+  for (const CapturedAttention& a : run.output.attention)
+    if (a.length == length && !a.scores.empty())
+      return ModelRunner::tr("layer %1 head %2, the pre-softmax scores q\u00b7k \u00d7 scale, before the mask")
+          .arg(a.layer)
+          .arg(a.head);
+  if (!run.error.isEmpty()) return ModelRunner::tr("the forward pass failed: %1").arg(run.error);
+  if (length > ModelRunner::kMaxCaptureLength)
+    return ModelRunner::tr("the model's scores are captured for rows up to %1 positions")
+        .arg(ModelRunner::kMaxCaptureLength);
+  return ModelRunner::tr("the model's scores were not captured");
 }
 
 void ModelRunner::run(const Batch& batch, int layer, int head, int analyseRow) {

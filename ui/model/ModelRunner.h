@@ -29,7 +29,8 @@ struct ModelRun {
   QString reportError; // why rowReport is empty although asked for
 };
 
-// One forward pass with one layer/head's attention captured (when the row is short enough), then,
+// One forward pass with one layer/head's attention probabilities and pre-softmax scores captured (when
+// the row is short enough), then,
 // when analyseRow >= 0, ForwardModel::analyse of that row; what ModelRunner runs in a worker and
 // what off-screen snapshots run directly. progress (fraction, text) is called from the running
 // thread after every decoder layer.
@@ -49,8 +50,13 @@ LessonsRun measureRowLessons(ForwardModel& model, const Batch& batch, int row,
 
 // Row r's captured attention probabilities ([T, T], row-major), empty when none was captured.
 std::vector<float> rowAttention(const ModelRun& run, int row, int64_t length);
-// Pre-softmax scores up to a per-row constant: log p (softmax is shift-invariant); 0 -> -30.
-std::vector<float> scoresFromProbabilities(const std::vector<float>& probs);
+// Row r's captured pre-softmax scores ([T, T], row-major; CapturedAttention::scores: q k^T * scale,
+// soft-capped where the model caps, before the mask), empty when none were captured. What the softmax
+// view shows as a model's scores; it adds the mask and softmaxes them itself.
+std::vector<float> rowScores(const ModelRun& run, int row, int64_t length);
+// The softmax view's label for rowScores of a batch `length` positions long: which layer and head the
+// scores are, or, when there are none, why they were not captured.
+QString modelScoresLabel(const ModelRun& run, int64_t length);
 
 class ModelRunner : public QObject {
   Q_OBJECT

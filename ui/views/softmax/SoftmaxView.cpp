@@ -119,6 +119,7 @@ SoftmaxView::SoftmaxView(Session* session, QWidget* parent) : QWidget(parent), s
   });
   connect(session_, &Session::batchChanged, this, [this] {
     modelScores_.clear();
+    modelLabel_.clear();
     edits_.clear();
     keyScroll_ = 0;
     if (!teaching_) recompute();
@@ -217,7 +218,8 @@ void SoftmaxView::recompute() {
         model ? tr("Scores from the model: %1.").arg(modelLabel_) : tr("Edit them above to see the softmax change.");
     if (!layerText_.isEmpty()) source += QLatin1Char(' ') + layerText_ + QLatin1Char('.');
     if (model && softcap_ > 0)
-      source += tr(" The model soft-caps its scores (c = %1 tanh(x / %1)); these log-probabilities already include it.")
+      source += tr(" The model soft-caps its scores (c = %1 tanh(x / %1)) before the mask; the scores shown are "
+                   "after the cap.")
                     .arg(softcap_);
   } else {
     scores_.clear();
@@ -236,7 +238,7 @@ void SoftmaxView::recompute() {
   const int around = query_ - (kMaxShownKeys - 4); // the query near the right, its context to the left
   first_ = std::clamp(around + keyScroll_, 0, std::max(0, T - count_));
   keyScroll_ = first_ - around; // never more than the row allows
-  // Model scores are log-probabilities, already capped; example scores are raw and get the cap here.
+  // Model scores are the captured pre-softmax scores, already capped; example scores are raw and get the cap here.
   const bool modelScores = !teaching_ && int64_t(modelScores_.size()) == int64_t(T) * T;
   row_ = computeSoftmaxRow(scores_, states, teaching_ || modelScores ? 0.0 : softcap_);
   {
@@ -252,12 +254,14 @@ void SoftmaxView::recompute() {
 
 QString SoftmaxView::scoresNote() const {
   if (!illustrative_) return {};
+  const bool model =
+      int64_t(modelScores_.size()) == int64_t(scores_.size()) * int64_t(scores_.size()) && !scores_.empty();
+  const QString why = model ? tr("edited by hand")
+                      : !modelLabel_.isEmpty()
+                          ? tr("made up from the token ids: %1").arg(modelLabel_)
+                          : tr("no model loaded: made up from the token ids; --model shows real ones");
   return teaching_ ? tr("Illustrative scores, not a model's (the textbook example).")
-                   : tr("Illustrative scores, not a model's (%1).")
-                         .arg(int64_t(modelScores_.size()) == int64_t(scores_.size()) * int64_t(scores_.size()) &&
-                                      !scores_.empty()
-                                  ? tr("edited by hand")
-                                  : tr("no model loaded: made up from the token ids; --model shows real ones"));
+                   : tr("Illustrative scores, not a model's (%1).").arg(why);
 }
 
 QString SoftmaxView::sourceText() const { return sourceLabel_->text(); }

@@ -35,11 +35,14 @@ public:
   // Moves the shown keys along the row (the wheel over the chart); false when already at that end.
   // A new query or batch shows the keys around the query again.
   bool scrollKeys(int keys);
-  // Scores from the model for the current row: [T, T] pre-softmax; empty = example scores.
+  // Scores from the model for the current row: [T, T], the engine's captured pre-softmax scores
+  // (rowScores: q k^T * scale, after the model's soft-cap, before the mask); this view adds the mask and
+  // softmaxes them with and without it. label names them. Empty = example scores (illustrative), and a
+  // non-empty label then says why the model's were not captured.
   void setModelScores(std::vector<float> scores, const QString& label);
   // The layer shown: a sliding window (0 = full) blocks keys older than it ("outside the window");
   // softcap > 0 adds the soft-capping line c = cap * tanh(x / cap) to example scores (a model's scores
-  // are read back from its probabilities, after its capping). text names the layer in the source line.
+  // are captured after its capping). text names the layer in the source line.
   void setLayerAttention(int64_t window, double softcap, const QString& text);
   // Overrides the scores of the shown keys (what the edit box does).
   void setShownScores(const std::vector<double>& scores);
@@ -81,7 +84,7 @@ private:
   std::vector<double> scores_;     // every key of the current query
   std::vector<double> edits_;      // user overrides by key (NaN = none)
   std::vector<float> modelScores_; // [T, T]
-  QString modelLabel_;
+  QString modelLabel_;             // what the model's scores are, or why there are none (modelScores_ empty)
   int64_t window_ = 0;
   double softcap_ = 0;
   QString layerText_;

@@ -22,13 +22,12 @@ ViewSpec softmaxViewSpec() {
             if (s.softmaxExample) return view->showTeachingExample();
             view->setLayerAttention(s.window, s.softcap, s.layerText);
             if (!s.run) return;
-            std::vector<float> probs = rowAttention(*s.run, s.session->batchRow(), s.session->batch().length());
-            if (!probs.empty())
-              view->setModelScores(
-                  scoresFromProbabilities(probs),
-                  QStringLiteral("%1: log attention probabilities, layer %2 head 0 (scores up to a per-row constant)")
-                      .arg(s.modelLabel)
-                      .arg(s.run->layer));
+            // The engine's captured pre-softmax scores, as the app's model controller shows them.
+            const int64_t T = s.session->batch().length();
+            std::vector<float> scores = rowScores(*s.run, s.session->batchRow(), T);
+            const QString label = modelScoresLabel(*s.run, T);
+            view->setModelScores(std::move(scores),
+                                 s.modelLabel.isEmpty() ? label : QStringLiteral("%1, %2").arg(s.modelLabel, label));
           }};
 }
 
