@@ -112,6 +112,10 @@ Runner declareCollate(CLI::App* cmd) {
       ->check(CLI::IsMember({"batch", "prepared"}));
   cmd->add_option("--side", table->side, "preference data: chosen, rejected or both (default)")
       ->check(CLI::IsMember({"chosen", "rejected", "both"}));
+  cmd->add_flag("--mlm", table->mlm,
+                "the BERT aside: [MASK] at a seeded 15 % of each row's real tokens, labels, bidirectional mask");
+  cmd->add_option("--seed", table->seed, "with --mlm: the seed of the positions drawn (default 0)")
+      ->needs(cmd->get_option("--mlm"));
   return [in, applyRows, table, listPresets](CommandIO& io) {
     if (*listPresets) return listCollatorPresets(io);
     applyRows();

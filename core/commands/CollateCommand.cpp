@@ -2,6 +2,7 @@
 #include "core/commands/CollateCommand.h"
 #include "core/batchio/BatchJson.h"
 #include "core/collate/CollatorSpec.h"
+#include "core/commands/MaskedLmCollate.h"
 #include "core/commands/PreferenceCollate.h"
 #include "core/data/PreferenceRow.h"
 #include "core/frameworks/FrameworkSpec.h"
@@ -68,6 +69,9 @@ int printTables(const Batch& b, const Tokenizer* tokenizer, const CollateTableOp
 } // namespace
 
 int runCollate(const BatchInputs& inputs, CommandIO& io, const CollateTableOptions& table) {
+  if (table.mlm && (table.enabled || isFrameworkSpec(inputs.collatorSpec) ||
+                    (!inputs.dataSpec.empty() && isPreferenceDataset(inputs.dataSpec))))
+    throw Error("--mlm applies to a preset or collator's batch, without --table, a framework spec or preference data");
   if (isFrameworkSpec(inputs.collatorSpec)) return runFrameworkCollate(inputs, io, table);
   if (!table.stage.empty()) throw Error("--stage applies to framework specs (--collator SPEC.json with \"framework\")");
   if (inputs.tokenizerSpec.empty()) throw Error("collate needs --tokenizer (or --list-presets)");
@@ -81,6 +85,7 @@ int runCollate(const BatchInputs& inputs, CommandIO& io, const CollateTableOptio
   Batch b = buildBatch(inputs, &skipped, &tokenizer);
   for (const auto& e : skipped) io.err << "maskscope: skipped " << e.toString() << "\n";
   if (table.enabled) return printTables(b, tokenizer.get(), table, io);
+  if (table.mlm) return printMaskedLm(b, tokenizer.get(), table.seed, io); // the BERT aside
   // Where the reply spans came from: the template's {% generation %} blocks, or (stock templates)
   // recovered from the message roles as content + closing token, the same way in every turn.
   const bool fromData = inputs.batchFile.empty();

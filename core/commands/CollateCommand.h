@@ -3,6 +3,7 @@
 #include "core/commands/BatchInputs.h"
 #include "core/commands/CommandIO.h"
 
+#include <cstdint>
 #include <string>
 
 namespace maskscope {
@@ -14,6 +15,8 @@ struct CollateTableOptions {
   std::string format = "text"; // --table-format text|markdown|csv|html (--json wins)
   std::string side;            // --side chosen|rejected|both (preference data only; empty = both)
   std::string stage;           // --stage batch|prepared (framework specs only; empty = batch)
+  bool mlm = false;            // --mlm: the BERT aside instead of the batch (core/commands/MaskedLmCollate.h)
+  uint64_t seed = 0;           // --seed N: which positions --mlm draws
 };
 
 // Needs --tokenizer and --data (--template and --collator have defaults).

@@ -44,5 +44,10 @@ CellState cellStateOf(const std::vector<int64_t>& segments, int64_t query, int64
 // A blocked cell reads future (k > q), padding (the key's segment is 0) or other example.
 CellState cellStateOf(const std::vector<int64_t>& segments, const std::vector<uint8_t>& cells, int64_t query,
                       int64_t key, int64_t window = 0);
+// Without the causal mask (BERT's, core/mask/MaskedLm.h): a key whose segment is 0 is padding, every
+// other key is allowed, before or after the query.
+inline CellState bidirectionalCellState(const std::vector<int64_t>& segments, int64_t key) {
+  return segments[size_t(key)] == 0 ? CellState::Padding : CellState::Allowed;
+}
 
 } // namespace maskscope

@@ -28,7 +28,10 @@ const char* cellClassName(CellClass c) {
   return "?";
 }
 
-CellState RowAnatomy::state(int64_t q, int64_t k) const { return cellStateOf(maskSegments, maskCells, q, k, window); }
+CellState RowAnatomy::state(int64_t q, int64_t k) const {
+  if (bidirectional) return bidirectionalCellState(maskSegments, k);
+  return cellStateOf(maskSegments, maskCells, q, k, window);
+}
 
 CellClass RowAnatomy::classify(int64_t q, int64_t k) const {
   const CellState s = state(q, k);
@@ -88,6 +91,7 @@ RowAnatomy rowAnatomy(const Batch& b, int64_t r, const EffectiveMask& mask, int6
     throw Error("the effective mask does not match the batch");
   a.maskSegments = mask.segments[size_t(r)];
   if (!mask.cells.empty()) a.maskCells = mask.cells[size_t(r)];
+  a.bidirectional = mask.bidirectional;
   return a;
 }
 

@@ -35,6 +35,7 @@ struct RowAnatomy {
                                      //     gradedAt); empty = none known
   bool examplesKnown = false;        // more than one example was revealed (segments, ids or resets)
   int64_t window = 0;                // sliding-window layer: keys with q - k >= window are blocked; 0 = full
+  bool bidirectional = false;        // no causal mask (EffectiveMask::bidirectional, the BERT aside)
   int64_t size() const { return int64_t(maskSegments.size()); }
   CellState state(int64_t q, int64_t k) const;
   CellClass classify(int64_t q, int64_t k) const;

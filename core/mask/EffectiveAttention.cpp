@@ -297,6 +297,7 @@ EffectiveMask effectiveAttention(const Batch& b, AttnImplementation impl) {
 
 CellState EffectiveMask::state(int64_t row, int64_t q, int64_t k, int64_t window) const {
   static const std::vector<uint8_t> none;
+  if (bidirectional) return bidirectionalCellState(segments.at(size_t(row)), k);
   return cellStateOf(segments.at(size_t(row)), cells.empty() ? none : cells[size_t(row)], q, k, window);
 }
 
@@ -378,6 +379,7 @@ int64_t EffectiveMask::crossExampleCells(int64_t row, const std::vector<Segment>
 
 IntGrid EffectiveMask::segmentIdMask() const {
   const int64_t B = int64_t(segments.size()), T = B ? int64_t(segments[0].size()) : 0;
+  if (bidirectional) throw Error("the bidirectional (BERT) mask is no causal model's: the loss engine cannot run it");
   IntGrid g(B, T);
   for (int64_t r = 0; r < B; ++r) {
     for (int64_t t = 0; t < T; ++t) g.at(r, t) = segments[size_t(r)][size_t(t)];

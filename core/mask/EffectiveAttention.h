@@ -43,13 +43,17 @@ struct EffectiveMask {
   std::vector<std::vector<int64_t>> segments;
   // Per row [T * T] (q * T + k, 1 = may attend) when a 4-D attention_mask decides; else empty.
   std::vector<std::vector<uint8_t>> cells;
+  // No causal mask (the BERT aside, core/mask/MaskedLm.h): a query sees every non-padding key, before or
+  // after it (bidirectionalCellState). No implementation of a causal model applies it.
+  bool bidirectional = false;
 
   CellState state(int64_t row, int64_t q, int64_t k, int64_t window = 0) const;
   AttentionGrid grid(int64_t row, int64_t window = 0) const;
   // Allowed cells (q > k, both inside `examples`) whose query and key lie in different examples.
   int64_t crossExampleCells(int64_t row, const std::vector<Segment>& examples) const;
   // The segments as a [B, T] attention_mask of segment ids (0 = padding) for the loss engine, which
-  // applies exactly cellStateOf. Throws Error when a 4-D mask is not block-diagonal causal.
+  // applies exactly cellStateOf. Throws Error when a 4-D mask is not block-diagonal causal, or the mask
+  // is bidirectional.
   IntGrid segmentIdMask() const;
 };
 

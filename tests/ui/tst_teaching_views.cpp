@@ -1,6 +1,7 @@
 // The views a teacher reads numbers from: the position table (filters as core's, the article's
 // Qwen example, copy and export), the softmax view's mask value and pad share, teaching mode's
 // computed numbers and visible controls, and help (legend from the palette, first-start hint).
+#include "core/commands/MaskedLmCollate.h"
 #include "core/mask/PaddingDetection.h"
 #include "core/mask/SoftmaxArithmetic.h"
 #include "core/table/PositionTable.h"
@@ -244,6 +245,83 @@ private Q_SLOTS:
         computeSoftmaxRow({2.0, 1.0, 0.1}, {CellState::Allowed, CellState::Allowed, CellState::Future});
     QVERIFY(w.teachingView()->currentText().contains(QString::number(r.weights[0], 'f', 3)));
     QVERIFY(w.softmaxView()->teachingExample());
+  }
+
+  // The BERT aside: every number of step 10 is core's maskedLmRow on the row on screen. Another row
+  // (another batch around it) gives other numbers; pads never count ("40 of this row's 268" counted 200).
+  void bertAsideIsTheRowOnScreen_data() {
+    QTest::addColumn<int>("row");
+    for (int r : {0, 1, 2, 5}) QTest::newRow(qPrintable(QStringLiteral("demo row %1").arg(r))) << r;
+  }
+  void bertAsideIsTheRowOnScreen() {
+    QFETCH(int, row);
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    w.show();
+    TeachingView* t = w.teachingView();
+    int step = -1;
+    for (int i = 0; i < t->stepCount(); ++i)
+      if (TeachingView::steps()[size_t(i)].maskedLmAside) step = i;
+    QVERIFY(step >= 0);
+    s.selectRow(row);
+    t->goToStep(step);
+    const MaskedLmRow* m = s.maskedLm();
+    QVERIFY(m);
+    const MaskedLmRow core =
+        maskedLmRow(s.batch(), s.batchRow(), maskedLmOptionsFor(s.batch(), &s.pipeline()->tokenizer(), 0));
+    QCOMPARE(m->maskedAt, core.maskedAt);
+    const std::vector<uint8_t> pads = paddingOfRow(s.batch(), s.batchRow());
+    const int64_t real = std::count(pads.begin(), pads.end(), uint8_t(0));
+    QCOMPARE(core.real, real);
+    QCOMPARE(core.masked, std::max<int64_t>(1, std::llround(0.15 * double(core.candidates))));
+    const QString text = t->currentText();
+    for (const QString& quoted : {QStringLiteral("of its %1 real tokens").arg(real),
+                                  QStringLiteral("%1 are drawn, 15 % of %2").arg(core.masked).arg(core.candidates),
+                                  QStringLiteral("%1 became").arg(core.byMask),
+                                  QStringLiteral("other %1 positions").arg(core.positions - core.masked),
+                                  QStringLiteral("%1 (query, key) pairs instead of the causal mask's %2")
+                                      .arg(real * real)
+                                      .arg(core.causalPairs)})
+      QVERIFY2(text.contains(quoted), qPrintable(quoted + QStringLiteral(" not in: ") + text));
+    // The strip shows BERT's input and labels; the grid the bidirectional mask.
+    for (int64_t p : core.maskedAt)
+      if (core.choice[size_t(p)] == MlmChoice::Mask)
+        QVERIFY(w.tokenStrip()->describePosition(int(p)).contains(QStringLiteral("\"[MASK]\"")));
+    for (int64_t p : core.maskedAt)
+      if (core.choice[size_t(p)] == MlmChoice::Mask) { // the step selects the first [MASK] chip
+        QCOMPARE(s.selectedPosition(), int(p));
+        break;
+      }
+    const EffectiveMask* mask = s.effectiveMask();
+    QVERIFY(mask && mask->bidirectional);
+    int64_t lastReal = -1;
+    for (size_t k = 0; k < pads.size(); ++k)
+      if (!pads[k]) lastReal = int64_t(k);
+    QCOMPARE(mask->state(s.batchRow(), 0, lastReal), CellState::Allowed); // the first token sees the last
+    // Leaving the step turns the aside off: the causal mask is back.
+    t->goToStep(step + 1);
+    QVERIFY(!s.maskedLm());
+    QVERIFY(!s.effectiveMask()->bidirectional);
+  }
+  void bertAsideNumbersChangeWithTheRow() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    TeachingView* t = w.teachingView();
+    int step = -1;
+    for (int i = 0; i < t->stepCount(); ++i)
+      if (TeachingView::steps()[size_t(i)].maskedLmAside) step = i;
+    std::set<QString> texts;
+    std::set<int64_t> reals;
+    for (int r : {0, 1, 2, 5}) {
+      s.selectRow(r);
+      t->goToStep(step);
+      texts.insert(t->currentText());
+      reals.insert(s.maskedLm()->real);
+    }
+    QVERIFY2(reals.size() >= 3, "the demo rows differ in length: so must the counts");
+    QCOMPARE(texts.size(), size_t(4));
   }
 
   void legendReadsThePalette() {

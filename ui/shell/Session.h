@@ -17,6 +17,7 @@
 #include "core/lint/Lint.h"
 #include "core/lint/TokenizerFit.h"
 #include "core/mask/EffectiveAttention.h"
+#include "core/mask/MaskedLm.h"
 
 #include <QObject>
 #include <QString>
@@ -165,7 +166,11 @@ public:
   const AttnChoice& attnChoice() const { return attnChoice_; }
   // The mask that implementation applies to batch(); null when transformers cannot run the batch under
   // it (attentionRule() then says why). Recomputed before views hear batchChanged().
-  const EffectiveMask* effectiveMask() const { return effective_ ? &*effective_ : nullptr; }
+  // With the BERT aside on, the bidirectional mask instead (the grid and softmax view draw it; a model run
+  // keeps the causal one: modelBatch).
+  const EffectiveMask* effectiveMask() const {
+    return bidirectional_ ? &*bidirectional_ : effective_ ? &*effective_ : nullptr;
+  }
   // "attention: sdpa (assumed: ...) - sdpa: attention_mask is all ones, ..." for the status line.
   QString attentionRule() const { return attentionRule_; }
   // Whether the implementation changes who attends whom in this batch: chosen by the user, or another
@@ -187,6 +192,13 @@ public:
   // them off the UI thread when a model is loaded (rowLessonsRequested).
   void requestRowLessons();
 
+  // The BERT aside (the teaching step on BERT's mask; SessionMaskedLm.cpp): while on, the selected row
+  // as BERT's masked language modelling would corrupt it (core/mask/MaskedLm.h, seed 0): the strip shows
+  // [MASK] chips and BERT's labels, the grid the bidirectional mask. Off by default; batchChanged follows.
+  void setMaskedLmAside(bool on);
+  bool maskedLmAside() const { return maskedLmAside_; }
+  const MaskedLmRow* maskedLm() const { return maskedLm_ ? &*maskedLm_ : nullptr; } // null while off
+
 Q_SIGNALS:
   void datasetChanged();
   void pipelineChanged();
@@ -206,6 +218,7 @@ private:
   void rebuildBatch();
   void judgeAttention();     // attnChoice_, effective_ and attentionRule_ for batch_ (SessionAttention.cpp)
   void judgeDumpTokenizer(); // dumpFit_ for the open dump and the current tokenizer
+  void judgeMaskedLm();      // maskedLm_ and bidirectional_ for batch_ while the aside is on
   std::unique_ptr<DatasetPipeline> makePipeline(const QString& tok, const QString& tpl, const QString& col) const;
   // tokenizerSpec is final here (empty already replaced); chosen: the user's, kept as the default changes.
   bool applyPipeline(const QString& tokenizerSpec, const QString& templateSpec, const QString& collatorSpec,
@@ -261,6 +274,9 @@ private:
   QString attnName_; // "" = implied
   AttnChoice attnChoice_;
   std::optional<EffectiveMask> effective_;
+  bool maskedLmAside_ = false;
+  std::optional<MaskedLmRow> maskedLm_;
+  std::optional<EffectiveMask> bidirectional_;
   QString attentionRule_;
   bool attentionMatters_ = false;
   Batch lessonsRow_; // the row (a batch of one) rowLessons_ was measured on

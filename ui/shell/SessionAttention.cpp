@@ -38,6 +38,7 @@ bool masksDiffer(const Batch& b, const EffectiveMask& chosen) {
 } // namespace
 
 void Session::judgeAttention() {
+  judgeMaskedLm();
   effective_.reset();
   attentionRule_.clear();
   attentionMatters_ = false;
@@ -54,6 +55,11 @@ void Session::judgeAttention() {
     attentionRule_ =
         QStringLiteral("attention: %1%2 \u2014 %3").arg(name, how, QString::fromStdString(effective_->rule));
     attentionMatters_ = !attnChoice_.assumed || masksDiffer(batch_, *effective_);
+    if (bidirectional_) { // the grid draws the aside's mask: its line says so
+      attentionRule_ =
+          QStringLiteral("attention (the BERT aside): %1").arg(QString::fromStdString(bidirectional_->rule));
+      attentionMatters_ = true;
+    }
   } catch (const Error& e) {
     attentionMatters_ = true;
     attentionRule_ = QStringLiteral("attention: %1%2 \u2014 cannot run this batch: %3")

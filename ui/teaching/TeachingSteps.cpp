@@ -297,22 +297,54 @@ TeachingStep dilutionStep() {
       QStringLiteral("hf-lm"), QStringLiteral("loss"), [](const Session&) { return -1; }};
 }
 
+// The BERT aside, computed on the row on screen (core/mask/MaskedLm.h through the session): the strip
+// shows BERT's input and labels, the grid its bidirectional mask, and the text quotes both.
 TeachingStep bertStep() {
   return {tr("10. Aside: BERT's mask"),
           [](const Session& s) -> QString {
             const StepFacts f = factsOf(s);
+            const MaskedLmRow* m = s.maskedLm();
+            if (!m) return tr("<p>BERT's masking needs a row on screen.</p>");
+            const QString mask = swatch(palette::maskedLmChip());
             return tr("<p>\"Mask\" has a fourth meaning. So far: the <b>attention mask</b> (A0: no one looks at "
                       "this position; %1 of %2 here are A1), the <b>causal mask</b> (no one looks ahead) and the "
-                      "<b>label mask</b> (-100: not graded; %3 here). BERT's masked language modelling hides tokens "
-                      "<b>in the input</b>: about 15 % of them (%4 of this row's %2) become <code>[MASK]</code> and "
-                      "the loss grades only those. The token is hidden from the model, not from the loss - the "
-                      "opposite of -100. Causal fine-tuning, which maskscope shows, never does this.</p>")
+                      "<b>label mask</b> (-100: not graded). BERT's masked language modelling hides tokens <b>in "
+                      "the input</b>. The strip shows this row as BERT would get it: of its %3 real tokens (its %4 "
+                      "pads never count, nor its %5 special tokens) %6 are drawn, 15 % of %7 (seed 0): %8 became "
+                      "<code>[MASK]</code> (%9), %10 a random token and %11 stayed (BERT's 80/10/10 rule). Its labels "
+                      "are -100 at the other %12 positions and the original token at the %6 drawn ones (&#10003; "
+                      "L): the token is hidden from the model, not from the loss - the opposite of -100.</p>"
+                      "<p>And BERT reads both ways: the grid has no causal triangle, every real token sees every "
+                      "real token, %13 (query, key) pairs instead of the causal mask's %14; pads are still hidden. A "
+                      "causal model predicts the <i>next</i> token, so it must not see it; BERT predicts a hidden "
+                      "token from both sides. Causal fine-tuning, which the other steps show, never hides input "
+                      "tokens.</p>")
                 .arg(f.attended)
                 .arg(f.length)
-                .arg(f.length - f.graded)
-                .arg(qRound(0.15 * f.length));
+                .arg(m->real)
+                .arg(f.pads)
+                .arg(m->special)
+                .arg(m->masked)
+                .arg(m->candidates)
+                .arg(m->byMask)
+                .arg(mask)
+                .arg(m->byRandom)
+                .arg(m->kept)
+                .arg(m->positions - m->masked)
+                .arg(m->bidirectionalPairs)
+                .arg(m->causalPairs);
           },
-          QStringLiteral("default"), QStringLiteral("tokens"), [](const Session&) { return -1; }};
+          QStringLiteral("default"),
+          QStringLiteral("attention"),
+          [](const Session& s) {
+            const MaskedLmRow* m = s.maskedLm();
+            for (int64_t t : m ? m->maskedAt : std::vector<int64_t>())
+              if (m->choice[size_t(t)] == MlmChoice::Mask) return int(t);
+            return -1;
+          },
+          false,
+          false,
+          true};
 }
 // Links the lesson to its consequence: the Training lab opens with the stop-token experiment selected.
 TeachingStep trainStep() {

@@ -20,6 +20,9 @@ struct TeachingStep {
   // The text quotes the engine's measured lessons on the selected row (Session::rowLessons): the view
   // asks for them on entry and when the row changes, and redraws the text when they arrive.
   bool measuresLessons = false;
+  // The step shows the BERT aside (Session::setMaskedLmAside): the strip's [MASK] chips and BERT's labels,
+  // the grid's bidirectional mask. Every other step turns it off.
+  bool maskedLmAside = false;
 };
 
 std::vector<TeachingStep> teachingSteps();

@@ -150,6 +150,7 @@ void TeachingView::goToStep(int index) {
   next_->setEnabled(index + 1 < int(steps_.size()));
   if (session_->datasetSpec() != QLatin1String("builtin:demo")) session_->openDataset(QStringLiteral("builtin:demo"));
   session_->setCollator(s.collator);
+  session_->setMaskedLmAside(s.maskedLmAside); // after the collator: computed on the batch shown
   if (s.position) {
     const int p = s.position(*session_);
     if (p >= 0) session_->selectPosition(p);

@@ -114,6 +114,7 @@ QColor ignored() { return dark() ? QColor(0x8a, 0x8a, 0x8a) : QColor(0x9a, 0x9a,
 QColor padding() { return QColor(0xff, 0x7f, 0x0e); }
 QColor gradedPad() { return dark() ? QColor(0xff, 0x6b, 0x6b) : QColor(0xc0, 0x1f, 0x20); }
 QColor warningText() { return gradedPad(); }
+QColor maskedLmChip() { return dark() ? QColor(0x6b, 0x5a, 0x10) : QColor(0xff, 0xe8, 0x8a); }
 
 QColor cellColour(CellState s) { return cellClassColour(CellClass(uint8_t(s))); }
 

@@ -22,11 +22,12 @@ QPalette qtPalette(Theme t);                            // the widget palette of
 double contrastRatio(const QColor& a, const QColor& b); // WCAG 2.x relative-luminance ratio
 
 QColor roleColour(PositionKind kind);
-QColor graded();      // blue: label kept (text-safe on the theme's base)
-QColor ignored();     // grey: -100
-QColor padding();     // orange: pad position
-QColor gradedPad();   // red: pad that is graded (a bug)
-QColor warningText(); // red text that passes contrast
+QColor graded();       // blue: label kept (text-safe on the theme's base)
+QColor ignored();      // grey: -100
+QColor padding();      // orange: pad position
+QColor gradedPad();    // red: pad that is graded (a bug)
+QColor warningText();  // red text that passes contrast
+QColor maskedLmChip(); // a [MASK] chip's fill (the BERT aside): pale yellow, dark text reads on it
 QColor cellColour(CellState s);
 // Glyph drawn in a grid cell when zoomed in, so the reason reads without colour.
 QChar cellGlyph(CellState s);

@@ -61,6 +61,10 @@ const Batch* TokenStripView::batch() const {
   return session_->hasBatch() ? &session_->batch() : nullptr;
 }
 int TokenStripView::row() const { return override_ ? overrideRow_ : session_->batchRow(); }
+const MaskedLmRow* TokenStripView::maskedLm() const {
+  const MaskedLmRow* m = override_ ? nullptr : session_->maskedLm();
+  return m && m->positions == positionCount() ? m : nullptr;
+}
 
 void TokenStripView::setBatchOverride(const Batch* b, int r) {
   override_ = b;
@@ -98,6 +102,14 @@ void TokenStripView::rebuild() {
         it = texts.insert(id, QString::fromStdString(utf8::visibleWhitespace(session_->tokenText(id).toStdString())));
       c.text = *it;
       c.special = size_t(r) < b->meta.size() && b->meta[size_t(r)][size_t(t)].special;
+      if (const MaskedLmRow* mlm = maskedLm()) { // the BERT aside: the input BERT reads
+        const MlmChoice how = mlm->choice[size_t(t)];
+        if (how == MlmChoice::Mask) c.text = QStringLiteral("[MASK]");
+        if (how == MlmChoice::Random)
+          c.text = QString::fromStdString(
+              utf8::visibleWhitespace(session_->tokenText(mlm->inputIds[size_t(t)]).toStdString()));
+        c.special = c.special || how == MlmChoice::Mask;
+      }
       c.footerKey = footerShape(t, havePos, havePos ? b->positionIds.at(r, t) : 0);
     }
   }
@@ -256,6 +268,17 @@ QString TokenStripView::describePosition(int t) const {
   s += tr("attention_mask %1\n").arg(b.attentionMask.sameShape(b.inputIds) ? b.attentionMask.at(r, t) : 1);
   s += b.positionIds.sameShape(b.inputIds) ? tr("position id %1").arg(b.positionIds.at(r, t))
                                            : tr("position id %1 (default 0..T-1)").arg(t);
+  if (const MaskedLmRow* mlm = maskedLm(); mlm && mlm->choice[size_t(t)] != MlmChoice::None) {
+    const MlmChoice how = mlm->choice[size_t(t)];
+    s += tr("\nBERT aside: chosen; the input is %1; BERT's label here is %2 (the original token, graded at this "
+            "position)")
+             .arg(how == MlmChoice::Mask     ? tr("[MASK]")
+                  : how == MlmChoice::Random ? tr("a random token, \"%1\"").arg(chips_[size_t(t)].text)
+                                             : tr("the token kept"))
+             .arg(mlm->labels[size_t(t)]);
+  } else if (maskedLm()) {
+    s += tr("\nBERT aside: not chosen, BERT's label -100");
+  }
   // The chip's own glyphs read out, as paintChips draws them.
   const bool havePos = b.positionIds.sameShape(b.inputIds);
   const int64_t att = b.attentionMask.sameShape(b.inputIds) ? b.attentionMask.at(r, t) : 1;
@@ -300,13 +323,15 @@ void TokenStripView::renderTo(QPainter& p, QRect area, int scroll) const {
   const bool havePos = b.positionIds.sameShape(b.inputIds);
   const bool haveMeta = size_t(r) < b.meta.size() && int64_t(b.meta[size_t(r)].size()) == b.length();
   const std::vector<uint8_t> padding = paddingOfRow(b, r); // the one pad rule (core/mask)
+  const MaskedLmRow* mlm = maskedLm();
   auto first =
       std::lower_bound(chips_.begin(), chips_.end(), top, [](const Chip& c, int y) { return c.rect.bottom() < y; });
   for (auto it = first; it != chips_.end() && it->rect.top() <= bottom; ++it) {
     const int t = int(it - chips_.begin());
     const QRect rc = it->rect.translated(area.left(), area.top() - scroll);
     const PositionMeta meta = haveMeta ? b.meta[size_t(r)][size_t(t)] : PositionMeta{};
-    const bool graded = haveLabels && gradedAt(b, r, t); // reaches the loss (core/mask/RowFacts.h)
+    // Reaches the loss (core/mask/RowFacts.h); in the BERT aside, BERT's label: the chosen positions.
+    const bool graded = mlm ? mlm->choice[size_t(t)] != MlmChoice::None : haveLabels && gradedAt(b, r, t);
     const int64_t att = haveMask ? b.attentionMask.at(r, t) : 1;
     const bool pad = padding[size_t(t)] != 0;
 
@@ -335,10 +360,12 @@ void TokenStripView::renderTo(QPainter& p, QRect area, int scroll) const {
       p.setPen(sel);
       p.drawRect(rc.adjusted(-1, -1, 0, 0));
     }
+    const bool maskChip = mlm && mlm->choice[size_t(t)] == MlmChoice::Mask;
+    if (maskChip) p.fillRect(rc.adjusted(4, 6, -4, -4), palette::maskedLmChip());
     p.setPen(palette().text().color());
-    p.setFont(meta.special ? boldFont : tokenFont);
+    p.setFont(meta.special || maskChip ? boldFont : tokenFont);
     QRect textRect(rc.left() + kPadX, rc.top() + chip_.textTop, rc.width() - 2 * kPadX, chip_.textH);
-    QString text = meta.special ? QStringLiteral("\u25c6") + it->text : it->text;
+    QString text = meta.special && !maskChip ? QStringLiteral("\u25c6") + it->text : it->text;
     p.drawText(textRect, Qt::AlignLeft | Qt::AlignVCenter,
                QFontMetrics(p.font()).elidedText(text, Qt::ElideRight, textRect.width()));
     p.setFont(small);

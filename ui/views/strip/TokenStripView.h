@@ -3,6 +3,7 @@
 // only the visible ones, so 8,000+ positions scroll without stutter.
 #pragma once
 #include "core/data/Batch.h"
+#include "core/mask/MaskedLm.h"
 
 #include <QAbstractScrollArea>
 #include <QPainter>
@@ -76,6 +77,7 @@ private:
 
   const Batch* batch() const;
   int row() const;
+  const MaskedLmRow* maskedLm() const; // the session's BERT aside for this row; null when off
 
   Session* session_;
   const Batch* override_ = nullptr;
