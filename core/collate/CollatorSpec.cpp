@@ -14,37 +14,56 @@ const std::vector<CollatorPreset>& collatorPresets() {
   // Each preset names the library call it reproduces; the settings are what that call does on a
   // chat dataset rendered through the template (see tests/collate for the hand-worked arrays).
   static const std::vector<CollatorPreset> presets = {
-      {"default", "correct SFT: right padding to the longest row, pads -100 and unattended, replies graded",
+      {"default",
+       "correct SFT: right padding to the longest row, pads -100 and unattended, replies graded",
 
        "the correct SFT set-up: right padding to the longest row, pads -100 and unattended, "
        "assistant replies and their closing token graded",
-       "", false},
-      {"hf-lm", "DataCollatorForLanguageModeling: labels = input_ids, -100 wherever input_ids == pad id",
+       "",
+       false,
+       {}},
+      {"hf-lm",
+       "DataCollatorForLanguageModeling: labels = input_ids, -100 wherever input_ids == pad id",
 
        "transformers DataCollatorForLanguageModeling(tokenizer, mlm=False): tokenizer.pad to the "
        "longest row (attention 0 on pads), labels = input_ids.clone() with "
        "labels[labels == pad_token_id] = -100",
-       "labels=mask_pad_id", false},
-      {"hf-seq2seq-style", "DataCollatorForSeq2Seq on copied labels: every real token graded, pads -100",
+       "labels=mask_pad_id",
+       false,
+       {R"({"framework": "transformers", "collator": "DataCollatorForLanguageModeling", "mlm": false})",
+        PresetFrameworkRows::TokenIds, ""}},
+      {"hf-seq2seq-style",
+       "DataCollatorForSeq2Seq on copied labels: every real token graded, pads -100",
 
        "transformers DataCollatorForSeq2Seq on rows whose labels are a copy of input_ids: "
        "labels padded with label_pad_token_id=-100, every real token graded",
-       "labels=pad_masked", false},
-      {"hf-flattening", "DataCollatorWithFlattening: one row, positions restart per example, no attention_mask",
+       "labels=pad_masked",
+       false,
+       {R"({"framework": "transformers", "collator": "DataCollatorForSeq2Seq"})",
+        PresetFrameworkRows::TokenIdsWithLabels, ""}},
+      {"hf-flattening",
+       "DataCollatorWithFlattening: one row, positions restart per example, no attention_mask",
 
        "transformers DataCollatorWithFlattening: the batch concatenated into one row, "
        "position_ids restart per example, labels = input_ids with the first of each example "
        "-100 (separator_id); it writes no attention_mask (maskscope shows ones)",
-       "packing=padding_free,labels=pad_masked", false},
-      {"trl-completion-only", "TRL completion_only_loss: only the completion after the prompt graded",
+       "packing=padding_free,labels=pad_masked",
+       false,
+       {R"({"framework": "transformers", "collator": "DataCollatorWithFlattening"})", PresetFrameworkRows::TokenIds,
+        ""}},
+      {"trl-completion-only",
+       "TRL completion_only_loss: only the completion after the prompt graded",
 
        "TRL SFTTrainer completion_only_loss=True (DataCollatorForLanguageModeling with "
        "completion_mask) on prompt/completion rows: right padding, pads -100, everything "
        "after the prompt (with its generation prompt) graded; on messages rows maskscope "
        "takes the final assistant message as the completion. SFTConfig's defaults: "
        "max_length=1024, truncation_mode='keep_start' (each sequence cut to its first 1024 tokens)",
-       "labels=completion_only,max_length=1024,truncation=keep_start", false},
-      {"trl-assistant-only", "TRL assistant_only_loss: only assistant replies ({% generation %} spans) graded",
+       "labels=completion_only,max_length=1024,truncation=keep_start",
+       false,
+       {R"({"framework": "trl", "completion_only_loss": true})", PresetFrameworkRows::Conversations, "TODO"}},
+      {"trl-assistant-only",
+       "TRL assistant_only_loss: only assistant replies ({% generation %} spans) graded",
 
        "TRL SFTTrainer assistant_only_loss=True: labels -100 where assistant_masks == 0, "
        "the mask built from the template's {% generation %} spans. With a template that has none "
@@ -52,47 +71,76 @@ const std::vector<CollatorPreset>& collatorPresets() {
        "token from the message roles instead, in every turn alike, says so (collate: \"replies: "
        "recovered from the message roles\") and lint reports template-no-generation-markers. "
        "SFTConfig's defaults: max_length=1024, truncation_mode='keep_start'",
-       "labels=assistant_only,max_length=1024,truncation=keep_start", false},
-      {"trl-padding-free", "TRL padding_free: one row, positions restart per example, replies graded",
+       "labels=assistant_only,max_length=1024,truncation=keep_start",
+       false,
+       {R"({"framework": "trl", "assistant_only_loss": true})", PresetFrameworkRows::Conversations, ""}},
+      {"trl-padding-free",
+       "TRL padding_free: one row, positions restart per example, replies graded",
 
        "TRL SFTTrainer padding_free=True with assistant_only_loss=True: one row, "
        "position_ids restart per example, labels[position_ids == 0] = -100, no attention_mask; "
        "each example first cut to SFTConfig's max_length=1024 (truncation_mode='keep_start')",
-       "packing=padding_free,labels=assistant_only,max_length=1024,truncation=keep_start", false},
-      {"axolotl-packed", "axolotl sample_packing: packed rows, segment-id attention_mask, positions reset",
+       "packing=padding_free,labels=assistant_only,max_length=1024,truncation=keep_start",
+       false,
+       {R"({"framework": "trl", "padding_free": true, "assistant_only_loss": true})",
+        PresetFrameworkRows::Conversations, ""}},
+      {"axolotl-packed",
+       "axolotl sample_packing: packed rows, segment-id attention_mask, positions reset",
 
        "axolotl sample_packing with pad_to_sequence_len (V2BatchSamplerDataCollatorForSeq2Seq): "
        "examples packed per row, attention_mask holds segment ids 1, 2, 3, ... (0 pad), "
        "position ids reset per example, prompts -100 (train_on_inputs: false)",
-       "packing=block_diagonal,pad_to=max_length,max_length=512,labels=assistant_only", false},
-      {"naive-packed", "packed rows with positions reset but a 0/1 mask: examples attend to each other",
+       "packing=block_diagonal,pad_to=max_length,max_length=512,labels=assistant_only",
+       false,
+       {R"({"framework": "axolotl", "type": "chat_template", "sample_packing": true, "pad_to_sequence_len": true, "sequence_len": 512})",
+        PresetFrameworkRows::Conversations, "TODO"}},
+      {"naive-packed",
+       "packed rows with positions reset but a 0/1 mask: examples attend to each other",
 
        "examples concatenated into rows with an EOS after each (old TRL ConstantLengthDataset "
        "style), positions restarted, but a plain 0/1 attention mask, so eager/SDPA attend "
        "across examples",
-       "packing=reset_positions,packing_separator=true,pad_to=max_length,max_length=512,labels=assistant_only", true},
-      {"buggy-max-length-all-ones", "padding to max_length, attention all ones, labels = input_ids: pads graded",
+       "packing=reset_positions,packing_separator=true,pad_to=max_length,max_length=512,labels=assistant_only",
+       true,
+       {}},
+      {"buggy-max-length-all-ones",
+       "padding to max_length, attention all ones, labels = input_ids: pads graded",
 
        "the classic bug report: padding='max_length', truncation=True, attention_mask all "
        "ones, labels = input_ids (pads graded and attended)",
-       "pad_to=max_length,max_length=256,truncation=keep_start,attention=all_ones,labels=all", true},
-      {"buggy-pad-is-eos", "pad_token = eos_token: masking pads masks every EOS, the model never learns to stop",
+       "pad_to=max_length,max_length=256,truncation=keep_start,attention=all_ones,labels=all",
+       true,
+       {}},
+      {"buggy-pad-is-eos",
+       "pad_token = eos_token: masking pads masks every EOS, the model never learns to stop",
 
        "tokenizer.pad_token = tokenizer.eos_token with DataCollatorForLanguageModeling: "
        "masking pad ids also masks every EOS, so the model never learns to stop",
-       "pad_token=eos,labels=mask_pad_id", true},
-      {"buggy-last-turn-only", "only the final assistant turn of a multi-turn chat graded",
-       "a collator that grades only the final assistant turn of multi-turn chats", "labels=last_turn", true},
-      {"buggy-no-position-reset", "packing without position reset or block mask: examples run on and attend across",
+       "pad_token=eos,labels=mask_pad_id",
+       true,
+       {}},
+      {"buggy-last-turn-only",
+       "only the final assistant turn of a multi-turn chat graded",
+       "a collator that grades only the final assistant turn of multi-turn chats",
+       "labels=last_turn",
+       true,
+       {}},
+      {"buggy-no-position-reset",
+       "packing without position reset or block mask: examples run on and attend across",
 
        "packing without position ids: the model counts 0..T-1 across the row, so "
        "the second example starts where the first ended (and attends to it)",
-       "packing=naive,pad_to=max_length,max_length=512,labels=assistant_only", true},
-      {"buggy-left-pad-positions", "left padding with position ids 0..T-1 that count the pads",
+       "packing=naive,pad_to=max_length,max_length=512,labels=assistant_only",
+       true,
+       {}},
+      {"buggy-left-pad-positions",
+       "left padding with position ids 0..T-1 that count the pads",
 
        "left padding with position ids 0..T-1 that count the pads (no "
        "position_ids passed in training)",
-       "padding_side=left,position_ids=arange", true},
+       "padding_side=left,position_ids=arange",
+       true,
+       {}},
   };
   return presets;
 }
@@ -329,6 +377,13 @@ std::string collatorPresetsText() {
     std::string line = "  " + p.name;
     line.resize(std::max<size_t>(line.size() + 1, 29), ' ');
     out += line + (p.buggy ? "bug  " : "     ") + p.summary + "\n";
+    if (p.framework.spec.empty()) continue;
+    // The exact reproduction it approximates, and on which rows the two are the same batch.
+    const std::string on = p.framework.rows == PresetFrameworkRows::Conversations
+                               ? "the same rows"
+                               : "the preset's token ids as pre-tokenized rows";
+    out += std::string(34, ' ') + (p.framework.differs.empty() ? "= " : "~ ") + p.framework.spec +
+           (p.framework.differs.empty() ? " on " + on + "\n" : ": " + p.framework.differs + "\n");
   }
   out += "A template without {% generation %} (the stock Llama-3, Qwen3, Gemma-3 ones): every preset recovers\n"
          "each reply's content and closing token from the message roles, in every turn alike (TRL would find no\n"
@@ -339,13 +394,30 @@ std::string collatorPresetsText() {
 nlohmann::json collatorPresetsJson() {
   nlohmann::json list = nlohmann::json::array();
   for (const CollatorPreset& p : collatorPresets())
-    list.push_back({{"name", p.name},
-                    {"summary", p.summary},
-                    {"buggy", p.buggy},
-                    {"settings", p.settings},
-                    {"mirrors", p.mirrors},
-                    {"spec", presetSpec(p).toJson()}});
+    list.push_back(
+        {{"name", p.name},
+         {"summary", p.summary},
+         {"buggy", p.buggy},
+         {"settings", p.settings},
+         {"mirrors", p.mirrors},
+         {"spec", presetSpec(p).toJson()},
+         {"framework", p.framework.spec.empty() ? nlohmann::json()
+                                                : nlohmann::json{{"spec", nlohmann::json::parse(p.framework.spec)},
+                                                                 {"rows", toString(p.framework.rows)},
+                                                                 {"differs", p.framework.differs}}}});
   return list;
+}
+
+const char* toString(PresetFrameworkRows v) {
+  switch (v) {
+  case PresetFrameworkRows::Conversations:
+    return "conversations";
+  case PresetFrameworkRows::TokenIds:
+    return "input_ids";
+  case PresetFrameworkRows::TokenIdsWithLabels:
+    return "input_ids+labels";
+  }
+  return "?";
 }
 
 const char* toString(PaddingSide v) { return v == PaddingSide::Left ? "left" : "right"; }

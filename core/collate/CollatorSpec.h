@@ -39,17 +39,34 @@ struct CollatorSpec {
   std::string describe() const; // one line: what this collator does
 };
 
+// What a preset's framework reproduction reads when the two are compared: the same conversations,
+// or the preset's own token ids written as pre-tokenized rows (transformers' collators take no
+// conversations), with labels copied from the ids for DataCollatorForSeq2Seq.
+enum class PresetFrameworkRows { Conversations, TokenIds, TokenIdsWithLabels };
+const char* toString(PresetFrameworkRows v);
+
+// The exact reproduction in core/frameworks that a preset approximates, and how the two batches
+// differ on the same rows. test_preset_frameworks holds both claims: no difference stated means
+// equal input ids, labels, attention mask and position ids; a stated one must show in the arrays.
+struct PresetFramework {
+  std::string spec; // a --collator JSON framework spec; empty: the preset approximates no framework
+  PresetFrameworkRows rows = PresetFrameworkRows::Conversations;
+  std::string differs; // empty: the same batch
+};
+
 struct CollatorPreset {
   std::string name;
   std::string summary;  // one line (under 100 characters): what the preset does
   std::string mirrors;  // which library setting it reproduces, in full
   std::string settings; // key=value,... applied on top of the defaults
   bool buggy = false;
+  PresetFramework framework;
 };
 
 const std::vector<CollatorPreset>& collatorPresets();
 // The presets as `collate --list-presets` and `collate --help` print them: one line each, name and
-// summary, buggy ones marked. JSON: [{"name", "summary", "buggy", "settings", "mirrors", "spec"}].
+// summary, buggy ones marked, and under it the framework spec it approximates and how it differs.
+// JSON: [{"name", "summary", "buggy", "settings", "mirrors", "spec", "framework"}].
 std::string collatorPresetsText();
 nlohmann::json collatorPresetsJson();
 

@@ -66,6 +66,8 @@ struct FrameworkContext {
   int64_t padTokenIdOrEos() const;
   // The tokenizer, or Error saying that text rows need --tokenizer.
   const Tokenizer& requireTokenizer(const char* why) const;
+  // The bound on pre-tokenized ids: --tokenizer's vocabulary size, nullopt without a tokenizer.
+  std::optional<int64_t> vocabSize() const;
 };
 
 // How a framework batch maps onto maskscope's Batch (FrameworkToBatch.h). Empty names: absent.
@@ -100,7 +102,14 @@ struct FrameworkDefinition {
   // The framework's own config file as a spec object ({"framework": ..., options}); nullopt when
   // the file is not this framework's. path: for messages; text: the file (size-capped).
   std::function<std::optional<OrderedJson>(const std::string& path, const std::string& text)> readConfig;
+  // The template the spec makes the framework render with instead of --template, as the option and
+  // its value ({"chat_template", "chatml"}); nullopt when it renders with the tokenizer's or
+  // --template's. Unset: the framework never picks one itself.
+  std::function<std::optional<std::pair<std::string, std::string>>(const FrameworkSpec& spec)> ownTemplate;
 };
+
+// definition.ownTemplate of the spec's framework, or nullopt.
+std::optional<std::pair<std::string, std::string>> frameworkOwnTemplate(const FrameworkSpec& spec);
 
 // Every framework, in the order the help and the app list them (FrameworkList.cpp).
 const std::vector<FrameworkDefinition>& frameworkDefinitions();

@@ -55,6 +55,18 @@ private:
   std::vector<FrameworkEntry> entries_;
 };
 
+// Truncation as TRL's truncate_dataset / the collators' slicing write it: keep the first maxLength
+// values (keep_start: `seq[:max_length]`) or the last (keep_end: `seq[-max_length:]`). No limit, or
+// a row already short enough: unchanged. The one truncation of core/frameworks: every column of a
+// row (ids, labels, masks, position metadata) goes through it with the same arguments.
+template <class V> void truncateSequence(V& v, std::optional<int64_t> maxLength, bool keepEnd) {
+  if (!maxLength || int64_t(v.size()) <= *maxLength) return;
+  if (keepEnd)
+    v.erase(v.begin(), v.end() - *maxLength);
+  else
+    v.resize(size_t(*maxLength));
+}
+
 // Pads each row to a common width, as the frameworks' pad() helpers do: to the longest row, rounded
 // up to a multiple of padToMultipleOf when given, or to fixedLength when given (rows longer than it
 // are an Error: the caller truncates first). left: padding before the values. Error when the batch

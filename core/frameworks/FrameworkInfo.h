@@ -61,6 +61,16 @@ inline OptionInfo frameworkOption(std::string name, OptionKind kind, OrderedJson
   return o;
 }
 
+// TrainingArguments.per_device_train_batch_size: the collator never reads it, but it decides which
+// rows the trainer hands it together, so lint and the app judge batches of this many rows
+// (core/frameworks/TrainerBatches.h). TRL and LLaMA-Factory specs take it; 8 is transformers' default.
+inline OptionInfo perDeviceTrainBatchSizeOption() {
+  return frameworkOption("per_device_train_batch_size", OptionKind::Int, 8,
+                         "rows per trainer batch: the collator does not read it, lint and the app judge batches of "
+                         "this many rows (TrainingArguments' default 8)",
+                         1, 65536);
+}
+
 // A Choice option whose default is the first of its choices.
 inline OptionInfo choiceOption(std::string name, std::vector<std::string> choices, std::string help) {
   OptionInfo o = frameworkOption(std::move(name), OptionKind::Choice, choices.front(), std::move(help));

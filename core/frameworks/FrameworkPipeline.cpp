@@ -34,6 +34,10 @@ const Tokenizer& FrameworkContext::requireTokenizer(const char* why) const {
   return *tokenizer;
 }
 
+std::optional<int64_t> FrameworkContext::vocabSize() const {
+  return tokenizer ? std::optional<int64_t>(tokenizer->vocabSize()) : std::nullopt;
+}
+
 Batch FrameworkImpl::toBatch(const FrameworkBatch& batch, const std::vector<PreparedRow>& rows,
                              FrameworkContext& ctx) const {
   return convertFrameworkBatch(batch, conventions(), rows, ctx.facts);

@@ -3,6 +3,7 @@
 #include "core/frameworks/FrameworkRows.h"
 #include "core/util/Error.h"
 
+#include <algorithm>
 #include <numeric>
 
 namespace maskscope {
@@ -110,6 +111,37 @@ void checkSeqLengths(const InputRow& row, const std::vector<int64_t>& seqLengths
   if (sum != int64_t(rowLength))
     throwRowError(row, "seq_lengths",
                   "sums to " + std::to_string(sum) + " but the row has " + std::to_string(rowLength) + " tokens");
+}
+
+PreparedRow readPreTokenizedRow(const InputRow& row, std::optional<int64_t> vocabSize,
+                                const PreTokenizedColumns& columns) {
+  IdRange ids;
+  ids.vocabSize = vocabSize;
+  IdRange labels = ids;
+  labels.allowIgnoreIndex = true;
+  PreparedRow out;
+  const std::vector<int64_t> input = requireIdColumn(row, "input_ids", ids);
+  for (auto it = row.value.begin(); it != row.value.end(); ++it) {
+    const std::string& key = it.key();
+    std::optional<std::vector<int64_t>> v;
+    bool sameLength = true;
+    if (key == "input_ids") {
+      v = input;
+    } else if (key == "labels") {
+      v = readIdColumn(row, key, labels);
+      sameLength = columns.labelsAsLong;
+    } else if (std::find(columns.masks.begin(), columns.masks.end(), key) != columns.masks.end()) {
+      v = readMaskColumn(row, key);
+    } else if (key == "seq_lengths" && columns.seqLengths) {
+      v = readIdColumn(row, key, IdRange{1});
+      if (v) checkSeqLengths(row, *v, input.size());
+      sameLength = false;
+    }
+    if (!v) continue;
+    if (sameLength) requireSameLength(row, key, v->size(), "input_ids", input.size());
+    out.set(key, std::move(*v));
+  }
+  return out;
 }
 
 } // namespace maskscope

@@ -7,6 +7,7 @@
 #pragma once
 #include "core/data/DatasetReader.h"
 #include "core/frameworks/FrameworkInfo.h"
+#include "core/frameworks/PreparedRows.h"
 
 #include <cstdint>
 #include <optional>
@@ -49,6 +50,18 @@ std::optional<std::vector<int64_t>> readMaskColumn(const InputRow& row, const st
 void requireSameLength(const InputRow& row, const std::string& key, size_t got, const std::string& of, size_t expected);
 // seq_lengths must be positive and sum to the row's length; Error naming row and key otherwise.
 void checkSeqLengths(const InputRow& row, const std::vector<int64_t>& seqLengths, size_t rowLength);
+
+// Which columns a framework reads from a pre-tokenized row besides input_ids (always required).
+struct PreTokenizedColumns {
+  std::vector<std::string> masks = {"attention_mask"}; // 0/1 columns, as long as input_ids
+  bool labelsAsLong = true; // false: labels may differ in length (DataCollatorForSeq2Seq pads them alone)
+  bool seqLengths = false;  // seq_lengths read and checked to sum to the row (TRL's padding-free rows)
+};
+// The one reader of pre-tokenized rows: input_ids (ids below vocabSize when known), labels (ids or
+// -100) and the columns named, in the row's own key order; other keys (text, ...) are skipped, a
+// null column counts as absent. Errors name the row, the line and the key.
+PreparedRow readPreTokenizedRow(const InputRow& row, std::optional<int64_t> vocabSize,
+                                const PreTokenizedColumns& columns = {});
 
 // An Error at row's line naming key: "FILE:LINE: row N, key \"K\": message".
 [[noreturn]] void throwRowError(const InputRow& row, const std::string& key, const std::string& message);

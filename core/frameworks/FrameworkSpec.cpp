@@ -271,6 +271,11 @@ const FrameworkDefinition& frameworkDefinition(const std::string& name) {
   throw Error("unknown framework \"" + name + "\" (known: " + joinNames(known) + ")", {"", -1, -1, -1, "framework"});
 }
 
+std::optional<std::pair<std::string, std::string>> frameworkOwnTemplate(const FrameworkSpec& spec) {
+  if (!spec.definition || !spec.definition->ownTemplate) return std::nullopt;
+  return spec.definition->ownTemplate(spec);
+}
+
 const char* optionKindName(OptionKind kind) {
   switch (kind) {
   case OptionKind::Bool:

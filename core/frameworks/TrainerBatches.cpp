@@ -2,6 +2,7 @@
 #include "core/frameworks/TrainerBatches.h"
 #include "core/util/Error.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -31,7 +32,11 @@ TrainerBatchSize trainerBatchSize(const FrameworkSpec& spec) {
     const auto it = spec.options.find(key);
     if (it == spec.options.end() || it->is_null()) continue;
     const size_t rows = batchOption(spec, key);
-    return {rows, std::string(key) + " " + std::to_string(rows)};
+    // The catalogue fills an option's default in: say when the value is that default.
+    const bool named =
+        spec.isGiven(key) || std::find(spec.ignored.begin(), spec.ignored.end(), key) != spec.ignored.end();
+    return {rows, std::string(key) + " " + std::to_string(rows) +
+                      (named ? "" : " (transformers' TrainingArguments default)")};
   }
   if (spec.framework == "axolotl") return {1, "micro_batch_size 1 (Axolotl's default)"};
   return {8, "per_device_train_batch_size 8 (transformers' TrainingArguments default)"};

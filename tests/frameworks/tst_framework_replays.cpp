@@ -10,6 +10,7 @@
 #include "RunMaskscope.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
 #include <fstream>
@@ -53,11 +54,11 @@ private Q_SLOTS:
   void replay_data() {
     QTest::addColumn<QString>("file");
     const QDir root(QStringLiteral(MASKSCOPE_TEST_DATA_DIR "/frameworks"));
-    // Folders holding other tests' data, not replay cases: LLaMA-Factory's and torchtune's goldens
-    // (cases.json lists, run in process by test_llamafactory/test_torchtune) and lint inputs.
-    const QStringList notCases = {QStringLiteral("lint"), QStringLiteral("llamafactory"), QStringLiteral("torchtune")};
+    // Folders holding other tests' data, not replay cases: the cases.json lists of test_upstream_cases
+    // (LLaMA-Factory's and torchtune's goldens) and the lint inputs.
     for (const QString& group : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
-      if (notCases.contains(group)) continue;
+      if (group == QLatin1String("lint") || QFileInfo::exists(root.filePath(group + QStringLiteral("/cases.json"))))
+        continue;
       const QDir dir(root.filePath(group));
       for (const QString& f : dir.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name))
         QTest::newRow(qPrintable(group + QLatin1Char('/') + f.chopped(5))) << dir.filePath(f);

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Goldens for maskscope's LLaMA-Factory reproduction (tests/frameworks/tst_llamafactory.cpp).
+"""Goldens for maskscope's LLaMA-Factory reproduction (tests/frameworks/tst_upstream_cases.cpp).
 
 Each case replays one of LLaMA-Factory's own published unit tests (v0.9.6.dev0, commit ff6d4d1 of
 github.com/hiyouga/LLaMA-Factory) through `maskscope collate`: the rows and options are the test's

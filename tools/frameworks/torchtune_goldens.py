@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Goldens for maskscope's torchtune reproduction (tests/frameworks/tst_torchtune.cpp).
+"""Goldens for maskscope's torchtune reproduction (tests/frameworks/tst_upstream_cases.cpp).
 
 Each case replays one of torchtune's own published unit tests (github.com/pytorch/torchtune at
 bd2a0fc, version.txt 0.7.0): tests/torchtune/data/test_collate.py (padded_collate_sft,

@@ -143,7 +143,7 @@ void PipelineToolbar::syncTemplate() {
   const QString kOwn = QStringLiteral("@framework");
   if (const int old = templateBox_->findData(kOwn); old >= 0) templateBox_->removeItem(old);
   const FrameworkSpec* fw = session_->frameworkSpec();
-  const QString own = fw ? frameworkOwnTemplate(*fw) : QString();
+  const QString own = fw ? frameworkOwnTemplateText(*fw) : QString();
   templateBox_->setEnabled(own.isEmpty());
   if (!own.isEmpty()) {
     // The value first ("chatml (axolotl)"): the compact box shows the start of its text, and the

@@ -45,25 +45,9 @@ QString frameworkSpecFor(const QString& framework) {
   return dumped(j);
 }
 
-QString frameworkOwnTemplate(const FrameworkSpec& spec) {
-  const auto given = [&spec](const char* name) {
-    return frameworkOption(spec, name) && spec.value(name).is_string() ? spec.value(name).get<std::string>()
-                                                                       : std::string();
-  };
-  std::string option, value;
-  if (spec.framework == "axolotl") {
-    value = given("chat_template");
-    option = "chat_template";
-    if (value.starts_with("tokenizer_default")) value.clear();
-    if (value == "jinja") {
-      option = "chat_template_jinja";
-      value = given("chat_template_jinja");
-    }
-  } else if (spec.framework == "llamafactory") {
-    option = "template";
-    value = given("template");
-  }
-  return value.empty() ? QString() : QString::fromStdString(option + " = " + value);
+QString frameworkOwnTemplateText(const FrameworkSpec& spec) {
+  const auto own = frameworkOwnTemplate(spec);
+  return own ? QString::fromStdString(own->first + " = " + own->second) : QString();
 }
 
 const OptionInfo* frameworkOption(const FrameworkSpec& base, const std::string& name) {

@@ -14,10 +14,9 @@ QString frameworkSpecFor(const QString& framework);
 // dropped), the framework's type key (Axolotl's "type"), or an option name (set to its default
 // value, it leaves the options set; null is a value of its own where the default is not null).
 QString frameworkSpecWith(const FrameworkSpec& base, const std::string& key, const OrderedJson& value);
-// The chat template the framework renders with instead of the toolbar's (Axolotl's chat_template
-// other than tokenizer_default*, or its chat_template_jinja; LLaMA-Factory's template), as "option =
-// value"; "" when it renders with the toolbar's template (the tokenizer's own or the one picked).
-QString frameworkOwnTemplate(const FrameworkSpec& spec);
+// frameworkOwnTemplate (core/frameworks/Framework.h) as "option = value"; "" when the framework renders
+// with the toolbar's template (the tokenizer's own or the one picked).
+QString frameworkOwnTemplateText(const FrameworkSpec& spec);
 // The option of base's collator named name, or nullptr.
 const OptionInfo* frameworkOption(const FrameworkSpec& base, const std::string& name);
 

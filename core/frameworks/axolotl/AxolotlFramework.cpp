@@ -101,6 +101,19 @@ FrameworkDefinition axolotlFramework() {
   d.readConfig = [](const std::string& path, const std::string& text) {
     return axolotl::readAxolotlConfig(path, text);
   };
+  // chat_template: chatml renders with Axolotl's own copy; tokenizer_default(_fallback_*) with the
+  // tokenizer's; jinja with chat_template_jinja.
+  d.ownTemplate = [](const FrameworkSpec& spec) -> std::optional<std::pair<std::string, std::string>> {
+    const auto given = [&spec](const char* name) {
+      const auto it = spec.options.find(name);
+      return it != spec.options.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    std::string option = "chat_template", value = given("chat_template");
+    if (value.starts_with("tokenizer_default")) return std::nullopt;
+    if (value == "jinja") option = "chat_template_jinja", value = given("chat_template_jinja");
+    if (value.empty()) return std::nullopt;
+    return std::pair{option, value};
+  };
   return d;
 }
 

@@ -48,7 +48,6 @@ constexpr const char* kIgnored[] = {
     "learning_rate",
     "num_train_epochs",
     "max_steps",
-    "per_device_train_batch_size",
     "per_device_eval_batch_size",
     "gradient_accumulation_steps",
     "lr_scheduler_type",
@@ -171,6 +170,7 @@ std::vector<OptionInfo> options() {
       frameworkOption("eos_token_id", OptionKind::OptionalInt, nullptr,
                       "the EOS id; default: --tokenizer's after the fixes", 0, INT32_MAX),
   };
+  o.push_back(perDeviceTrainBatchSizeOption());
   addIgnored(o);
   return o;
 }

@@ -315,6 +315,12 @@ FrameworkDefinition llamafactoryFramework() {
                   return std::make_unique<llamafactory::LlamaFactory>(spec.behaves("pads_position_ids"));
                 }}});
   d.readConfig = llamafactory::readConfig;
+  // template: qwen3 renders with LLaMA-Factory's own template of that name; null parses the tokenizer's.
+  d.ownTemplate = [](const FrameworkSpec& spec) -> std::optional<std::pair<std::string, std::string>> {
+    const auto it = spec.options.find("template");
+    if (it == spec.options.end() || !it->is_string() || it->get<std::string>().empty()) return std::nullopt;
+    return std::pair{std::string("template"), it->get<std::string>()};
+  };
   return d;
 }
 

@@ -9,10 +9,6 @@ namespace maskscope::transformers {
 using Rows = std::vector<std::vector<int64_t>>;
 
 std::vector<PreparedRow> readFeatures(const std::vector<InputRow>& rows, const FrameworkContext& ctx) {
-  IdRange ids;
-  if (ctx.tokenizer) ids.vocabSize = ctx.tokenizer->vocabSize();
-  IdRange labels = ids;
-  labels.allowIgnoreIndex = true;
   std::vector<PreparedRow> out;
   for (const InputRow& row : rows) {
     PreparedRow r;
@@ -24,19 +20,7 @@ std::vector<PreparedRow> readFeatures(const std::vector<InputRow>& rows, const F
       r.set("input_ids", std::move(t));
       std::swap(r.columns[0], r.columns[1]); // tokenizer(text): input_ids, attention_mask
     } else {
-      const std::vector<int64_t> input = requireIdColumn(row, "input_ids", ids);
-      for (auto it = row.value.begin(); it != row.value.end(); ++it) {
-        std::optional<std::vector<int64_t>> v;
-        if (it.key() == "input_ids")
-          v = input;
-        else if (it.key() == "labels")
-          v = readIdColumn(row, "labels", labels);
-        else if (it.key() == "attention_mask")
-          v = readMaskColumn(row, "attention_mask");
-        if (!v) continue;
-        if (it.key() == "attention_mask") requireSameLength(row, it.key(), v->size(), "input_ids", input.size());
-        r.set(it.key(), std::move(*v));
-      }
+      r = readPreTokenizedRow(row, ctx.vocabSize(), {{"attention_mask"}, false, false});
     }
     r.sourceRows = {row.index};
     r.sourceLines = {row.line};

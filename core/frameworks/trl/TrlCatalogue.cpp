@@ -15,7 +15,6 @@ void addIgnored(std::vector<OptionInfo>& out) {
                            "learning_rate",
                            "num_train_epochs",
                            "max_steps",
-                           "per_device_train_batch_size",
                            "per_device_eval_batch_size",
                            "gradient_accumulation_steps",
                            "gradient_checkpointing",
@@ -113,6 +112,7 @@ std::vector<OptionInfo> sftOptions(bool v110) {
           "chat_template_path", OptionKind::OptionalString, nullptr,
           "a chat template (.jinja, tokenizer_config.json or folder) used instead of the tokenizer's, as --template"),
   };
+  o.push_back(perDeviceTrainBatchSizeOption());
   addIgnored(o);
   return o;
 }

@@ -4,6 +4,7 @@
 // present), no attention_mask, and -100 wherever position_ids == 0. 1.6 additionally truncates
 // (max_length, truncation_mode; not when padding_free) and applies completion_mask (when
 // completion_only_loss) and assistant_masks itself.
+#include "core/frameworks/FrameworkBatch.h"
 #include "core/frameworks/trl/Trl.h"
 #include "core/util/Error.h"
 
@@ -49,13 +50,7 @@ Columns gather(const std::vector<PreparedRow>& rows, bool v110, bool completionO
 
 void truncateAll(Columns& c, int64_t maxLength, bool keepEnd) {
   auto cut = [&](Rows& rows) {
-    for (auto& v : rows) {
-      if (int64_t(v.size()) <= maxLength) continue;
-      if (keepEnd)
-        v.erase(v.begin(), v.end() - maxLength);
-      else
-        v.resize(size_t(maxLength));
-    }
+    for (auto& v : rows) truncateSequence(v, maxLength, keepEnd);
   };
   cut(c.ids);
   cut(c.labels);

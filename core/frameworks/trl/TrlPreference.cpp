@@ -3,6 +3,7 @@
 // sequence (max_length, truncation_mode), right-padded, with attention_mask and completion_mask.
 // 0.18: prompt_input_ids left-padded, chosen_input_ids / rejected_input_ids right-padded, each with
 // its attention mask. Rows are pre-tokenized (DPOTrainer's tokenized columns).
+#include "core/frameworks/FrameworkBatch.h"
 #include "core/frameworks/FrameworkToBatch.h"
 #include "core/frameworks/trl/Trl.h"
 #include "core/util/Error.h"
@@ -21,14 +22,6 @@ struct Keys {
 Keys keysOf(bool v018) {
   return v018 ? Keys{"prompt_input_ids", "chosen_input_ids", "rejected_input_ids"}
               : Keys{"prompt_ids", "chosen_ids", "rejected_ids"};
-}
-
-template <class V> void slice(V& v, std::optional<int64_t> maxLength, bool keepEnd) {
-  if (!maxLength || int64_t(v.size()) <= *maxLength) return;
-  if (keepEnd)
-    v.erase(v.begin(), v.end() - *maxLength);
-  else
-    v.resize(size_t(*maxLength));
 }
 
 class Preference final : public FrameworkImpl {
@@ -85,8 +78,8 @@ FrameworkBatch Preference::collate110(const std::vector<PreparedRow>& rows, cons
       std::vector<int64_t> seq = r.at(k.prompt), mask(r.at(k.prompt).size(), 0);
       seq.insert(seq.end(), r.at(side).begin(), r.at(side).end());
       mask.resize(seq.size(), 1);
-      slice(seq, maxLength, keepEnd);
-      slice(mask, maxLength, keepEnd);
+      truncateSequence(seq, maxLength, keepEnd);
+      truncateSequence(mask, maxLength, keepEnd);
       attention.emplace_back(seq.size(), 1);
       ids.push_back(std::move(seq));
       completion.push_back(std::move(mask));

@@ -5,6 +5,7 @@
 #include "core/collate/DatasetPipeline.h"
 #include "core/data/RowShapes.h"
 #include "core/frameworks/ChatTokenization.h"
+#include "core/frameworks/FrameworkBatch.h"
 #include "core/frameworks/trl/Trl.h"
 #include "core/frameworks/trl/TrlPacking.h"
 #include "core/util/Error.h"
@@ -13,6 +14,9 @@
 namespace maskscope::trl {
 
 namespace {
+
+// The columns TRL's collators read from a processed row (DataCollatorForLanguageModeling, 1.x).
+const PreTokenizedColumns kTokenizedColumns{{"completion_mask", "assistant_masks", "attention_mask"}, true, true};
 
 struct SftSettings {
   bool v110 = true;
@@ -180,37 +184,6 @@ PreparedRow tokenizeRow(const InputRow& row, const FrameworkContext& ctx, const 
   return out;
 }
 
-// A pre-tokenized row: its integer-list columns as they are, the known ones checked.
-PreparedRow takeTokenizedRow(const InputRow& row, const FrameworkContext& ctx) {
-  IdRange ids;
-  if (ctx.tokenizer) ids.vocabSize = ctx.tokenizer->vocabSize();
-  IdRange labels = ids;
-  labels.allowIgnoreIndex = true;
-  PreparedRow out;
-  const std::vector<int64_t> input = requireIdColumn(row, "input_ids", ids);
-  for (auto it = row.value.begin(); it != row.value.end(); ++it) {
-    const std::string& k = it.key();
-    std::optional<std::vector<int64_t>> v;
-    if (k == "input_ids")
-      v = input;
-    else if (k == "labels")
-      v = readIdColumn(row, k, labels);
-    else if (k == "completion_mask" || k == "assistant_masks" || k == "attention_mask")
-      v = readMaskColumn(row, k);
-    else if (k == "seq_lengths") {
-      v = readIdColumn(row, k, IdRange{1});
-      if (v) checkSeqLengths(row, *v, input.size());
-      out.set(k, std::move(*v));
-      continue;
-    } else
-      continue; // text and other columns: not used by the collator
-    if (!v) continue;
-    requireSameLength(row, k, v->size(), "input_ids", input.size());
-    out.set(k, std::move(*v));
-  }
-  return out;
-}
-
 // build_labels (1.10): labels = input id where every applicable mask is 1, else -100.
 void buildLabels(PreparedRow& r, const SftSettings& st) {
   if (r.has("labels")) return;
@@ -226,21 +199,13 @@ void buildLabels(PreparedRow& r, const SftSettings& st) {
   if (st.completionOnlyLoss) r.erase("completion_mask");
 }
 
-template <class V> void sliceTo(V& v, int64_t maxLength, bool keepEnd) {
-  if (int64_t(v.size()) <= maxLength) return;
-  if (keepEnd)
-    v.erase(v.begin(), v.end() - maxLength);
-  else
-    v.resize(size_t(maxLength));
-}
-
 // truncate + the filter of rows left fully masked (1.10).
 std::vector<PreparedRow> truncateAndDrop(std::vector<PreparedRow> rows, const SftSettings& st, FrameworkContext& ctx) {
   std::vector<PreparedRow> kept;
   for (auto& r : rows) {
     for (auto& c : r.columns)
-      if (c.name == "input_ids" || c.name == "labels") sliceTo(c.values, *st.maxLength, st.keepEnd);
-    sliceTo(r.meta, *st.maxLength, st.keepEnd);
+      if (c.name == "input_ids" || c.name == "labels") truncateSequence(c.values, st.maxLength, st.keepEnd);
+    truncateSequence(r.meta, st.maxLength, st.keepEnd);
     const auto& labels = r.at("labels");
     // TRL stopped earlier (RuntimeError at tokenization) when assistant_only_loss met a template
     // without {% generation %}; lint (lenient) keeps those rows to show what the masks were.
@@ -291,7 +256,8 @@ std::vector<PreparedRow> prepareSft(const std::vector<InputRow>& rows, Framework
                     processed ? "missing (the first row is pre-tokenized)"
                               : "present, but the first row is text (one dataset, one shape)");
     if (!processed && st.skipPrepare) throwRowError(row, "input_ids", "skip_prepare_dataset needs pre-tokenized rows");
-    PreparedRow r = processed ? takeTokenizedRow(row, ctx) : tokenizeRow(row, ctx, st);
+    PreparedRow r =
+        processed ? readPreTokenizedRow(row, ctx.vocabSize(), kTokenizedColumns) : tokenizeRow(row, ctx, st);
     r.sourceRows = {row.index};
     r.sourceLines = {row.line};
     out.push_back(std::move(r));

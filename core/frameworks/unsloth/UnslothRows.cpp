@@ -38,25 +38,9 @@ std::vector<int64_t> tokenizeTruncated(const Tokenizer& t, const std::string& te
 }
 
 UnslothRow preTokenized(const InputRow& row, const FrameworkContext& ctx) {
-  IdRange ids;
-  if (ctx.tokenizer) ids.vocabSize = ctx.tokenizer->vocabSize();
-  IdRange labels = ids;
-  labels.allowIgnoreIndex = true;
   UnslothRow u;
-  const std::vector<int64_t> input = requireIdColumn(row, "input_ids", ids);
-  for (auto it = row.value.begin(); it != row.value.end(); ++it) {
-    std::optional<std::vector<int64_t>> v;
-    if (it.key() == "input_ids")
-      v = input;
-    else if (it.key() == "labels")
-      v = readIdColumn(row, "labels", labels);
-    else if (it.key() == "attention_mask")
-      v = readMaskColumn(row, "attention_mask");
-    if (!v) continue;
-    requireSameLength(row, it.key(), v->size(), "input_ids", input.size());
-    if (it.key() == "labels") u.oldLabels = *v;
-    u.row.set(it.key(), std::move(*v));
-  }
+  u.row = readPreTokenizedRow(row, ctx.vocabSize());
+  if (const auto* labels = u.row.find("labels")) u.oldLabels = *labels;
   return u;
 }
 

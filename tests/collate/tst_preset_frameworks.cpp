@@ -1,0 +1,131 @@
+// Each collator preset that approximates a framework reproduction (CollatorPreset::framework) is
+// built beside that framework spec on the same rows: a preset that states no difference gives the
+// same input ids, labels, attention mask and position ids; one that states a difference shows it.
+// Rows: builtin:demo conversations through a template with {% generation %} (what TRL needs), or,
+// for transformers' collators, the preset's own token ids written as pre-tokenized rows.
+#include "core/collate/CollatorSpec.h"
+#include "core/commands/BatchInputs.h"
+#include "core/mask/GradedPositions.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+
+using namespace maskscope;
+
+namespace {
+
+BatchInputs demoInputs(const std::string& collator) {
+  BatchInputs in;
+  in.dataSpec = "builtin:demo";
+  in.tokenizerSpec = "builtin:demo";
+  in.templateSpec = "chatml-assistant-mask";
+  in.collatorSpec = collator;
+  in.rowBegin = 0;
+  in.rowEnd = 4;
+  return in;
+}
+
+// The real (attended, non-pad) ids of each row of a padded batch, as a pre-tokenized dataset file.
+std::string writeTokenRows(const Batch& b, PresetFrameworkRows rows, const QString& dir) {
+  const std::string path = (dir + QStringLiteral("/rows.jsonl")).toStdString();
+  std::ofstream out(path);
+  for (int64_t r = 0; r < b.inputIds.rows; ++r) {
+    nlohmann::json ids = nlohmann::json::array();
+    for (int64_t t = 0; t < b.inputIds.cols; ++t)
+      if (b.attentionMask.at(r, t) != 0) ids.push_back(b.inputIds.at(r, t));
+    nlohmann::json row = {{"input_ids", ids}};
+    if (rows == PresetFrameworkRows::TokenIdsWithLabels) row["labels"] = ids;
+    out << row.dump() << "\n";
+  }
+  return path;
+}
+
+// Position ids as the model sees them: the grid, or 0..T-1 when the batch gives none.
+IntGrid effectivePositions(const Batch& b) {
+  if (!b.positionIds.empty()) return b.positionIds;
+  IntGrid g(b.inputIds.rows, b.inputIds.cols);
+  for (int64_t r = 0; r < g.rows; ++r)
+    for (int64_t t = 0; t < g.cols; ++t) g.at(r, t) = t;
+  return g;
+}
+
+// The grids that differ between two batches ("" when none), e.g. "labels, position_ids".
+std::string differingGrids(const Batch& a, const Batch& b) {
+  std::string out;
+  auto note = [&out](bool same, const char* name) {
+    if (!same) out += (out.empty() ? "" : ", ") + std::string(name);
+  };
+  note(a.inputIds == b.inputIds, "input_ids");
+  note(a.labels == b.labels, "labels");
+  note(a.attentionMaskGiven == b.attentionMaskGiven && a.attentionMask == b.attentionMask, "attention_mask");
+  note(effectivePositions(a) == effectivePositions(b), "position_ids");
+  return out;
+}
+
+} // namespace
+
+class TestPresetFrameworks : public QObject {
+  Q_OBJECT
+
+private Q_SLOTS:
+  void presetAgainstItsFramework_data();
+  void presetAgainstItsFramework();
+  void statementsAreListed();
+};
+
+void TestPresetFrameworks::presetAgainstItsFramework_data() {
+  QTest::addColumn<int>("index");
+  int rows = 0;
+  for (size_t i = 0; i < collatorPresets().size(); ++i)
+    if (!collatorPresets()[i].framework.spec.empty()) {
+      QTest::newRow(collatorPresets()[i].name.c_str()) << int(i);
+      ++rows;
+    }
+  QVERIFY(rows > 0);
+}
+
+void TestPresetFrameworks::presetAgainstItsFramework() {
+  QFETCH(int, index);
+  const CollatorPreset& p = collatorPresets()[size_t(index)];
+  const Batch preset = buildBatch(demoInputs(p.name));
+  QVERIFY(preset.inputIds.rows > 0);
+  QVERIFY2(gradedInBatch(preset) > 0, "the preset grades nothing on the demo rows: the comparison would be empty");
+
+  QTemporaryDir dir;
+  BatchInputs in = demoInputs(p.framework.spec);
+  if (p.framework.rows != PresetFrameworkRows::Conversations) {
+    in.dataSpec = writeTokenRows(preset, p.framework.rows, dir.path());
+    in.templateSpec.clear();
+    in.rowBegin = 0;
+    in.rowEnd = -1;
+  }
+  const Batch framework = buildBatch(in);
+  QVERIFY(framework.framework != nullptr);
+
+  const std::string differs = differingGrids(preset, framework);
+  if (p.framework.differs.empty())
+    QVERIFY2(differs.empty(),
+             (p.name + " states no difference from " + p.framework.spec + ", but " + differs + " differ").c_str());
+  else
+    QVERIFY2(!differs.empty(),
+             (p.name + " states \"" + p.framework.differs + "\", but the four grids are equal").c_str());
+  qInfo("%s vs %s: %s", p.name.c_str(), p.framework.spec.c_str(), differs.empty() ? "equal" : differs.c_str());
+}
+
+// --list-presets prints each approximation under its preset, and the JSON carries it.
+void TestPresetFrameworks::statementsAreListed() {
+  const std::string text = collatorPresetsText();
+  const nlohmann::json list = collatorPresetsJson();
+  for (size_t i = 0; i < collatorPresets().size(); ++i) {
+    const CollatorPreset& p = collatorPresets()[i];
+    QCOMPARE(list[i]["framework"].is_null(), p.framework.spec.empty());
+    if (p.framework.spec.empty()) continue;
+    QVERIFY2(text.find(p.framework.spec) != std::string::npos, p.name.c_str());
+    QCOMPARE(list[i]["framework"]["differs"].get<std::string>(), p.framework.differs);
+  }
+}
+
+QTEST_GUILESS_MAIN(TestPresetFrameworks)
+#include "tst_preset_frameworks.moc"
