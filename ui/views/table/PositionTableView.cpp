@@ -37,11 +37,11 @@ QString tableText(const std::vector<PositionTableRow>& rows, TableFormat format)
 QString tsv(const std::vector<PositionTableRow>& rows) {
   QStringList lines;
   for (const PositionTableRow& r : rows)
-    lines << QStringList{QString::number(r.position),   QString::fromStdString(r.token), QString::number(r.id),
-                         QString::number(r.label),      QString::number(r.attention),    QString::number(r.positionId),
-                         QString::fromStdString(r.role)}
+    lines << QStringList{QString::number(r.position),    QString::fromStdString(r.token), QString::number(r.id),
+                         QString::number(r.label),       QString::number(r.attention),    QString::number(r.positionId),
+                         QString::fromStdString(r.role), QString::fromStdString(r.tool)}
                  .join(QLatin1Char('\t'));
-  lines.prepend(QStringLiteral("position\ttoken\tid\tlabel\tattention\tposition_id\trole"));
+  lines.prepend(QStringLiteral("position\ttoken\tid\tlabel\tattention\tposition_id\trole\ttool"));
   return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
 }
 
