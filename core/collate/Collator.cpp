@@ -40,6 +40,7 @@ std::vector<PositionMeta> positionMetaOf(const TokenizedConversation& row) {
     m.turn = t.turn;
     m.special = t.special;
     m.scaffolding = t.scaffolding;
+    m.toolName = t.toolName;
     m.reply = t.inGeneration;
     meta.push_back(m);
   }

@@ -2,6 +2,9 @@
 // that has tool_calls, by the markers of the template family, else as the JSON object Llama writes.
 #include "core/collate/ToolCallSpans.h"
 
+#include "core/data/ToolNames.h"
+
+#include <map>
 #include <string_view>
 
 namespace maskscope {
@@ -9,6 +12,13 @@ namespace maskscope {
 namespace {
 
 bool isAssistantRole(const std::string& role) { return role == "assistant" || role == "model" || role == "gpt"; }
+bool isToolRole(const std::string& role) { return role == "tool" || role == "ipython" || role == "function"; }
+
+std::string stringField(const OrderedJson& o, const char* key) {
+  if (!o.is_object()) return {};
+  auto it = o.find(key);
+  return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
 
 // End (exclusive) of the balanced JSON object or list opening at text[open], strings skipped;
 // npos when it does not close before `limit`.
@@ -95,6 +105,33 @@ std::vector<std::string> toolCallNames(const Message& m) {
   return names;
 }
 
+std::vector<std::string> toolOutputNames(const std::vector<Message>& messages) {
+  std::vector<std::string> out(messages.size());
+  std::map<std::string, std::string> byId; // call id -> function name, of the calls so far
+  std::vector<std::string> pending;        // the last assistant message's calls, in order
+  size_t next = 0;                         // the call the next tool message answers by place
+  for (size_t i = 0; i < messages.size(); ++i) {
+    const Message& m = messages[i];
+    if (isToolRole(m.role)) {
+      std::string name = stringField(m.extra, "name");
+      if (const std::string id = stringField(m.extra, "tool_call_id"); name.empty() && byId.count(id)) name = byId[id];
+      if (name.empty() && next < pending.size()) name = pending[next];
+      ++next;
+      out[i] = name;
+      continue;
+    }
+    if (!messageHasToolCalls(m)) continue;
+    pending = toolCallNames(m);
+    next = 0;
+    size_t k = 0;
+    for (const OrderedJson& call : m.extra["tool_calls"]) {
+      if (const std::string id = stringField(call, "id"); !id.empty() && k < pending.size()) byId[id] = pending[k];
+      ++k;
+    }
+  }
+  return out;
+}
+
 std::vector<ToolCallSpan> findToolCallSpans(const std::string& text, const std::vector<MessageSpan>& spans,
                                             const std::vector<Message>& messages) {
   std::vector<ToolCallSpan> out;
@@ -111,12 +148,22 @@ std::vector<ToolCallSpan> findToolCallSpans(const std::string& text, const std::
 
 std::vector<ToolCallSpan> markToolCallSpans(TokenizedConversation& conv, const std::vector<Message>& messages) {
   std::vector<ToolCallSpan> calls = findToolCallSpans(conv.text, conv.messages, messages);
-  for (const ToolCallSpan& c : calls)
+  for (const ToolCallSpan& c : calls) {
+    const uint16_t name = internToolName(c.name);
     for (TokenInfo& t : conv.tokens)
       if (!t.span.empty() && c.span.contains(t.span.begin) && t.messageIndex == c.messageIndex) {
         t.toolCall = true;
         t.scaffolding = false;
+        t.toolName = name;
       }
+  }
+  const std::vector<std::string> outputs = toolOutputNames(messages);
+  std::vector<uint16_t> ids(outputs.size(), 0);
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (!outputs[i].empty()) ids[i] = internToolName(outputs[i]);
+  for (TokenInfo& t : conv.tokens)
+    if (t.messageIndex >= 0 && size_t(t.messageIndex) < ids.size() && ids[size_t(t.messageIndex)])
+      t.toolName = ids[size_t(t.messageIndex)];
   return calls;
 }
 

@@ -4,6 +4,7 @@
 // aligned (common prefix and suffix, LCS in between) so that an inserted token (a double BOS, an
 // empty think block) is one difference, not a shift of every later position.
 #include "core/collate/TrainServeDiff.h"
+#include "core/collate/ToolCallSpans.h"
 #include "core/util/Error.h"
 
 #include <algorithm>
@@ -37,15 +38,41 @@ void append(const Encoding& e, TurnDiff& d) {
 // messages before m with the generation prompt and tokenizes the text as it is, adding no special
 // tokens (the template writes its own BOS: vLLM's chat endpoint, apply_chat_template(tokenize=True)).
 // A plain prompt/completion row's prompt is such a text already (a chat template's output), fed as is.
-Encoding servingContext(const DatasetPipeline& p, const Conversation& c, int m) {
-  if (c.plainText) return p.tokenizer().encode(c.plainPrompt);
+RenderOptions servingOptions(const DatasetPipeline& p, const Conversation& c) {
   RenderOptions ro = p.renderOptions();
   ro.addGenerationPrompt = true;
   ro.computeMessageSpans = false;
   if (ro.tools.is_null() && !c.tools.is_null()) ro.tools = c.tools; // as ConversationEncoder::encode
   if (ro.extra.is_null() && !c.extraVariables.is_null()) ro.extra = c.extraVariables;
+  return ro;
+}
+
+std::string servingContextText(const DatasetPipeline& p, const Conversation& c, int m) {
+  if (c.plainText) return c.plainPrompt;
   const std::vector<Message> before(c.messages.begin(), c.messages.begin() + m);
-  return p.tokenizer().encode(renderForModel(p.chatTemplate(), before, ro).text);
+  return renderForModel(p.chatTemplate(), before, servingOptions(p, c)).text;
+}
+
+// The text the model generates for message m. Plain content, except for a message with tool_calls:
+// the model writes its calls in the template's format (a server's tool parser reads them back), so
+// the reply is what the template writes for m when m ends the conversation: the render of messages
+// [0, m] without the generation prompt, after the serving context. Content alone when that render
+// does not continue the context (the template writes the generation prompt another way).
+std::string generatedReply(const DatasetPipeline& p, const Conversation& c, int m, const std::string& context) {
+  if (c.plainText) return c.plainCompletion;
+  const Message& msg = c.messages[size_t(m)];
+  if (!messageHasToolCalls(msg)) return msg.content;
+  RenderOptions ro = servingOptions(p, c);
+  ro.addGenerationPrompt = false;
+  const std::vector<Message> upTo(c.messages.begin(), c.messages.begin() + m + 1);
+  std::string text;
+  try {
+    text = renderForModel(p.chatTemplate(), upTo, ro).text;
+  } catch (const std::exception&) {
+    return msg.content; // the template refuses the conversation ending here
+  }
+  if (text.size() <= context.size() || text.compare(0, context.size(), context) != 0) return msg.content;
+  return text.substr(context.size());
 }
 
 // The leading run of special tokens (BOS and what the template opens with before any text).
@@ -191,13 +218,23 @@ std::vector<TurnDiff> diffTrainServe(const DatasetPipeline& p, const Conversatio
     }
     d.trainHasReply = first >= 0;
     d.trainReplyStart = first >= 0 ? first : int64_t(end);
-    append(servingContext(p, c, m), d);
+    const std::string context = servingContextText(p, c, m);
+    append(p.tokenizer().encode(context), d);
     d.serveReplyStart = int64_t(d.serve.size());
-    // The reply as the model generates it: the content as text, then the token the template ends
-    // the turn with (the closing token of this reply in training; the EOS when training has none).
-    append(p.tokenizer().encode(c.plainText ? c.plainCompletion : c.messages[size_t(m)].content), d);
+    // The reply as the model generates it (generatedReply), then the token the template ends the
+    // turn with (the closing token of this reply in training; the EOS when training has none). A
+    // rendered tool-call reply ends where that token first closes it (the template's newline after is
+    // the next turn's).
+    append(p.tokenizer().encode(generatedReply(p, c, m, context)), d);
     const std::optional<int32_t> stop =
         closing >= 0 ? std::optional(int32_t(ex.ids[size_t(closing)])) : p.specialTokens().eos;
+    if (stop && !c.plainText && messageHasToolCalls(c.messages[size_t(m)])) {
+      const auto at = std::find(d.serve.begin() + d.serveReplyStart, d.serve.end(), *stop);
+      if (at != d.serve.end()) {
+        d.serve.erase(at + 1, d.serve.end());
+        d.serveSpecial.resize(d.serve.size());
+      }
+    }
     if (stop && (d.serve.size() == size_t(d.serveReplyStart) || d.serve.back() != *stop)) {
       d.serve.push_back(*stop);
       d.serveSpecial.push_back(1);

@@ -29,7 +29,8 @@ struct TokenDifference {
 // truncation included) from position 0 through the last reply token of message k. Serving: the
 // messages before k rendered with add_generation_prompt=True and tokenized as a chat server does
 // (no tokenizer BOS on top of the template's), then message k's content tokenized as generated
-// text and the end-of-turn token. Plain prompt/completion rows: the prompt text as it is (a
+// text and the end-of-turn token; a message with tool_calls generates its calls too, as the template
+// writes them when the message ends the conversation. Plain prompt/completion rows: the prompt text as it is (a
 // rendered chat already), then the completion.
 struct TurnDiff {
   int message = -1; // index of the assistant message (1, the completion, for plain rows)

@@ -66,6 +66,9 @@ struct PositionMeta {
   bool reply = false;          // part of an assistant reply as the template marks it (graded when correct)
   bool closesReply = false;    // the end-of-turn / EOS token that closes an assistant reply
   bool replyTruncated = false; // position belongs to a reply whose closing token was cut off
+  // ToolCall / Tool positions: the function called or answering (core/data/ToolNames.h's number;
+  // toolNameOf gives the text; a Mistral call list names its calls comma-separated); 0 = none.
+  uint16_t toolName = 0;
 };
 
 struct Batch {

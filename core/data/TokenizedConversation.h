@@ -32,6 +32,7 @@ struct TokenInfo {
   bool think = false;        // inside a <think>...</think> span of an assistant message (tags included)
   bool toolCall = false;     // inside a tool call the assistant message makes (core/collate/ToolCallSpans.h)
   bool image = false;        // inside an image block the processor expanded (core/media/MediaExpansion.h)
+  uint16_t toolName = 0;     // a tool call's or tool output's function (core/data/ToolNames.h), 0 = none
 };
 
 // One image placeholder as the processor expanded it (core/media/MediaExpansion.h).

@@ -50,6 +50,7 @@ TokenizedText applyChatTemplateTokens(const Tokenizer& tokenizer, const ChatTemp
     m.turn = t.turn;
     m.special = t.special;
     m.scaffolding = t.scaffolding;
+    m.toolName = t.toolName;
     m.reply = t.inGeneration; // the template's spans, or replies recovered from the roles (for display)
     out.meta.push_back(m);
   }

@@ -1,5 +1,6 @@
 // Builds, filters and writes the per-position table of a batch row (see PositionTable.h).
 #include "core/table/PositionTable.h"
+#include "core/data/ToolNames.h"
 #include "core/mask/PaddingDetection.h"
 #include "core/tokenizer/Tokenizer.h"
 #include "core/util/Error.h"
@@ -81,11 +82,18 @@ std::string markdownCell(const std::string& s) {
 
 std::string labelText(int64_t label) { return label == kIgnoreIndex ? "-100" : std::to_string(label); }
 
-const char* const kHeader[] = {"row", "position", "token", "id", "label", "attention", "position_id", "role"};
+const char* const kHeader[] = {"row", "position", "token", "id", "label", "attention", "position_id", "role", "tool"};
 
 std::vector<std::string> cellsOf(size_t index, const PositionTableRow& r) {
-  return {std::to_string(index + 1),   std::to_string(r.position),   r.token, std::to_string(r.id), labelText(r.label),
-          std::to_string(r.attention), std::to_string(r.positionId), r.role};
+  return {std::to_string(index + 1),
+          std::to_string(r.position),
+          r.token,
+          std::to_string(r.id),
+          labelText(r.label),
+          std::to_string(r.attention),
+          std::to_string(r.positionId),
+          r.role,
+          r.tool};
 }
 
 } // namespace
@@ -130,6 +138,8 @@ std::vector<PositionTableRow> buildPositionTable(const Batch& b, int64_t row, co
     r.positionId = havePositions ? b.positionIds.at(row, t) : t;
     r.padding = pad[size_t(t)] != 0;
     r.role = roles[size_t(t)];
+    if (roles[size_t(t)] != "pad" && size_t(row) < b.meta.size() && size_t(t) < b.meta[size_t(row)].size())
+      r.tool = toolNameOf(b.meta[size_t(row)][size_t(t)].toolName);
     if (filter.hideSystem && r.role == "system") continue;
     if (filter.hideWhitespace && r.whitespace) continue;
     if (filter.hidePadding && r.padding) continue;
@@ -168,7 +178,7 @@ void writePositionTable(std::ostream& out, const std::vector<PositionTableRow>& 
   case TableFormat::Markdown:
     for (size_t c = 0; c < columns; ++c) out << "| " << kHeader[c] << " ";
     out << "|\n";
-    for (size_t c = 0; c < columns; ++c) out << (c == 2 || c == 7 ? "| --- " : "| ---: ");
+    for (size_t c = 0; c < columns; ++c) out << (c == 2 || c >= 7 ? "| --- " : "| ---: ");
     out << "|\n";
     for (size_t i = 0; i < rows.size(); ++i) {
       auto cells = cellsOf(i, rows[i]);
@@ -217,6 +227,11 @@ void writePositionTableJson(std::ostream& out, int64_t batchRow, const std::vect
          ",\"attention\":" + std::to_string(r.attention) + ",\"position_id\":" + std::to_string(r.positionId) +
          ",\"role\":";
     appendJsonString(s, r.role);
+    s += ",\"tool\":";
+    if (r.tool.empty())
+      s += "null";
+    else
+      appendJsonString(s, r.tool);
     s += ",\"graded\":" + std::string(r.graded() ? "true" : "false") +
          ",\"padding\":" + std::string(r.padding ? "true" : "false") +
          ",\"whitespace\":" + std::string(r.whitespace ? "true" : "false") + "}";

@@ -1,5 +1,6 @@
 // The per-position table of one batch row, as a teacher reads it out: position, token (whitespace
-// made visible), id, label or -100, attention-mask bit, position id and role. Filters hide the
+// made visible), id, label or -100, attention-mask bit, position id, role and the tool a tool call
+// or tool output belongs to. Filters hide the
 // system turn and whitespace-only tokens; the table renders as Markdown, CSV, HTML or JSON.
 #pragma once
 #include "core/data/Batch.h"
@@ -21,7 +22,8 @@ struct PositionTableRow {
   int64_t label = 0;      // label at this position (HF convention: the model shifts), -100 = ignored
   int64_t attention = 0;  // attention_mask value (0 / 1, or a segment id when packed)
   int64_t positionId = 0; // the position id the model sees (0..T-1 when the batch gives none)
-  std::string role;       // system / user / assistant / tool / template / pad / unknown
+  std::string role;       // system / user / assistant / tool / tool_call / template / pad / unknown
+  std::string tool;       // tool_call and tool positions: the function's name (PositionMeta::toolName); else empty
   bool padding = false;   // padding by the one rule of core/mask (detectPaddingOfRow)
   bool whitespace = false;
   // The label reaches the loss (core/mask/RowFacts.h's gradedAt): not -100, and not position 0.

@@ -25,6 +25,7 @@ std::map<std::string, std::string> familyDefaults(const std::string& name) {
   if (base == "chatml")
     return {{"bos_token", "<s>"}, {"eos_token", "<|im_end|>"}, {"pad_token", "<pad>"}, {"unk_token", "<unk>"}};
   if (base == "llama3") return {{"bos_token", "<|begin_of_text|>"}, {"eos_token", "<|eot_id|>"}};
+  if (base == "hermes3") return {{"bos_token", "<|begin_of_text|>"}, {"eos_token", "<|im_end|>"}}; // Hermes 3's config
   if (base == "gemma" || base == "gemma3-vision")
     return {{"bos_token", "<bos>"}, {"eos_token", "<eos>"}, {"pad_token", "<pad>"}, {"unk_token", "<unk>"}};
   if (base == "phi3")

@@ -1,10 +1,12 @@
 // Tool-call rows collated: the tool-call spans of each template family become PositionKind::ToolCall
 // (graded by the default preset and by {% generation %} spans that hold them), tool outputs are
 // PositionKind::Tool and -100 (tests/data/lint/tools/calls.jsonl: one call, two parallel calls, a
-// row that ends with its call).
+// row that ends with its call). Each position names its function (PositionMeta::toolName): a call by
+// its own name, a tool output by its name, its tool_call_id or its place (tests/data/collate/tool-names.jsonl).
 #include "core/collate/DatasetPipeline.h"
 #include "core/collate/ToolCallSpans.h"
 #include "core/data/DatasetReader.h"
+#include "core/data/ToolNames.h"
 #include "core/mask/RowFacts.h"
 
 #include <QTest>
@@ -41,6 +43,31 @@ Counts countRow(const DatasetPipeline& p, const Conversation& c) {
   return n;
 }
 
+// The names of the runs of tool-call positions, in order, and of each tool message's positions.
+struct Names {
+  QStringList calls, outputs;
+  bool outputsUniform = true; // every position of a tool message carries the same name
+};
+
+Names namesOfRow(const Batch& b) {
+  Names n;
+  uint16_t previous = 0;
+  int lastToolMessage = -1;
+  for (int64_t t = 0; t < b.length(); ++t) {
+    const PositionMeta& m = b.meta[0][size_t(t)];
+    const QString name = QString::fromStdString(toolNameOf(m.toolName));
+    if (m.kind == PositionKind::ToolCall && (m.toolName != previous || n.calls.isEmpty())) n.calls << name;
+    previous = m.kind == PositionKind::ToolCall ? m.toolName : 0;
+    if (m.kind != PositionKind::Tool) continue;
+    if (m.messageIndex != lastToolMessage)
+      n.outputs << name;
+    else if (n.outputs.back() != name)
+      n.outputsUniform = false;
+    lastToolMessage = m.messageIndex;
+  }
+  return n;
+}
+
 int calls(const Conversation& c) {
   int n = 0;
   for (const Message& m : c.messages) n += int(toolCallNames(m).size());
@@ -61,6 +88,8 @@ class TestToolCalls : public QObject {
 private Q_SLOTS:
   void kindsAndMasks_data();
   void kindsAndMasks();
+  void toolNames_data();
+  void toolNames();
 };
 
 void TestToolCalls::kindsAndMasks_data() {
@@ -71,6 +100,7 @@ void TestToolCalls::kindsAndMasks_data() {
   QTest::newRow("qwen3 default") << QStringLiteral("qwen3") << QStringLiteral("default") << true;
   QTest::newRow("llama3 default") << QStringLiteral("llama3") << QStringLiteral("default") << true;
   QTest::newRow("mistral-v0.3 default") << QStringLiteral("mistral-v0.3") << QStringLiteral("default") << true;
+  QTest::newRow("hermes3 default") << QStringLiteral("hermes3") << QStringLiteral("default") << true;
   // {% generation %} spans decide: Qwen3's variant holds the calls, Qwen2.5's skips tool-call turns
   QTest::newRow("qwen3-assistant-mask trl-assistant-only")
       << QStringLiteral("qwen3-assistant-mask") << QStringLiteral("trl-assistant-only") << true;
@@ -103,6 +133,42 @@ void TestToolCalls::kindsAndMasks() {
     ++checked;
   }
   QVERIFY(checked >= 2);
+}
+
+void TestToolCalls::toolNames_data() {
+  QTest::addColumn<QString>("templ");
+  QTest::addColumn<int>("row");
+  QTest::addColumn<QStringList>("calls");
+  QTest::addColumn<QStringList>("outputs");
+  const QString w = QStringLiteral("get_weather"), t = QStringLiteral("get_time");
+  for (const char* templ : {"qwen2.5", "qwen3", "hermes3"}) {
+    const QString q = QString::fromLatin1(templ);
+    QTest::addRow("%s outputs by place", templ) << q << 0 << QStringList{w, t} << QStringList{w, t};
+    QTest::addRow("%s outputs by tool_call_id", templ) << q << 1 << QStringList{t, w} << QStringList{w, t};
+    QTest::addRow("%s output by its name", templ) << q << 2 << QStringList{t} << QStringList{t};
+  }
+  // Mistral writes the calls as one [TOOL_CALLS] list: one span, its names comma-separated.
+  QTest::newRow("mistral-v0.3 list by tool_call_id")
+      << QStringLiteral("mistral-v0.3") << 1 << QStringList{t + QLatin1Char(',') + w} << QStringList{w, t};
+  QTest::newRow("llama3 output by its name") << QStringLiteral("llama3") << 2 << QStringList{t} << QStringList{t};
+}
+
+void TestToolCalls::toolNames() {
+  QFETCH(QString, templ);
+  QFETCH(int, row);
+  QFETCH(QStringList, calls);
+  QFETCH(QStringList, outputs);
+  PipelineSpec spec;
+  spec.templateSpec = templ.toStdString();
+  spec.render.now = "2024-07-26";
+  const DatasetPipeline p(spec);
+  const std::vector<Conversation> rows = readDataset(MASKSCOPE_TEST_DATA_DIR "/collate/tool-names.jsonl");
+  QVERIFY(row < int(rows.size()));
+  const Batch b = p.collate({p.encode(rows[size_t(row)])});
+  const Names n = namesOfRow(b);
+  QCOMPARE(n.calls, calls);
+  QCOMPARE(n.outputs, outputs);
+  QVERIFY(n.outputsUniform);
 }
 
 QTEST_GUILESS_MAIN(TestToolCalls)

@@ -11,6 +11,8 @@
 #include <QFileInfo>
 #include <QTest>
 
+#include <fstream>
+
 using namespace maskscope;
 using J = nlohmann::ordered_json;
 
@@ -37,6 +39,8 @@ class TestUpstreamCases : public QObject {
 private Q_SLOTS:
   void upstreamTests_data();
   void upstreamTests();
+  void refusedByName_data();
+  void refusedByName();
 };
 
 void TestUpstreamCases::upstreamTests_data() {
@@ -77,6 +81,30 @@ void TestUpstreamCases::upstreamTests() {
   const testing::CaseRun run = testing::runCase(c, folder.toStdString());
   const std::string problem = testing::checkCase(c, run);
   QVERIFY2(problem.empty(), (c["cites"].get<std::string>() + ": " + problem).c_str());
+}
+
+// What a framework does that maskscope does not reproduce is refused by name: each folder's
+// refusals.json (cases in the same format, expecting exit 2 and the message).
+void TestUpstreamCases::refusedByName_data() {
+  QTest::addColumn<QString>("folder");
+  QTest::addColumn<QByteArray>("json");
+  for (const QString& group : QDir(kRoot).entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+    const QString dir = kRoot + QLatin1Char('/') + group;
+    std::ifstream f((dir + QStringLiteral("/refusals.json")).toStdString());
+    if (!f) continue;
+    for (const J& c : J::parse(f))
+      QTest::newRow(qPrintable(group + QLatin1Char('/') + QString::fromStdString(c["name"].get<std::string>())))
+          << dir << QByteArray::fromStdString(c.dump());
+  }
+}
+
+void TestUpstreamCases::refusedByName() {
+  QFETCH(QString, folder);
+  QFETCH(QByteArray, json);
+  const J c = J::parse(json.toStdString());
+  const testing::CaseRun run = testing::runCase(c, folder.toStdString());
+  const std::string problem = testing::checkCase(c, run);
+  QVERIFY2(problem.empty(), (problem + " / stderr: " + run.err).c_str());
 }
 
 QTEST_GUILESS_MAIN(TestUpstreamCases)

@@ -56,6 +56,7 @@ class TestPositionTable : public QObject {
   Q_OBJECT
 private Q_SLOTS:
   void qwenFruitPair();
+  void toolColumn();
   void filters_data();
   void filters();
   void formats_data();
@@ -92,6 +93,38 @@ void TestPositionTable::qwenFruitPair() {
   const auto all = nlohmann::json::parse(collate(in, true, {true, ""}));
   QVERIFY(all.at("rows").size() > 12);
   QCOMPARE(all.at("rows")[2].at("role").get<std::string>(), std::string("system"));
+}
+
+// Tool-call and tool-output positions name their function (JSON "tool", the text table's last
+// column); every other position has none. Row 0 of tool-names.jsonl: get_weather then get_time.
+void TestPositionTable::toolColumn() {
+  BatchInputs in;
+  in.dataSpec = MASKSCOPE_TEST_DATA_DIR "/collate/tool-names.jsonl";
+  in.tokenizerSpec = "builtin:demo";
+  in.templateSpec = "qwen2.5";
+  in.rowBegin = 0;
+  in.rowEnd = 1;
+  const auto doc = nlohmann::json::parse(collate(in, true, {true, ""}));
+  std::vector<std::string> calls, outputs; // the names of the runs, in order
+  std::string previousRole;
+  for (const auto& r : doc.at("rows")) {
+    const std::string role = r.at("role").get<std::string>();
+    const bool tool = role == "tool_call" || role == "tool";
+    QVERIFY2(tool != r.at("tool").is_null(), r.dump().c_str());
+    if (!tool) {
+      previousRole = role;
+      continue;
+    }
+    auto& names = role == "tool_call" ? calls : outputs;
+    const std::string name = r.at("tool").get<std::string>();
+    if (previousRole != role || names.back() != name) names.push_back(name);
+    previousRole = role;
+  }
+  QCOMPARE(calls, (std::vector<std::string>{"get_weather", "get_time"}));
+  QCOMPARE(outputs, (std::vector<std::string>{"get_weather", "get_time"}));
+  const std::string text = collate(in, false, {true, ""});
+  QVERIFY(text.find("\tposition_id\trole\ttool\n") != std::string::npos);
+  QVERIFY(text.find("\ttool_call\tget_time\n") != std::string::npos);
 }
 
 void TestPositionTable::filters_data() {
@@ -154,7 +187,7 @@ void TestPositionTable::formats_data() {
   QTest::newRow("html") << "html";
 }
 
-// Each format parsed back: one header (+ rule) and one record of 8 fields per table row.
+// Each format parsed back: one header (+ rule) and one record of 9 fields per table row.
 void TestPositionTable::formats() {
   QFETCH(QString, format);
   const BatchInputs in = demoRows("default");
@@ -167,13 +200,13 @@ void TestPositionTable::formats() {
   const auto ls = lines(text);
   if (format == QLatin1String("text")) {
     QCOMPARE(ls.size(), rows.size() + 1);
-    for (const auto& l : ls) QCOMPARE(std::count(l.begin(), l.end(), '\t'), std::ptrdiff_t(7));
+    for (const auto& l : ls) QCOMPARE(std::count(l.begin(), l.end(), '\t'), std::ptrdiff_t(8));
   } else if (format == QLatin1String("markdown")) {
     QCOMPARE(ls.size(), rows.size() + 2);
     for (const auto& l : ls) {
       int cellBars = 0; // pipes that separate cells (a token's own pipe is written \|)
       for (size_t i = 0; i < l.size(); ++i) cellBars += l[i] == '|' && (i == 0 || l[i - 1] != '\\');
-      QCOMPARE(cellBars, 9);
+      QCOMPARE(cellBars, 10);
     }
   } else if (format == QLatin1String("csv")) {
     QCOMPARE(std::count(text.begin(), text.end(), '\n'), std::ptrdiff_t(rows.size() + 1));

@@ -390,6 +390,10 @@ void TestTemplate::builtinLibrary() {
     // every built-in names its public source
     QVERIFY(t->source().find("Source: ") != std::string::npos);
   }
+  // Hermes 3's tool_use template: built in with its source named (no -assistant-mask variant)
+  QVERIFY(std::find(names.begin(), names.end(), "hermes3") != names.end());
+  QVERIFY(loadChatTemplate("hermes3")->source().find("Source: NousResearch/Hermes-3-Llama-3.1-8B") !=
+          std::string::npos);
 }
 
 QTEST_GUILESS_MAIN(TestTemplate)

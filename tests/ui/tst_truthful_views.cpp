@@ -17,12 +17,14 @@
 #include "ui/views/loss/LossView.h"
 #include "ui/views/softmax/SoftmaxView.h"
 #include "ui/views/strip/TokenStripView.h"
+#include "ui/views/table/PositionTableView.h"
 #include "ui/widgets/CellSwatch.h"
 #include "ui/widgets/Palette.h"
 
 #include <QLabel>
 #include <QRegularExpression>
 #include <QStandardPaths>
+#include <QTableView>
 #include <QTest>
 #include <QTextBrowser>
 #include <QTextDocument>
@@ -293,6 +295,36 @@ private Q_SLOTS:
     QVERIFY(s.batch().labels.at(s.batchRow(), 0) != kIgnoreIndex);
     QVERIFY2(strip.describePosition(0).contains(QStringLiteral("never scored")), qPrintable(strip.describePosition(0)));
     QVERIFY(!strip.describePosition(0).contains(QStringLiteral("(graded)")));
+  }
+
+  // A tool call and a tool output name their function in the strip's tooltip and the table's role cell
+  // (row 0 of tool-names.jsonl: get_weather then get_time, the outputs paired by place).
+  void toolNamesOnScreen() {
+    Session s;
+    QVERIFY(s.setPipeline(QStringLiteral("builtin:demo"), QStringLiteral("qwen2.5"), QStringLiteral("default")));
+    QVERIFY(s.openDataset(QStringLiteral(MASKSCOPE_TEST_DATA_DIR "/collate/tool-names.jsonl")));
+    TokenStripView strip(&s);
+    PositionTableView table(&s);
+    const Batch& b = s.batch();
+    int firstCall = -1, firstOutput = -1;
+    for (int t = 0; t < int(b.length()); ++t) {
+      const PositionKind k = b.meta[size_t(s.batchRow())][size_t(t)].kind;
+      if (k == PositionKind::ToolCall && firstCall < 0) firstCall = t;
+      if (k == PositionKind::Tool && firstOutput < 0) firstOutput = t;
+    }
+    QVERIFY(firstCall >= 0 && firstOutput >= 0);
+    QVERIFY2(strip.describePosition(firstCall).contains(QStringLiteral("role tool_call (calls get_weather)")),
+             qPrintable(strip.describePosition(firstCall)));
+    QVERIFY2(strip.describePosition(firstOutput).contains(QStringLiteral("role tool (output of get_weather)")),
+             qPrintable(strip.describePosition(firstOutput)));
+    QStringList roles;
+    const QAbstractItemModel* m = table.table()->model();
+    for (int r = 0; r < m->rowCount(); ++r) {
+      const QString role = m->index(r, m->columnCount() - 1).data().toString();
+      if (roles.isEmpty() || roles.back() != role) roles << role;
+    }
+    QVERIFY2(roles.contains(QStringLiteral("tool_call: get_time")), qPrintable(roles.join(QLatin1Char('|'))));
+    QVERIFY2(roles.contains(QStringLiteral("tool: get_time")), qPrintable(roles.join(QLatin1Char('|'))));
   }
 
   void compareUsesTheLossViewsExampleLosses() {

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Tool-call goldens: rows with "tools" and assistant "tool_calls" rendered through the real built-in
-templates (Qwen3, Qwen2.5, Llama 3.1, Llama 3.2, Mistral v0.3) by Python jinja2 configured as
+templates (Qwen3, Qwen2.5, Llama 3.1, Llama 3.2, Mistral v0.3, Hermes 3 / Hermes 2 Pro tool_use) by Python jinja2 configured as
 transformers' apply_chat_template configures it (make_goldens.make_env: ImmutableSandboxedEnvironment,
 trim_blocks, lstrip_blocks, its tojson, raise_exception, strftime_now pinned to 2024-07-26), with
 tools=row["tools"] and documents=None passed as transformers passes them.
@@ -87,6 +87,8 @@ TEMPLATES = [
     ("llama3", "resources/templates/llama3.jinja", TOKENS["llama3"]),
     ("llama3.2", "tests/data/templates/llama3.2.jinja", TOKENS["llama3.2"]),
     ("mistral-v0.3", "resources/templates/mistral-v0.3.jinja", TOKENS["mistral-v0.3"]),
+    # NousResearch/Hermes-3-Llama-3.1-8B's tokenizer_config.json special tokens
+    ("hermes3", "resources/templates/hermes3.jinja", {"bos_token": "<|begin_of_text|>", "eos_token": "<|im_end|>"}),
 ]
 
 

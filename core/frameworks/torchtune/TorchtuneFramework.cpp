@@ -79,8 +79,20 @@ IdRange idRange(const FrameworkContext& ctx, bool labels) {
   return r;
 }
 
+// torchtune's message datasets, named when a row holds messages instead of token ids. Read from
+// pytorch/torchtune bd2a0fc, torchtune/data/_messages.py: OpenAIToMessages keeps only each message's
+// content (an assistant's tool_calls are dropped) and mask_messages masks tool / ipython messages under
+// train_on_assistant but trains on them under train_on_all; the model tokenizers write the turns.
+constexpr const char* kMessagesNotReproduced =
+    "torchtune's message datasets (chat_dataset with OpenAIToMessages / ShareGPTToMessages, mask_messages and "
+    "the model tokenizer's tokenize_messages, tool turns as role ipython) are not reproduced: give the tokens and "
+    "labels its SFTDataset wrote";
+
 Sample readSample(const InputRow& row, const FrameworkContext& ctx) {
   Sample s;
+  if (row.value.is_object() && !row.value.contains("tokens"))
+    for (const char* key : {"messages", "conversations"})
+      if (row.value.contains(key)) throwRowError(row, key, kMessagesNotReproduced);
   s.tokens = requireIdColumn(row, "tokens", idRange(ctx, false));
   s.labels = requireIdColumn(row, "labels", idRange(ctx, true));
   requireSameLength(row, "labels", s.labels.size(), "tokens", s.tokens.size());

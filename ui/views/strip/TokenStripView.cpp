@@ -2,6 +2,7 @@
 // colour-blind readers: graded chips have a thick solid border and "✓ L", ignored ones a dashed
 // border and "-100", pads a hatched fill and "PAD", specials bold text and a ◆, unattended "A0".
 #include "ui/views/strip/TokenStripView.h"
+#include "core/data/ToolNames.h"
 #include "core/mask/PaddingDetection.h"
 #include "core/mask/RowComparison.h"
 #include "core/mask/RowFacts.h"
@@ -252,6 +253,9 @@ QString TokenStripView::describePosition(int t) const {
   if (size_t(r) < b.meta.size() && size_t(t) < b.meta[size_t(r)].size()) {
     const PositionMeta& m = b.meta[size_t(r)][size_t(t)];
     s += tr("role %1").arg(QString::fromLatin1(positionKindName(m.kind)));
+    if (const std::string tool = toolNameOf(m.toolName); !tool.empty())
+      s += (m.kind == PositionKind::ToolCall ? tr(" (calls %1)") : tr(" (output of %1)"))
+               .arg(QString::fromStdString(tool));
     if (m.messageIndex >= 0) s += tr(", message %1, turn %2").arg(m.messageIndex).arg(m.turn);
     if (m.special) s += tr(", special token");
     if (m.scaffolding && m.kind != PositionKind::Padding) s += tr(", template text");

@@ -35,8 +35,10 @@ QString PositionTableModel::text(const PositionTableRow& r, int row, int column)
     return QString::number(r.attention);
   case kPositionId:
     return QString::number(r.positionId);
-  case kRole:
-    return QString::fromStdString(r.role);
+  case kRole: // the tool's name with its kind, as docs/cli.md (Tool calls) shows it
+    return r.tool.empty()
+               ? QString::fromStdString(r.role)
+               : QStringLiteral("%1: %2").arg(QString::fromStdString(r.role), QString::fromStdString(r.tool));
   default:
     return {};
   }

@@ -10,6 +10,7 @@
 #include <QClipboard>
 #include <QFile>
 #include <QFileDialog>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QKeyEvent>
@@ -37,11 +38,11 @@ QString tableText(const std::vector<PositionTableRow>& rows, TableFormat format)
 QString tsv(const std::vector<PositionTableRow>& rows) {
   QStringList lines;
   for (const PositionTableRow& r : rows)
-    lines << QStringList{QString::number(r.position),   QString::fromStdString(r.token), QString::number(r.id),
-                         QString::number(r.label),      QString::number(r.attention),    QString::number(r.positionId),
-                         QString::fromStdString(r.role)}
+    lines << QStringList{QString::number(r.position),    QString::fromStdString(r.token), QString::number(r.id),
+                         QString::number(r.label),       QString::number(r.attention),    QString::number(r.positionId),
+                         QString::fromStdString(r.role), QString::fromStdString(r.tool)}
                  .join(QLatin1Char('\t'));
-  lines.prepend(QStringLiteral("position\ttoken\tid\tlabel\tattention\tposition_id\trole"));
+  lines.prepend(QStringLiteral("position\ttoken\tid\tlabel\tattention\tposition_id\trole\ttool"));
   return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
 }
 
@@ -147,6 +148,22 @@ void PositionTableView::rebuild() {
                                                   .arg(graded.isEmpty() ? tr("nothing is graded") : graded)
                                             : QString());
   model_->setRows(&rows_);
+  // The role column fits its longest cell ("tool_call: get_weather"), found in one pass over the rows
+  // (ResizeToContents would measure every row of a 128k-position table).
+  size_t longest = 0;
+  const PositionTableRow* widest = nullptr;
+  for (const PositionTableRow& r : rows_)
+    if (const size_t n = r.role.size() + (r.tool.empty() ? 0 : r.tool.size() + 2); n > longest) {
+      longest = n;
+      widest = &r;
+    }
+  if (widest) {
+    const QString cell = model_->index(int(widest - rows_.data()), PositionTableModel::kRole).data().toString();
+    QFont bold = table_->font(); // graded rows are bold
+    bold.setBold(true);
+    table_->setColumnWidth(PositionTableModel::kRole, std::max(table_->columnWidth(PositionTableModel::kRole),
+                                                               QFontMetrics(bold).horizontalAdvance(cell) + 24));
+  }
   syncing_ = false;
   const PositionTableCounts c = countTable(rows_);
   summary_->setText(tr("%1 rows: %2 graded, %3 ignored (-100)").arg(c.rows).arg(c.graded).arg(c.ignored));
