@@ -61,7 +61,9 @@ const std::vector<CollatorPreset>& collatorPresets() {
        "max_length=1024, truncation_mode='keep_start' (each sequence cut to its first 1024 tokens)",
        "labels=completion_only,max_length=1024,truncation=keep_start",
        false,
-       {R"({"framework": "trl", "completion_only_loss": true})", PresetFrameworkRows::Conversations, "TODO"}},
+       {R"({"framework": "trl", "completion_only_loss": true})", PresetFrameworkRows::Conversations,
+        "on messages rows TRL builds no completion_mask (it comes from prompt/completion rows), so every "
+        "token is graded; the preset takes the final assistant message as the completion"}},
       {"trl-assistant-only",
        "TRL assistant_only_loss: only assistant replies ({% generation %} spans) graded",
 
@@ -93,7 +95,10 @@ const std::vector<CollatorPreset>& collatorPresets() {
        "packing=block_diagonal,pad_to=max_length,max_length=512,labels=assistant_only",
        false,
        {R"({"framework": "axolotl", "type": "chat_template", "sample_packing": true, "pad_to_sequence_len": true, "sequence_len": 512})",
-        PresetFrameworkRows::Conversations, "TODO"}},
+        PresetFrameworkRows::Conversations,
+        "Axolotl grades the end-of-turn token per eot_tokens / train_on_eot (default: the tokenizer's EOS), "
+        "the preset always grades each reply's closing token; Axolotl bins rows by multipack, the preset "
+        "fills bins in row order; Axolotl's first step is one bin (micro_batch_size 1)"}},
       {"naive-packed",
        "packed rows with positions reset but a 0/1 mask: examples attend to each other",
 

@@ -73,6 +73,7 @@ private Q_SLOTS:
   void presetAgainstItsFramework_data();
   void presetAgainstItsFramework();
   void statementsAreListed();
+  void statementsAreInTheDocs();
 };
 
 void TestPresetFrameworks::presetAgainstItsFramework_data() {
@@ -125,6 +126,25 @@ void TestPresetFrameworks::statementsAreListed() {
     QVERIFY2(text.find(p.framework.spec) != std::string::npos, p.name.c_str());
     QCOMPARE(list[i]["framework"]["differs"].get<std::string>(), p.framework.differs);
   }
+}
+
+// docs/cli.md's table "Presets beside the frameworks they stand for" lists the registry's statements,
+// in order, word for word.
+void TestPresetFrameworks::statementsAreInTheDocs() {
+  std::ifstream in(MASKSCOPE_SOURCE_DIR "/docs/cli.md");
+  std::string line;
+  while (std::getline(in, line) && line != "| preset | framework spec | compared on | differs |") {
+  }
+  QVERIFY2(in, "docs/cli.md has no table of the presets' frameworks");
+  std::getline(in, line); // | --- | ...
+  for (const CollatorPreset& p : collatorPresets()) {
+    if (p.framework.spec.empty()) continue;
+    QVERIFY2(std::getline(in, line), ("the table ends before " + p.name).c_str());
+    const std::string expected = "| `" + p.name + "` | `" + p.framework.spec + "` | " + toString(p.framework.rows) +
+                                 " | " + (p.framework.differs.empty() ? "equal" : p.framework.differs) + " |";
+    QCOMPARE(line, expected);
+  }
+  QVERIFY2(!std::getline(in, line) || !line.starts_with("|"), ("a row too many: " + line).c_str());
 }
 
 QTEST_GUILESS_MAIN(TestPresetFrameworks)
