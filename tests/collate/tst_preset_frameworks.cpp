@@ -27,17 +27,28 @@ BatchInputs demoInputs(const std::string& collator) {
   return in;
 }
 
-// The real (attended, non-pad) ids of each row of a padded batch, as a pre-tokenized dataset file.
+// The real (attended, non-pad) ids of each example of a batch, one pre-tokenized dataset row each (a
+// flattened row holds several examples: a new one starts where its position ids restart at 0).
 std::string writeTokenRows(const Batch& b, PresetFrameworkRows rows, const QString& dir) {
-  const std::string path = (dir + QStringLiteral("/rows.jsonl")).toStdString();
+  const std::string path = QString(dir + QStringLiteral("/rows.jsonl")).toStdString();
   std::ofstream out(path);
-  for (int64_t r = 0; r < b.inputIds.rows; ++r) {
-    nlohmann::json ids = nlohmann::json::array();
-    for (int64_t t = 0; t < b.inputIds.cols; ++t)
-      if (b.attentionMask.at(r, t) != 0) ids.push_back(b.inputIds.at(r, t));
+  auto write = [&](const nlohmann::json& ids) {
+    if (ids.empty()) return;
     nlohmann::json row = {{"input_ids", ids}};
     if (rows == PresetFrameworkRows::TokenIdsWithLabels) row["labels"] = ids;
     out << row.dump() << "\n";
+  };
+  for (int64_t r = 0; r < b.inputIds.rows; ++r) {
+    nlohmann::json ids = nlohmann::json::array();
+    for (int64_t t = 0; t < b.inputIds.cols; ++t) {
+      if (b.attentionMask.at(r, t) == 0) continue;
+      if (t > 0 && !b.positionIds.empty() && b.positionIds.at(r, t) == 0) {
+        write(ids);
+        ids = nlohmann::json::array();
+      }
+      ids.push_back(b.inputIds.at(r, t));
+    }
+    write(ids);
   }
   return path;
 }

@@ -90,7 +90,7 @@ void TestUpstreamCases::refusedByName_data() {
   QTest::addColumn<QByteArray>("json");
   for (const QString& group : QDir(kRoot).entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
     const QString dir = kRoot + QLatin1Char('/') + group;
-    std::ifstream f((dir + QStringLiteral("/refusals.json")).toStdString());
+    std::ifstream f(QString(dir + QStringLiteral("/refusals.json")).toStdString());
     if (!f) continue;
     for (const J& c : J::parse(f))
       QTest::newRow(qPrintable(group + QLatin1Char('/') + QString::fromStdString(c["name"].get<std::string>())))
