@@ -121,7 +121,7 @@ private Q_SLOTS:
 void TestDocExamples::pageHasExamples() {
   // Every command of the binary's command table (as `maskscope --help` lists it) has at least one
   // runnable example, and the example files exist.
-  const std::vector<std::string> commands = helpCommands(runMaskscope({"--help"}, QString()).out);
+  const std::vector<std::string> commands = helpCommands(runMaskscope(QStringList{QStringLiteral("--help")}).out);
   QVERIFY2(commands.size() >= 9, "maskscope --help lists fewer commands than the nine of this round");
   for (const std::string& command : commands) {
     const bool found = std::any_of(page().examples.begin(), page().examples.end(),
