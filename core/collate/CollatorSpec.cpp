@@ -10,10 +10,13 @@
 
 namespace maskscope {
 
-const std::vector<CollatorPreset>& collatorPresets() {
+namespace {
+
+// The presets that reproduce a library call (the correct set-ups and the approximations).
+std::vector<CollatorPreset> libraryPresets() {
   // Each preset names the library call it reproduces; the settings are what that call does on a
   // chat dataset rendered through the template (see tests/collate for the hand-worked arrays).
-  static const std::vector<CollatorPreset> presets = {
+  return {
       {"default",
        "correct SFT: right padding to the longest row, pads -100 and unattended, replies graded",
 
@@ -99,6 +102,12 @@ const std::vector<CollatorPreset>& collatorPresets() {
         "Axolotl grades the end-of-turn token per eot_tokens / train_on_eot (default: the tokenizer's EOS), "
         "the preset always grades each reply's closing token; Axolotl bins rows by multipack, the preset "
         "fills bins in row order; Axolotl's first step is one bin (micro_batch_size 1)"}},
+  };
+}
+
+// The presets that reproduce a masking bug (packing without a block mask included).
+std::vector<CollatorPreset> buggyPresets() {
+  return {
       {"naive-packed",
        "packed rows with positions reset but a 0/1 mask: examples attend to each other",
 
@@ -147,6 +156,16 @@ const std::vector<CollatorPreset>& collatorPresets() {
        true,
        {}},
   };
+}
+
+} // namespace
+
+const std::vector<CollatorPreset>& collatorPresets() {
+  static const std::vector<CollatorPreset> presets = [] {
+    std::vector<CollatorPreset> all = libraryPresets();
+    for (CollatorPreset& p : buggyPresets()) all.push_back(std::move(p));
+    return all;
+  }();
   return presets;
 }
 
