@@ -18,7 +18,6 @@
 #include "ui/views/lint/LintView.h"
 #include "ui/views/loss/LossView.h"
 #include "ui/views/softmax/SoftmaxView.h"
-#include "ui/views/table/PositionTableView.h"
 #include "ui/widgets/FrameworkPicker.h"
 #include "ui/widgets/FrameworkSpecEdit.h"
 #include "ui/widgets/Palette.h"
@@ -47,7 +46,6 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabBar>
-#include <QTableView>
 #include <QTest>
 #include <QTextBrowser>
 #include <QToolBar>
@@ -157,7 +155,6 @@ PanelNeeds needsOf(MainWindow& w, const QString& view) {
   if (view == QLatin1String("compare")) return {{w.compareView()->gridA(), w.compareView()->gridB()}, {}};
   if (view == QLatin1String("teaching")) return {{}, {w.teachingView()->textView()}};
   if (view == QLatin1String("lint")) return {{}, {w.lintView()->list()}};
-  if (view == QLatin1String("table")) return {{}, {static_cast<PositionTableView*>(w.view(view))->table()}};
   return {}; // the rest: no overlap, splitters that move (their own tests check their content)
 }
 

@@ -97,7 +97,11 @@ void AttentionView::showRule() {
   const QString rule = session_->attentionRule();
   attentionRule_->setText(session_->attentionMatters() ? rule : agreedRule(*session_));
   attentionRule_->setToolTip(rule);
-  attentionRule_->setVisible(!rule.isEmpty() && (session_->attentionMatters() || !presenterLegend_));
+  // The BERT aside's step text already says the grid is bidirectional: on a projector the grid keeps
+  // the room (the line stays in the tooltip and in normal type).
+  const bool asideOnProjector = presenterLegend_ && session_->maskedLmAside();
+  attentionRule_->setVisible(!rule.isEmpty() && !asideOnProjector &&
+                             (session_->attentionMatters() || !presenterLegend_));
   fitRuleHeight();
 }
 
