@@ -1,5 +1,6 @@
 // collate --mlm: BERT's masking of each collated row, in text or JSON.
 #include "core/commands/MaskedLmCollate.h"
+#include "core/commands/LossLessons.h"
 #include "core/tokenizer/Tokenizer.h"
 #include "core/util/JsonString.h"
 
@@ -27,11 +28,6 @@ MaskedLmOptions maskedLmOptionsFor(const Batch& b, const Tokenizer* tokenizer, u
 
 namespace {
 
-std::string tokenText(const Tokenizer* tokenizer, int64_t id) {
-  if (!tokenizer || id < 0 || id >= tokenizer->vocabSize()) return "#" + std::to_string(id);
-  return tokenizer->displayText(int32_t(id));
-}
-
 nlohmann::ordered_json rowJson(int64_t r, const MaskedLmRow& m, const MaskedLmOptions& o, const Tokenizer* tok) {
   nlohmann::ordered_json j;
   j["row"] = r;
@@ -44,7 +40,7 @@ nlohmann::ordered_json rowJson(int64_t r, const MaskedLmRow& m, const MaskedLmOp
   j["masked_positions"] = m.maskedAt;
   nlohmann::ordered_json tokens = nlohmann::ordered_json::array(), how = nlohmann::ordered_json::array();
   for (int64_t t : m.maskedAt) {
-    tokens.push_back(tokenText(tok, m.labels[size_t(t)]));
+    tokens.push_back(lessonTokenText(m.labels[size_t(t)], tok));
     how.push_back(mlmChoiceName(m.choice[size_t(t)]));
   }
   j["masked_tokens"] = std::move(tokens);
