@@ -3,10 +3,10 @@
 //   QT_QPA_PLATFORM=offscreen ./bench_ui
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/Session.h"
-#include "ui/views/grid/AttentionGridCanvas.h"
-#include "ui/views/grid/GridRenderer.h"
+#include "ui/views/attention/AttentionGridCanvas.h"
+#include "ui/views/attention/GridRenderer.h"
 #include "ui/views/lint/LintView.h"
-#include "ui/views/strip/TokenStripView.h"
+#include "ui/views/tokens/TokenStripView.h"
 
 #include <QElapsedTimer>
 #include <QFile>

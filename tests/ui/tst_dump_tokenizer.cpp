@@ -9,7 +9,7 @@
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/Session.h"
 #include "ui/views/lint/LintView.h"
-#include "ui/views/strip/TokenStripView.h"
+#include "ui/views/tokens/TokenStripView.h"
 #include "ui/widgets/TokenizerChoiceDialog.h"
 
 #include <QAction>

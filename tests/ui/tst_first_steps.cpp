@@ -6,7 +6,7 @@
 #include "ui/lab/TrainingLabView.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/Session.h"
-#include "ui/views/grid/AttentionGridCanvas.h"
+#include "ui/views/attention/AttentionGridCanvas.h"
 #include "ui/widgets/Palette.h"
 
 #include <QAbstractItemModel>

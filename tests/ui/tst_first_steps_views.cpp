@@ -11,12 +11,12 @@
 #include "ui/shell/ViewRegistry.h"
 #include "ui/teaching/TeachingView.h"
 #include "ui/views/compare/CompareView.h"
-#include "ui/views/grid/AttentionGridCanvas.h"
-#include "ui/views/grid/AttentionView.h"
+#include "ui/views/attention/AttentionGridCanvas.h"
+#include "ui/views/attention/AttentionView.h"
 #include "ui/views/lint/LintView.h"
 #include "ui/views/renderdiff/RenderDiffCanvas.h"
 #include "ui/views/renderdiff/RenderDiffView.h"
-#include "ui/views/strip/TokenStripView.h"
+#include "ui/views/tokens/TokenStripView.h"
 #include "ui/widgets/Palette.h"
 
 #include <QAbstractScrollArea>

@@ -17,7 +17,7 @@
 #include "ui/views/framework/FrameworkView.h"
 #include "ui/views/framework/PreparedRowTable.h"
 #include "ui/views/lint/LintView.h"
-#include "ui/views/strip/TokenStripView.h"
+#include "ui/views/tokens/TokenStripView.h"
 #include "ui/widgets/FrameworkPicker.h"
 
 #include <QCheckBox>

@@ -10,12 +10,12 @@
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/Session.h"
 #include "ui/views/compare/CompareView.h"
-#include "ui/views/grid/AttentionGridCanvas.h"
-#include "ui/views/grid/AttentionView.h"
-#include "ui/views/grid/GridRenderer.h"
+#include "ui/views/attention/AttentionGridCanvas.h"
+#include "ui/views/attention/AttentionView.h"
+#include "ui/views/attention/GridRenderer.h"
 #include "ui/views/lint/LintView.h"
 #include "ui/views/softmax/SoftmaxView.h"
-#include "ui/views/strip/TokenStripView.h"
+#include "ui/views/tokens/TokenStripView.h"
 #include "ui/widgets/Palette.h"
 
 #include <QLabel>

@@ -5,10 +5,10 @@
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/Session.h"
 #include "ui/teaching/TeachingView.h"
-#include "ui/views/grid/AttentionGridCanvas.h"
-#include "ui/views/grid/AttentionView.h"
+#include "ui/views/attention/AttentionGridCanvas.h"
+#include "ui/views/attention/AttentionView.h"
 #include "ui/views/lint/LintView.h"
-#include "ui/views/strip/TokenStripView.h"
+#include "ui/views/tokens/TokenStripView.h"
 #include "ui/widgets/Palette.h"
 
 #include <QAbstractScrollArea>

@@ -1,7 +1,7 @@
 // The help dialog and the first-start hint. Every swatch and glyph comes from ui/Palette and every
 // shortcut from the window's own actions.
 #include "ui/shell/HelpDialog.h"
-#include "ui/views/strip/TokenStripView.h"
+#include "ui/views/tokens/TokenStripView.h"
 #include "ui/widgets/CellSwatch.h"
 #include "ui/widgets/Palette.h"
 

@@ -18,9 +18,9 @@
 #include "ui/shell/Session.h"
 #include "ui/shell/ViewRegistry.h"
 #include "ui/teaching/TeachingView.h"
-#include "ui/views/grid/AttentionGridCanvas.h"
-#include "ui/views/grid/AttentionView.h"
-#include "ui/views/grid/LayerSpinBox.h"
+#include "ui/views/attention/AttentionGridCanvas.h"
+#include "ui/views/attention/AttentionView.h"
+#include "ui/views/attention/LayerSpinBox.h"
 #include "ui/views/softmax/SoftmaxView.h"
 #include "ui/widgets/Palette.h"
 

@@ -8,9 +8,9 @@
 #include "ui/model/ModelRunner.h"
 #include "ui/shell/Session.h"
 #include "ui/shell/WorkerPool.h"
-#include "ui/views/grid/AttentionGridCanvas.h"
+#include "ui/views/attention/AttentionGridCanvas.h"
 #include "ui/views/loss/LossView.h"
-#include "ui/views/strip/TokenStripView.h"
+#include "ui/views/tokens/TokenStripView.h"
 #include "ui/widgets/FrameworkSpecEdit.h"
 #include "ui/widgets/Sizes.h"
 

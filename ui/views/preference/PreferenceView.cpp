@@ -5,7 +5,7 @@
 #include "core/lint/LintRegistry.h"
 #include "core/mask/RowFacts.h"
 #include "ui/shell/Session.h"
-#include "ui/views/strip/TokenStripView.h"
+#include "ui/views/tokens/TokenStripView.h"
 
 #include <QLabel>
 #include <QVBoxLayout>

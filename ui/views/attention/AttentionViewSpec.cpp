@@ -2,8 +2,8 @@
 // how it renders off screen and which snapshot options it takes.
 #include "ui/shell/Session.h"
 #include "ui/shell/ViewRegistry.h"
-#include "ui/views/grid/AttentionGridCanvas.h"
-#include "ui/views/grid/AttentionView.h"
+#include "ui/views/attention/AttentionGridCanvas.h"
+#include "ui/views/attention/AttentionView.h"
 
 namespace maskscope {
 

@@ -1,7 +1,7 @@
 // Painting of token chips. Second cues besides colour, so the strip reads in greyscale and for
 // colour-blind readers: graded chips have a thick solid border and "✓ L", ignored ones a dashed
 // border and "-100", pads a hatched fill and "PAD", specials bold text and a ◆, unattended "A0".
-#include "ui/views/strip/TokenStripView.h"
+#include "ui/views/tokens/TokenStripView.h"
 #include "core/data/ToolNames.h"
 #include "core/mask/PaddingDetection.h"
 #include "core/mask/RowComparison.h"

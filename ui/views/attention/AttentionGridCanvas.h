@@ -6,7 +6,7 @@
 // cursor, drag pans, double-click fits; arrows move the focus cell. Rendered from the row's anatomy (GridRenderer),
 // only the visible part, never one item per cell.
 #pragma once
-#include "ui/views/grid/GridRenderer.h"
+#include "ui/views/attention/GridRenderer.h"
 
 #include <QCache>
 #include <QImage>

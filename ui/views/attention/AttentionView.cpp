@@ -1,8 +1,8 @@
 // Legend and model controls above the attention grid.
-#include "ui/views/grid/AttentionView.h"
+#include "ui/views/attention/AttentionView.h"
 #include "ui/shell/Session.h"
-#include "ui/views/grid/AttentionGridCanvas.h"
-#include "ui/views/grid/LayerSpinBox.h"
+#include "ui/views/attention/AttentionGridCanvas.h"
+#include "ui/views/attention/LayerSpinBox.h"
 #include "ui/widgets/CellSwatch.h"
 #include "ui/widgets/Palette.h"
 

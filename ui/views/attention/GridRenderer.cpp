@@ -1,6 +1,6 @@
 // Grid rendering: colours from the palette; a downsampled region (more than 4 keys per pixel) is
 // counted exactly along the keys, run by run, else averaged over up to 4 x 4 sampled cells.
-#include "ui/views/grid/GridRenderer.h"
+#include "ui/views/attention/GridRenderer.h"
 #include "ui/widgets/Palette.h"
 
 #include <algorithm>

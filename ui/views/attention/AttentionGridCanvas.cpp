@@ -1,8 +1,8 @@
 // Attention grid: its view (zoom, pan, fit), hit testing, cell descriptions and input; the painting is in
 // AttentionGridPainting.cpp.
-#include "ui/views/grid/AttentionGridCanvas.h"
+#include "ui/views/attention/AttentionGridCanvas.h"
 #include "ui/shell/Session.h"
-#include "ui/views/grid/GridMetrics.h"
+#include "ui/views/attention/GridMetrics.h"
 #include "ui/widgets/Palette.h"
 
 #include <QHelpEvent>

@@ -1,8 +1,8 @@
 // Attention grid painting: the cells (rendered per visible region and cached), hatching, glyphs, strips,
 // axes, overlays, the probability scale and the caption.
 #include "ui/shell/Session.h"
-#include "ui/views/grid/AttentionGridCanvas.h"
-#include "ui/views/grid/GridMetrics.h"
+#include "ui/views/attention/AttentionGridCanvas.h"
+#include "ui/views/attention/GridMetrics.h"
 #include "ui/widgets/Palette.h"
 
 #include <QPainter>

@@ -1,5 +1,5 @@
 // Layer picker text from the model's per-layer attention (core/forward/LayerAttention).
-#include "ui/views/grid/LayerSpinBox.h"
+#include "ui/views/attention/LayerSpinBox.h"
 #include "core/forward/LayerAttention.h"
 
 #include <QLineEdit>

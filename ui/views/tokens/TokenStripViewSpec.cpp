@@ -1,7 +1,7 @@
 // The token strip's row in the view registry (ui/shell/ViewRegistry.h): how it is made, where it docks,
 // how it renders off screen and which snapshot options it takes.
 #include "ui/shell/ViewRegistry.h"
-#include "ui/views/strip/TokenStripView.h"
+#include "ui/views/tokens/TokenStripView.h"
 
 #include <QApplication>
 #include <QScrollBar>
