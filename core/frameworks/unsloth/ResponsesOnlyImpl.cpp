@@ -15,7 +15,7 @@ namespace {
 
 SourceLocation at(const FrameworkSpec& s, const char* key) { return {s.source, -1, -1, -1, key}; }
 
-TokenMarker resolveMarker(const char* key, FrameworkContext& ctx, ZooVersion version) {
+TokenMarker resolveMarker(const char* key, FrameworkContext& ctx, const ZooBehaviour& zoo) {
   const OrderedJson& v = ctx.spec.value(key);
   if (v.is_array()) { // token ids: matched exactly, no optional neighbours
     TokenMarker m;
@@ -36,7 +36,8 @@ TokenMarker resolveMarker(const char* key, FrameworkContext& ctx, ZooVersion ver
   bool tied = false;
   TokenMarker m;
   try {
-    m = findCommonTokenIds(v.get<std::string>(), encode, ctx.spec.flag("force_match"), version, &tied);
+    m = findCommonTokenIds(v.get<std::string>(), encode, ctx.spec.flag("force_match"), zoo.emptyMarkerWhenCoreMissing,
+                           &tied);
   } catch (const Error& e) {
     throw Error(e.message(), at(ctx.spec, key));
   }
@@ -54,21 +55,21 @@ TokenMarker resolveMarker(const char* key, FrameworkContext& ctx, ZooVersion ver
   return m;
 }
 
-ResponseMarkers resolveMarkers(FrameworkContext& ctx, ZooVersion version) {
+ResponseMarkers resolveMarkers(FrameworkContext& ctx, const ZooBehaviour& zoo) {
   const bool hasQ = !ctx.spec.value("instruction_part").is_null(), hasA = !ctx.spec.value("response_part").is_null();
   if (!hasQ && !hasA) {
-    if (version == ZooVersion::v2025_12)
+    if (!zoo.autoDetectsMarkers)
       throw Error("Unsloth: instruction_part and response_part must be given!", at(ctx.spec, "instruction_part"));
     throw Error("instruction_part and response_part are required: Unsloth 2026.8 would auto-detect them from the chat "
                 "template (get_chat_template_parts), which maskscope does not reproduce",
                 at(ctx.spec, "instruction_part"));
   }
   if (!hasQ || !hasA)
-    throw Error(version == ZooVersion::v2025_12
+    throw Error(!zoo.autoDetectsMarkers
                     ? "Unsloth: instruction_part and response_part must be given!"
                     : "Unsloth: Give both instruction_part and response_part, or neither to auto-detect!",
                 at(ctx.spec, hasQ ? "response_part" : "instruction_part"));
-  return {resolveMarker("instruction_part", ctx, version), resolveMarker("response_part", ctx, version)};
+  return {resolveMarker("instruction_part", ctx, zoo), resolveMarker("response_part", ctx, zoo)};
 }
 
 bool allIgnored(const std::vector<int64_t>& labels) {
@@ -78,12 +79,12 @@ bool allIgnored(const std::vector<int64_t>& labels) {
 
 class ResponsesOnlyImpl final : public FrameworkImpl {
 public:
-  explicit ResponsesOnlyImpl(ZooVersion v) : version_(v) {}
+  explicit ResponsesOnlyImpl(const ZooBehaviour& zoo) : zoo_(zoo) {}
   std::vector<PreparedRow> prepare(const std::vector<InputRow>& rows, FrameworkContext& ctx) const override;
   FrameworkBatch collate(const std::vector<PreparedRow>& rows, FrameworkContext& ctx) const override;
 
 private:
-  ZooVersion version_;
+  ZooBehaviour zoo_;
 };
 
 int64_t maxLengthOf(const FrameworkSpec& s) {
@@ -93,8 +94,8 @@ int64_t maxLengthOf(const FrameworkSpec& s) {
 }
 
 std::vector<PreparedRow> ResponsesOnlyImpl::prepare(const std::vector<InputRow>& rows, FrameworkContext& ctx) const {
-  const ResponseMarkers markers = resolveMarkers(ctx, version_);
-  const bool lastOnly = version_ == ZooVersion::v2026_8 && ctx.spec.flag("last_response_only");
+  const ResponseMarkers markers = resolveMarkers(ctx, zoo_);
+  const bool lastOnly = zoo_.lastResponseOnly && ctx.spec.flag("last_response_only");
   const int64_t maxLength = maxLengthOf(ctx.spec);
   std::vector<UnslothRow> input = unslothInputRows(rows, ctx, maxLength);
   ctx.facts.markerOption = "response_part";
@@ -116,7 +117,7 @@ std::vector<PreparedRow> ResponsesOnlyImpl::prepare(const std::vector<InputRow>&
            spans ? "every response span is empty or already -100" : "response_part never found: every label is -100"});
     }
   }
-  const bool drops = version_ == ZooVersion::v2026_8;
+  const bool drops = zoo_.dropsFullyMaskedRows;
   if (drops && !masked.empty()) {
     const size_t n = input.size();
     if (masked.size() * 10 >= n * 9) { // _diagnose_truncation: most rows at the length cap means truncation
@@ -179,8 +180,8 @@ FrameworkBatch ResponsesOnlyImpl::collate(const std::vector<PreparedRow>& rows, 
 
 } // namespace
 
-std::unique_ptr<FrameworkImpl> makeResponsesOnly(ZooVersion version) {
-  return std::make_unique<ResponsesOnlyImpl>(version);
+std::unique_ptr<FrameworkImpl> makeResponsesOnly(const ZooBehaviour& behaviour) {
+  return std::make_unique<ResponsesOnlyImpl>(behaviour);
 }
 
 } // namespace maskscope::unsloth

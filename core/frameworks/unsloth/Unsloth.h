@@ -15,6 +15,6 @@ inline constexpr const char* kReadFrom2025 =
     "unsloth-zoo 2025.12.7 (48451258): unsloth_zoo/dataset_utils.py train_on_responses_only, "
     "_find_common_token_ids; transformers DataCollatorForSeq2Seq";
 
-std::unique_ptr<FrameworkImpl> makeResponsesOnly(ZooVersion version);
+std::unique_ptr<FrameworkImpl> makeResponsesOnly(const ZooBehaviour& behaviour);
 
 } // namespace maskscope::unsloth

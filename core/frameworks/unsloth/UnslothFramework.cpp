@@ -34,7 +34,11 @@ VersionInfo version(const char* name, const char* readFrom, bool withLastRespons
   VersionInfo v;
   v.version = name;
   v.readFrom = readFrom;
-  v.behaviour = {{"zoo_2026_responses_only", withLastResponseOnly}};
+  const bool zoo2026 = withLastResponseOnly;
+  v.behaviour = {{"empty_marker_when_core_missing", zoo2026},
+                 {"drops_fully_masked_rows", zoo2026},
+                 {"last_response_only", zoo2026},
+                 {"auto_detects_markers", zoo2026}};
   v.collators = {{"train_on_responses_only",
                   "labels -100 outside each response (from the response marker to the next instruction "
                   "marker), then transformers' DataCollatorForSeq2Seq",
@@ -50,13 +54,21 @@ FrameworkDefinition unslothFramework() {
   d.info.title = "Unsloth";
   d.info.versions = {version("2026.8", unsloth::kReadFrom2026, true),
                      version("2025.12", unsloth::kReadFrom2025, false)};
-  d.info.behaviours = {{"zoo_2026_responses_only",
-                        "unsloth-zoo 2026.x's train_on_responses_only: last_response_only, fully masked rows "
-                        "dropped, an empty marker when its core is missing. false: the 2025.12 code"}};
+  d.info.behaviours = {
+      {"empty_marker_when_core_missing",
+       "_find_common_token_ids returns no marker when the common core is not in the marker's own tokenization "
+       "(false: optional tokens from the loop's last index; an error when the marker tokenizes to nothing)"},
+      {"drops_fully_masked_rows", "_filter_fully_masked removes rows left all -100 (an error when none is left)"},
+      {"last_response_only", "the last_response_only option is read"},
+      {"auto_detects_markers", "with neither marker given, upstream reads them from the chat template "
+                               "(maskscope refuses: not reproduced)"}};
   setCollatorFactories(d.info, {{"train_on_responses_only", [](const FrameworkSpec& spec) {
-                                   return unsloth::makeResponsesOnly(spec.behaves("zoo_2026_responses_only")
-                                                                         ? unsloth::ZooVersion::v2026_8
-                                                                         : unsloth::ZooVersion::v2025_12);
+                                   unsloth::ZooBehaviour zoo;
+                                   zoo.emptyMarkerWhenCoreMissing = spec.behaves("empty_marker_when_core_missing");
+                                   zoo.dropsFullyMaskedRows = spec.behaves("drops_fully_masked_rows");
+                                   zoo.lastResponseOnly = spec.behaves("last_response_only");
+                                   zoo.autoDetectsMarkers = spec.behaves("auto_detects_markers");
+                                   return unsloth::makeResponsesOnly(zoo);
                                  }}});
   return d;
 }

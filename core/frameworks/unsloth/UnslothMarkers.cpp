@@ -74,7 +74,7 @@ std::vector<int32_t> longestCommonSublist(const std::vector<std::vector<int32_t>
 }
 
 TokenMarker findCommonTokenIds(const std::string& component, const EncodeIds& encode, bool forceMatch,
-                               ZooVersion version, bool* tied) {
+                               bool emptyWhenCoreMissing, bool* tied) {
   std::string rightText, leftText;
   if (component.ends_with(" "))
     rightText = " ";
@@ -120,7 +120,7 @@ TokenMarker findCommonTokenIds(const std::string& component, const EncodeIds& en
       break;
     }
   if (where < 0) {
-    if (version == ZooVersion::v2026_8) return {};
+    if (emptyWhenCoreMissing) return {};
     // 2025.12: `for j in range(len(original))` fell through, leaving j at the last index.
     if (original.empty())
       throw Error("marker '" + component +

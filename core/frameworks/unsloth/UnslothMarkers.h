@@ -9,10 +9,14 @@
 
 namespace maskscope::unsloth {
 
-// The unsloth-zoo releases whose marker search and row handling are reproduced (see UnslothSpec.h).
-enum class ZooVersion {
-  v2025_12, // unsloth-zoo 2025.12.7 (commit 48451258): fully masked rows stay in the dataset
-  v2026_8,  // unsloth-zoo 2026.8.13 (commit ce232d6c): last_response_only, fully masked rows dropped
+// What an unsloth-zoo release does in train_on_responses_only, read from its catalogue row's
+// behaviour flags (UnslothFramework.cpp): a new release is a catalogue row, never a new branch on a
+// version. 2026.8.13 (ce232d6c) has every flag; 2025.12.7 (48451258) none.
+struct ZooBehaviour {
+  bool emptyMarkerWhenCoreMissing = false; // false: optional tokens from the loop's last index, Error when empty
+  bool dropsFullyMaskedRows = false;       // _filter_fully_masked removes rows left all -100
+  bool lastResponseOnly = false;           // the last_response_only option is read
+  bool autoDetectsMarkers = false;         // neither marker given: upstream would read them from the template
 };
 
 struct TokenMarker {
@@ -33,11 +37,11 @@ std::vector<int32_t> longestCommonSublist(const std::vector<std::vector<int32_t>
 
 // _find_common_token_ids(component, tokenizer, force_match). force_match=true (Unsloth's default):
 // the core is the component's own tokenization. force_match=false: the longest common run of 18
-// spellings with 0-2 leading/trailing newlines or spaces. v2026_8 returns an empty marker when the
-// core is not inside the component's own tokenization; v2025_12 then takes optional tokens from
-// the last index its loop reached (throws Error when the component tokenizes to nothing, where
-// upstream fails with UnboundLocalError).
+// spellings with 0-2 leading/trailing newlines or spaces. With emptyWhenCoreMissing (2026.x) an
+// empty marker comes back when the core is not inside the component's own tokenization; without it
+// (2025.12) optional tokens are taken from the last index its loop reached (throws Error when the
+// component tokenizes to nothing, where upstream fails with UnboundLocalError).
 TokenMarker findCommonTokenIds(const std::string& component, const EncodeIds& encode, bool forceMatch,
-                               ZooVersion version, bool* tied = nullptr);
+                               bool emptyWhenCoreMissing, bool* tied = nullptr);
 
 } // namespace maskscope::unsloth
