@@ -2,16 +2,14 @@
 #include "core/frameworks/FrameworkBatchRows.h"
 #include "core/frameworks/FrameworkSpec.h"
 
-#include <algorithm>
 
 namespace maskscope {
 
 std::optional<int64_t> frameworkBatchRows(const FrameworkSpec& spec) {
   auto set = [&spec](const char* name) -> std::optional<int64_t> {
-    const bool named =
-        spec.isGiven(name) || std::find(spec.ignored.begin(), spec.ignored.end(), name) != spec.ignored.end();
     auto it = spec.options.find(name);
-    if (!named || it == spec.options.end() || !it->is_number_integer() || it->get<int64_t>() < 1) return std::nullopt;
+    if (!spec.isSet(name) || it == spec.options.end() || !it->is_number_integer() || it->get<int64_t>() < 1)
+      return std::nullopt;
     return it->get<int64_t>();
   };
   if (spec.framework == "axolotl") {

@@ -146,6 +146,10 @@ bool FrameworkSpec::isGiven(const std::string& name) const {
   return std::find(given.begin(), given.end(), name) != given.end();
 }
 
+bool FrameworkSpec::isSet(const std::string& name) const {
+  return isGiven(name) || std::find(ignored.begin(), ignored.end(), name) != ignored.end();
+}
+
 const OrderedJson& FrameworkSpec::value(const std::string& name) const {
   auto it = options.find(name);
   if (it == options.end())

@@ -26,6 +26,8 @@ struct FrameworkSpec {
   const VersionInfo* versionInfo = nullptr;
 
   bool isGiven(const std::string& name) const;
+  // Set by the spec or config, as an option or as a key accepted and ignored (a filled-in default is not).
+  bool isSet(const std::string& name) const;
   const OrderedJson& value(const std::string& name) const; // Error when the collator has no such option
   bool flag(const std::string& name) const;
   int64_t integer(const std::string& name) const;

@@ -33,10 +33,8 @@ TrainerBatchSize trainerBatchSize(const FrameworkSpec& spec) {
     if (it == spec.options.end() || it->is_null()) continue;
     const size_t rows = batchOption(spec, key);
     // The catalogue fills an option's default in: say when the value is that default.
-    const bool named =
-        spec.isGiven(key) || std::find(spec.ignored.begin(), spec.ignored.end(), key) != spec.ignored.end();
     return {rows, std::string(key) + " " + std::to_string(rows) +
-                      (named ? "" : " (transformers' TrainingArguments default)")};
+                      (spec.isSet(key) ? "" : " (transformers' TrainingArguments default)")};
   }
   if (spec.framework == "axolotl") return {1, "micro_batch_size 1 (Axolotl's default)"};
   return {8, "per_device_train_batch_size 8 (transformers' TrainingArguments default)"};
