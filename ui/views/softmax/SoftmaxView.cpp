@@ -317,6 +317,24 @@ QString SoftmaxView::padHeadline() const {
   return tr("%1 % of this query's attention goes to padding").arg(a.share * 100.0, 0, 'f', 1);
 }
 
+// Where render() puts things: one label column, then one column per shown key.
+struct SoftmaxView::Layout {
+  QFont base, bold;
+  int lh = 0, labelW = 0, colW = 0, x0 = 0;
+};
+
+void SoftmaxView::paintLabel(QPainter& p, const Layout& l, int y, const QString& s) const {
+  p.setPen(palette().text().color());
+  p.setFont(l.bold);
+  p.drawText(QRect(l.x0, y, l.labelW - 8, l.lh), Qt::AlignRight | Qt::AlignVCenter, s);
+}
+
+void SoftmaxView::paintCell(QPainter& p, const Layout& l, int i, int y, const QString& s, const QColor& c,
+                            bool bold) const {
+  p.setPen(c);
+  drawFitted(p, bold ? l.bold : l.base, QRect(l.x0 + l.labelW + i * l.colW, y, l.colW - 4, l.lh), s);
+}
+
 void SoftmaxView::render(QPainter& p, QRect area) const {
   p.fillRect(area, palette().base());
   p.setPen(palette().text().color());
@@ -324,42 +342,50 @@ void SoftmaxView::render(QPainter& p, QRect area) const {
     p.drawText(area, Qt::AlignCenter, tr("No batch"));
     return;
   }
-  const QFont base = font();
-  QFont bold = base;
-  bold.setBold(true);
-  const int lh = QFontMetrics(base).height() + 4;
-  const int labelW =
-      std::max(150, QFontMetrics(bold).horizontalAdvance(tr("e^(x + m - %1)").arg(big(row_.shift))) + 20);
-  const int colW = std::max(60, (area.width() - labelW - 10) / std::max(1, count_));
+  Layout l;
+  l.base = l.bold = font();
+  l.bold.setBold(true);
+  l.lh = QFontMetrics(l.base).height() + 4;
+  l.labelW = std::max(150, QFontMetrics(l.bold).horizontalAdvance(tr("e^(x + m - %1)").arg(big(row_.shift))) + 20);
+  l.colW = std::max(60, (area.width() - l.labelW - 10) / std::max(1, count_));
+  l.x0 = area.left() + 6;
   int y = area.top() + 6;
-  const int x0 = area.left() + 6;
-  auto cell = [&](int i, int yy, const QString& s, const QColor& c, bool b = false) {
-    p.setPen(c);
-    drawFitted(p, b ? bold : base, QRect(x0 + labelW + i * colW, yy, colW - 4, lh), s);
-  };
-  auto label = [&](int yy, const QString& s) {
-    p.setPen(palette().text().color());
-    p.setFont(bold);
-    p.drawText(QRect(x0, yy, labelW - 8, lh), Qt::AlignRight | Qt::AlignVCenter, s);
-  };
+  paintHeadline(p, QRect(l.x0, y, area.width() - 12, l.lh));
+  y += l.lh + 4;
+  if (illustrative_) { // every snapshot says when the scores are made up (never read as a model's)
+    p.setFont(l.base);
+    p.setPen(palette::warningText());
+    p.drawText(QRect(l.x0, y, area.width() - 12, l.lh), Qt::AlignLeft | Qt::AlignVCenter, scoresNote());
+    y += l.lh;
+  }
+  y = paintTable(p, l, y);
+  // Bars: the weight with the mask (solid), without it (outline), blocked keys marked.
+  const int barTop = y + 8 + l.lh; // room for the scale caption
+  const QString footer = sumText();
+  const int footerH =
+      QFontMetrics(l.base).boundingRect(QRect(0, 0, area.width() - 12, 4000), Qt::TextWordWrap, footer).height() + 8;
+  const int barH = std::max(40, area.bottom() - barTop - footerH - l.lh);
+  paintLabel(p, l, barTop + barH / 2 - l.lh / 2, tr("weights"));
+  paintBars(p, QRect(l.x0 + l.labelW, barTop, l.colW * std::max(1, count_), barH), l.colW, l.lh);
+  y = barTop + barH + 6;
+  p.setFont(l.base);
+  p.setPen(palette().text().color());
+  p.drawText(QRect(l.x0, y, area.width() - 12, footerH), Qt::TextWordWrap, footer);
+}
+
+// The arithmetic table, one column per key: key, token, score x, [soft-cap], blocked?, + mask m,
+// = x + m, e^(..), weight. Returns the y below its last line.
+int SoftmaxView::paintTable(QPainter& p, const Layout& l, int y) const {
   const QColor text = palette().text().color(), dim = palette().placeholderText().color(),
                warn = palette::warningText();
-  paintHeadline(p, QRect(x0, y, area.width() - 12, lh));
-  y += lh + 4;
-  if (illustrative_) { // every snapshot says when the scores are made up (never read as a model's)
-    p.setFont(base);
-    p.setPen(warn);
-    p.drawText(QRect(x0, y, area.width() - 12, lh), Qt::AlignLeft | Qt::AlignVCenter, scoresNote());
-    y += lh;
-  }
   for (const bool token : {false, true}) { // the key's position, then its token
-    label(y, token ? tr("token") : tr("key"));
+    paintLabel(p, l, y, token ? tr("token") : tr("key"));
     for (int i = 0; i < count_; ++i) {
       const int k = first_ + i;
-      cell(i, y, token ? keyText(k).left(8) : QString::number(k), k == query_ ? palette().highlight().color() : text,
-           k == query_);
+      paintCell(p, l, i, y, token ? keyText(k).left(8) : QString::number(k),
+                k == query_ ? palette().highlight().color() : text, k == query_);
     }
-    y += lh;
+    y += l.lh;
   }
   struct Line {
     QString name;
@@ -392,26 +418,15 @@ void SoftmaxView::render(QPainter& p, QRect area) const {
   if (!row_.capped.empty()) // soft-capping comes before the mask: c = cap * tanh(x / cap)
     lines.insert(lines.begin() + 1, {tr("c = %1 tanh(x/%1)").arg(row_.softcap),
                                      [&](int k) { return std::make_pair(num(row_.capped[size_t(k)], 2), text); }});
-  for (const Line& l : lines) {
-    label(y, l.name);
+  for (const Line& line : lines) {
+    paintLabel(p, l, y, line.name);
     for (int i = 0; i < count_; ++i) {
-      auto [s, c] = l.f(first_ + i);
-      cell(i, y, s, c, &l == &lines.back());
+      auto [s, c] = line.f(first_ + i);
+      paintCell(p, l, i, y, s, c, &line == &lines.back());
     }
-    y += lh;
+    y += l.lh;
   }
-  // Bars: the weight with the mask (solid), without it (outline), blocked keys marked.
-  const int barTop = y + 8 + lh; // room for the scale caption
-  const QString footer = sumText();
-  const int footerH =
-      QFontMetrics(base).boundingRect(QRect(0, 0, area.width() - 12, 4000), Qt::TextWordWrap, footer).height() + 8;
-  const int barH = std::max(40, area.bottom() - barTop - footerH - lh);
-  label(barTop + barH / 2 - lh / 2, tr("weights"));
-  paintBars(p, QRect(x0 + labelW, barTop, colW * std::max(1, count_), barH), colW, lh);
-  y = barTop + barH + 6;
-  p.setFont(base);
-  p.setPen(text);
-  p.drawText(QRect(x0, y, area.width() - 12, footerH), Qt::TextWordWrap, footer);
+  return y;
 }
 
 void SoftmaxView::paintBars(QPainter& p, QRect bars, int colW, int lh) const {

@@ -67,6 +67,10 @@ public:
 private:
   void recompute();
   void syncEdit();
+  struct Layout;
+  int paintTable(QPainter& p, const Layout& l, int y) const; // render()'s arithmetic, one column per key
+  void paintLabel(QPainter& p, const Layout& l, int y, const QString& s) const;
+  void paintCell(QPainter& p, const Layout& l, int i, int y, const QString& s, const QColor& c, bool bold) const;
   void paintBars(QPainter& p, QRect bars, int colW, int lh) const; // render()'s weight bars, one column per key
   void paintHeadline(QPainter& p, QRect line) const;
   QString sumText() const;
