@@ -30,15 +30,16 @@ std::vector<OptionInfo> responsesOnlyOptions(bool withLastResponseOnly) {
   return o;
 }
 
-VersionInfo version(const char* name, const char* readFrom, bool withLastResponseOnly) {
+// One catalogue row: the release, where its behaviour was read, and its four behaviour flags.
+VersionInfo version(const char* name, const char* readFrom, const unsloth::ZooBehaviour& zoo) {
   VersionInfo v;
   v.version = name;
   v.readFrom = readFrom;
-  const bool zoo2026 = withLastResponseOnly;
-  v.behaviour = {{"empty_marker_when_core_missing", zoo2026},
-                 {"drops_fully_masked_rows", zoo2026},
-                 {"last_response_only", zoo2026},
-                 {"auto_detects_markers", zoo2026}};
+  v.behaviour = {{"empty_marker_when_core_missing", zoo.emptyMarkerWhenCoreMissing},
+                 {"drops_fully_masked_rows", zoo.dropsFullyMaskedRows},
+                 {"last_response_only", zoo.lastResponseOnly},
+                 {"auto_detects_markers", zoo.autoDetectsMarkers}};
+  const bool withLastResponseOnly = zoo.lastResponseOnly;
   v.collators = {{"train_on_responses_only",
                   "labels -100 outside each response (from the response marker to the next instruction "
                   "marker), then transformers' DataCollatorForSeq2Seq",
@@ -52,8 +53,8 @@ FrameworkDefinition unslothFramework() {
   FrameworkDefinition d;
   d.info.name = "unsloth";
   d.info.title = "Unsloth";
-  d.info.versions = {version("2026.8", unsloth::kReadFrom2026, true),
-                     version("2025.12", unsloth::kReadFrom2025, false)};
+  d.info.versions = {version("2026.8", unsloth::kReadFrom2026, {true, true, true, true}),
+                     version("2025.12", unsloth::kReadFrom2025, {false, false, false, false})};
   d.info.behaviours = {
       {"empty_marker_when_core_missing",
        "_find_common_token_ids returns no marker when the common core is not in the marker's own tokenization "
