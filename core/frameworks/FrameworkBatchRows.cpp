@@ -2,7 +2,6 @@
 #include "core/frameworks/FrameworkBatchRows.h"
 #include "core/frameworks/FrameworkSpec.h"
 
-
 namespace maskscope {
 
 std::optional<int64_t> frameworkBatchRows(const FrameworkSpec& spec) {
