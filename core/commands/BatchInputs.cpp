@@ -42,16 +42,7 @@ Batch buildBatch(const BatchInputs& in, std::vector<RowError>* rowErrors,
   if (in.dataSpec.empty()) throw Error("give --batch FILE or --data FILE");
   if (isFrameworkSpec(in.collatorSpec)) {
     // The batch the user's framework builds (core/frameworks), judged as maskscope's Batch.
-    FrameworkInputs fi;
-    fi.dataSpec = in.dataSpec;
-    fi.collatorSpec = in.collatorSpec;
-    fi.tokenizerSpec = in.tokenizerSpec;
-    fi.templateSpec = in.templateSpec;
-    fi.rowBegin = in.rowBegin;
-    fi.rowEnd = in.rowEnd;
-    fi.vars = in.vars;
-    fi.lenient = in.lenientFramework;
-    FrameworkRun run = runFramework(fi);
+    FrameworkRun run = runFramework(frameworkInputsOf(in, in.lenientFramework));
     if (rowErrors) *rowErrors = run.skipped;
     if (tokenizerOut) *tokenizerOut = run.tokenizer;
     return std::move(run.view);
@@ -79,6 +70,19 @@ Batch buildBatch(const BatchInputs& in, std::vector<RowError>* rowErrors,
                 {in.dataSpec});
   }
   return pipeline.collate(rows);
+}
+
+FrameworkInputs frameworkInputsOf(const BatchInputs& in, bool lenient) {
+  FrameworkInputs fi;
+  fi.dataSpec = in.dataSpec;
+  fi.collatorSpec = in.collatorSpec;
+  fi.tokenizerSpec = in.tokenizerSpec;
+  fi.templateSpec = in.templateSpec;
+  fi.rowBegin = in.rowBegin;
+  fi.rowEnd = in.rowEnd;
+  fi.vars = in.vars;
+  fi.lenient = lenient;
+  return fi;
 }
 
 } // namespace maskscope

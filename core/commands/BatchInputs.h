@@ -14,6 +14,7 @@
 namespace maskscope {
 
 class Tokenizer;
+struct FrameworkInputs;
 
 struct BatchInputs {
   std::string batchFile;     // --batch: JSON/JSONL/.safetensors/.pt dump; empty when building from data
@@ -37,5 +38,8 @@ struct BatchInputs {
 // --tokenizer that does not fit the dump's ids (core/lint/TokenizerFit.h) and the cached ones that do.
 Batch buildBatch(const BatchInputs& inputs, std::vector<RowError>* rowErrors = nullptr,
                  std::shared_ptr<const Tokenizer>* tokenizerOut = nullptr, std::vector<std::string>* notes = nullptr);
+
+// The framework run's inputs from the command's (core/frameworks/FrameworkPipeline.h), lenient or not.
+FrameworkInputs frameworkInputsOf(const BatchInputs& inputs, bool lenient);
 
 } // namespace maskscope

@@ -1,6 +1,7 @@
 // `collate` with a framework spec (--collator SPEC.json, an inline object or a framework config
 // file): stdout is exactly the framework's returned dict (--stage batch) or its prepared rows, one
 // JSON object per line (--stage prepared); the text form names the framework, version and options.
+#include "core/commands/BatchInputs.h"
 #include "core/commands/CollateCommand.h"
 #include "core/frameworks/FrameworkPipeline.h"
 #include "core/mask/RowFacts.h"
@@ -12,23 +13,6 @@
 #include <ostream>
 
 namespace maskscope {
-
-namespace {
-
-FrameworkInputs frameworkInputsOf(const BatchInputs& in, bool lenient) {
-  FrameworkInputs fi;
-  fi.dataSpec = in.dataSpec;
-  fi.collatorSpec = in.collatorSpec;
-  fi.tokenizerSpec = in.tokenizerSpec;
-  fi.templateSpec = in.templateSpec;
-  fi.rowBegin = in.rowBegin;
-  fi.rowEnd = in.rowEnd;
-  fi.vars = in.vars;
-  fi.lenient = lenient;
-  return fi;
-}
-
-} // namespace
 
 void reportFrameworkNotes(const FrameworkRun& run, CommandIO& io) {
   for (const auto& e : run.skipped) io.err << "maskscope: skipped " << e.toString() << "\n";
