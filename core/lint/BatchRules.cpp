@@ -26,12 +26,7 @@ void addRowStatistics(const RowInput& in, LintSummary& s) {
   s.gradedReply += f.graded[RoleReply];
   s.gradedUnknown += f.graded[RoleUnknown];
   for (const ExampleRange& ex : in.L.examples) {
-    int64_t graded = 0, real = 0;
-    for (int64_t t = ex.begin; t < ex.end; ++t) {
-      if (in.L.pad[size_t(t)]) continue;
-      ++real;
-      graded += in.graded(t);
-    }
+    const auto [graded, real] = in.gradedAndReal(ex);
     ++s.rows;
     s.addGradedFraction(graded, real);
     if (!in.o.datasetPositions) s.addLength(real);

@@ -53,12 +53,7 @@ void labelNotInputId(const RowInput& in) {
 void noGradedTokens(const RowInput& in) {
   if (in.o.generation) return; // a generation batch (prompts for generate()) grades nothing by design
   for (const ExampleRange& ex : in.L.examples) {
-    int64_t graded = 0, real = 0;
-    for (int64_t t = ex.begin; t < ex.end; ++t) {
-      if (in.L.pad[size_t(t)]) continue;
-      ++real;
-      graded += in.graded(t);
-    }
+    const auto [graded, real] = in.gradedAndReal(ex);
     if (graded > 0) continue;
     // One numbering per finding: a dump's row and its positions, or a dataset row and the rows it
     // was packed with (a micro-batch's row index means nothing to the dataset).

@@ -28,6 +28,16 @@ Where RowInput::at(int64_t t) const {
   return {src, rel >= 0 ? std::optional<int64_t>(rel) : std::nullopt};
 }
 
+std::pair<int64_t, int64_t> RowInput::gradedAndReal(const ExampleRange& ex) const {
+  int64_t graded = 0, real = 0;
+  for (int64_t t = ex.begin; t < ex.end; ++t) {
+    if (L.pad[size_t(t)]) continue;
+    ++real;
+    graded += this->graded(t);
+  }
+  return {graded, real};
+}
+
 std::string RowInput::label(int64_t t) const {
   const int64_t row = at(t).row;
   return o.locations ? o.locations->label(row) : "row " + num(row);

@@ -49,8 +49,10 @@ struct RowInput {
   long* fullSequenceRows = nullptr; // rows that grade the prompt deliberately (full-sequence-labels)
 
   bool graded(int64_t t) const { return gradedAt(b, r, t); } // reaches the loss (core/mask/RowFacts.h)
-  Where at(int64_t t) const;                                 // the dataset row and example position, or (r, t)
-  int64_t rowSource() const;                                 // the dataset row of this batch row, or r
+  // One packed example's (or the whole row's) real positions and how many of them are graded.
+  std::pair<int64_t, int64_t> gradedAndReal(const ExampleRange& ex) const;
+  Where at(int64_t t) const;          // the dataset row and example position, or (r, t)
+  int64_t rowSource() const;          // the dataset row of this batch row, or r
   std::string label(int64_t t) const; // "line L" (a dataset row) or "row N" (a dump), as findings start
   void emit(const char* rule, int64_t t, std::string message, std::optional<Severity> severity = std::nullopt) const;
 };
