@@ -17,6 +17,10 @@ FrameworkInfo catalogue();
 std::vector<PreparedRow> prepareSft(const std::vector<InputRow>& rows, FrameworkContext& ctx);
 // DPOTrainer's tokenized columns: prompt_ids/chosen_ids/rejected_ids (1.10) or
 // prompt_input_ids/chosen_input_ids/rejected_input_ids (0.18) taken from pre-tokenized rows.
+// SFTTrainer with a vision dataset (1.10): the VLM refusals, no preparation, and the rows
+// DataCollatorForVisionLanguageModeling builds from messages (TrlVision.cpp).
+bool isVisionDataset(const OrderedJson& firstRow);
+std::vector<PreparedRow> prepareVision(const std::vector<InputRow>& rows, FrameworkContext& ctx);
 std::vector<PreparedRow> preparePreference(const std::vector<InputRow>& rows, FrameworkContext& ctx);
 // DataCollatorForCompletionOnlyLM (0.18) takes tokenized rows (input_ids) or text rows tokenized
 // with tokenizer(text) as SFTTrainer 0.18 does for a dataset_text_field.

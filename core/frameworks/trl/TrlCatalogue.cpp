@@ -184,20 +184,29 @@ FrameworkInfo catalogue() {
        "the collator only pads. false: the collator applies completion_mask / assistant_masks itself"},
       {"preference_prompt_columns",
        "DPO rows keep prompt_input_ids apart from chosen_input_ids / rejected_input_ids (the 0.x layout)"},
+      {"vision_language_collator",
+       "rows with images go to DataCollatorForVisionLanguageModeling (every token but padding graded; packing, "
+       "padding_free, assistant_only_loss and keep_end refused). false: not reproduced, refused"},
   };
   t.versions = {
       {"1.10",
        "huggingface/trl main 1.10.0.dev0 (commit f2cd577)",
        {lm110, pref110},
-       {{"labels_built_in_preparation", true}, {"preference_prompt_columns", false}}},
+       {{"labels_built_in_preparation", true},
+        {"preference_prompt_columns", false},
+        {"vision_language_collator", true}}},
       {"1.6",
        "huggingface/trl v1.6.0",
        {lm16, pref110},
-       {{"labels_built_in_preparation", false}, {"preference_prompt_columns", false}}},
+       {{"labels_built_in_preparation", false},
+        {"preference_prompt_columns", false},
+        {"vision_language_collator", false}}},
       {"0.18",
        "huggingface/trl v0.18.2",
        {completion018, pref018},
-       {{"labels_built_in_preparation", false}, {"preference_prompt_columns", true}}},
+       {{"labels_built_in_preparation", false},
+        {"preference_prompt_columns", true},
+        {"vision_language_collator", false}}},
   };
   return t;
 }

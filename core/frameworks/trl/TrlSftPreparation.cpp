@@ -245,6 +245,7 @@ std::vector<PreparedRow> prepareSft(const std::vector<InputRow>& rows, Framework
                   {ctx.spec.source, -1, -1, -1, "eos_token"});
     ctx.render.variables["eos_token"] = *eos;
   }
+  if (isVisionDataset(rows.front().value)) return prepareVision(rows, ctx);
   const SftSettings st = settingsOf(ctx, rows.front().value);
   ctx.resolved["completion_only_loss"] = st.completionOnlyLoss;
   const bool processed = rows.front().value.contains("input_ids");
