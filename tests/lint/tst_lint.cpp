@@ -613,6 +613,12 @@ std::vector<RuleCase> ruleCases() {
   add("tool-output-graded quiet (Axolotl roles_to_train: assistant)", "tool-output-graded", false,
       [] { return lintFramework("tool-rows.jsonl", "axolotl-train-assistant.json", "builtin:demo"); });
   add("tool-output-graded quiet (default preset)", "tool-output-graded", false, tools("calls.jsonl", "qwen2.5"));
+  // Unsloth's train_on_responses_only grades from the response marker to the next instruction
+  // marker: Hermes writes tool outputs in their own `<|im_start|>tool` turn, which no marker ends.
+  add("tool-output-graded fires (Unsloth markers, Hermes tool turn)", "tool-output-graded", true,
+      [] { return lintFramework("tool-rows.jsonl", "unsloth-tool-markers.json", "builtin:demo", "hermes3"); });
+  add("tool-output-graded quiet (Unsloth markers, Qwen2.5 answers in a user turn)", "tool-output-graded", false,
+      [] { return lintFramework("tool-rows.jsonl", "unsloth-tool-markers.json", "builtin:demo", "qwen2.5"); });
   add("tool-call-not-graded fires ({% generation %} without the calls)", "tool-call-not-graded", true,
       tools("calls.jsonl", "qwen2.5-assistant-mask"));
   add("tool-call-not-graded quiet (Qwen3's generation spans hold the calls)", "tool-call-not-graded", false,
