@@ -203,7 +203,7 @@ private Q_SLOTS:
       }
     }
     const std::vector<nlohmann::json> random = exposures({QStringLiteral("--init"), QStringLiteral("random")});
-    QCOMPARE(random[1]["reference_tokens"], pretrained[1]["reference_tokens"]); // the same replies
+    QVERIFY(random[1]["reference_tokens"] == pretrained[1]["reference_tokens"]); // the same replies
     QVERIFY2(random[1]["per_reply"] != pretrained[1]["per_reply"], random[1].dump().c_str());
     const std::vector<nlohmann::json> split = exposures({QStringLiteral("--held-out-every"), QStringLiteral("7")});
     QVERIFY(split[1]["reference_tokens"] != pretrained[1]["reference_tokens"]);
