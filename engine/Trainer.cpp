@@ -236,6 +236,21 @@ GenerationRecord generateGreedy(const TransformerModel& model, const std::vector
   return g;
 }
 
+std::vector<int64_t> teacherForcedArgmax(const TransformerModel& model, const std::vector<int64_t>& prompt,
+                                         const std::vector<int64_t>& reference) {
+  if (reference.empty() || prompt.empty()) return {};
+  at::NoGradGuard ng;
+  std::vector<int64_t> ids = prompt;
+  ids.insert(ids.end(), reference.begin(), reference.end() - 1); // the last reference token is never read
+  const int64_t T = int64_t(ids.size()), P = int64_t(prompt.size()), n = int64_t(reference.size());
+  const auto longOpts = at::TensorOptions().dtype(at::kLong).device(model.device);
+  at::Tensor in = at::from_blob(ids.data(), {1, T}, at::kLong).clone().to(model.device);
+  at::Tensor h = model.hidden(in, at::ones({1, T}, longOpts), at::arange(T, longOpts).unsqueeze(0)); // [1, T, hidden]
+  // Position P-1+k (the prompt's last token, then reply tokens) predicts reference[k].
+  at::Tensor next = model.logits(h[0].narrow(0, P - 1, n)).argmax(-1).to(at::kCPU).contiguous(); // [n]
+  return std::vector<int64_t>(next.data_ptr<int64_t>(), next.data_ptr<int64_t>() + n);
+}
+
 namespace {
 
 struct Run {
@@ -258,6 +273,12 @@ void validateRequest(const TrainRequest& req, int64_t vocab) {
   for (const auto& p : req.generation.prompts)
     for (int64_t v : p)
       if (v < 0 || v >= vocab) throw std::runtime_error("generation prompt: token id out of range");
+  const auto& refs = req.generation.references;
+  if (!refs.empty() && refs.size() != req.generation.prompts.size())
+    throw std::runtime_error("generation references: one per prompt, or none");
+  for (const auto& ref : refs)
+    for (int64_t v : ref)
+      if (v < 0 || v >= vocab) throw std::runtime_error("generation reference: token id out of range");
 }
 
 void scoreHeldOut(Run& run, const TrainRequest& req, int r, int64_t step, TrainReport& rep, const TrainObserver& obs) {
@@ -305,10 +326,13 @@ TrainReport trainTwoRuns(const TrainRequest& req, const TrainObserver& obs, cons
   for (int r = 0; r < 2; ++r) {
     for (at::Tensor& p : runs[r].adam.params) p.requires_grad_(false);
     rep.runs[r].heldOutAsTrainedLoss = heldOutLoss(runs[r].model, req.runs[r].heldOutAsTrained);
-    for (const auto& prompt : req.generation.prompts) {
+    const GenerationPlan& gen = req.generation;
+    for (size_t i = 0; i < gen.prompts.size(); ++i) {
       if (control.cancel && control.cancel->load()) throw std::runtime_error("cancelled");
-      rep.runs[r].generations.push_back(
-          generateGreedy(runs[r].model, prompt, req.generation.stopIds, req.generation.maxNewTokens));
+      GenerationRecord g = generateGreedy(runs[r].model, gen.prompts[i], gen.stopIds, gen.maxNewTokens);
+      if (i < gen.references.size())
+        g.teacherForced = teacherForcedArgmax(runs[r].model, gen.prompts[i], gen.references[i]);
+      rep.runs[r].generations.push_back(std::move(g));
     }
   }
   return rep;

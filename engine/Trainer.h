@@ -57,6 +57,12 @@ double heldOutLoss(const TransformerModel& model, const std::vector<TrainBatch>&
 GenerationRecord generateGreedy(const TransformerModel& model, const std::vector<int64_t>& prompt,
                                 const std::vector<int64_t>& stopIds, int64_t maxNewTokens);
 
+// Teacher forcing on one reference reply: one pass over prompt + reference[0 .. n-2] (batch 1, no pads),
+// and at each reference position k the argmax of the logits that predict it, given the prompt and the
+// true reply before k. Empty when the reference is.
+std::vector<int64_t> teacherForcedArgmax(const TransformerModel& model, const std::vector<int64_t>& prompt,
+                                         const std::vector<int64_t>& reference);
+
 TrainReport trainTwoRuns(const TrainRequest& request, const TrainObserver& observer, const RunControl& control);
 
 } // namespace maskscope::engine

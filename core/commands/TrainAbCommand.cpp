@@ -32,6 +32,7 @@ void printHuman(const nlohmann::json& j, std::ostream& o) {
       << r["normalisation"].get<std::string>() << ")\n";
     o << "  final training loss " << fmt(num(r["final_train_loss"])) << ", held-out loss "
       << fmt(num(r["final_held_out_loss"])) << ", stop fraction " << fmt(num(r["stop_fraction"]), "%.2f") << "\n";
+    o << "  exposure bias: " << r["exposure"]["text"].get<std::string>() << "\n";
     o << "  held-out curve:";
     for (size_t i = 0; i < r["held_out"]["step"].size(); ++i)
       o << " " << r["held_out"]["step"][i].get<int64_t>() << ":" << fmt(num(r["held_out"]["loss"][i]), "%.3f");

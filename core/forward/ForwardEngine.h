@@ -31,7 +31,7 @@
 namespace maskscope {
 
 // Bumped whenever a struct or virtual below changes; the loader refuses a module built otherwise.
-inline constexpr int kForwardEngineAbiVersion = 10;
+inline constexpr int kForwardEngineAbiVersion = 11;
 // The one symbol the module exports: extern "C" ForwardEngine* maskscope_create_forward_engine(int key),
 // returning nullptr unless key == forwardEngineAbiKey() as the module computes it. The key folds in
 // sizeof(std::string) so a module built with the old libstdc++ string ABI (_GLIBCXX_USE_CXX11_ABI=0,
@@ -215,6 +215,10 @@ struct GenerationPlan {
   std::vector<std::vector<int64_t>> prompts; // token ids, ending with the generation prompt
   std::vector<int64_t> stopIds;              // end-of-turn tokens: generation stops after one
   int64_t maxNewTokens = 64;
+  // Per prompt (empty, or as many as prompts): the held-out reply that follows it in the data, its tokens
+  // through the closing token. Each is also scored teacher-forced (GenerationRecord::teacherForced), so
+  // the greedy generation can be compared with what the model predicts when it reads the true reply.
+  std::vector<std::vector<int64_t>> references;
 };
 
 struct TrainRequest {
@@ -246,6 +250,10 @@ struct HeldOutRecord {
 struct GenerationRecord {
   std::vector<int64_t> tokens; // generated ids (the stop token included when it came)
   bool stopped = false;        // ended with a stop id within maxNewTokens
+  // Teacher forcing on GenerationPlan::references[i]: at each reference position k, the argmax of the
+  // logits given the prompt and the true reply tokens before k (as training reads them). Empty when
+  // the prompt has no reference.
+  std::vector<int64_t> teacherForced;
 };
 
 struct TrainRunResult {

@@ -6,6 +6,7 @@
 #include "core/data/PreferenceRow.h"
 #include "core/forward/LossPlan.h"
 #include "core/forward/ModelSpec.h"
+#include "core/mask/RowFacts.h"
 #include "core/train/TrainExperiments.h"
 #include "core/util/Error.h"
 
@@ -43,6 +44,24 @@ struct Prepared {
   std::vector<long> generationRows; // dataset row of each generation prompt
   std::vector<std::string> promptTexts;
 };
+
+// The held-out reply that follows a generation prompt: the conversation's tokens from the end of the
+// prompt through its last graded position (the reply and its closing token, as the default collator
+// grades them). Empty when the prompt is not a prefix of the conversation's tokens (a tokenizer that
+// merges across the boundary) or nothing after it is graded.
+std::vector<int64_t> referenceReply(const DatasetPipeline& pipe, const TokenizedConversation& full,
+                                    const std::vector<int64_t>& prompt) {
+  if (full.tokens.size() <= prompt.size()) return {};
+  for (size_t k = 0; k < prompt.size(); ++k)
+    if (full.tokens[k].id != prompt[k]) return {};
+  const Batch b = pipe.collate({full});
+  int64_t last = -1;
+  for (int64_t t = int64_t(prompt.size()); t < b.length(); ++t)
+    if (gradedAt(b, 0, t)) last = t;
+  std::vector<int64_t> ref;
+  for (int64_t t = int64_t(prompt.size()); t <= last; ++t) ref.push_back(b.inputIds.at(0, t));
+  return ref;
+}
 
 // Steps of one run: batch s takes the next batchSize conversations of the epoch's shuffled order, split
 // into micro-batches of microBatch rows, each collated by this run's collator.
@@ -105,6 +124,7 @@ Prepared prepare(const DatasetPipeline& pipe, const std::vector<Conversation>& r
     TokenizedConversation t = pipe.encoder().encode(prompt, genOpts);
     std::vector<int64_t> ids;
     for (const TokenInfo& tok : t.tokens) ids.push_back(tok.id);
+    gen.references.push_back(referenceReply(pipe, p.heldOut.back(), ids));
     gen.prompts.push_back(std::move(ids));
     p.generationRows.push_back(long(i));
     p.promptTexts.push_back(t.text);

@@ -5,6 +5,7 @@
 #include "core/collate/DatasetPipeline.h"
 #include "core/forward/LossPlan.h"
 #include "core/forward/ModelSpec.h"
+#include "core/train/ExposureBias.h"
 #include "core/train/TrainPlan.h"
 
 #include <cmath>
@@ -54,6 +55,7 @@ nlohmann::json runJson(const TrainRunResult& r, const TrainABPlan& b, int index,
           {"final_held_out_loss", last(r.heldOut)},
           {"held_out_as_trained_loss", r.heldOutAsTrainedLoss},
           {"stop_fraction", stopFraction(r)},
+          {"exposure", exposureJson(exposureBias(r, b.request.generation.references, b.generationRows))},
           {"curve", curve},
           {"held_out", held},
           {"generations", gens}};

@@ -1,6 +1,6 @@
 // `maskscope train-ab` end to end: every experiment shows its lesson on seeds 0-2 (fast settings) with a
-// verdict computed from the runs' own numbers, a hand-picked pair has none, and unusable options exit 2
-// naming the option.
+// verdict computed from the runs' own numbers, a hand-picked pair has none, each run's exposure bias is
+// computed from its own model and held-out replies, and unusable options exit 2 naming the option.
 #include "RunMaskscope.h"
 
 #include <QProcess>
@@ -154,6 +154,63 @@ private Q_SLOTS:
     const auto j = nlohmann::json::parse(r.out.toStdString());
     QVERIFY(j["verdict"].is_null());
     QCOMPARE(j["experiment"].get<std::string>(), std::string("custom"));
+  }
+
+  // Exposure bias in every run's JSON, consistent with its replies (totals are their sums, a reply's
+  // teacher-forced hits include every token before its first divergence, since the generation read the
+  // true prefix until then), printed in the text output, and computed, not typed: other weights (a
+  // random init) or another held-out split (other replies) give other numbers.
+  void exposureFollowsTheModelAndTheReplies() {
+    const QStringList base{QStringLiteral("train-ab"),   QStringLiteral("--experiment"),
+                           QStringLiteral("grad-accum"), QStringLiteral("--steps"),
+                           QStringLiteral("2"),          QStringLiteral("--max-new-tokens"),
+                           QStringLiteral("16")};
+    auto exposures = [&](const QStringList& extra) {
+      Run r = runMaskscope(base + extra + QStringList{QStringLiteral("--json")}, {}, kTrainingTimeoutMs);
+      if (r.status != 0) qWarning("%s", r.err.constData());
+      const auto j = nlohmann::json::parse(r.out.toStdString(), nullptr, false);
+      std::vector<nlohmann::json> out;
+      for (const auto& run : j["runs"]) {
+        out.push_back(run["exposure"]);
+        out.back()["generations"] = run["generations"].size();
+      }
+      return out;
+    };
+    const std::vector<nlohmann::json> pretrained = exposures({});
+    QCOMPARE(pretrained.size(), size_t(2));
+    for (const nlohmann::json& e : pretrained) {
+      QCOMPARE(e["replies"].get<size_t>(), e["generations"].get<size_t>()); // every held-out prompt has its reply
+      int64_t n = 0, tf = 0, fr = 0, after = 0, tfAfter = 0, frAfter = 0;
+      for (const auto& r : e["per_reply"]) {
+        const int64_t d = r["first_divergence"].get<int64_t>(), len = r["reference_tokens"].get<int64_t>();
+        QVERIFY(d >= 0 && d <= len);
+        QVERIFY2(r["teacher_forced_correct"].get<int64_t>() >= d, e.dump().c_str());
+        QCOMPARE(r["after_positions"].get<int64_t>(), std::max<int64_t>(0, len - d - 1));
+        n += len;
+        tf += r["teacher_forced_correct"].get<int64_t>();
+        fr += r["free_running_correct"].get<int64_t>();
+        after += r["after_positions"].get<int64_t>();
+        tfAfter += r["teacher_forced_after"].get<int64_t>();
+        frAfter += r["free_running_after"].get<int64_t>();
+      }
+      QCOMPARE(e["reference_tokens"].get<int64_t>(), n);
+      QCOMPARE(e["teacher_forced_accuracy"].get<double>(), double(tf) / double(n));
+      QCOMPARE(e["free_running_accuracy"].get<double>(), double(fr) / double(n));
+      QCOMPARE(e["after_divergence"]["positions"].get<int64_t>(), after);
+      if (after > 0) {
+        QCOMPARE(e["after_divergence"]["teacher_forced_accuracy"].get<double>(), double(tfAfter) / double(after));
+        QCOMPARE(e["after_divergence"]["free_running_accuracy"].get<double>(), double(frAfter) / double(after));
+      }
+    }
+    const std::vector<nlohmann::json> random = exposures({QStringLiteral("--init"), QStringLiteral("random")});
+    QVERIFY(random[1]["reference_tokens"] == pretrained[1]["reference_tokens"]); // the same replies
+    QVERIFY2(random[1]["per_reply"] != pretrained[1]["per_reply"], random[1].dump().c_str());
+    const std::vector<nlohmann::json> split = exposures({QStringLiteral("--held-out-every"), QStringLiteral("7")});
+    QVERIFY(split[1]["reference_tokens"] != pretrained[1]["reference_tokens"]);
+    Run text = runMaskscope(base, {}, kTrainingTimeoutMs);
+    QCOMPARE(text.status, 0);
+    QCOMPARE(text.out.count("  exposure bias: teacher-forced it picks "), 2);
+    QVERIFY(text.out.contains(QByteArray::fromStdString(pretrained[1]["text"].get<std::string>())));
   }
 
   void unusableOptions_data() {

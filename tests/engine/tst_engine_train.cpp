@@ -1,7 +1,8 @@
 // Training in the LibTorch module through the plain interface (ForwardEngine::trainAB): one AdamW step
 // with clipping and two-micro-batch accumulation against tools/model/adamw_reference.py, the
-// gradient-accumulation normalisation gap checked by hand from the engine's own forward, and
-// bit-determinism of a seeded run.
+// gradient-accumulation normalisation gap checked by hand from the engine's own forward,
+// bit-determinism of a seeded run, and the teacher-forced argmaxes behind exposure bias checked against
+// the argmax of the forward pass's own logits.
 #include "core/forward/ForwardEngineLoader.h"
 
 #include <QtTest>
@@ -163,6 +164,68 @@ private Q_SLOTS:
     const std::vector<double> c = curve(engine()->trainAB(make(4), {}, {}));
     QVERIFY(a == b);
     QVERIFY(a != c);
+  }
+
+  // Teacher forcing after training, by hand: no training step, so both runs end with the loaded
+  // weights; the forward pass (ForwardModel::forward, its logits) over prompt + reference[0 .. n-2]
+  // gives at position P-1+k the argmax the report must hold for reference token k. The greedy
+  // generation reads the true prefix until its first wrong token, so that token is the first
+  // teacher-forced miss. Other weights (a random init) give other argmaxes.
+  void teacherForcedIsTheLogitsArgmax() {
+    auto make = [](bool randomInit) {
+      TrainRequest req = goldenRequest();
+      req.randomInit = randomInit;
+      for (TrainRunPlan& r : req.runs) r.steps.clear();
+      req.generation.prompts = {{1, 2, 3}, {7, 8, 9, 10, 11}};
+      req.generation.references = {{4, 5, 6, 7, 8, 9}, {12, 13, 14}};
+      req.generation.stopIds = {}; // never stops: 8 tokens each
+      req.generation.maxNewTokens = 8;
+      return req;
+    };
+    const TrainRequest req = make(false);
+    const TrainReport rep = engine()->trainAB(req, {}, {});
+    auto model = engine()->loadModel(req.model, "cpu", {});
+    const int64_t V = model->info().vocabSize;
+    for (size_t i = 0; i < req.generation.prompts.size(); ++i) {
+      const std::vector<int64_t>& prompt = req.generation.prompts[i];
+      const std::vector<int64_t>& ref = req.generation.references[i];
+      std::vector<int64_t> ids = prompt;
+      ids.insert(ids.end(), ref.begin(), ref.end() - 1);
+      ForwardInputs in;
+      in.inputIds = IntGrid(1, int64_t(ids.size()));
+      in.inputIds.values = ids;
+      const ForwardOutput out = model->forward(in, {}, true, {});
+      std::vector<int64_t> expected;
+      for (size_t k = 0; k < ref.size(); ++k) {
+        const float* row = out.logits.data() + (prompt.size() - 1 + k) * size_t(V);
+        expected.push_back(int64_t(std::max_element(row, row + V) - row));
+      }
+      for (int r = 0; r < 2; ++r) {
+        const GenerationRecord& g = rep.runs[r].generations.at(i);
+        QCOMPARE(g.teacherForced, expected);
+        size_t firstMiss = 0, firstDivergence = 0;
+        while (firstMiss < ref.size() && expected[firstMiss] == ref[firstMiss]) ++firstMiss;
+        while (firstDivergence < ref.size() && firstDivergence < g.tokens.size() &&
+               g.tokens[firstDivergence] == ref[firstDivergence])
+          ++firstDivergence;
+        if (firstMiss < g.tokens.size()) QCOMPARE(firstDivergence, firstMiss);
+        if (firstMiss < g.tokens.size() && firstMiss < ref.size()) QCOMPARE(g.tokens[firstMiss], expected[firstMiss]);
+      }
+    }
+    // A reference that follows the greedy generation for 3 tokens, then leaves it: teacher-forced, the
+    // model picks exactly those 3 (greedy decoding and the one-pass argmax agree on the true prefix).
+    const std::vector<int64_t>& greedy = rep.runs[0].generations[0].tokens;
+    QVERIFY(greedy.size() >= 4);
+    TrainRequest follow = make(false);
+    follow.generation.references[0] = {greedy[0], greedy[1], greedy[2], (greedy[3] + 1) % V};
+    const TrainReport followed = engine()->trainAB(follow, {}, {});
+    const GenerationRecord& f = followed.runs[1].generations[0];
+    QCOMPARE(std::vector<int64_t>(f.teacherForced.begin(), f.teacherForced.begin() + 3),
+             std::vector<int64_t>(greedy.begin(), greedy.begin() + 3));
+    QCOMPARE(f.teacherForced[3], greedy[3]);
+    const TrainReport other = engine()->trainAB(make(true), {}, {});
+    QVERIFY(other.runs[0].generations[0].teacherForced != rep.runs[0].generations[0].teacherForced ||
+            other.runs[0].generations[1].teacherForced != rep.runs[0].generations[1].teacherForced);
   }
 
   void cancelStopsTheRun() {

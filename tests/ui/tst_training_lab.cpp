@@ -1,7 +1,8 @@
 // The Training lab panel off screen: the form builds train-ab's arguments, a short real run of
 // builtin:tiny (through the LibTorch module) fills both runs' curves live, Cancel stops it, a
-// finished run shows both generations and exports the PNG and the JSON log (train-ab's schema),
-// and the teaching step opens the lab on the stop-token experiment.
+// finished run shows both generations and exports the PNG and the JSON log (train-ab's schema) with
+// its exposure bias in one line, the teaching step opens the lab on the stop-token experiment, and the
+// step on teacher forcing quotes the exposure bias the lab measured.
 #include "core/collate/DatasetPipeline.h"
 #include "core/train/TrainExperiments.h"
 #include "core/train/TrainPlan.h"
@@ -12,16 +13,19 @@
 #include "ui/lab/TrainingLabView.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/Session.h"
+#include "ui/teaching/ExposureText.h"
 #include "ui/teaching/TeachingView.h"
 
 #include <QFile>
 #include <QImage>
+#include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <set>
 
 using namespace maskscope;
@@ -42,6 +46,8 @@ bool bothCurvesHavePoints(const TrainingLabCharts& c) {
       if (c.pointCount(chart, r) == 0) return false;
   return true;
 }
+
+double num(const nlohmann::json& v) { return v.is_number() ? v.get<double>() : NAN; } // null: NaN
 
 nlohmann::json readJson(const QString& path) {
   QFile f(path);
@@ -186,6 +192,14 @@ private Q_SLOTS:
       QVERIFY2(panel.generations()->heading(r).contains(QStringLiteral("stop_fraction ") + fraction),
                qPrintable(panel.generations()->heading(r)));
     }
+    // The exposure line quotes both runs' numbers of the JSON log.
+    for (int r = 0; r < 2; ++r) {
+      const nlohmann::json& e = j["runs"][size_t(r)]["exposure"];
+      for (const QString& shown : {exposurePercent(num(e["teacher_forced_accuracy"])),
+                                   exposurePercent(num(e["after_divergence"]["teacher_forced_accuracy"]))})
+        QVERIFY2(panel.exposureLine().contains(shown), qPrintable(shown + QStringLiteral(": ") + panel.exposureLine()));
+    }
+    QVERIFY(panel.findChild<QLabel*>(QStringLiteral("exposure"))->isVisible());
     const QImage img(png);
     QVERIFY(!img.isNull());
     QCOMPARE(img.size(), QSize(1024, 768)); // the panel fits a 1024 x 768 screen
@@ -215,6 +229,44 @@ private Q_SLOTS:
     QTRY_VERIFY(lab->isVisible());
     QCOMPARE(lab->form()->experiment(), QStringLiteral("stop-token"));
     QVERIFY(t->currentText().contains(QStringLiteral("buggy-pad-is-eos")));
+  }
+
+  // Teaching step 5 names exposure bias; before the lab has trained it shows no number, after a run it
+  // quotes run B's exposure as the lab measured it (the JSON log's numbers).
+  void teacherForcingStepQuotesTheLab() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    w.show();
+    TeachingView* t = w.teachingView();
+    int step = -1;
+    for (int i = 0; i < t->stepCount(); ++i)
+      if (TeachingView::steps()[size_t(i)].title.contains(QStringLiteral("Teacher forcing"))) step = i;
+    QVERIFY(step >= 0);
+    t->goToStep(step);
+    QVERIFY2(t->currentText().contains(QStringLiteral("exposure bias")), qPrintable(t->currentText()));
+    QVERIFY(!t->currentText().contains(QStringLiteral("teacher-forced the model picks")));
+    auto* lab = qobject_cast<TrainingLabView*>(w.view(QStringLiteral("lab")));
+    lab->form()->setSteps(2);
+    QSignalSpy ended(lab, &TrainingLabView::runEnded);
+    lab->start();
+    QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
+    QVERIFY2(ended.first().first().toBool(), qPrintable(lab->status()));
+    QVERIFY(s.labExposure());
+    QTemporaryDir dir;
+    const QString json = dir.filePath(QStringLiteral("lab.json"));
+    QVERIFY(lab->exportJson(json));
+    const nlohmann::json e = readJson(json)["runs"][1]["exposure"];
+    const QString text = t->currentText(); // redrawn when the run ended, on the same step
+    QCOMPARE(t->stepIndex(), step);
+    const int64_t correct = std::accumulate(
+        e["per_reply"].begin(), e["per_reply"].end(), int64_t(0),
+        [](int64_t n, const nlohmann::json& r) { return n + r["teacher_forced_correct"].get<int64_t>(); });
+    for (const QString& shown : {exposurePercent(num(e["teacher_forced_accuracy"])),
+                                 QStringLiteral("(%1 of %2)").arg(correct).arg(e["reference_tokens"].get<int64_t>()),
+                                 exposureTokens(num(e["median_first_divergence"])),
+                                 QStringLiteral("median over %1 replies").arg(e["replies"].get<int64_t>())})
+      QVERIFY2(text.contains(shown), qPrintable(shown + QStringLiteral(": ") + text));
   }
 
   // The full default run as a class sees it, saved for the docs: only with MASKSCOPE_LAB_SCREENSHOT set

@@ -11,6 +11,7 @@
 #include "ui/lab/TrainingLabGenerations.h"
 #include "ui/lab/TrainingLabRunner.h"
 #include "ui/shell/Export.h"
+#include "ui/teaching/ExposureText.h"
 
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -34,6 +35,11 @@ TrainingLabView::TrainingLabView(QWidget* parent) : QWidget(parent) {
   // Room for the done line and the report's notes: a squeezed panel would clip a wrapped label.
   status_->setMinimumHeight(3 * status_->fontMetrics().lineSpacing());
   status_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+  exposureLabel_ = new QLabel;
+  exposureLabel_->setObjectName(QStringLiteral("exposure"));
+  exposureLabel_->setWordWrap(true);
+  exposureLabel_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+  exposureLabel_->hide(); // until a run has finished: the panel keeps its room for the charts
   exportPng_ = new QPushButton(tr("Export PNG..."));
   exportJson_ = new QPushButton(tr("Export JSON..."));
   exportJson_->setEnabled(false);
@@ -46,6 +52,7 @@ TrainingLabView::TrainingLabView(QWidget* parent) : QWidget(parent) {
   layout->addWidget(charts_, 5);
   layout->addLayout(bar);
   layout->addWidget(status_);
+  layout->addWidget(exposureLabel_);
   layout->addWidget(generations_, 4);
 
   connect(form_, &TrainingLabForm::startRequested, this, &TrainingLabView::start);
@@ -72,6 +79,22 @@ TrainingLabView::~TrainingLabView() = default; // the runner (a child) cancels a
 bool TrainingLabView::running() const { return runner_->busy(); }
 bool TrainingLabView::hasResult() const { return runner_->report() != nullptr; }
 QString TrainingLabView::status() const { return status_->text(); }
+QString TrainingLabView::exposureLine() const { return exposure_ ? exposureLabel_->text() : QString(); }
+
+QString exposureLineOf(const ExposureReport& x) {
+  const ExposureBias &a = x.runs[0], &b = x.runs[1];
+  if (a.replies.empty() && b.replies.empty())
+    return TrainingLabView::tr("Exposure bias: no held-out reply to compare the generations with.");
+  return TrainingLabView::tr("Exposure bias on %1 held-out replies: teacher-forced (reading the true reply) A "
+                             "picks %2 of the next tokens, B %3; generating (reading its own output) A follows the "
+                             "reply for %4 tokens, B for %5 (medians), then A matches %6 of the tokens after that "
+                             "(%7 teacher-forced), B %8 (%9).")
+      .arg(std::max(a.replies.size(), b.replies.size()))
+      .arg(exposurePercent(a.teacherForcedAccuracy()), exposurePercent(b.teacherForcedAccuracy()),
+           exposureTokens(a.medianFirstDivergence), exposureTokens(b.medianFirstDivergence),
+           exposurePercent(a.freeRunningAfterAccuracy()), exposurePercent(a.teacherForcedAfterAccuracy()),
+           exposurePercent(b.freeRunningAfterAccuracy()), exposurePercent(b.teacherForcedAfterAccuracy()));
+}
 void TrainingLabView::setStatus(const QString& text) { status_->setText(text); }
 
 void TrainingLabView::start() {
@@ -87,6 +110,8 @@ void TrainingLabView::start() {
   progress_->setValue(0);
   progress_->setFormat(tr("loading the model"));
   exportJson_->setEnabled(false);
+  exposure_.reset();
+  exposureLabel_->hide();
   form_->setRunning(true);
   setStatus(tr("Preparing the batches of both runs..."));
   clock_.start();
@@ -106,6 +131,9 @@ void TrainingLabView::finished() {
   progress_->setValue(1000);
   progress_->setFormat(tr("done"));
   generations_->showResults(plan, report);
+  exposure_ = exposureReport(plan, report);
+  exposureLabel_->setText(exposureLineOf(*exposure_));
+  exposureLabel_->show();
   exportJson_->setEnabled(true);
   QString notes;
   const nlohmann::json log = trainReportJson(plan, report); // kept: its verdict and notes are read below

@@ -18,6 +18,7 @@
 #include "core/lint/TokenizerFit.h"
 #include "core/mask/EffectiveAttention.h"
 #include "core/mask/MaskedLm.h"
+#include "core/train/ExposureBias.h"
 
 #include <QObject>
 #include <QString>
@@ -199,6 +200,11 @@ public:
   bool maskedLmAside() const { return maskedLmAside_; }
   const MaskedLmRow* maskedLm() const { return maskedLm_ ? &*maskedLm_ : nullptr; } // null while off
 
+  // The Training lab's last finished run, measured on its held-out replies (exposure bias of both runs,
+  // core/train/ExposureBias.h): the teaching step on teacher forcing quotes it. Null before a run ends.
+  const ExposureReport* labExposure() const { return labExposure_ ? &*labExposure_ : nullptr; }
+  void setLabExposure(const ExposureReport& report); // labExposureChanged follows
+
 Q_SIGNALS:
   void datasetChanged();
   void pipelineChanged();
@@ -213,6 +219,7 @@ Q_SIGNALS:
   void attentionChanged(); // the implementation or its effective mask changed
   void rowLessonsRequested();
   void rowLessonsChanged();
+  void labExposureChanged();
 
 private:
   void rebuildBatch();
@@ -276,6 +283,7 @@ private:
   std::optional<EffectiveMask> effective_;
   bool maskedLmAside_ = false;
   std::optional<MaskedLmRow> maskedLm_;
+  std::optional<ExposureReport> labExposure_;
   std::optional<EffectiveMask> bidirectional_;
   QString attentionRule_;
   bool attentionMatters_ = false;

@@ -8,6 +8,7 @@
 #include "core/mask/SoftmaxArithmetic.h"
 #include "core/util/Utf8.h"
 #include "ui/shell/Session.h"
+#include "ui/teaching/ExposureText.h"
 #include "ui/teaching/LessonTexts.h"
 #include "ui/widgets/Palette.h"
 
@@ -194,7 +195,7 @@ TeachingStep teacherForcingStep() {
                       "predictions at once.</p>")
                        .arg(f.length)
                        .arg(f.graded) +
-                   here;
+                   here + exposureBiasText(s);
           },
           QStringLiteral("default"), QStringLiteral("tokens"),
           [](const Session& s) {

@@ -58,6 +58,12 @@ TeachingView::TeachingView(Session* session, std::function<void(const QString&, 
     html_ = steps_[size_t(index_)].text(*session_);
     text_->setHtml(html_);
   });
+  // The Training lab finished a run: the step on teacher forcing quotes its exposure bias.
+  connect(session_, &Session::labExposureChanged, this, [this] {
+    if (index_ < 0 || !steps_[size_t(index_)].text) return;
+    html_ = steps_[size_t(index_)].text(*session_);
+    text_->setHtml(html_);
+  });
   setTitle(tr("Teaching mode"));
   text_->setHtml(
       tr("<p>A guided walk through masking, driving the real views on the demo data. Press <b>Next</b>.</p>"));
