@@ -145,7 +145,8 @@ void packingBoundariesAmbiguous(const RowInput& in) {
   in.emit("packing-boundaries-ambiguous", at[0],
           in.label(at[0]) + ": conversation boundaries could not be told apart: " + num(int64_t(at.size())) +
               " user turn(s) follow a reply exactly as the template joins the turns of one conversation (" +
-              (at.size() > 1 ? "positions " : "position ") + positions + "), and each could as well start another conversation; " + why +
+              (at.size() > 1 ? "positions " : "position ") + positions +
+              "), and each could as well start another conversation; " + why +
               "a row of back-to-back conversations looks like one long conversation. Packing is likely here: " + sign +
               ". packing-cross-attention and position-ids-not-reset cannot check this row");
 }
