@@ -5,17 +5,23 @@
 #include "core/mask/EffectiveAttention.h"
 #include "core/util/Error.h"
 
+#include <unordered_set>
+
 namespace maskscope {
 
 namespace {
 
-// Does any key of an example before `i` share the eager segment id of example i's first token?
-bool seesEarlierExamples(const RowLayout& L, const std::vector<int64_t>& eager, size_t i) {
-  const int64_t id = eager[size_t(L.examples[i].begin)];
-  for (size_t j = 0; j < i; ++j)
-    for (int64_t t = L.examples[j].begin; t < L.examples[j].end; ++t)
-      if (eager[size_t(t)] != 0 && eager[size_t(t)] == id) return true;
-  return false;
+// For each example: does a key of an example before it share the eager segment id of its first token?
+// One pass, the ids seen so far in a set (linear in the row: a row can pack thousands of examples).
+std::vector<uint8_t> seesEarlierExamples(const RowLayout& L, const std::vector<int64_t>& eager) {
+  std::vector<uint8_t> sees(L.examples.size(), 0);
+  std::unordered_set<int64_t> seen;
+  for (size_t i = 0; i < L.examples.size(); ++i) {
+    sees[i] = seen.count(eager[size_t(L.examples[i].begin)]) ? 1 : 0;
+    for (int64_t t = L.examples[i].begin; t < L.examples[i].end; ++t)
+      if (eager[size_t(t)] != 0) seen.insert(eager[size_t(t)]);
+  }
+  return sees;
 }
 
 // Where the examples start, in the terms the finding's row uses: positions of the dump's row, or
@@ -72,8 +78,9 @@ void packingCrossAttention(const RowInput& in) {
   const std::vector<int64_t> varlen = segmentIdsForRow(in.b, in.r, MaskSemantics::Varlen);
   int64_t first = -1, pairs = 0;
   bool varlenSeparates = true;
+  const std::vector<uint8_t> sees = seesEarlierExamples(L, eager);
   for (size_t i = 1; i < L.examples.size(); ++i) {
-    if (!seesEarlierExamples(L, eager, i)) continue;
+    if (!sees[i]) continue;
     ++pairs;
     if (first < 0) first = L.examples[i].begin;
     if (varlen[size_t(L.examples[i].begin)] == varlen[size_t(L.examples[i - 1].begin)]) varlenSeparates = false;
