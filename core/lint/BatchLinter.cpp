@@ -60,7 +60,7 @@ DumpReading readDump(Batch& b, const LintContext& ctx, const RoleMarkers* learnt
   if (!ctx.chatTemplate) return out;
   out.markers = learnt ? *learnt : learnRoleMarkers(ConversationEncoder(ctx.tokenizer, ctx.chatTemplate), ctx.render);
   if (!hasMeta(b) && shapesMatch(b) && out.markers.usable()) {
-    recoverRoles(b, out.markers, *ctx.tokenizer);
+    recoverRoles(b, out.markers, *ctx.tokenizer, &out.rowJoins);
     out.rolesRecovered = true;
   }
   return out;
@@ -106,6 +106,7 @@ BatchRuleOptions batchRuleOptions(const Batch& b, const LintContext& ctx) {
   o.attnImplementation = ctx.attnImplementation;
   if (ctx.tokenizer) o.vocabSize = ctx.tokenizer->vocabSize();
   if (ctx.collator) o.intent = labelIntentOf(*ctx.collator);
+  o.collatorPacks = ctx.collator && ctx.collator->packing != Packing::None;
   o.rolesKnown = hasMeta(b);
   return o;
 }
@@ -119,7 +120,9 @@ LintReport lintBatch(const Batch& input, const LintContext& ctx) {
   const DumpReading read = readDump(b, ctx);
   runOnceChecks(b, ctx, read, out, report.summary);
   long fullRows = 0;
-  runBatchRules(b, batchRuleOptions(b, ctx), out, report.summary, &fullRows);
+  BatchRuleOptions o = batchRuleOptions(b, ctx);
+  o.rowJoins = &read.rowJoins;
+  runBatchRules(b, o, out, report.summary, &fullRows);
   addFullSequenceInfo(out, fullRows);
   report.summary.gradAccum.add(report.summary.graded);
   return report;

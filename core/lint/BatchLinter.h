@@ -34,6 +34,7 @@ struct LintContext {
 struct DumpReading {
   RoleMarkers markers;
   bool rolesRecovered = false;
+  std::vector<RowJoins> rowJoins; // per row, when roles were recovered (ReplyJoins.h)
 };
 // learnt: markers learnt earlier with the same context (a run of batches learns them once).
 DumpReading readDump(Batch& batch, const LintContext& context, const RoleMarkers* learnt = nullptr);

@@ -5,6 +5,7 @@
 #include "core/collate/CollatorSpec.h"
 #include "core/data/Batch.h"
 #include "core/lint/LintReport.h"
+#include "core/lint/ReplyJoins.h"
 #include "core/lint/RowLocation.h"
 
 #include <functional>
@@ -26,6 +27,8 @@ struct BatchRuleOptions {
   long firstDatasetRow = -1, lastDatasetRow = -1; // a dataset micro-batch's rows (batch-nothing-graded)
   const RowLocations* locations = nullptr;        // where those rows are in the file (findings name the line)
   std::string attnImplementation; // --attn-implementation (eager, sdpa, ...); empty: what the batch implies
+  bool collatorPacks = false;     // the collator given (--collator) packs examples into rows
+  const std::vector<RowJoins>* rowJoins = nullptr; // a dump read with its template (readDump); null: unknown
   // A run of batches (BatchRunLinter.h): framework-pad-is-eos adds its batch's count here and states the
   // run's total so far. Null: the batch alone.
   int64_t* eosUngradedInRun = nullptr;

@@ -60,6 +60,7 @@ LintReport lintBatchRun(const NextBatch& next, const LintContext& ctx, int rowsP
     }
     BatchRuleOptions o = batchRuleOptions(b, ctx);
     o.eosUngradedInRun = &eosUngraded;
+    o.rowJoins = &read.rowJoins;
     const int64_t gradedBefore = report.summary.graded;
     runBatchRules(b, o, out, report.summary, &fullRows);
     report.summary.gradAccum.add(report.summary.graded - gradedBefore);

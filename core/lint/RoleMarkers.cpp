@@ -79,18 +79,27 @@ std::vector<int32_t> idsOf(const TokenizedConversation& tc, int begin, int end) 
 }
 
 // Splits the tokens [begin, end) between two contents: footer (through the first end-of-turn
-// token), whitespace, header.
+// token), whitespace, header. gap: the whitespace, when the footer ends with an end-of-turn token.
 void splitGap(const TokenizedConversation& tc, int begin, int end, const std::string& eos, std::vector<int32_t>* footer,
-              std::vector<int32_t>* header) {
+              std::vector<int32_t>* header, std::optional<std::vector<int32_t>>* gap = nullptr) {
   int h = begin;
+  bool closed = false;
   for (int i = begin; i < end; ++i)
     if (tc.tokens[size_t(i)].special && endsTurn(textOf(tc, size_t(i)), eos)) {
       h = i + 1;
+      closed = true;
       break;
     }
   if (footer) *footer = idsOf(tc, begin, h);
+  const int footerEnd = h;
   while (h < end && whitespaceOnly(textOf(tc, size_t(h)))) ++h;
   if (header) *header = idsOf(tc, h, end);
+  if (gap && closed) *gap = idsOf(tc, footerEnd, h);
+}
+
+void addGap(RoleMarkers& out, const std::optional<std::vector<int32_t>>& gap) {
+  if (gap && std::find(out.gapsBeforeUser.begin(), out.gapsBeforeUser.end(), *gap) == out.gapsBeforeUser.end())
+    out.gapsBeforeUser.push_back(*gap);
 }
 
 std::vector<int32_t> commonPrefix(const std::vector<std::vector<int32_t>>& seqs) {
@@ -122,7 +131,9 @@ void learnFromTurns(const TokenizedConversation& tc, const std::string& eos, Rol
   for (size_t i = 0; i < loc.size(); ++i) {
     const int gapEnd = i + 1 < loc.size() ? loc[i + 1].first : int(tc.tokens.size());
     std::vector<int32_t> footer, header;
-    splitGap(tc, loc[i].end, gapEnd, eos, &footer, &header);
+    std::optional<std::vector<int32_t>> gap;
+    splitGap(tc, loc[i].end, gapEnd, eos, &footer, &header, &gap);
+    if (i + 1 < loc.size() && loc[i + 1].role == "user") addGap(out, gap);
     footers[loc[i].role].push_back(footer);
     if (i + 1 < loc.size()) {
       headers[loc[i + 1].role].push_back(header);
@@ -162,7 +173,9 @@ void learnSystem(const TokenizedConversation& tc, const std::string& eos, RoleMa
   mk.role = "system";
   mk.kind = PositionKind::System;
   mk.header = open;
-  splitGap(tc, loc[0].end, loc[1].first, eos, &mk.footer, nullptr);
+  std::optional<std::vector<int32_t>> gap;
+  splitGap(tc, loc[0].end, loc[1].first, eos, &mk.footer, nullptr, &gap);
+  if (loc[1].role == "user") addGap(out, gap);
   // A header another role writes too (Gemma puts the system text inside the first user turn) is no marker.
   for (const auto& [role, other] : byRole)
     if (other.header == mk.header) return;

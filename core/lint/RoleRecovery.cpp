@@ -6,6 +6,7 @@
 #include "core/lint/RoleRecovery.h"
 #include "core/collate/Collator.h"
 #include "core/lint/RowLayout.h"
+#include "core/util/Utf8.h"
 
 #include <algorithm>
 #include <set>
@@ -30,6 +31,8 @@ public:
       markerIds_.insert(mk.footer.begin(), mk.footer.end());
     }
     markerIds_.insert(m.conversationPrefix.begin(), m.conversationPrefix.end());
+    for (const RoleMarker& mk : m.roles)
+      if (!mk.footer.empty()) closingIds_.insert(mk.footer.back());
   }
 
   bool matchAt(int64_t t, int64_t end, const std::vector<int32_t>& seq) const {
@@ -65,7 +68,15 @@ public:
     return s;
   }
 
-  std::vector<Found> messages(const ExampleRange& ex, std::vector<int64_t>& starts) const;
+  std::vector<Found> messages(const ExampleRange& ex, std::vector<int64_t>& starts,
+                              std::vector<ReplyJoin>& joins) const;
+  // The row opens inside a message: a turn's closing token before the first message found.
+  bool opensMidMessage(const ExampleRange& ex, const std::vector<Found>& msgs) const {
+    const int64_t first = msgs.empty() ? ex.begin : msgs.front().begin;
+    for (int64_t t = ex.begin; t < first; ++t)
+      if (closingIds_.count(int32_t(std::clamp<int64_t>(b_.inputIds.at(r_, t), INT32_MIN, INT32_MAX)))) return true;
+    return false;
+  }
 
 private:
   // A footer ending at v closes its message when a header, the conversation prefix or the end of
@@ -76,13 +87,53 @@ private:
     return false;
   }
   void findContentEnd(Found& f, int64_t end) const;
+  void noteReplyJoin(const Found& reply, int64_t next, std::vector<int64_t>& starts,
+                     std::vector<ReplyJoin>& joins) const;
+  std::string shown(int64_t id) const {
+    const std::string s = pieceOf(id);
+    return id >= 0 && id < tok_.vocabSize() && tok_.isSpecial(int32_t(id)) ? s : utf8::visibleWhitespace(s);
+  }
 
   const Batch& b_;
   int64_t r_;
   const RoleMarkers& m_;
   const Tokenizer& tok_;
-  std::set<int32_t> markerIds_; // every id of a header, footer or the conversation prefix
+  std::set<int32_t> markerIds_;  // every id of a header, footer or the conversation prefix
+  std::set<int32_t> closingIds_; // the last id of every non-empty footer (a turn's closing token)
 };
+
+// A user header at next after a closed reply: the ids between them are what the template writes between
+// turns (the join is noted, ambiguous), or a join it never writes (a conversation starts at next). Only
+// whitespace and special tokens count as a join; text there is no join of two turns.
+void RowMatcher::noteReplyJoin(const Found& reply, int64_t next, std::vector<int64_t>& starts,
+                               std::vector<ReplyJoin>& joins) const {
+  if (reply.mk->kind != PositionKind::Assistant || reply.truncated || reply.mk->footer.empty() ||
+      m_.gapsBeforeUser.empty() || reply.end > next)
+    return;
+  std::vector<int32_t> gap;
+  for (int64_t t = reply.end; t < next; ++t) {
+    const int64_t id = b_.inputIds.at(r_, t);
+    if (id < 0 || id >= tok_.vocabSize()) return;
+    const bool special = tok_.isSpecial(int32_t(id));
+    // decoded, not displayed: SentencePiece's "▁" is a space
+    const std::string text = special ? std::string() : tok_.decode(std::vector<int32_t>{int32_t(id)});
+    if (!special && text.find_first_not_of(" \t\r\n") != std::string::npos) return;
+    gap.push_back(int32_t(id));
+  }
+  ReplyJoin j;
+  j.gapBegin = reply.end;
+  j.next = next;
+  j.asTemplate = std::find(m_.gapsBeforeUser.begin(), m_.gapsBeforeUser.end(), gap) != m_.gapsBeforeUser.end();
+  if (!j.asTemplate) {
+    const int64_t closing = b_.inputIds.at(r_, reply.end - 1), opening = b_.inputIds.at(r_, next);
+    for (int64_t t = reply.end - 1; t <= next; ++t) j.seen += shown(b_.inputIds.at(r_, t));
+    j.expected = shown(closing);
+    for (int32_t id : m_.gapsBeforeUser.front()) j.expected += shown(id);
+    j.expected += shown(opening);
+    starts.push_back(next);
+  }
+  joins.push_back(std::move(j));
+}
 
 void RowMatcher::findContentEnd(Found& f, int64_t end) const {
   const std::vector<int32_t>& footer = f.mk->footer;
@@ -112,7 +163,8 @@ void RowMatcher::findContentEnd(Found& f, int64_t end) const {
   }
 }
 
-std::vector<Found> RowMatcher::messages(const ExampleRange& ex, std::vector<int64_t>& starts) const {
+std::vector<Found> RowMatcher::messages(const ExampleRange& ex, std::vector<int64_t>& starts,
+                                        std::vector<ReplyJoin>& joins) const {
   std::vector<Found> out;
   bool separated = false; // a separator token since the last message
   for (int64_t t = ex.begin; t < ex.end;) {
@@ -140,6 +192,7 @@ std::vector<Found> RowMatcher::messages(const ExampleRange& ex, std::vector<int6
       continue;
     }
     if (separated && !out.empty()) starts.push_back(t);
+    if (mk->kind == PositionKind::User && !out.empty()) noteReplyJoin(out.back(), t, starts, joins);
     separated = false;
     findContentEnd(f, ex.end);
     out.push_back(f);
@@ -209,6 +262,7 @@ TokenizedConversation conversationOf(const RowMatcher& m, const Batch& b, int64_
 
 // Everything recovery decides about one row before its meta is written.
 struct RowRecovery {
+  RowJoins joins;
   std::vector<Found> found;
   RowLayout layout; // the examples, conversation starts included
 };
@@ -218,16 +272,21 @@ RowRecovery readRow(Batch& b, int64_t r, const RoleMarkers& markers, const Token
   const RowMatcher m(b, r, markers, tok);
   const RowLayout raw = rowLayout(b, r); // meta is still empty: padding and examples from the grids
   std::vector<int64_t> starts;
+  RowJoins& rj = rr.joins;
+  rj.templateMarksStart = !markers.conversationPrefix.empty();
   for (const ExampleRange& ex : raw.examples) {
     std::vector<int64_t> exStarts;
-    std::vector<Found> msgs = m.messages(ex, exStarts);
+    std::vector<Found> msgs = m.messages(ex, exStarts, rj.joins);
+    if (&ex == &raw.examples.front()) rj.opensMidMessage = m.opensMidMessage(ex, msgs);
     conversationSigns(m, markers, msgs, exStarts);
     starts.insert(starts.end(), exStarts.begin(), exStarts.end());
     rr.found.insert(rr.found.end(), msgs.begin(), msgs.end());
   }
   std::sort(starts.begin(), starts.end());
+  starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
   b.conversationStarts[size_t(r)] = starts;
   rr.layout = rowLayout(b, r); // split where the template's signs start a conversation
+  rj.packed = rr.layout.packed();
   return rr;
 }
 
@@ -263,7 +322,7 @@ void writeRowMeta(Batch& b, int64_t r, const RowRecovery& rr, const RoleMarkers&
 
 } // namespace
 
-long recoverRoles(Batch& b, const RoleMarkers& markers, const Tokenizer& tok) {
+long recoverRoles(Batch& b, const RoleMarkers& markers, const Tokenizer& tok, std::vector<RowJoins>* joins) {
   const int64_t B = b.batchSize(), T = b.length();
   b.meta.clear();
   b.rolesRecovered = false;
@@ -279,6 +338,10 @@ long recoverRoles(Batch& b, const RoleMarkers& markers, const Tokenizer& tok) {
   b.meta.assign(size_t(B), std::vector<PositionMeta>(size_t(T)));
   b.rolesRecovered = true;
   for (int64_t r = 0; r < B; ++r) writeRowMeta(b, r, rows[size_t(r)], markers, tok);
+  if (joins) {
+    joins->clear();
+    for (RowRecovery& rr : rows) joins->push_back(std::move(rr.joins));
+  }
   return found;
 }
 

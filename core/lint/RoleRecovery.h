@@ -6,6 +6,7 @@
 #pragma once
 #include "core/collate/ConversationEncoder.h"
 #include "core/data/Batch.h"
+#include "core/lint/ReplyJoins.h"
 
 #include <optional>
 #include <string>
@@ -27,6 +28,10 @@ struct RoleMarkers {
   // <|begin_of_text|>, Gemma's <bos>); empty when nothing (ChatML) or when it recurs between turns.
   std::vector<int32_t> conversationPrefix;
   std::vector<std::pair<int64_t, int64_t>> turnJoins; // adjacent id pairs the template writes between turns
+  // What the template writes between a turn's closing token (the end of a non-empty footer) and the
+  // next user header (Qwen3: "\n", id 198; Llama 2 and 3: nothing): any other join of a reply and a
+  // user turn is one the template never writes, so a conversation starts there.
+  std::vector<std::vector<int32_t>> gapsBeforeUser;
   bool thinkOnlyInFinalReply = false;  // the template drops <think>...</think> from earlier replies (Qwen3)
   std::string eosText;                 // the eos_token variable: the end-of-turn test, as in collate
   std::optional<int32_t> closingToken; // the token that closes an assistant reply (for eos-mismatch)
@@ -43,6 +48,8 @@ RoleMarkers learnRoleMarkers(const ConversationEncoder& encoder, const RenderOpt
 // replies), batch.conversationStarts (the template's start-of-conversation signs in mid-row: the
 // conversation prefix, a system turn after other turns, a turn after a reasoning block that only a
 // final reply keeps) and batch.turnJoins; sets batch.rolesRecovered. Returns the messages found.
-long recoverRoles(Batch& batch, const RoleMarkers& markers, const Tokenizer& tokenizer);
+// joins: each row's reply-to-user joins and packing signs (ReplyJoins.h), when asked.
+long recoverRoles(Batch& batch, const RoleMarkers& markers, const Tokenizer& tokenizer,
+                  std::vector<RowJoins>* joins = nullptr);
 
 } // namespace maskscope

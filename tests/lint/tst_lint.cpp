@@ -4,6 +4,7 @@
 #include "core/batchio/BatchLoader.h"
 #include "core/collate/CollatorSpec.h"
 #include "core/collate/DatasetPipeline.h"
+#include "core/collate/TemplateVariables.h"
 #include "core/commands/LintCommand.h"
 #include "core/forward/LossPlan.h"
 #include "core/frameworks/FrameworkPipeline.h"
@@ -263,6 +264,25 @@ std::vector<RuleCase> ruleCases() {
       [] { return lintIds(loadBatchDump(kData + "naive-packing-pad.json")); });
   add("packing-cross-attention quiet (one conversation per row)", "packing-cross-attention", false,
       [] { return lintIds(loadBatchDump(kData + "unpacked-chatml.json")); });
+  // Conversations back to back exactly as ChatML joins turns (real Qwen3 ids, tests/data/lint/joins): the
+  // boundaries cannot be told; a warning only where the row shows packing (here the collator given).
+  auto joins = [](const char* file, const char* collator) {
+    return [file, collator] {
+      const std::string qwen3 = std::string(MASKSCOPE_TOKENIZER_CACHE) + "/qwen3";
+      LintContext ctx;
+      ctx.tokenizer = loadTokenizer(qwen3);
+      ctx.chatTemplate = loadChatTemplate("", qwen3);
+      ctx.render = templateVariables({}, ctx.chatTemplate.get(), ctx.tokenizer.get());
+      if (*collator) ctx.collator = parseCollatorSpec(collator);
+      return lintBatch(loadBatchDump(kData + "joins/" + file), ctx);
+    };
+  };
+  add("packing-boundaries-ambiguous fires (ChatML back to back, a packing collator)", "packing-boundaries-ambiguous",
+      true, joins("chatml-direct.json", "buggy-no-position-reset"));
+  add("packing-boundaries-ambiguous quiet (ChatML back to back, no sign of packing)", "packing-boundaries-ambiguous",
+      false, joins("chatml-direct.json", ""));
+  add("packing-boundaries-ambiguous quiet (one multi-turn chat)", "packing-boundaries-ambiguous", false,
+      joins("chatml-multi-turn.json", ""));
   add("position-ids-not-reset fires (naive packing)", "position-ids-not-reset", true,
       [] { return lintIds(loadBatchDump(kData + "naive-packing-eos.json")); });
   add("position-ids-not-reset quiet (one conversation per row)", "position-ids-not-reset", false,

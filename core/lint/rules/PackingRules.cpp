@@ -5,17 +5,23 @@
 #include "core/mask/EffectiveAttention.h"
 #include "core/util/Error.h"
 
+#include <unordered_set>
+
 namespace maskscope {
 
 namespace {
 
-// Does any key of an example before `i` share the eager segment id of example i's first token?
-bool seesEarlierExamples(const RowLayout& L, const std::vector<int64_t>& eager, size_t i) {
-  const int64_t id = eager[size_t(L.examples[i].begin)];
-  for (size_t j = 0; j < i; ++j)
-    for (int64_t t = L.examples[j].begin; t < L.examples[j].end; ++t)
-      if (eager[size_t(t)] != 0 && eager[size_t(t)] == id) return true;
-  return false;
+// For each example: does a key of an example before it share the eager segment id of its first token?
+// One pass, the ids seen so far in a set (linear in the row: a row can pack thousands of examples).
+std::vector<uint8_t> seesEarlierExamples(const RowLayout& L, const std::vector<int64_t>& eager) {
+  std::vector<uint8_t> sees(L.examples.size(), 0);
+  std::unordered_set<int64_t> seen;
+  for (size_t i = 0; i < L.examples.size(); ++i) {
+    sees[i] = seen.count(eager[size_t(L.examples[i].begin)]) ? 1 : 0;
+    for (int64_t t = L.examples[i].begin; t < L.examples[i].end; ++t)
+      if (eager[size_t(t)] != 0) seen.insert(eager[size_t(t)]);
+  }
+  return sees;
 }
 
 // Where the examples start, in the terms the finding's row uses: positions of the dump's row, or
@@ -57,6 +63,14 @@ UnderImplementations underImplementations(const RowInput& in) {
   return u;
 }
 
+// The join at position t of a reply and a user turn that the template never writes (RoleRecovery.h).
+const ReplyJoin* joinNotOfTemplate(const RowInput& in, int64_t t) {
+  if (!in.o.rowJoins || size_t(in.r) >= in.o.rowJoins->size()) return nullptr;
+  for (const ReplyJoin& j : (*in.o.rowJoins)[size_t(in.r)].joins)
+    if (j.next == t && !j.asTemplate) return &j;
+  return nullptr;
+}
+
 void packingCrossAttention(const RowInput& in) {
   const RowLayout& L = in.L;
   if (!L.packed()) return;
@@ -64,8 +78,9 @@ void packingCrossAttention(const RowInput& in) {
   const std::vector<int64_t> varlen = segmentIdsForRow(in.b, in.r, MaskSemantics::Varlen);
   int64_t first = -1, pairs = 0;
   bool varlenSeparates = true;
+  const std::vector<uint8_t> sees = seesEarlierExamples(L, eager);
   for (size_t i = 1; i < L.examples.size(); ++i) {
-    if (!seesEarlierExamples(L, eager, i)) continue;
+    if (!sees[i]) continue;
     ++pairs;
     if (first < 0) first = L.examples[i].begin;
     if (varlen[size_t(L.examples[i].begin)] == varlen[size_t(L.examples[i - 1].begin)]) varlenSeparates = false;
@@ -82,9 +97,12 @@ void packingCrossAttention(const RowInput& in) {
   if (L.segmentSource == SegmentSource::CuSeqLens)
     msg += "; boundaries from the dump's cu_seq_lens: correct only when it reaches FlashAttention varlen "
            "(flash_attention_2)";
-  else if (L.segmentSource == SegmentSource::Separators)
+  else if (L.segmentSource == SegmentSource::Separators) {
     msg += "; naive packing: examples joined by separator tokens into one attention block, positions running on";
-  else if (paddingFree && !in.b.attentionMaskGiven)
+    if (const ReplyJoin* j = joinNotOfTemplate(in, first))
+      msg += "; at position " + num(first) + " a reply and a user turn are joined by " + j->seen +
+             ", which the template never writes between turns (it writes " + j->expected + "): a new conversation";
+  } else if (paddingFree && !in.b.attentionMaskGiven)
     msg += "; a padding-free row without attention_mask: correct only where the attention splits it by position_ids "
            "(flash_attention_2; sdpa, eager, flex_attention with transformers >= 4.53; see the attention line)";
   else if (paddingFree)
@@ -96,6 +114,48 @@ void packingCrossAttention(const RowInput& in) {
     msg += "; " + in.b.framework->packingSeparationHint;
   in.emit("packing-cross-attention", first, msg,
           paddingFree ? std::optional<Severity>(Severity::Warning) : std::nullopt);
+}
+
+// What makes packing likely in a row whose boundaries cannot be told (empty: nothing): the collator
+// given packs, the row opens inside a message (a block cut from a stream of conversations), or another
+// row of the batch is packed or opens so.
+std::string packingSign(const RowInput& in) {
+  const std::vector<RowJoins>& rows = *in.o.rowJoins;
+  if (in.o.collatorPacks) return "the collator given (--collator) packs examples into rows";
+  if (rows[size_t(in.r)].opensMidMessage)
+    return "the row opens inside a message (a turn's closing token comes before its first header), as a block "
+           "cut from a stream of concatenated conversations does";
+  for (size_t r = 0; r < rows.size(); ++r)
+    if (int64_t(r) != in.r && (rows[r].packed || rows[r].opensMidMessage))
+      return "row " + num(int64_t(r)) + " of this batch " +
+             (rows[r].packed ? std::string("holds conversations packed together") : "opens inside a message") +
+             ", so the batch packs";
+  return {};
+}
+
+void packingBoundariesAmbiguous(const RowInput& in) {
+  if (!in.o.rowJoins || size_t(in.r) >= in.o.rowJoins->size() || in.L.packed())
+    return; // packed: packing-cross-attention's
+  const RowJoins& rj = (*in.o.rowJoins)[size_t(in.r)];
+  std::vector<int64_t> at;
+  for (const ReplyJoin& j : rj.joins)
+    if (j.asTemplate) at.push_back(j.next);
+  if (at.empty()) return;
+  const std::string sign = packingSign(in);
+  if (sign.empty()) return; // an ordinary multi-turn conversation reads exactly so
+  std::string positions;
+  for (size_t i = 0; i < at.size() && i < 8; ++i) positions += (i ? ", " : "") + num(at[i]);
+  if (at.size() > 8) positions += ", ... (" + num(int64_t(at.size())) + " in all)";
+  const std::string why = rj.templateMarksStart
+                              ? "the row has no token the template opens a conversation with (its BOS), so "
+                              : "this template writes no token that starts a conversation, so ";
+  in.emit("packing-boundaries-ambiguous", at[0],
+          in.label(at[0]) + ": conversation boundaries could not be told apart: " + num(int64_t(at.size())) +
+              " user turn(s) follow a reply exactly as the template joins the turns of one conversation (" +
+              (at.size() > 1 ? "positions " : "position ") + positions +
+              "), and each could as well start another conversation; " + why +
+              "a row of back-to-back conversations looks like one long conversation. Packing is likely here: " + sign +
+              ". packing-cross-attention and position-ids-not-reset cannot check this row");
 }
 
 } // namespace
@@ -119,6 +179,25 @@ const std::vector<LintRule>& packingRules() {
             "avoid is reported by packing-depends-on-attention instead.",
             "batch (segments from the collator, segment ids, position-id resets)"},
        .row = packingCrossAttention},
+      {.info =
+           {"packing-boundaries-ambiguous", S::Warning, "packed conversations cannot be told from turns",
+            "Lint finds naive packing (conversations concatenated into one row, one attention block, positions "
+            "running on) from how the conversations are joined: a separator token (an EOS, a pad), a BOS in mid-row, "
+            "a system turn after other turns, or a reply and a user turn joined by ids the template never writes "
+            "between turns (ChatML conversations joined with \"\\n\": <|im_end|>, \"\\n\\n\", <|im_start|> where "
+            "Qwen3's template writes a single \"\\n\"; the template's own render of a conversation is the reference). "
+            "Some templates write no token that only a conversation's start has: ChatML has no BOS and an optional "
+            "system turn, and Llama 2 writes its <s> before every turn. Conversations joined back to back exactly as "
+            "such a template joins turns then read as one long conversation, and no rule can say where one ends. "
+            "This warning says so instead of staying silent, but only where the row shows a sign of packing, so an "
+            "ordinary multi-turn conversation never gets it: the collator given with --collator packs; the row opens "
+            "inside a message (a turn's closing token before its first header: a block cut from a stream of "
+            "conversations, as ConstantLengthDataset or a concat-and-chunk does); or another row of the batch is "
+            "packed or opens so. It lists the joins where a conversation could start. Fix: check how the rows "
+            "were built; if they are packed, pack with segment ids or position resets (see packing-cross-attention), "
+            "or put a token that only starts a conversation between them so lint can find the boundaries.",
+            "batch dump read with its tokenizer and template (the template's turn joins)"},
+       .row = packingBoundariesAmbiguous},
   };
   return rules;
 }
