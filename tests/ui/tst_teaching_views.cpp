@@ -10,8 +10,8 @@
 #include "ui/shell/Session.h"
 #include "ui/teaching/TeachingView.h"
 #include "ui/views/softmax/SoftmaxView.h"
-#include "ui/views/tokens/TokenStripView.h"
 #include "ui/views/table/PositionTableView.h"
+#include "ui/views/tokens/TokenStripView.h"
 #include "ui/widgets/Palette.h"
 
 #include <QCheckBox>

@@ -4,16 +4,16 @@
 #include "ui/dataset/DatasetView.h"
 #include "ui/lab/TrainingLabView.h"
 #include "ui/teaching/TeachingView.h"
+#include "ui/views/attention/AttentionView.h"
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/framework/FrameworkView.h"
-#include "ui/views/attention/AttentionView.h"
 #include "ui/views/lint/LintView.h"
 #include "ui/views/loss/LossView.h"
 #include "ui/views/preference/PreferenceView.h"
 #include "ui/views/renderdiff/RenderDiffView.h"
 #include "ui/views/softmax/SoftmaxView.h"
-#include "ui/views/tokens/TokenStripView.h"
 #include "ui/views/table/PositionTableView.h"
+#include "ui/views/tokens/TokenStripView.h"
 
 #include <QCoreApplication>
 

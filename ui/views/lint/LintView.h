@@ -58,9 +58,13 @@ public:
   void setCompact(bool on);
   bool compact() const { return compact_; }
   QLabel* summaryLabel() const { return summary_; }
+  // Nothing to list (no findings): the panel is its one line of buttons and summary, the list and
+  // explanation fold away and the panel asks for no more height (its dock shrinks to that line).
+  bool quiet() const { return quiet_; }
 
 Q_SIGNALS:
   void reportChanged();
+  void quietChanged(bool quiet);
 
 protected:
   void showEvent(QShowEvent* event) override;
@@ -70,6 +74,8 @@ private:
   void setSummary(const QString& text);
   void showReport(LintReport report, bool datasetRows);
   void resizeCompactList();
+  void setQuiet(bool on);
+  void applySizePolicy();           // Maximum (asks for its least height) when compact or quiet
   void lintFrameworkDatasetAsync(); // framework mode: the whole dataset through the framework
   void onBatchChanged();
   void onSettingsChanged(); // another file, tokenizer, template, collator or batch size
@@ -86,6 +92,7 @@ private:
   QLabel* summary_ = nullptr;
   QWidget* findings_ = nullptr; // the list and the explanation, side by side
   bool compact_ = false;
+  bool quiet_ = false;
   QHBoxLayout* bar_ = nullptr; // the buttons and, outside compact mode, the summary
   QMargins normalMargins_;     // the layout's margins outside compact mode (saved on the first fold)
   QPushButton* datasetButton_ = nullptr;
