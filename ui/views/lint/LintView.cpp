@@ -130,6 +130,7 @@ void LintView::setCompact(bool on) {
     bar_->insertWidget(bar_->count() - 1, summary_, 1); // before the stretch
   summary_->setSizePolicy(on ? QSizePolicy::Ignored : QSizePolicy::Preferred, QSizePolicy::Preferred);
   resizeCompactList();
+  applyQuiet();
   applySizePolicy();
 }
 
@@ -140,7 +141,8 @@ void LintView::applySizePolicy() {
 
 // No findings: an empty list and "No findings" beside it took a fifth of a 1024 x 768 window from the
 // strip and grid; the summary line says it instead.
-void LintView::setQuiet(bool on) {
+void LintView::applyQuiet() {
+  const bool on = empty_ && !compact_;
   if (on == quiet_) return;
   quiet_ = on;
   findings_->setVisible(!on);
@@ -390,7 +392,8 @@ void LintView::showReport(LintReport report, bool datasetRows) {
   const bool none = report_.findings.empty();
   setSummary(staleNote() + (none && !datasetRows_ ? noFindingsText() : countsText()));
   explanation_->setPlainText(none ? noFindingsText() : tr("Select a finding to see its rule explained."));
-  setQuiet(none);
+  empty_ = none;
+  applyQuiet();
   Q_EMIT reportChanged();
 }
 
