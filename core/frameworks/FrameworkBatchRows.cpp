@@ -1,22 +1,20 @@
-// Batch rows from a framework spec: read from the options the spec set (given or accepted-and-ignored).
+// Batch rows from a framework spec: the trainer's batch as lint's batches take it (TrainerBatches.cpp).
 #include "core/frameworks/FrameworkBatchRows.h"
-#include "core/frameworks/FrameworkSpec.h"
+#include "core/frameworks/TrainerBatches.h"
+#include "core/util/Error.h"
+
+#include <cstdint>
 
 namespace maskscope {
 
-std::optional<int64_t> frameworkBatchRows(const FrameworkSpec& spec) {
-  auto set = [&spec](const char* name) -> std::optional<int64_t> {
-    auto it = spec.options.find(name);
-    if (!spec.isSet(name) || it == spec.options.end() || !it->is_number_integer() || it->get<int64_t>() < 1)
-      return std::nullopt;
-    return it->get<int64_t>();
-  };
-  if (spec.framework == "axolotl") {
-    auto packing = spec.options.find("sample_packing");
-    if (packing != spec.options.end() && packing->is_boolean() && packing->get<bool>()) return std::nullopt;
-    return set("micro_batch_size");
+std::optional<FrameworkBatchRows> frameworkBatchRows(const FrameworkSpec& spec) {
+  try {
+    const TrainerBatchSize t = trainerBatchSize(spec);
+    if (t.rows == SIZE_MAX) return std::nullopt; // sample_packing: the bins of the first step
+    return FrameworkBatchRows{int64_t(t.rows), t.why};
+  } catch (const Error&) { // the spec's own check names the value
+    return std::nullopt;
   }
-  return set("per_device_train_batch_size");
 }
 
 } // namespace maskscope

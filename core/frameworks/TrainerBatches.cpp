@@ -24,6 +24,16 @@ template <typename T> void addBeyond(std::vector<T>& run, const std::vector<T>& 
 
 } // namespace
 
+// Where a default batch size comes from. Axolotl: `micro_batch_size: int | None = Field(default=1)` in
+// src/axolotl/utils/schemas/training.py at v0.18.0 (2f5cb9da); the others train with transformers'
+// TrainingArguments, `per_device_train_batch_size: int = field(default=8)` (training_args.py).
+namespace {
+std::string defaultNote(const std::string& key) {
+  return key == "micro_batch_size" ? " (Axolotl's default: axolotl/utils/schemas/training.py, v0.18.0)"
+                                   : " (transformers' TrainingArguments default)";
+}
+} // namespace
+
 TrainerBatchSize trainerBatchSize(const FrameworkSpec& spec) {
   const auto packing = spec.options.find("sample_packing");
   if (spec.framework == "axolotl" && packing != spec.options.end() && packing->is_boolean() && packing->get<bool>())
@@ -33,10 +43,9 @@ TrainerBatchSize trainerBatchSize(const FrameworkSpec& spec) {
     if (it == spec.options.end() || it->is_null()) continue;
     const size_t rows = batchOption(spec, key);
     // The catalogue fills an option's default in: say when the value is that default.
-    return {rows, std::string(key) + " " + std::to_string(rows) +
-                      (spec.isSet(key) ? "" : " (transformers' TrainingArguments default)")};
+    return {rows, std::string(key) + " " + std::to_string(rows) + (spec.isSet(key) ? "" : defaultNote(key))};
   }
-  if (spec.framework == "axolotl") return {1, "micro_batch_size 1 (Axolotl's default)"};
+  if (spec.framework == "axolotl") return {1, std::string("micro_batch_size 1") + defaultNote("micro_batch_size")};
   return {8, "per_device_train_batch_size 8 (transformers' TrainingArguments default)"};
 }
 

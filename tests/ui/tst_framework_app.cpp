@@ -245,10 +245,11 @@ private Q_SLOTS:
     MainWindow w(&session);
     if (!tokenizer.isEmpty()) QVERIFY(session.setTokenizer(tokenizer));
     QVERIFY(session.openDataset(data));
-    session.setBatchSize(3); // the three rows in one batch, as collate collates them
     pick(w.frameworkPicker()->frameworkBox(), framework);
     QTRY_VERIFY(session.isFramework());
     if (!version.isEmpty()) pick(w.frameworkPicker()->versionBox(), version);
+    // The three rows in one batch, as collate collates them (the framework set its trainer's batch).
+    session.setBatchSize(3);
     for (const QString& o : options) {
       setOption(optionsForm(w), o.section(QLatin1Char('='), 0, 0), o.section(QLatin1Char('='), 1));
       QCOMPARE(optionsForm(w)->message(), QString()); // no refusal

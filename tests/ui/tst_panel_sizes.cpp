@@ -18,6 +18,7 @@
 #include "ui/views/lint/LintView.h"
 #include "ui/views/loss/LossView.h"
 #include "ui/views/softmax/SoftmaxView.h"
+#include "ui/views/table/PositionTableView.h"
 #include "ui/widgets/FrameworkPicker.h"
 #include "ui/widgets/FrameworkSpecEdit.h"
 #include "ui/widgets/Palette.h"
@@ -46,6 +47,7 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabBar>
+#include <QTableView>
 #include <QTest>
 #include <QTextBrowser>
 #include <QToolBar>
@@ -154,7 +156,8 @@ PanelNeeds needsOf(MainWindow& w, const QString& view) {
   if (view == QLatin1String("loss")) return {{w.lossView()->chart()}, {}};
   if (view == QLatin1String("compare")) return {{w.compareView()->gridA(), w.compareView()->gridB()}, {}};
   if (view == QLatin1String("teaching")) return {{}, {w.teachingView()->textView()}};
-  if (view == QLatin1String("lint")) return {{}, {w.lintView()->list()}};
+  if (view == QLatin1String("lint") && !w.lintView()->quiet()) return {{}, {w.lintView()->list()}};
+  if (view == QLatin1String("table")) return {{}, {static_cast<PositionTableView*>(w.view(view))->table()}};
   return {}; // the rest: no overlap, splitters that move (their own tests check their content)
 }
 
@@ -255,6 +258,15 @@ private Q_SLOTS:
                                               .arg(describe(t))
                                               .arg(shown)
                                               .arg(lines)));
+    }
+    // Every bottom dock, whatever it holds: 3 whole lines of its type where it opens (the position
+    // table showed 64 px in presenter mode at 1024 x 768). A quiet view (the lint panel without
+    // findings) is its one line.
+    const auto* quiet = qobject_cast<LintView*>(w.view(view));
+    if (dock->isVisible() && w.dockWidgetArea(dock) == Qt::BottomDockWidgetArea && !(quiet && quiet->quiet())) {
+      const int shown = visibleRect(dock->widget()).height(), lines = 3 * w.view(view)->fontMetrics().lineSpacing();
+      QVERIFY2(shown >= lines,
+               qPrintable(QStringLiteral("dock %1 shows %2 px < 3 lines (%3 px)").arg(view).arg(shown).arg(lines)));
     }
     for (QWidget* t : needs.texts) {
       const int h = visibleHeightAfterScrolling(t);

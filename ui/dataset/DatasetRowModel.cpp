@@ -14,6 +14,7 @@ QVariant DatasetRowModel::data(const QModelIndex& index, int role) const {
   const int r = sessionRow(index.row());
   if (r < 0) return {};
   if (role == Qt::DisplayRole) return session_->rowTitle(r);
+  if (role == Qt::ToolTipRole) return session_->rowToolTip(r); // the list's column cuts a long title
   if (role == Qt::UserRole) return r;
   return {};
 }

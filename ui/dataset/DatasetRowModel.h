@@ -15,7 +15,8 @@ public:
   explicit DatasetRowModel(Session* session, QObject* parent = nullptr);
 
   int rowCount(const QModelIndex& parent = {}) const override;
-  // DisplayRole: the session's title of the row; Qt::UserRole: the session row it shows.
+  // DisplayRole: the session's title of the row; ToolTipRole: that title with the first message whole;
+  // Qt::UserRole: the session row it shows.
   QVariant data(const QModelIndex& index, int role) const override;
 
   // The session rows to show, ascending; resets the model.

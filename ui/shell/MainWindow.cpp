@@ -149,6 +149,15 @@ void MainWindow::createViews() {
   lint_ = static_cast<LintView*>(view(QStringLiteral("lint")));
   compare_ = static_cast<CompareView*>(view(QStringLiteral("compare")));
   teaching_ = static_cast<TeachingView*>(view(QStringLiteral("teaching")));
+  // The lint view without findings is one line: its dock gives the rest to the strip and grid.
+  layout_->setQuietView(lint_->quiet() ? lint_ : nullptr);
+  connect(lint_, &LintView::quietChanged, this, [this](bool quiet) { layout_->setQuietView(quiet ? lint_ : nullptr); });
+  // Closing the teaching panel ends its step's BERT aside (the strip shows the batch's own chips
+  // again); a dock merely tabbed behind another is hidden too, but not isHidden().
+  if (QDockWidget* steps = layout_->dock(QStringLiteral("teaching")))
+    connect(steps, &QDockWidget::visibilityChanged, this, [this, steps](bool visible) {
+      if (!visible && steps->isHidden()) session_->setMaskedLmAside(false);
+    });
 }
 
 // Centre: the summary, then the centre views (token strip, attention grid) in a splitter; each gets

@@ -109,13 +109,24 @@ void PipelineToolbar::connectControls() {
     }
     session_->setTemplate(spec);
   });
-  connect(batchSize_, &QSpinBox::valueChanged, session_, &Session::setBatchSize);
+  connect(batchSize_, &QSpinBox::valueChanged, this, [this](int rows) {
+    session_->setBatchSize(rows);
+    syncBatchTip(); // the user's choice now, not the config's
+  });
   connect(framework_, &FrameworkPicker::presetChosen, this, [this] { session_->setCollator(lastPreset_); });
+}
+
+// Where Batch rows came from: the framework config (or its default), else the user.
+void PipelineToolbar::syncBatchTip() {
+  const QString source = session_->batchSizeSource();
+  batchSize_->setToolTip(source.isEmpty() ? tr("Rows per batch (the batch the collator builds)")
+                                          : tr("Rows per batch: %1").arg(source));
 }
 
 void PipelineToolbar::sync() {
   QSignalBlocker a(collatorBox_), b(templateBox_), c(batchSize_);
   batchSize_->setValue(session_->batchSize()); // a framework config sets its trainer's batch
+  syncBatchTip();
   // A framework builds the batch: its picker says which; the preset box waits for "preset".
   collatorAction_->setVisible(!session_->isFramework());
   if (session_->isFramework()) return syncTemplate();

@@ -45,6 +45,7 @@ private:
   void fitRows();
   void connectControls();
   void syncTemplate();
+  void syncBatchTip();
 
   Session* session_;
   TokenizerPicker* tokenizerBox_ = nullptr;

@@ -207,19 +207,24 @@ bool Session::applyPipeline(const QString& tokenizerSpec, const QString& templat
   }
   const long line = selectedLine(); // the same dataset row stays selected across modes
   const bool wasFramework = isFramework();
-  // A framework spec that sets its trainer's batch (core/frameworks/FrameworkBatchRows.h: micro_batch_size,
-  // per_device_train_batch_size) sets Batch rows to it when it is new or changed: a later edit of another
-  // option keeps the rows the user set.
-  const std::optional<int64_t> rows = framework ? frameworkBatchRows(framework->spec()) : std::nullopt;
-  if (rows && (!framework_ || frameworkBatchRows(framework_->spec()) != rows)) {
-    batchSize_ = int(std::clamp<int64_t>(*rows, 1, kMaxBatchRows));
-    if (*rows > kMaxBatchRows)
+  // A framework spec sets Batch rows to its trainer's batch (core/frameworks/FrameworkBatchRows.h: the
+  // micro_batch_size or per_device_train_batch_size it sets, else the framework's own default) when the
+  // spec is new or that batch changed: a later edit of another option keeps the rows the user set.
+  const std::optional<FrameworkBatchRows> rows = framework ? frameworkBatchRows(framework->spec()) : std::nullopt;
+  const std::optional<FrameworkBatchRows> before = framework_ ? frameworkBatchRows(framework_->spec()) : std::nullopt;
+  if (rows && (!framework_ || !before || before->rows != rows->rows)) {
+    batchSize_ = int(std::clamp<int64_t>(rows->rows, 1, kMaxBatchRows));
+    batchSizeSource_ =
+        tr("%1 sets it: %2")
+            .arg(QString::fromStdString(framework->spec().framework), QString::fromStdString(rows->source));
+    if (rows->rows > kMaxBatchRows)
       Q_EMIT errorOccurred(
           tr("%1 sets %2 rows per batch; the app's batches hold at most %3 rows: shown in batches of %3")
               .arg(QString::fromStdString(framework->spec().framework))
-              .arg(*rows)
+              .arg(rows->rows)
               .arg(kMaxBatchRows));
   }
+  if (!framework) batchSizeSource_.clear();
   // Another tokenizer while a dump is open is the user's choice for it: used even if it does not fit.
   if (source_ == Source::BatchDump && tokenizerSpec != tokenizerSpec_) dumpTokenizerChosen_ = true;
   pipeline_ = std::move(pipeline);
@@ -304,7 +309,12 @@ BatchAroundRow Session::conversationBatch(const DatasetPipeline& pipeline, int r
       pipeline, conversationCount(), [this](int r) { return conversation(r); }, row, batchSize_);
 }
 
-QString Session::rowTitle(int row) const {
+QString Session::rowToolTip(int row) const {
+  const QString title = rowTitle(row, 2000);
+  return title.isEmpty() ? title : QStringLiteral("<p>%1</p>").arg(title.toHtmlEscaped()); // rich text wraps
+}
+
+QString Session::rowTitle(int row, int firstChars) const {
   if (row < 0 || row >= rowCount()) return {};
   if (source_ == Source::BatchDump) {
     // The counts the summary, lint and loss report: the dump as read with its tokenizer when decoded.
@@ -313,16 +323,16 @@ QString Session::rowTitle(int row) const {
   }
   if (isFramework() && stage_ == Stage::Prepared)
     return QString::fromStdString(preparedRowTitle(framework_->prepared()->rows()[size_t(row)], row));
-  if (isFramework() || preTokenized_) return rawRowTitle(row);
+  if (isFramework() || preTokenized_) return rawRowTitle(row, firstChars);
   try {
     const Conversation c = conversation(row);
-    return conversationTitle(c, c.rowIndex);
+    return conversationTitle(c, c.rowIndex, firstChars);
   } catch (const std::exception& e) { // the file changed on disk: the list says why instead of a row
     return tr("row %1 \u00b7 %2").arg(row).arg(QString::fromUtf8(e.what()));
   }
 }
 
-QString Session::conversationTitle(const Conversation& c, long index) const {
+QString Session::conversationTitle(const Conversation& c, long index, int firstChars) const {
   QString first;
   for (const auto& m : c.messages)
     if (m.role == "user") {
@@ -331,7 +341,7 @@ QString Session::conversationTitle(const Conversation& c, long index) const {
     }
   if (first.isEmpty() && c.plainText) first = QString::fromStdString(c.plainPrompt);
   first = first.simplified();
-  if (first.size() > 60) first = first.left(57) + QStringLiteral("...");
+  if (first.size() > firstChars) first = first.left(firstChars - 3) + QStringLiteral("...");
   // Where a contributor finds the row: its file line (a JSON list: its index there too), which the
   // row number stops matching after an unreadable line.
   QString where = c.sourceLine >= 0 ? tr("line %1").arg(c.sourceLine) : tr("row %1").arg(index);
@@ -349,6 +359,7 @@ void Session::setBatchSize(int rows) {
   rows = std::clamp(rows, 1, kMaxBatchRows);
   if (rows == batchSize_) return;
   batchSize_ = rows;
+  batchSizeSource_.clear(); // the user's choice now
   rebuildBatch();
 }
 

@@ -79,7 +79,9 @@ public:
   bool isBatchDump() const { return source_ == Source::BatchDump; }
   // Rows the list shows: conversations of a dataset, or rows of a batch dump.
   int rowCount() const;
-  QString rowTitle(int row) const;
+  QString rowTitle(int row, int firstChars = 60) const;
+  // The list's tooltip: the title with the first message whole (capped at 2,000 characters), wrapped.
+  QString rowToolTip(int row) const;
   bool hasConversations() const { return source_ == Source::Dataset && !isFramework() && !preTokenized_; }
   // A conversation row, read back from the file through the dataset's offset index (core/data/
   // DatasetIndex: the session never holds a text dataset's rows), or the preference rows' chosen
@@ -129,6 +131,9 @@ public:
   QString modelSpec() const { return modelSpec_; }
   void setModelSpec(const QString& spec);
   int batchSize() const { return batchSize_; }
+  // Where Batch rows came from when a framework spec set it ("axolotl sets it: micro_batch_size 1
+  // (Axolotl's default: ...)"); empty when the user chose it or no framework is active.
+  QString batchSizeSource() const { return batchSizeSource_; }
 
   bool hasBatch() const { return batch_.batchSize() > 0; }
   const Batch& batch() const { return batch_; } // a dump: as read with its tokenizer (readDump) when decoded
@@ -230,7 +235,7 @@ private:
   // tokenizerSpec is final here (empty already replaced); chosen: the user's, kept as the default changes.
   bool applyPipeline(const QString& tokenizerSpec, const QString& templateSpec, const QString& collatorSpec,
                      bool chosen);
-  QString conversationTitle(const Conversation& c, long index) const;
+  QString conversationTitle(const Conversation& c, long index, int firstChars = 60) const;
   // SessionFramework.cpp
   void checkPresetAllowed(const QString& tokenizerSpec) const; // throws Error: presets need conversations
   bool reopensAsRows() const; // a JSON/JSONL batch dump is open: a framework reads it as rows
@@ -244,7 +249,7 @@ private:
   bool prepareFramework(); // true when the prepared rows changed
   QString preparationKey() const;
   void rebuildFrameworkBatch();
-  QString rawRowTitle(int row) const;
+  QString rawRowTitle(int row, int firstChars = 60) const;
   Batch collateFrameworkWith(const QString& collatorSpec, int* batchRow) const;
 
   Source source_ = Source::None;
@@ -267,6 +272,7 @@ private:
   int selected_ = -1;
   int position_ = -1;
   int batchSize_ = 4;
+  QString batchSizeSource_;
   Batch batch_;
   int batchRow_ = 0;
   std::unique_ptr<TokenizedConversation> tokenized_;

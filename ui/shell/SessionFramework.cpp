@@ -192,11 +192,11 @@ void Session::rebuildFrameworkBatch() {
   Q_EMIT batchChanged();
 }
 
-QString Session::rawRowTitle(int row) const {
+QString Session::rawRowTitle(int row, int firstChars) const {
   const InputRow& r = rawRows_[size_t(row)];
   if (!isPreTokenizedRow(r.value)) {
     try {
-      return conversationTitle(conversationFromJson(r.value), r.index);
+      return conversationTitle(conversationFromJson(r.value), r.index, firstChars);
     } catch (const std::exception&) {
     }
   }

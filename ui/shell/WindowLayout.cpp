@@ -97,7 +97,8 @@ void WindowLayout::createDocks(const QHash<QString, QWidget*>& views) {
     // that one's too, and its buttons must not move when a step brings a tab forward.
     // The dock standing beside grows itself to show whole (never shrinks: the buttons stay put).
     connect(dock, &QDockWidget::visibilityChanged, this, [this, dock](bool visible) {
-      if (!visible || !folded() || !dockSizesApplied_ || window_->dockWidgetArea(dock) != Qt::BottomDockWidgetArea)
+      if (!visible || !(folded() || quietView_) || !dockSizesApplied_ ||
+          window_->dockWidgetArea(dock) != Qt::BottomDockWidgetArea)
         return;
       if (!hasDockBeside(dock))
         QTimer::singleShot(0, this, [this, dock] { applyDefaultDockSizes(dock); });
@@ -161,15 +162,39 @@ int WindowLayout::roomFor(QDockWidget* bottom) const {
 int WindowLayout::bottomDockHeight(QDockWidget* bottom) const {
   const int room = roomFor(bottom);
   const int least = bottom->minimumSizeHint().height();
-  // Folded (presenter mode) with the lint view in front: it shows its summary line only, and the
-  // room goes to the grid (a 1024 x 768 projector leaves little height).
-  const bool foldedFront = foldedTo_ && bottom == dock(QStringLiteral("lint"));
+  // Folded (presenter mode) with the lint view in front, or a quiet view in front: it shows its summary
+  // line only, and the room goes to the grid (a 1024 x 768 projector leaves little height).
+  const bool foldedFront = showsLeast(bottom);
   int wanted = foldedFront ? least : std::max(180, window_->height() * 28 / 100);
   // Another tab brought forward there: as tall as shows its whole view, as far as the centre allows.
   auto* frame = dynamic_cast<PanelFrame*>(bottom->widget());
   if (foldedTo_ && !foldedFront && frame)
     wanted = std::max(wanted, frame->wholeHeight() + bottom->height() - frame->height());
   return std::clamp(wanted, least, std::max(least, room));
+}
+
+bool WindowLayout::showsLeast(QDockWidget* bottom) const {
+  auto* frame = dynamic_cast<PanelFrame*>(bottom->widget());
+  return (foldedTo_ && bottom == dock(QStringLiteral("lint"))) ||
+         (quietView_ && frame && frame->widget() == quietView_);
+}
+
+void WindowLayout::setQuietView(QWidget* view) {
+  if (view == quietView_) return;
+  QWidget* const changed = view ? view : quietView_; // the view that goes quiet or back to its list
+  quietView_ = view;
+  QDockWidget* own = nullptr;
+  for (QDockWidget* d : docks_) {
+    auto* frame = dynamic_cast<PanelFrame*>(d->widget());
+    if (!frame) continue;
+    // The tab group may shrink to it (every dock: the window may not have placed them yet; a side
+    // dock's least height matters to no one).
+    if (!foldedTo_) frame->setShrinkTo(view);
+    if (frame->widget() == changed) own = d;
+  }
+  // Only while that view is in front: another tab keeps the height it has.
+  if (own && own->isVisible() && dockSizesApplied_ && !hasDockBeside(own))
+    QTimer::singleShot(0, this, [this, own] { applyDefaultDockSizes(own); });
 }
 
 void WindowLayout::applyDefaultDockSizes(QDockWidget* front) {
@@ -218,7 +243,7 @@ void WindowLayout::foldBottomDocks(QWidget* shrinkTo) {
   const bool on = shrinkTo != nullptr;
   for (QDockWidget* d : docks_) {
     if (window_->dockWidgetArea(d) != Qt::BottomDockWidgetArea) continue;
-    if (auto* frame = dynamic_cast<PanelFrame*>(d->widget())) frame->setShrinkTo(shrinkTo);
+    if (auto* frame = dynamic_cast<PanelFrame*>(d->widget())) frame->setShrinkTo(shrinkTo ? shrinkTo : quietView_);
     if (on && !d->titleBarWidget()) {
       d->setTitleBarWidget(new QWidget(d));
     } else if (!on && d->titleBarWidget()) {

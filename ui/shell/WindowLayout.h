@@ -37,6 +37,10 @@ public:
   // forward meanwhile gets its usual height.
   void foldBottomDocks(QWidget* shrinkTo);
   bool folded() const { return foldedTo_ != nullptr; }
+  // A bottom view with nothing to list (the lint view without findings, one line; nullptr: none): in
+  // front, its tab group shrinks to that view's least height and the centre gets the room; another
+  // tab brought forward gets its usual height back.
+  void setQuietView(QWidget* view);
   // A bottom dock brought forward grows, when the room allows (the centre keeps its least height),
   // to show its whole view without scrolling; it never shrinks here (the user's height stays).
   // mayShrink: sized to that, smaller too (a dock just placed beside the tab group).
@@ -61,6 +65,7 @@ private:
   int bottomDockHeight(QDockWidget* bottom) const;
   int roomFor(QDockWidget* bottom) const;        // the most the bottom dock may take from the centre
   bool hasDockBeside(QDockWidget* bottom) const; // a visible bottom dock outside its tab group
+  bool showsLeast(QDockWidget* bottom) const;    // in front, it takes its least height
   void resizeBottom(QDockWidget* bottom, int target);
   void configureTabBars();
 
@@ -70,6 +75,7 @@ private:
   bool docksArranged_ = false;
   bool dockSizesApplied_ = false;
   QWidget* foldedTo_ = nullptr;
+  QWidget* quietView_ = nullptr;
   QFont tabFont_;
 };
 

@@ -130,8 +130,24 @@ void LintView::setCompact(bool on) {
     bar_->insertWidget(bar_->count() - 1, summary_, 1); // before the stretch
   summary_->setSizePolicy(on ? QSizePolicy::Ignored : QSizePolicy::Preferred, QSizePolicy::Preferred);
   resizeCompactList();
-  setSizePolicy(QSizePolicy::Preferred, on ? QSizePolicy::Maximum : QSizePolicy::Preferred);
+  applyQuiet();
+  applySizePolicy();
+}
+
+void LintView::applySizePolicy() {
+  setSizePolicy(QSizePolicy::Preferred, compact_ || quiet_ ? QSizePolicy::Maximum : QSizePolicy::Preferred);
   updateGeometry();
+}
+
+// No findings: an empty list and "No findings" beside it took a fifth of a 1024 x 768 window from the
+// strip and grid; the summary line says it instead.
+void LintView::applyQuiet() {
+  const bool on = empty_ && !compact_;
+  if (on == quiet_) return;
+  quiet_ = on;
+  findings_->setVisible(!on);
+  applySizePolicy();
+  Q_EMIT quietChanged(on);
 }
 
 // Compact: the list is three lines of its type tall; otherwise it takes what the splitter gives.
@@ -373,9 +389,11 @@ void LintView::showReport(LintReport report, bool datasetRows) {
     item->setToolTip(item->text());
     if (f.severity == Severity::Error) item->setForeground(palette::warningText());
   }
-  setSummary(staleNote() + countsText());
-  explanation_->setPlainText(report_.findings.empty() ? noFindingsText()
-                                                      : tr("Select a finding to see its rule explained."));
+  const bool none = report_.findings.empty();
+  setSummary(staleNote() + (none && !datasetRows_ ? noFindingsText() : countsText()));
+  explanation_->setPlainText(none ? noFindingsText() : tr("Select a finding to see its rule explained."));
+  empty_ = none;
+  applyQuiet();
   Q_EMIT reportChanged();
 }
 

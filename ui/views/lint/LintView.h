@@ -58,9 +58,15 @@ public:
   void setCompact(bool on);
   bool compact() const { return compact_; }
   QLabel* summaryLabel() const { return summary_; }
+  // Nothing to list (no findings): the panel is its one line of buttons and summary, the list and
+  // explanation fold away and the panel asks for no more height (its dock shrinks to that line).
+  // Not in compact mode (presenter mode keeps its three lines of list there: the panel's height stays
+  // put while Next steps through bugs and clean rows).
+  bool quiet() const { return quiet_; }
 
 Q_SIGNALS:
   void reportChanged();
+  void quietChanged(bool quiet);
 
 protected:
   void showEvent(QShowEvent* event) override;
@@ -70,6 +76,8 @@ private:
   void setSummary(const QString& text);
   void showReport(LintReport report, bool datasetRows);
   void resizeCompactList();
+  void applyQuiet();                // quiet when empty_ and not compact
+  void applySizePolicy();           // Maximum (asks for its least height) when compact or quiet
   void lintFrameworkDatasetAsync(); // framework mode: the whole dataset through the framework
   void onBatchChanged();
   void onSettingsChanged(); // another file, tokenizer, template, collator or batch size
@@ -86,6 +94,8 @@ private:
   QLabel* summary_ = nullptr;
   QWidget* findings_ = nullptr; // the list and the explanation, side by side
   bool compact_ = false;
+  bool quiet_ = false;         // shown as its one line
+  bool empty_ = false;         // the shown report has no findings
   QHBoxLayout* bar_ = nullptr; // the buttons and, outside compact mode, the summary
   QMargins normalMargins_;     // the layout's margins outside compact mode (saved on the first fold)
   QPushButton* datasetButton_ = nullptr;

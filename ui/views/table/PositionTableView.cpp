@@ -80,17 +80,18 @@ PositionTableView::PositionTableView(Session* session, QWidget* parent) : QWidge
   gradedText_->setTextFormat(Qt::PlainText);
   gradedText_->setWordWrap(true);
   gradedText_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  gradedText_->installEventFilter(this); // elided anew to its width
   layout->addWidget(gradedText_);
   table_ = new QTableView(this);
   model_ = new PositionTableModel(this);
   table_->setModel(model_);
   table_->verticalHeader()->hide();
-  table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8); // more rows on screen
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->horizontalHeader()->setSectionResizeMode(PositionTableModel::kToken, QHeaderView::Stretch);
   table_->installEventFilter(this);
   layout->addWidget(table_, 1);
+  fitTableToLines();
 
   connect(hideSystem_, &QCheckBox::toggled, this, &PositionTableView::rebuild);
   connect(hideWhitespace_, &QCheckBox::toggled, this, &PositionTableView::rebuild);
@@ -126,7 +127,18 @@ void PositionTableView::setFilter(const PositionTableFilter& f) {
 
 QString PositionTableView::summaryText() const { return summary_->text(); }
 
-QString PositionTableView::gradedText() const { return gradedText_->text(); }
+QString PositionTableView::gradedText() const { return gradedFull_; }
+
+// Two lines of the label's width at most, the rest in its tooltip: at presenter mode's type on a
+// 1024 x 768 projector four lines of graded text left the table under three rows.
+void PositionTableView::fitGradedText() {
+  const int width = std::max(100, gradedText_->width());
+  // Word wrap loses up to a word a line: aim under two full lines.
+  const QString shown = gradedText_->fontMetrics().elidedText(
+      gradedFull_, Qt::ElideRight, 2 * width - 8 * gradedText_->fontMetrics().averageCharWidth());
+  if (gradedText_->text() != shown) gradedText_->setText(shown);
+  gradedText_->setToolTip(shown == gradedFull_ ? QString() : gradedFull_.left(4000));
+}
 
 void PositionTableView::rebuild() {
   syncing_ = true;
@@ -144,9 +156,10 @@ void PositionTableView::rebuild() {
     const qsizetype cut = graded.at(kShown - 1).isHighSurrogate() ? kShown - 1 : kShown;
     graded = tr("%1\u2026 (%2 more characters)").arg(graded.left(cut)).arg(graded.size() - cut);
   }
-  gradedText_->setText(session_->hasBatch() ? tr("Graded text (what the loss reads, runs joined by \u2026): %1")
-                                                  .arg(graded.isEmpty() ? tr("nothing is graded") : graded)
-                                            : QString());
+  gradedFull_ = session_->hasBatch() ? tr("Graded text (what the loss reads, runs joined by \u2026): %1")
+                                           .arg(graded.isEmpty() ? tr("nothing is graded") : graded)
+                                     : QString();
+  fitGradedText();
   model_->setRows(&rows_);
   // The role column fits its longest cell ("tool_call: get_weather"), found in one pass over the rows
   // (ResizeToContents would measure every row of a 128k-position table).
@@ -204,7 +217,24 @@ QMimeData* PositionTableView::selectionMimeData() const {
 
 void PositionTableView::copySelection() const { QApplication::clipboard()->setMimeData(selectionMimeData()); }
 
+// Three rows of text under the header whatever the type (presenter mode's large type on a 1024 x 768
+// projector left the rows 64 px, under three lines): the dock grows to that, the rest scrolls.
+void PositionTableView::fitTableToLines() {
+  table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
+  const int header = table_->horizontalHeader()->sizeHint().height();
+  table_->setMinimumHeight(header + 3 * table_->fontMetrics().lineSpacing() + 2 * table_->frameWidth() + 2);
+}
+
+void PositionTableView::changeEvent(QEvent* e) {
+  QWidget::changeEvent(e);
+  if (e->type() == QEvent::FontChange) {
+    fitTableToLines();
+    fitGradedText();
+  }
+}
+
 bool PositionTableView::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == gradedText_ && event->type() == QEvent::Resize) fitGradedText();
   if (watched == table_ && event->type() == QEvent::KeyPress &&
       static_cast<QKeyEvent*>(event)->matches(QKeySequence::Copy)) {
     copySelection();

@@ -43,6 +43,7 @@ public:
 
 protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
+  void changeEvent(QEvent* event) override;
 
 private:
   void rebuild();
@@ -56,6 +57,10 @@ private:
   QCheckBox* hidePadding_ = nullptr;
   QLabel* summary_ = nullptr;
   QLabel* gradedText_ = nullptr;
+  QString gradedFull_;
+  void fitTableToLines();
+  void fitGradedText(); // the label shows gradedFull_ in two lines at most (the tooltip has it whole) // the table
+                        // shows three rows of its type at least, under its header
   QTableView* table_ = nullptr;
   PositionTableModel* model_ = nullptr;
   std::vector<PositionTableRow> rows_;

@@ -21,7 +21,6 @@
 namespace maskscope {
 
 namespace {
-constexpr int kGap = 4;
 constexpr int kPadX = 6;
 
 int digits(int64_t v) {
@@ -49,7 +48,11 @@ QString footerOfShape(int key) {
 TokenStripView::TokenStripView(Session* session, QWidget* parent) : QAbstractScrollArea(parent), session_(session) {
   setFocusPolicy(Qt::StrongFocus);
   viewport()->setMouseTracking(true);
-  verticalScrollBar()->setSingleStep(chip_.height / 2);
+  // Scrolled by whole lines: a value between two lines (a scroll bar dragged) goes to the nearest.
+  connect(verticalScrollBar(), &QScrollBar::valueChanged, this, [this](int v) {
+    const int line = lineHeight(), snapped = (v + line / 2) / line * line;
+    if (snapped != v) verticalScrollBar()->setValue(std::min(snapped, verticalScrollBar()->maximum()));
+  });
   connect(session_, &Session::batchChanged, this, [this] {
     if (!override_) rebuild();
   });
@@ -113,7 +116,11 @@ void TokenStripView::rebuild() {
       }
       c.footerKey = footerShape(t, havePos, havePos ? b->positionIds.at(r, t) : 0);
     }
+    runs_ = maskedLm() ? std::vector<StripRun>{} : stripRuns(*b, r); // the BERT aside shows every chip
+  } else {
+    runs_.clear();
   }
+  for (size_t k = 0; k < runs_.size(); ++k) chips_[size_t(runs_[k].begin)].run = int(k);
   selected_ = override_ ? -1 : std::min(session_->selectedPosition(), positionCount() - 1);
   if (differenceFlags_.size() != chips_.size()) differenceFlags_.clear(); // another row: the caller sets them anew
   differences_ = 0;
@@ -152,12 +159,12 @@ void TokenStripView::changeEvent(QEvent* e) {
 // projector leave the grid and the bottom panels no room otherwise.
 QSize TokenStripView::minimumSizeHint() const {
   const ChipGeometry g = chipGeometry(font());
-  return {200, (g.height + kGap) + kGap + 2 * frameWidth()};
+  return {200, (g.height + kLineGap) + kLineGap + 2 * frameWidth()};
 }
 
 QSize TokenStripView::sizeHint() const {
   const ChipGeometry g = chipGeometry(font());
-  return {800, 3 * (g.height + kGap) + kGap + 2 * frameWidth()};
+  return {800, 3 * (g.height + kLineGap) + kLineGap + 2 * frameWidth()};
 }
 
 void TokenStripView::measure() {
@@ -187,22 +194,48 @@ void TokenStripView::measure() {
 
 void TokenStripView::relayout() {
   chip_ = chipGeometry(font());
-  verticalScrollBar()->setSingleStep(chip_.height / 2);
+  fitWholeLines();
+  verticalScrollBar()->setSingleStep(lineHeight());
   if (!measured_ || measuredFont_ != font()) measure();
-  const int width = std::max(200, viewport()->width() - kGap);
-  int x = kGap, y = kGap;
-  for (Chip& c : chips_) {
-    const int w = std::min(c.width + 2 * kPadX, 240);
-    if (x + w > width && x > kGap) {
-      x = kGap;
-      y += chip_.height + kGap;
+  const int width = std::max(200, viewport()->width() - kLineGap);
+  int x = kLineGap, y = kLineGap;
+  auto place = [&](int w) {
+    if (x + w > width && x > kLineGap) {
+      x = kLineGap;
+      y += lineHeight();
     }
-    c.rect = QRect(x, y, w, chip_.height);
-    x += w + kGap;
+    const QRect r(x, y, w, chip_.height);
+    x += w + kLineGap;
+    return r;
+  };
+  for (size_t t = 0; t < chips_.size(); ++t) {
+    Chip& c = chips_[t];
+    c.hidden = false;
+    StripRun* run = c.run >= 0 ? &runs_[size_t(c.run)] : nullptr;
+    if (run) run->header = run->folded ? QRect() : place(headerWidth(*run));
+    c.rect = place(run && run->folded ? headerWidth(*run) : std::min(c.width + 2 * kPadX, 240));
+    if (!run || !run->folded) continue;
+    for (int u = run->begin + 1; u < run->end; ++u) { // the run's positions share its one chip
+      chips_[size_t(u)].rect = c.rect;
+      chips_[size_t(u)].hidden = true;
+    }
+    t = size_t(run->end - 1);
   }
-  contentHeight_ = chips_.empty() ? 0 : y + chip_.height + kGap;
-  verticalScrollBar()->setRange(0, std::max(0, contentHeight_ - viewport()->height()));
-  verticalScrollBar()->setPageStep(viewport()->height());
+  contentHeight_ = chips_.empty() ? 0 : y + chip_.height + kLineGap;
+  QScrollBar* bar = verticalScrollBar();
+  bar->setRange(0, std::max(0, contentHeight_ - viewport()->height()));
+  bar->setPageStep(std::max(lineHeight(), viewport()->height() - kLineGap));
+  const int line = lineHeight(); // another type: scrolled to a whole line of the new chips
+  bar->setValue(std::min((bar->value() + line / 2) / line * line, bar->maximum()));
+}
+
+// The viewport a whole number of chip lines tall (one at least): a line cut mid-chip reads as a
+// chip that is not there. The rest of the height stays blank below the lines.
+void TokenStripView::fitWholeLines() {
+  const int room = height() - 2 * frameWidth();
+  const int lines = std::max(1, (room - kLineGap) / lineHeight());
+  const int spare = std::max(0, room - (lines * lineHeight() + kLineGap));
+  if (viewportMargins().bottom() != spare) setViewportMargins(0, 0, 0, spare);
 }
 
 void TokenStripView::resizeEvent(QResizeEvent* e) {
@@ -213,6 +246,99 @@ void TokenStripView::resizeEvent(QResizeEvent* e) {
 QRect TokenStripView::chipRect(int position) const {
   if (position < 0 || position >= positionCount()) return {};
   return chips_[size_t(position)].rect.translated(0, -verticalScrollBar()->value());
+}
+
+const StripRun* TokenStripView::runOf(int position) const {
+  auto it =
+      std::upper_bound(runs_.begin(), runs_.end(), position, [](int p, const StripRun& run) { return p < run.begin; });
+  if (it == runs_.begin()) return nullptr;
+  --it;
+  return position < it->end ? &*it : nullptr;
+}
+
+bool TokenStripView::isFolded(int position) const {
+  const StripRun* run = runOf(position);
+  return run && run->folded;
+}
+
+bool TokenStripView::setRunFolded(int position, bool folded) {
+  const StripRun* found = runOf(position);
+  if (!found || found->kind != StripRun::Kind::Image) return false;
+  auto& run = runs_[size_t(found - runs_.data())];
+  if (run.folded != folded) {
+    run.folded = folded;
+    relayout();
+    viewport()->update();
+  }
+  return true;
+}
+
+QString TokenStripView::runTitle(const StripRun& run) const {
+  if (run.kind == StripRun::Kind::Image) {
+    const Chip& c = chips_[size_t(run.begin)];
+    return QStringLiteral("%1%2%3 \u00d7%4")
+        .arg(run.folded ? QStringLiteral("\u25b8 ") : QStringLiteral("\u25be "),
+             c.special ? QStringLiteral("\u25c6") : QString(), c.text)
+        .arg(run.end - run.begin);
+  }
+  const QString name = run.name.isEmpty() ? tr("(unnamed)") : run.name;
+  return run.kind == StripRun::Kind::ToolCall ? QStringLiteral("\u2699 %1").arg(name)
+                                              : QStringLiteral("\u21a9 %1").arg(name);
+}
+
+QRect TokenStripView::runHeaderRect(int position) const {
+  const StripRun* run = runOf(position);
+  if (!run || run->begin != position || run->header.isEmpty()) return {};
+  return run->header.translated(0, -verticalScrollBar()->value());
+}
+
+// Wide enough for the title in bold and the run's range; capped like a chip (the tooltip has it whole).
+int TokenStripView::headerWidth(const StripRun& run) const {
+  QFont bold = font();
+  bold.setBold(true);
+  QFont small = font();
+  small.setPointSizeF(small.pointSizeF() * 0.8);
+  const int title = QFontMetrics(bold).horizontalAdvance(runTitle(run));
+  const int below = QFontMetrics(small).horizontalAdvance(run.kind == StripRun::Kind::Image && !run.folded
+                                                              ? tr("image: click to fold")
+                                                              : QStringLiteral("-100 \u00d70000 A1"));
+  return std::min(std::max(title, below) + 2 * kPadX, 320);
+}
+
+int TokenStripView::hitRunHeader(QPoint p) const {
+  const QPoint content = p + QPoint(0, verticalScrollBar()->value());
+  for (size_t k = 0; k < runs_.size(); ++k)
+    if (runs_[k].header.contains(content)) return int(k);
+  return -1;
+}
+
+QString TokenStripView::describeRun(const StripRun& run) const {
+  const int n = run.end - run.begin;
+  switch (run.kind) {
+  case StripRun::Kind::ToolCall:
+    return tr("tool call %1: positions %2\u2013%3 (%4 tokens, %5 graded)")
+        .arg(run.name.isEmpty() ? tr("(unnamed)") : run.name)
+        .arg(run.begin)
+        .arg(run.end - 1)
+        .arg(n)
+        .arg(run.graded);
+  case StripRun::Kind::ToolOutput:
+    return tr("output of %1: positions %2\u2013%3 (%4 tokens, %5 graded)")
+        .arg(run.name)
+        .arg(run.begin)
+        .arg(run.end - 1)
+        .arg(n)
+        .arg(run.graded);
+  case StripRun::Kind::Image:
+    break;
+  }
+  return tr("image placeholder tokens: positions %1\u2013%2, %3 \u00d7 \"%4\", %5 graded; click to %6")
+      .arg(run.begin)
+      .arg(run.end - 1)
+      .arg(n)
+      .arg(chips_[size_t(run.begin)].text)
+      .arg(run.graded)
+      .arg(run.folded ? tr("unfold") : tr("fold"));
 }
 
 int TokenStripView::hitTest(QPoint p) const {
@@ -232,9 +358,9 @@ void TokenStripView::setSelectedPosition(int position) {
       QRect r = chips_[size_t(position)].rect;
       QScrollBar* sb = verticalScrollBar();
       if (r.top() < sb->value())
-        sb->setValue(r.top() - kGap);
+        sb->setValue(r.top() - kLineGap);
       else if (r.bottom() > sb->value() + viewport()->height())
-        sb->setValue(r.bottom() - viewport()->height() + kGap);
+        sb->setValue(r.bottom() - viewport()->height() + kLineGap);
     }
     viewport()->update();
     Q_EMIT positionSelected(position);
@@ -332,57 +458,108 @@ void TokenStripView::renderTo(QPainter& p, QRect area, int scroll) const {
       std::lower_bound(chips_.begin(), chips_.end(), top, [](const Chip& c, int y) { return c.rect.bottom() < y; });
   for (auto it = first; it != chips_.end() && it->rect.top() <= bottom; ++it) {
     const int t = int(it - chips_.begin());
+    if (it->hidden) continue;
     const QRect rc = it->rect.translated(area.left(), area.top() - scroll);
     const PositionMeta meta = haveMeta ? b.meta[size_t(r)][size_t(t)] : PositionMeta{};
     // Reaches the loss (core/mask/RowFacts.h); in the BERT aside, BERT's label: the chosen positions.
-    const bool graded = mlm ? mlm->choice[size_t(t)] != MlmChoice::None : haveLabels && gradedAt(b, r, t);
+    const StripRun* run = it->run >= 0 ? &runs_[size_t(it->run)] : nullptr; // folded: the run's one chip
+    const bool folded = run && run->folded;
+    const bool graded = folded ? run->graded > 0
+                        : mlm  ? mlm->choice[size_t(t)] != MlmChoice::None
+                               : haveLabels && gradedAt(b, r, t);
     const int64_t att = haveMask ? b.attentionMask.at(r, t) : 1;
     const bool pad = padding[size_t(t)] != 0;
-
-    QColor tint = palette::roleColour(pad ? PositionKind::Padding : meta.kind);
-    tint.setAlpha(palette::theme() == palette::Theme::Dark ? 70 : 55);
-    p.fillRect(rc, tint);
-    if (pad) p.fillRect(rc, QBrush(graded ? palette::gradedPad() : palette::padding(), Qt::BDiagPattern));
-    p.fillRect(QRect(rc.left(), rc.top(), rc.width(), 5), palette::roleColour(pad ? PositionKind::Padding : meta.kind));
-    QPen border(graded ? (pad ? palette::gradedPad() : palette::graded()) : palette::ignored());
-    border.setWidth(graded ? 3 : 1);
-    border.setStyle(graded ? Qt::SolidLine : Qt::DashLine);
-    p.setPen(border);
-    p.setBrush(Qt::NoBrush);
-    p.drawRect(rc.adjusted(1, 1, -2, -2));
-    if (differsAt(t)) {
-      QPen d(QColor(0xc0, 0x00, 0xc0));
-      d.setWidth(3);
-      p.setPen(d);
-      p.drawRect(rc.adjusted(-2, -2, 1, 1));
-      p.setFont(boldFont);
-      p.drawText(QRect(rc.right() - 14, rc.top() + 4, 14, 16), Qt::AlignCenter, QStringLiteral("\u2260"));
-    }
-    if (t == selected_) {
-      QPen sel(palette().highlight().color());
-      sel.setWidth(3);
-      p.setPen(sel);
-      p.drawRect(rc.adjusted(-1, -1, 0, 0));
-    }
+    const bool selected = folded ? selected_ >= run->begin && selected_ < run->end : t == selected_;
+    paintChipFrame(p, rc, meta.kind, pad, graded, selected, differsAt(t));
     const bool maskChip = mlm && mlm->choice[size_t(t)] == MlmChoice::Mask;
     if (maskChip) p.fillRect(rc.adjusted(4, 6, -4, -4), palette::maskedLmChip());
     p.setPen(palette().text().color());
     p.setFont(meta.special || maskChip ? boldFont : tokenFont);
     QRect textRect(rc.left() + kPadX, rc.top() + chip_.textTop, rc.width() - 2 * kPadX, chip_.textH);
-    QString text = meta.special && !maskChip ? QStringLiteral("\u25c6") + it->text : it->text;
+    QString text = folded ? runTitle(*run) : meta.special && !maskChip ? QStringLiteral("\u25c6") + it->text : it->text;
     p.drawText(textRect, Qt::AlignLeft | Qt::AlignVCenter,
                QFontMetrics(p.font()).elidedText(text, Qt::ElideRight, textRect.width()));
     p.setFont(small);
     QRect l1(rc.left() + kPadX, rc.top() + chip_.line1Top, rc.width() - 2 * kPadX, chip_.smallH);
     QRect l2(rc.left() + kPadX, rc.top() + chip_.line2Top, rc.width() - 2 * kPadX, chip_.smallH);
     p.setPen(graded ? (pad ? palette::gradedPad() : palette::graded()) : palette().placeholderText().color());
-    p.drawText(l1, Qt::AlignLeft | Qt::AlignVCenter, graded ? QStringLiteral("\u2713 L") : QStringLiteral("-100"));
+    const QString gradedText =
+        folded ? QStringLiteral("\u2713 L \u00d7%1").arg(run->graded) : QStringLiteral("\u2713 L"); // x the graded
+    p.drawText(l1, Qt::AlignLeft | Qt::AlignVCenter, graded ? gradedText : QStringLiteral("-100"));
     p.setPen(att != 0 ? palette().text().color() : palette::warningText());
     p.drawText(l1, Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("A%1").arg(att));
     p.setPen(palette().placeholderText().color());
-    p.drawText(l2, Qt::AlignLeft | Qt::AlignVCenter, QString::number(t));
-    if (havePos) p.drawText(l2, Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("p%1").arg(b.positionIds.at(r, t)));
+    p.drawText(l2, Qt::AlignLeft | Qt::AlignVCenter,
+               folded ? QStringLiteral("%1\u2013%2").arg(run->begin).arg(run->end - 1) : QString::number(t));
+    if (havePos && !folded)
+      p.drawText(l2, Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("p%1").arg(b.positionIds.at(r, t)));
   }
+  for (const StripRun& run : runs_)
+    if (!run.header.isEmpty() && run.header.bottom() >= top && run.header.top() <= bottom)
+      paintRunHeader(p, run, run.header.translated(area.left(), area.top() - scroll));
+}
+
+void TokenStripView::paintChipFrame(QPainter& p, QRect rc, PositionKind kind, bool pad, bool graded, bool selected,
+                                    bool differs) const {
+  QColor tint = palette::roleColour(pad ? PositionKind::Padding : kind);
+  tint.setAlpha(palette::theme() == palette::Theme::Dark ? 70 : 55);
+  p.fillRect(rc, tint);
+  if (pad) p.fillRect(rc, QBrush(graded ? palette::gradedPad() : palette::padding(), Qt::BDiagPattern));
+  p.fillRect(QRect(rc.left(), rc.top(), rc.width(), 5), palette::roleColour(pad ? PositionKind::Padding : kind));
+  QPen border(graded ? (pad ? palette::gradedPad() : palette::graded()) : palette::ignored());
+  border.setWidth(graded ? 3 : 1);
+  border.setStyle(graded ? Qt::SolidLine : Qt::DashLine);
+  p.setPen(border);
+  p.setBrush(Qt::NoBrush);
+  p.drawRect(rc.adjusted(1, 1, -2, -2));
+  if (differs) {
+    QPen d(QColor(0xc0, 0x00, 0xc0));
+    d.setWidth(3);
+    p.setPen(d);
+    p.drawRect(rc.adjusted(-2, -2, 1, 1));
+    QFont bold = font();
+    bold.setBold(true);
+    p.setFont(bold);
+    p.drawText(QRect(rc.right() - 14, rc.top() + 4, 14, 16), Qt::AlignCenter, QStringLiteral("\u2260"));
+  }
+  if (selected) {
+    QPen sel(palette().highlight().color());
+    sel.setWidth(3);
+    p.setPen(sel);
+    p.drawRect(rc.adjusted(-1, -1, 0, 0));
+  }
+}
+
+// A run's header chip: the role's colour, solid, the function's name (or the folded image token) in
+// bold, what the run is and its positions below.
+void TokenStripView::paintRunHeader(QPainter& p, const StripRun& run, QRect rc) const {
+  const PositionKind kind = run.kind == StripRun::Kind::ToolCall     ? PositionKind::ToolCall
+                            : run.kind == StripRun::Kind::ToolOutput ? PositionKind::Tool
+                                                                     : PositionKind::Image;
+  QColor tint = palette::roleColour(kind);
+  tint.setAlpha(palette::theme() == palette::Theme::Dark ? 120 : 100);
+  p.setPen(QPen(palette::roleColour(kind), 2));
+  p.setBrush(tint);
+  p.drawRoundedRect(rc.adjusted(1, 1, -2, -2), 6, 6);
+  p.setBrush(Qt::NoBrush);
+  QFont bold = font();
+  bold.setBold(true);
+  QFont small = font();
+  small.setPointSizeF(small.pointSizeF() * 0.8);
+  const QRect text(rc.left() + kPadX, rc.top() + chip_.textTop, rc.width() - 2 * kPadX, chip_.textH);
+  p.setPen(palette().text().color());
+  p.setFont(bold);
+  p.drawText(text, Qt::AlignLeft | Qt::AlignVCenter,
+             QFontMetrics(bold).elidedText(runTitle(run), Qt::ElideRight, text.width()));
+  p.setFont(small);
+  const QString what = run.kind == StripRun::Kind::ToolCall     ? tr("tool call")
+                       : run.kind == StripRun::Kind::ToolOutput ? tr("tool output")
+                                                                : tr("image: click to fold");
+  p.drawText(QRect(text.left(), rc.top() + chip_.line1Top, text.width(), chip_.smallH),
+             Qt::AlignLeft | Qt::AlignVCenter, what);
+  p.setPen(palette().placeholderText().color());
+  p.drawText(QRect(text.left(), rc.top() + chip_.line2Top, text.width(), chip_.smallH),
+             Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("%1\u2013%2").arg(run.begin).arg(run.end - 1));
 }
 
 void TokenStripView::paintEvent(QPaintEvent*) {
@@ -390,8 +567,14 @@ void TokenStripView::paintEvent(QPaintEvent*) {
   renderTo(p, viewport()->rect(), verticalScrollBar()->value());
 }
 
+// A folded image run unfolds (its first position selected); an unfolded one's header folds it.
 void TokenStripView::mousePressEvent(QMouseEvent* e) {
-  int hit = hitTest(e->position().toPoint());
+  if (const int k = hitRunHeader(e->position().toPoint()); k >= 0) {
+    if (runs_[size_t(k)].kind == StripRun::Kind::Image) setRunFolded(runs_[size_t(k)].begin, true);
+    return;
+  }
+  const int hit = hitTest(e->position().toPoint());
+  if (hit >= 0 && isFolded(hit)) setRunFolded(hit, false);
   if (hit >= 0) setSelectedPosition(hit);
 }
 
@@ -419,7 +602,7 @@ void TokenStripView::keyPressEvent(QKeyEvent* e) {
       break;
     }
     const QRect cur = chips_[size_t(selected_)].rect;
-    const int dy = e->key() == Qt::Key_Down ? chip_.height + kGap : -(chip_.height + kGap);
+    const int dy = e->key() == Qt::Key_Down ? chip_.height + kLineGap : -(chip_.height + kLineGap);
     const QPoint target(cur.center().x(), cur.center().y() + dy);
     int best = selected_;
     for (int t = selected_; t >= 0 && t<n; t += dy> 0 ? 1 : -1) {
@@ -442,13 +625,23 @@ QString TokenStripView::chipKey() {
   return tr("How to read a chip: the token on top (\u25c6: a special token); below it \u2713 L: its label is "
             "graded, it reaches the loss (thick solid border), or -100: ignored (dashed border); on the right A1 "
             "or A0: its attention_mask; on the last line its position and p14: its position id (shown when the "
-            "batch has position_ids); \u2260: it differs from the compared collator.");
+            "batch has position_ids); \u2260: it differs from the compared collator. A tool call's chips follow a "
+            "header chip naming the function (\u2699 name; \u21a9 name: its output); a run of image placeholder "
+            "tokens is one chip (\u25b8 <|image_pad|> \u00d7256) that unfolds on click.");
 }
 
 bool TokenStripView::viewportEvent(QEvent* e) {
   if (e->type() == QEvent::ToolTip) {
     auto* he = static_cast<QHelpEvent*>(e);
-    int hit = hitTest(he->pos());
+    if (const int k = hitRunHeader(he->pos()); k >= 0) {
+      QToolTip::showText(he->globalPos(), describeRun(runs_[size_t(k)]), viewport());
+      return true;
+    }
+    const int hit = hitTest(he->pos());
+    if (const StripRun* run = hit >= 0 && isFolded(hit) ? runOf(hit) : nullptr) {
+      QToolTip::showText(he->globalPos(), describeRun(*run), viewport());
+      return true;
+    }
     // Over a chip: that position; between chips: how to read one.
     QToolTip::showText(he->globalPos(), hit >= 0 ? describePosition(hit) : chipKey(), viewport());
     return true;

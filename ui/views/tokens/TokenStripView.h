@@ -1,9 +1,12 @@
 // The token strip: every position of one batch row as a chip showing its token, role, label
 // (graded vs -100), attention bit and position id. Lays chips out in wrapped lines and paints
-// only the visible ones, so 8,000+ positions scroll without stutter.
+// only the visible ones, so 8,000+ positions scroll without stutter. Shows whole lines of chips
+// only (the spare height below them stays empty) and scrolls by lines; tool runs get a header chip
+// with the function's name, image placeholder runs fold into one chip (StripRuns.h).
 #pragma once
 #include "core/data/Batch.h"
 #include "core/mask/MaskedLm.h"
+#include "ui/views/tokens/StripRuns.h"
 
 #include <QAbstractScrollArea>
 #include <QPainter>
@@ -37,8 +40,20 @@ public:
   QString describePosition(int position) const;
   // How to read a chip's glyphs (the tooltip between chips, F1's legend).
   static QString chipKey();
-  // Chip rectangle in viewport coordinates (for tests and hit testing).
+  // Chip rectangle in viewport coordinates (for tests and hit testing); inside a folded run, the
+  // run's one chip.
   QRect chipRect(int position) const;
+  // Height of one line of chips (chip and gap): the strip shows whole lines and scrolls by them.
+  int lineHeight() const { return chip_.height + kLineGap; }
+  // The runs drawn as one (StripRuns.h), in position order.
+  const std::vector<StripRun>& runs() const { return runs_; }
+  // The words on the run's header chip (or, folded, on its one chip), as painted.
+  QString runTitle(const StripRun& run) const;
+  // The header chip of the run beginning at position in viewport coordinates (empty: none shown).
+  QRect runHeaderRect(int position) const;
+  // Folds (or unfolds) the image run holding position; false when no image run holds it.
+  bool setRunFolded(int position, bool folded);
+  bool isFolded(int position) const; // position lies in a folded run
 
 Q_SIGNALS:
   void positionSelected(int position);
@@ -61,19 +76,31 @@ private:
   };
   static ChipGeometry chipGeometry(const QFont& font);
 
+  static constexpr int kLineGap = 4; // between chips and lines of chips
   struct Chip {
     QString text;         // shared with every chip of the same token id
     bool special = false; // painted bold with a ◆, so laid out with that font and prefix
     int footerKey = 0;    // the footer's shape, "index p<position id>" (FooterShape): its width
     int width = 0;        // content width for the font measured (before padding and the cap)
-    QRect rect;           // content coordinates
+    QRect rect;           // content coordinates (a folded run's positions share its one chip)
+    bool hidden = false;  // inside a folded run, not its first position: not painted
+    int run = -1;         // the run (runs_) this position begins, else -1
   };
   void rebuild();
   // Measures each chip's width once per font: text widths per distinct token, footer widths per
   // digit count (the footers' digits are tabular), so 128k chips cost a few hundred shapings.
   void measure();
   void relayout();
+  // Whole lines of chips in the viewport: the spare height goes to a bottom margin.
+  void fitWholeLines();
   int hitTest(QPoint viewportPos) const;
+  int hitRunHeader(QPoint viewportPos) const; // the run whose header chip is there, else -1
+  const StripRun* runOf(int position) const;  // the run holding position, else null
+  int headerWidth(const StripRun& run) const;
+  void paintChipFrame(QPainter& p, QRect rc, PositionKind kind, bool pad, bool graded, bool selected,
+                      bool differs) const;
+  void paintRunHeader(QPainter& p, const StripRun& run, QRect rc) const;
+  QString describeRun(const StripRun& run) const;
 
   const Batch* batch() const;
   int row() const;
@@ -85,6 +112,7 @@ private:
   std::vector<uint8_t> differenceFlags_; // [T] RowComparison flags; empty = not comparing
   int differences_ = 0;
   std::vector<Chip> chips_;
+  std::vector<StripRun> runs_;
   int selected_ = -1;
   int contentHeight_ = 0;
   ChipGeometry chip_;
