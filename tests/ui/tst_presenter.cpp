@@ -162,7 +162,7 @@ private Q_SLOTS:
   // On a 1024 x 768 projector the grid is what the audience reads: presenter mode gives it room
   // (the lint dock folds to its summary line and three lines of findings, the bottom docks' title
   // bars fold away; the legend's "outside the window" entry shows only while a band can appear), and
-  // leaving presenter mode gives the lint dock back its lists and its height.
+  // leaving presenter mode gives the lint dock back its height (its one line: the demo row has no findings).
   void presenterModeLeavesTheGridRoom() {
     Session s;
     QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
@@ -172,7 +172,7 @@ private Q_SLOTS:
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QTRY_VERIFY(w.dockSizesApplied());
     LintView* lint = w.lintView();
-    QVERIFY(lint->list()->isVisible());
+    QVERIFY(lint->quiet() && !lint->list()->isVisible()); // no findings: one line (test_fit_at_1024)
     const int lintBefore = w.dock(QStringLiteral("lint"))->height();
     w.setPresenterMode(true);
     QTRY_VERIFY(w.dockSizesApplied());
@@ -203,7 +203,7 @@ private Q_SLOTS:
     QTRY_VERIFY(g->height() >= 250);
 
     w.setPresenterMode(false);
-    QTRY_VERIFY(lint->list()->isVisible());
+    QTRY_VERIFY(lint->quiet()); // its one line again
     QTRY_VERIFY(w.dock(QStringLiteral("lint"))->height() >= lintBefore - 2);
   }
 

@@ -153,10 +153,13 @@ void MainWindow::createViews() {
   layout_->setQuietView(lint_->quiet() ? lint_ : nullptr);
   connect(lint_, &LintView::quietChanged, this, [this](bool quiet) { layout_->setQuietView(quiet ? lint_ : nullptr); });
   // Closing the teaching panel ends its step's BERT aside (the strip shows the batch's own chips
-  // again); a dock merely tabbed behind another is hidden too, but not isHidden().
+  // again). Judged once the event loop runs: a step re-docks the panel (hidden, then shown again).
   if (QDockWidget* steps = layout_->dock(QStringLiteral("teaching")))
     connect(steps, &QDockWidget::visibilityChanged, this, [this, steps](bool visible) {
-      if (!visible && steps->isHidden()) session_->setMaskedLmAside(false);
+      if (!visible)
+        QTimer::singleShot(0, this, [this, steps] {
+          if (steps->isHidden()) session_->setMaskedLmAside(false);
+        });
     });
 }
 

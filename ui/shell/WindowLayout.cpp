@@ -102,7 +102,7 @@ void WindowLayout::createDocks(const QHash<QString, QWidget*>& views) {
         return;
       if (!hasDockBeside(dock))
         QTimer::singleShot(0, this, [this, dock] { applyDefaultDockSizes(dock); });
-      else if (window_->tabifiedDockWidgets(dock).isEmpty())
+      else if (folded() && window_->tabifiedDockWidgets(dock).isEmpty())
         QTimer::singleShot(0, this, [this, dock] { growToShow(dock, true); });
     });
   }

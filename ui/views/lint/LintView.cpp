@@ -128,13 +128,15 @@ void LintView::setCompact(bool on) {
     static_cast<QVBoxLayout*>(layout())->insertWidget(1, summary_);
   else
     bar_->insertWidget(bar_->count() - 1, summary_, 1); // before the stretch
-  summary_->setSizePolicy(on ? QSizePolicy::Ignored : QSizePolicy::Preferred, QSizePolicy::Preferred);
   resizeCompactList();
   applyQuiet();
   applySizePolicy();
 }
 
 void LintView::applySizePolicy() {
+  // Compact or quiet, the summary never widens the panel (nor the window's least width): a longer
+  // line is cut at the dock's edge, whole in its tooltip.
+  summary_->setSizePolicy(compact_ || quiet_ ? QSizePolicy::Ignored : QSizePolicy::Preferred, QSizePolicy::Preferred);
   setSizePolicy(QSizePolicy::Preferred, compact_ || quiet_ ? QSizePolicy::Maximum : QSizePolicy::Preferred);
   updateGeometry();
 }

@@ -302,7 +302,8 @@ int TokenStripView::headerWidth(const StripRun& run) const {
   const int below = QFontMetrics(small).horizontalAdvance(run.kind == StripRun::Kind::Image && !run.folded
                                                               ? tr("image: click to fold")
                                                               : QStringLiteral("-100 \u00d70000 A1"));
-  return std::min(std::max(title, below) + 2 * kPadX, 320);
+  // Slack for glyphs (\u25b8, \u25c6) a fallback font draws wider than measured.
+  return std::min(std::max(title, below) + 2 * kPadX + 2 * QFontMetrics(bold).averageCharWidth(), 320);
 }
 
 int TokenStripView::hitRunHeader(QPoint p) const {
