@@ -145,7 +145,11 @@ std::vector<OptionInfo> options() {
       frameworkOption("default_system", OptionKind::OptionalString, nullptr,
                       "override the template's default system message"),
       frameworkOption("tool_format", OptionKind::OptionalString, nullptr,
-                      "tool format (function calling is not reproduced)"),
+                      "function-call format of function_call turns and the tools column (null: the template's "
+                      "own); default, glm4, llama3, mistral and qwen are reproduced, the others refused"),
+      frameworkOption("tool_date", OptionKind::OptionalString, nullptr,
+                      "(maskscope) the \"Today Date\" of the llama3 tool prompt, as \"26 Jul 2024\" "
+                      "(LLaMA-Factory writes the day of preparation; null: today)"),
       frameworkOption("ignore_pad_token_for_loss", OptionKind::Bool, true,
                       "labels padded with -100 (false: with the pad id)"),
       frameworkOption("max_samples", OptionKind::OptionalInt, nullptr, "keep the first N rows of the dataset", 1),

@@ -1,6 +1,7 @@
 // LLaMA-Factory's message encoding: slots -> ids, turns -> (prompt, response) pairs, and the reasoning
 // template's <think> rules, line by line after template.py (ff6d4d1).
 #include "core/frameworks/llamafactory/LlamaFactoryEncoder.h"
+#include "core/frameworks/llamafactory/LlamaFactoryTools.h"
 
 #include "core/util/Error.h"
 
@@ -51,8 +52,8 @@ Ids Encoder::toIds(const Slots& elements) const {
   return ids;
 }
 
-std::vector<EncodedMessage> Encoder::encodeMessages(const std::vector<LfMessage>& messages,
-                                                    const std::string& system) const {
+std::vector<EncodedMessage> Encoder::encodeMessages(const std::vector<LfMessage>& messages, const std::string& system,
+                                                    const std::string& tools) const {
   const std::string& sys = system.empty() ? t_.defaultSystem : system; // system or self.default_system
   const bool llama2 = t_.templateClass == TemplateClass::Llama2;
   std::vector<EncodedMessage> out;
@@ -62,8 +63,9 @@ std::vector<EncodedMessage> Encoder::encodeMessages(const std::vector<LfMessage>
     std::string systemText; // Llama2Template: fused into the first user message
     if (i == 0) {
       elements = t_.prefix;
-      if (!sys.empty()) {
-        Slots s = applySlots(t_.system, sys);
+      if (!sys.empty() || !tools.empty()) { // if system or tools
+        const std::string toolText = tools.empty() ? std::string() : formatTools(t_.toolsFormat, tools, t_.toolDate);
+        Slots s = applySlots(t_.system, sys + toolText);
         if (llama2) {
           systemText = s.empty() ? std::string() : s.front().text; // format_system.apply(...)[0]
         } else {
@@ -73,21 +75,28 @@ std::vector<EncodedMessage> Encoder::encodeMessages(const std::vector<LfMessage>
     }
     const std::string idx = std::to_string(i / 2);
     Slots part;
+    std::vector<std::string> calls;
     if (m.role == "user") {
       part = llama2 ? applySlots(t_.user, systemText + m.content) : applySlots(t_.user, m.content, &idx);
     } else if (m.role == "assistant") {
       part = applySlots(t_.assistant, m.content);
     } else if (m.role == "observation") {
       part = applySlots(t_.observation, m.content);
+    } else if (m.role == "function") {
+      // Template._encode passes thought_words and tool_call_words; Llama2Template._encode neither.
+      const std::pair<WordPair, WordPair> words{{t_.thoughtOpen, t_.thoughtClose}, {t_.toolCallOpen, t_.toolCallClose}};
+      FormattedCalls f = formatFunction(t_.functionFormat, m.content, llama2 ? nullptr : &words);
+      part = applySlots(t_.function, f.text);
+      calls = std::move(f.names);
     } else {
-      throw Error("message " + std::to_string(i) + " has role " + m.role +
-                  ": LLaMA-Factory's function-call formatting (tool_format) is not reproduced by maskscope");
+      throw Error("message " + std::to_string(i) + " has role " + m.role + " (LLaMA-Factory: Unexpected role)");
     }
     // Slots are tokenized one by one, so the lead-in's ids are a prefix of the message's.
     EncodedMessage em;
     em.leadIn = toIds(elements).size();
     elements.insert(elements.end(), part.begin(), part.end());
     em.ids = toIds(elements);
+    em.calls = std::move(calls);
     out.push_back(std::move(em));
   }
   return out;
@@ -121,15 +130,17 @@ std::string Encoder::removeThought(const std::string& content) const {
   return first == std::string::npos ? std::string() : out.substr(first);
 }
 
-std::vector<std::pair<EncodedMessage, EncodedMessage>>
-Encoder::encodeMultiturn(std::vector<LfMessage> messages, const std::string& system, bool discardingHistoryCot) const {
+std::vector<std::pair<EncodedMessage, EncodedMessage>> Encoder::encodeMultiturn(std::vector<LfMessage> messages,
+                                                                                const std::string& system,
+                                                                                const std::string& tools,
+                                                                                bool discardingHistoryCot) const {
   const bool reasoning = t_.templateClass == TemplateClass::Reasoning;
   if (reasoning && t_.enableThinking == false) // remove all cot
     for (size_t i = 1; i < messages.size(); i += 2) messages[i].content = removeThought(messages[i].content);
   if (reasoning && discardingHistoryCot) // keep the last turn's
     for (size_t i = 1; i + 2 < messages.size(); i += 2) messages[i].content = removeThought(messages[i].content);
 
-  std::vector<EncodedMessage> encoded = encodeMessages(messages, system);
+  std::vector<EncodedMessage> encoded = encodeMessages(messages, system, tools);
   if (reasoning) {
     std::vector<size_t> turns;
     if (discardingHistoryCot) {

@@ -25,6 +25,7 @@ using Ids = std::vector<int32_t>;
 struct EncodedMessage {
   Ids ids;
   size_t leadIn = 0;
+  std::vector<std::string> calls; // a function message: the functions it calls (FunctionFormatter's parse)
 };
 
 class Encoder {
@@ -33,12 +34,16 @@ public:
   Encoder(const Template& t, const Tokenizer& tokenizer, bool splitSpecialTokens = false);
 
   // Template._encode (Llama2Template._encode for the Llama-2 class): one id list per message; the
-  // first carries the prefix and the system text (system or the template's default_system).
-  std::vector<EncodedMessage> encodeMessages(const std::vector<LfMessage>& messages, const std::string& system) const;
+  // first carries the prefix and the system text (system or the template's default_system, then the
+  // tools as format_tools writes them); function messages go through format_function.
+  std::vector<EncodedMessage> encodeMessages(const std::vector<LfMessage>& messages, const std::string& system,
+                                             const std::string& tools = {}) const;
   // encode_multiturn: (prompt, response) per turn; ReasoningTemplate's thought handling included. The
   // prompt's leadIn counts the prefix/system ids of the first turn.
-  std::vector<std::pair<EncodedMessage, EncodedMessage>>
-  encodeMultiturn(std::vector<LfMessage> messages, const std::string& system, bool discardingHistoryCot) const;
+  std::vector<std::pair<EncodedMessage, EncodedMessage>> encodeMultiturn(std::vector<LfMessage> messages,
+                                                                         const std::string& system,
+                                                                         const std::string& tools,
+                                                                         bool discardingHistoryCot) const;
 
   const Template& tmpl() const { return t_; }
   const FixedTokens& tokens() const { return fixed_; }

@@ -6,7 +6,10 @@
 #include "core/frameworks/FrameworkToBatch.h"
 #include "core/frameworks/llamafactory/LlamaFactory.h"
 #include "core/frameworks/llamafactory/LlamaFactoryCollator.h"
+#include "core/frameworks/llamafactory/LlamaFactoryTools.h"
 #include "core/util/Error.h"
+
+#include <ctime>
 
 namespace maskscope {
 
@@ -15,6 +18,15 @@ namespace llamafactory {
 namespace {
 
 SourceLocation key(const FrameworkSpec& s, const std::string& k) { return {s.source, -1, -1, -1, k}; }
+
+// datetime.now().strftime("%d %b %Y"), the day Llama3ToolUtils writes into the tool prompt.
+std::string todayDate() {
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  char buf[32];
+  return std::string(buf, std::strftime(buf, sizeof buf, "%d %b %Y", &local));
+}
 
 // get_template_and_fix_tokenizer: the named template (or the tokenizer's own, parsed, or "empty"), with
 // the reasoning options and default_system applied.
@@ -35,6 +47,14 @@ Template resolveTemplate(const FrameworkContext& ctx) {
   } else {
     t = *builtinTemplate("empty");
   }
+  if (auto format = s.optionalString("tool_format")) {
+    try {
+      applyToolFormat(t, *format); // "Using tool format: ..."
+    } catch (const Error& e) {
+      throw Error(e.message(), key(s, "tool_format"));
+    }
+  }
+  t.toolDate = s.optionalString("tool_date").value_or(todayDate());
   if (auto system = s.optionalString("default_system")) t.defaultSystem = *system;
   if (t.templateClass == TemplateClass::Reasoning) {
     const OrderedJson& e = s.value("enable_thinking");
@@ -50,8 +70,6 @@ void checkStage(const FrameworkSpec& s) {
   if (s.string("stage") != "sft")
     throw Error("stage " + s.string("stage") + " builds another batch; maskscope reproduces LLaMA-Factory's sft stage",
                 key(s, "stage"));
-  if (s.optionalString("tool_format"))
-    throw Error("tool_format: LLaMA-Factory's function-call formatting is not reproduced", key(s, "tool_format"));
   const OrderedJson& v = s.value("val_size");
   if (!v.is_number() || v.get<double>() != 0)
     throw Error("val_size splits the rows at random (datasets' train_test_split): not reproduced; use 0",
@@ -137,6 +155,11 @@ std::vector<PreparedRow> prepareText(const std::vector<InputRow>& rows, Framewor
     examples.push_back(std::move(*c.example));
     which.push_back(long(i));
   }
+  bool tools = false;
+  for (const LfExample& e : examples) tools = tools || !e.tools.empty();
+  if (tools && t.toolsFormat == "llama3" && !s.optionalString("tool_date"))
+    ctx.facts.warnings.push_back("(maskscope) the llama3 tool prompt's \"Today Date\" is the day of preparation (" +
+                                 t.toolDate + "); set tool_date to the day LLaMA-Factory prepared the dataset");
   SupervisedDataset ds = prepareSupervised(enc, examples, which, supervisedOptions(s));
   for (const auto& [i, reason] : ds.dropped)
     ctx.facts.dropped.push_back({rows[size_t(i)].index, rows[size_t(i)].line, reason});

@@ -1,6 +1,7 @@
 // AlpacaDatasetConverter, SharegptDatasetConverter and OpenAIDatasetConverter (converter.py at ff6d4d1),
 // plus the example check of SupervisedDatasetProcessor.preprocess_dataset.
 #include "core/frameworks/llamafactory/LlamaFactoryRows.h"
+#include "core/frameworks/llamafactory/LlamaFactoryTools.h"
 
 #include "core/util/Error.h"
 
@@ -34,6 +35,16 @@ std::string requireString(const OrderedJson& v, const std::string& what) {
   return v.get<std::string>();
 }
 
+// example[tools] as the converters pass it on: LLaMA-Factory's _tools column is a string (datasets
+// fails to cast a list or an object into it; the openai converter dumps them first, see below).
+std::string toolsColumn(const OrderedJson& row, const DatasetFormat& f) {
+  const OrderedJson& tools = column(row, f.tools);
+  if (tools.is_null() || tools.is_string()) return stringOrEmpty(tools);
+  throw Error("the tools column \"" + f.tools + "\" is " + std::string(tools.type_name()) +
+              ", not a JSON string (LLaMA-Factory's sharegpt/alpaca _tools column is a string; formatting openai "
+              "dumps lists)");
+}
+
 LfExample alpaca(const OrderedJson& row, const DatasetFormat& f) {
   LfExample ex;
   if (!f.history.empty() && column(row, f.history).is_array()) {
@@ -55,7 +66,7 @@ LfExample alpaca(const OrderedJson& row, const DatasetFormat& f) {
   if (const OrderedJson& r = column(row, f.response); !f.response.empty() && r.is_string())
     ex.response.push_back({"assistant", r.get<std::string>()});
   ex.system = stringOrEmpty(column(row, f.system));
-  ex.tools = stringOrEmpty(column(row, f.tools));
+  ex.tools = toolsColumn(row, f);
   return ex;
 }
 
@@ -74,7 +85,7 @@ std::string roleOf(const DatasetFormat& f, const std::string& tag) {
 
 struct RawMessage {
   std::string tag;
-  OrderedJson content;
+  OrderedJson content, toolCalls; // toolCalls: message.get("tool_calls") (the openai converter reads it)
 };
 
 std::vector<RawMessage> rawMessages(const OrderedJson& row, const DatasetFormat& f) {
@@ -84,7 +95,8 @@ std::vector<RawMessage> rawMessages(const OrderedJson& row, const DatasetFormat&
   for (const OrderedJson& m : list) {
     if (!m.is_object() || !m.contains(f.roleTag) || !m[f.roleTag].is_string())
       throw Error("a message has no string \"" + f.roleTag + "\"");
-    out.push_back({m[f.roleTag].get<std::string>(), m.contains(f.contentTag) ? m[f.contentTag] : OrderedJson()});
+    out.push_back({m[f.roleTag].get<std::string>(), m.contains(f.contentTag) ? m[f.contentTag] : OrderedJson(),
+                   m.contains("tool_calls") ? m["tool_calls"] : OrderedJson()});
   }
   return out;
 }
@@ -110,8 +122,28 @@ ConvertedRow alignAndSplit(const std::vector<std::pair<std::string, OrderedJson>
     ex.response.assign(aligned.end() - 1, aligned.end());
   }
   ex.system = std::move(system);
-  ex.tools = stringOrEmpty(column(row, f.tools));
+  if (!byRoleName) ex.tools = toolsColumn(row, f); // the openai converter reads them itself
   return {ex, {}};
+}
+
+// OpenAIDatasetConverter's tail: a tools list or dict dumped to a string, and "detailed thinking off"
+// added to the system prompt of rows without tools (converter.py at ff6d4d1 does it for every row).
+void openaiToolsAndSystem(LfExample& ex, const OrderedJson& row, const DatasetFormat& f) {
+  const OrderedJson& tools = column(row, f.tools);
+  if (tools.is_array() || tools.is_object()) {
+    ex.tools = pyJsonDumps(tools);
+  } else if (!tools.is_null() && !tools.is_string()) {
+    throw Error("the tools column is " + std::string(tools.type_name()) + " (LLaMA-Factory's json.loads fails on it)");
+  }
+  const std::string shortPrompt = "detailed thinking off";
+  if (ex.system.empty()) {
+    if (ex.tools.empty()) ex.system = shortPrompt;
+  } else if (ex.tools.empty()) {
+    if (ex.system.find("detailed thinking on") == std::string::npos && ex.system.find(shortPrompt) == std::string::npos)
+      ex.system += "\n" + shortPrompt;
+  } else {
+    ex.system += "\n";
+  }
 }
 
 ConvertedRow sharegpt(const OrderedJson& row, const DatasetFormat& f, bool openai) {
@@ -129,9 +161,22 @@ ConvertedRow sharegpt(const OrderedJson& row, const DatasetFormat& f, bool opena
     for (size_t i = start; i < raw.size(); ++i) messages.emplace_back(raw[i].tag, raw[i].content);
     return alignAndSplit(messages, system, row, f, false);
   }
-  // OpenAI: consecutive tool messages join into one observation; assistant tool_calls are refused.
+  // OpenAI: an assistant (or function) message with tool_calls becomes a function message holding
+  // json.dumps([call["function"] for call in tool_calls]); consecutive tool messages join into one
+  // observation (tool messages after the last other message are lost, as upstream).
   std::vector<std::string> toolResponses;
   for (size_t i = start; i < raw.size(); ++i) {
+    if ((raw[i].tag == f.assistantTag || raw[i].tag == f.functionTag) && truthy(raw[i].toolCalls)) {
+      if (!raw[i].toolCalls.is_array()) throw Error("tool_calls is not a list (LLaMA-Factory fails on it)");
+      OrderedJson functions = OrderedJson::array();
+      for (const OrderedJson& call : raw[i].toolCalls) {
+        if (!call.is_object() || !call.contains("function"))
+          throw Error("a tool call has no \"function\" (LLaMA-Factory raises KeyError)");
+        functions.push_back(call["function"]);
+      }
+      raw[i].content = pyJsonDumps(functions);
+      raw[i].tag = f.functionTag;
+    }
     if (raw[i].tag == f.observationTag) {
       toolResponses.push_back(requireString(raw[i].content, "a tool message's content"));
       continue;
@@ -143,17 +188,27 @@ ConvertedRow sharegpt(const OrderedJson& row, const DatasetFormat& f, bool opena
       messages.emplace_back("observation", joined);
       toolResponses.clear();
     }
-    messages.emplace_back(roleOf(f, raw[i].tag), raw[i].content);
+    const std::string role = roleOf(f, raw[i].tag);
+    if (role.empty()) throw Error("role " + raw[i].tag + " is none of the dataset's tags (LLaMA-Factory: KeyError)");
+    messages.emplace_back(role, raw[i].content);
   }
-  return alignAndSplit(messages, system, row, f, true);
+  ConvertedRow out = alignAndSplit(messages, system, row, f, true);
+  if (out.example) openaiToolsAndSystem(*out.example, row, f);
+  return out;
 }
 
 } // namespace
 
 DatasetFormat inferDatasetFormat(const OrderedJson& row) {
   DatasetFormat f;
+  const bool tools = row.is_object() && row.contains("tools");
   if (row.is_object() && row.contains("messages") && !row.contains("conversations")) {
-    f.formatting = "sharegpt";
+    // tool_calls are read by the openai converter only (the sharegpt one keeps the empty content).
+    bool calls = tools;
+    if (row["messages"].is_array())
+      for (const OrderedJson& m : row["messages"]) calls = calls || (m.is_object() && m.contains("tool_calls"));
+    f.formatting = calls ? "openai" : "sharegpt";
+    if (tools) f.tools = "tools";
     f.messages = "messages";
     f.roleTag = "role";
     f.contentTag = "content";
@@ -163,6 +218,7 @@ DatasetFormat inferDatasetFormat(const OrderedJson& row) {
     f.systemTag = "system";
   } else if (row.is_object() && row.contains("conversations")) {
     f.formatting = "sharegpt";
+    if (tools) f.tools = "tools"; // data/README.md's sharegpt declaration names the tools column
   }
   return f;
 }

@@ -23,8 +23,10 @@ struct DatasetFormat {
 };
 
 // The format LLaMA-Factory users declare for a row of this shape: alpaca for instruction/output rows,
-// sharegpt's defaults for "conversations", and sharegpt with the OpenAI tags (role/content/user/
-// assistant/system/tool) for "messages" rows, as LLaMA-Factory's data/README.md shows.
+// sharegpt's defaults for "conversations" (with the "tools" column when the row has one), and sharegpt
+// with the OpenAI tags (role/content/user/assistant/system/tool) for "messages" rows, as LLaMA-Factory's
+// data/README.md shows; "messages" rows with tool_calls or tools take formatting openai, the converter
+// that reads them.
 DatasetFormat inferDatasetFormat(const OrderedJson& row);
 // Applies a spec's "formatting", "columns" and "tags" objects on top of f; throws Error naming the key.
 void applyDatasetInfo(DatasetFormat& f, const OrderedJson& formatting, const OrderedJson& columns,

@@ -3,6 +3,7 @@
 #include "core/frameworks/llamafactory/LlamaFactorySupervised.h"
 
 #include "core/data/Batch.h"
+#include "core/data/ToolNames.h"
 #include "core/util/Error.h"
 
 #include <algorithm>
@@ -49,23 +50,39 @@ std::vector<std::vector<int64_t>> greedyKnapsack(std::vector<int64_t> lengths, i
 
 namespace {
 
+// The functions a message calls as one tool name ("a, b" for parallel calls); 0 for none.
+uint16_t callName(const std::vector<std::string>& calls) {
+  std::string joined;
+  for (const std::string& c : calls) joined += (joined.empty() ? "" : ", ") + c;
+  return internToolName(joined);
+}
+
 // What maskscope knows of each id of a (prompt, response) pair: the first prompt's lead-in is the
-// system turn, the rest of a prompt the user's (or a tool's), the response the assistant's reply
-// whose last id closes it; truncated pairs keep the roles of the ids that survive.
-std::vector<PositionMeta> pairMeta(const EncodedMessage& source, size_t sourceLen, const LfMessage& prompt,
-                                   size_t targetLen, size_t targetFull, int32_t turn, int32_t promptIndex) {
+// system turn (the tools' description included), the rest of a prompt the user's or, for an
+// observation, the output of the functions the previous turn called; the response the assistant's reply
+// (a function message: its tool calls) whose last id closes it; truncated pairs keep the roles of the ids
+// that survive.
+std::vector<PositionMeta> pairMeta(const std::pair<EncodedMessage, EncodedMessage>& pair, size_t sourceLen,
+                                   const LfMessage& prompt, const LfMessage& response, uint16_t outputOf,
+                                   size_t targetLen, int32_t turn, int32_t promptIndex) {
+  const EncodedMessage& source = pair.first;
+  const size_t targetFull = pair.second.ids.size();
+  const bool call = response.role == "function";
+  const uint16_t called = call ? callName(pair.second.calls) : 0;
   std::vector<PositionMeta> meta;
   for (size_t i = 0; i < sourceLen; ++i) {
     PositionMeta m;
-    m.kind = i < source.leadIn ? PositionKind::System
-                               : (prompt.role == "observation" ? PositionKind::Tool : PositionKind::User);
+    const bool observation = prompt.role == "observation";
+    m.kind = i < source.leadIn ? PositionKind::System : (observation ? PositionKind::Tool : PositionKind::User);
     m.messageIndex = i < source.leadIn ? -1 : promptIndex;
     m.turn = turn;
+    if (observation && i >= source.leadIn) m.toolName = outputOf;
     meta.push_back(m);
   }
   for (size_t i = 0; i < targetLen; ++i) {
     PositionMeta m;
-    m.kind = PositionKind::Assistant;
+    m.kind = call ? PositionKind::ToolCall : PositionKind::Assistant;
+    m.toolName = called;
     m.messageIndex = promptIndex + 1;
     m.turn = turn;
     m.reply = true;
@@ -87,7 +104,11 @@ EncodedExample encodeExample(const Encoder& enc, const LfExample& ex, const Supe
   std::vector<LfMessage> messages = ex.prompt;
   messages.insert(messages.end(), ex.response.begin(), ex.response.end());
   const bool discardingHistoryCot = o.maskHistory && !t.preserveThinking;
-  auto pairs = enc.encodeMultiturn(messages, ex.system, discardingHistoryCot);
+  auto pairs = enc.encodeMultiturn(messages, ex.system, ex.tools, discardingHistoryCot);
+  // The output an observation holds: the functions the turn before it called.
+  std::vector<uint16_t> outputOf(pairs.size(), 0);
+  for (size_t i = 1; i < pairs.size(); ++i)
+    if (messages[2 * i - 1].role == "function") outputOf[i] = callName(pairs[i - 1].second.calls);
   std::vector<int32_t> turnOf(pairs.size());
   for (size_t i = 0; i < pairs.size(); ++i) turnOf[i] = int32_t(i);
   int64_t totalLength = t.efficientEos ? 1 : 0;
@@ -134,8 +155,9 @@ EncodedExample encodeExample(const Encoder& enc, const LfExample& ex, const Supe
     if (targetLen < int64_t(fullTarget.size()))
       note("turn " + std::to_string(k + 1) + "'s reply cut from " + std::to_string(fullTarget.size()) + " to " +
            std::to_string(targetLen) + " tokens");
-    std::vector<PositionMeta> meta = pairMeta(pairs[turn].first, size_t(sourceLen), messages[size_t(2 * k)],
-                                              size_t(targetLen), fullTarget.size(), k, 2 * k);
+    std::vector<PositionMeta> meta =
+        pairMeta(pairs[turn], size_t(sourceLen), messages[size_t(2 * k)], messages[size_t(2 * k + 1)],
+                 outputOf[size_t(k)], size_t(targetLen), k, 2 * k);
     prependOrAppend(out.inputIds, ids, o.maskHistory); // reversed turns are prepended
     prependOrAppend(out.labels, labels, o.maskHistory);
     prependOrAppend(out.meta, meta, o.maskHistory);

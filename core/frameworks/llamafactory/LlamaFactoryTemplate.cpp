@@ -1,6 +1,7 @@
 // LLaMA-Factory's registered templates as data (copied slot by slot from template.py at ff6d4d1), the
 // defaults register_template fills in, and fix_special_tokens.
 #include "core/frameworks/llamafactory/LlamaFactoryTemplate.h"
+#include "core/frameworks/llamafactory/LlamaFactoryTools.h"
 
 #include "core/util/Error.h"
 
@@ -18,6 +19,8 @@ Slot eos() { return {Slot::Kind::Eos, {}}; }
 struct Registration {
   std::string name;
   Slots user, assistant, system, observation, prefix;
+  Slots function;         // format_function's slots when the template names them
+  std::string toolFormat; // the tool_format of its format_function and format_tools; empty: "default"
   std::string defaultSystem;
   std::vector<std::string> stopWords;
   bool efficientEos = false, replaceEos = false;
@@ -37,6 +40,9 @@ Template registered(Registration r) {
   t.assistant = r.assistant.empty() ? defaultAssistant : r.assistant;
   t.system = r.system.empty() ? defaultUser : r.system;
   t.observation = !r.observation.empty() ? r.observation : t.user; // format_observation or format_user
+  // default_function_formatter: FunctionFormatter(format_assistant.slots or default_slots, "default").
+  t.function = !r.function.empty() ? r.function : !r.assistant.empty() ? r.assistant : defaultAssistant;
+  if (!r.toolFormat.empty()) t.functionFormat = t.toolsFormat = r.toolFormat;
   t.prefix = r.prefix;
   t.defaultSystem = r.defaultSystem;
   t.stopWords = r.stopWords;
@@ -63,6 +69,8 @@ Registration qwenFamily(std::string name, TemplateClass cls, std::string default
           .assistant = {text(kImAssistant)},
           .system = {text(kImSystem)},
           .observation = {text(kQwenObservation)},
+          .function = {text(kImAssistant)},
+          .toolFormat = "qwen",
           .defaultSystem = std::move(defaultSystem),
           .stopWords = {"<|im_end|>"},
           .replaceEos = true,
@@ -118,6 +126,8 @@ std::map<std::string, Template, std::less<>> buildTemplates() {
                   .observation = {text("<|start_header_id|>ipython<|end_header_id|>\n\n{{content}}<|eot_id|>"
                                        "<|start_header_id|>assistant<|end_header_id|>\n\n")},
                   .prefix = {bos()},
+                  .function = {text("{{content}}<|eot_id|>")},
+                  .toolFormat = "llama3",
                   .stopWords = {"<|eot_id|>", "<|eom_id|>"},
                   .replaceEos = true});
   regs.push_back({.name = "mistral",
@@ -126,6 +136,8 @@ std::map<std::string, Template, std::less<>> buildTemplates() {
                   .system = {text("{{content}}\n\n")},
                   .observation = {text("[TOOL_RESULTS] {\"content\": {{content}}}[/TOOL_RESULTS]")},
                   .prefix = {bos()},
+                  .function = {text("[TOOL_CALLS] {{content}}"), eos()},
+                  .toolFormat = "mistral",
                   .cls = TemplateClass::Llama2});
   regs.push_back(
       qwenFamily("qwen", TemplateClass::Plain, "You are Qwen, created by Alibaba Cloud. You are a helpful assistant."));
@@ -163,6 +175,12 @@ std::vector<std::string> builtinTemplateNames() {
   std::vector<std::string> names;
   for (const auto& [name, t] : templates()) names.push_back(name);
   return names;
+}
+
+void applyToolFormat(Template& t, const std::string& toolFormat) {
+  requireToolFormat(toolFormat);
+  t.function = t.efficientEos ? Slots{text("{{content}}")} : Slots{text("{{content}}"), eos()}; // default_slots
+  t.functionFormat = t.toolsFormat = toolFormat;
 }
 
 Slots applySlots(const Slots& slots, const std::string& content, const std::string* idx) {

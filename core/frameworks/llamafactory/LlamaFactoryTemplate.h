@@ -32,6 +32,13 @@ enum class TemplateClass { Plain, Llama2, Reasoning };
 struct Template {
   std::string name;
   Slots user, assistant, system, observation, prefix;
+  // format_function's slots and the tool_format of its FunctionFormatter and of format_tools
+  // (tool_utils.py's TOOLS key; "default" unless the template names one or the config sets tool_format).
+  Slots function;
+  std::string functionFormat = "default", toolsFormat = "default";
+  std::string toolCallOpen = "<tool_call>", toolCallClose = "</tool_call>"; // tool_call_words
+  // The "Today Date" Llama3ToolUtils writes (datetime.now(), "%d %b %Y"): maskscope's tool_date option.
+  std::string toolDate;
   std::string defaultSystem;
   std::vector<std::string> stopWords;
   std::string thoughtOpen = "<think>\n", thoughtClose = "\n</think>\n\n"; // thought_words
@@ -54,6 +61,11 @@ std::vector<std::string> builtinTemplateNames();
 // when the config names no template (rendering probe conversations with "{{content}}" as content).
 // Throws Error when the template cannot render the probes.
 Template parseTemplate(const ChatTemplate& jinja, const Tokenizer& tokenizer);
+
+// get_template_and_fix_tokenizer with data_args.tool_format set: format_function becomes
+// FunctionFormatter(default_slots, tool_format) (the assistant's slots are not used) and format_tools
+// ToolFormatter(tool_format). Throws Error for a format LLaMA-Factory or maskscope does not know.
+void applyToolFormat(Template& t, const std::string& toolFormat);
 
 // StringFormatter.apply: every "{{name}}" of a text slot replaced once by its value, in argument order.
 Slots applySlots(const Slots& slots, const std::string& content, const std::string* idx = nullptr);

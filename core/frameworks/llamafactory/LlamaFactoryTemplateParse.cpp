@@ -91,6 +91,7 @@ Template parseTemplate(const ChatTemplate& jinja, const Tokenizer& tokenizer) {
   t.assistant = {{Slot::Kind::Text, assistantSlot}};
   t.system = {{Slot::Kind::Text, systemSlot}};
   t.observation = t.user;
+  t.function = t.assistant; // FunctionFormatter(slots=[assistant_slot], tool_format="default")
   if (!prefix.empty()) t.prefix = {{Slot::Kind::Text, prefix}};
   t.defaultSystem = defaultSystem;
   t.templateClass = reasoning ? TemplateClass::Reasoning : TemplateClass::Plain;
