@@ -282,7 +282,55 @@ def cases(ns):
                     f"and two tool messages, template {template}",
                     "formatting openai: 'detailed thinking off' is appended to a system without tools",
                     spec, openai_rows, "openai", openai_attr, model))
+    # FunctionFormatter's tool_call_words and thought_words paths (qwen3 passes both), the Llama-2 class
+    # (mistral) that passes neither, and the default tool prompt on a schema with enum, items, a wrapped
+    # tool and a non-string type (written with Python's str()).
+    call = json.dumps(ns["FUNCTION"])
+    words_rows = [{"conversations": [{"from": "human", "value": "Call it."},
+                                     {"from": "function_call", "value": f"I will call it.\n<tool_call>{call}</tool_call>"},
+                                     {"from": "observation", "value": "42"},
+                                     {"from": "function_call", "value": f"<think>\nOnce more.\n</think>\n\n{call}"},
+                                     {"from": "observation", "value": "43"},
+                                     {"from": "gpt", "value": "Done."}], "tools": tools}]
+    for template, model in (("qwen3", "qwen3"), ("mistral", "llama2")):
+        spec = {"framework": "llamafactory", "template": template}
+        out.append((f"function_words_{template}", "formatter.py::FunctionFormatter.apply (tool_call_words, "
+                    f"thought_words) through template {template}", "text around a <tool_call> block or a thought is "
+                    "kept; the Llama-2 class passes no words, so its calls must be bare JSON" if template == "qwen3"
+                    else "the Llama-2 class passes no words: the text is parsed as JSON as a whole",
+                    spec, [words_rows[0] if template == "qwen3" else formatter_row(call)], "sharegpt", sharegpt_tools,
+                    model))
+    schema = [{"type": "function", "function": {"name": "pick", "description": "Pick one", "parameters": {
+        "type": "object", "properties": {
+            "colour": {"type": "string", "enum": ["red", "green"], "description": "the colour"},
+            "sizes": {"type": "array", "items": {"type": "integer"}},
+            "note": {"type": ["string", "null"]},
+            "weight": {"type": "number", "description": 1.5}},
+        "required": ["colour", "sizes"]}}},
+        {"name": "noop", "parameters": {"type": "object", "properties": {}}}]
+    row = {"conversations": [{"from": "human", "value": "Pick red."},
+                             {"from": "function_call", "value": json.dumps({"name": "pick", "arguments": {
+                                 "colour": "red", "sizes": [1, 2], "weight": 1.0, "note": None}})},
+                             {"from": "observation", "value": "ok"}, {"from": "gpt", "value": "Picked."}],
+           "system": "Be brief.", "tools": json.dumps(schema, ensure_ascii=False)}
+    for fmt, template, model in (("default", "chatml", "qwen3"), ("qwen", "qwen", "qwen3"),
+                                 ("llama3", "llama3", "llama3"), ("mistral", "mistral", "llama2"),
+                                 ("glm4", "qwen", "qwen3")):
+        spec = {"framework": "llamafactory", "template": template, "tool_format": fmt, "tool_date": TOOL_DATE,
+                "columns": {"messages": "conversations", "system": "system", "tools": "tools"}}
+        out.append((f"schema_{fmt}", f"tool_utils.py {fmt} formatters on a schema with enum, items, a wrapped tool, a "
+                    "list type and float values", "system and tools joined into the system turn",
+                    spec, [row], "sharegpt", attr(tools="tools", system="system"), model))
     return out
+
+
+# Refused: written without running LLaMA-Factory (an unknown format is its own ValueError; the others
+# it runs but maskscope does not reproduce).
+REFUSALS = [
+    ("refused_tool_format_unknown", {"tool_format": "nope"}, ["Tool utils `nope` not found."]),
+    ("refused_tool_format_gemma4", {"tool_format": "gemma4"},
+     ["tool_format gemma4", "not reproduced by maskscope", "reproduced: default, glm4, llama3, mistral, qwen"]),
+]
 
 
 def main():
@@ -304,6 +352,15 @@ def main():
                 "spec": spec, "rows": rows, "args": ["--tokenizer", f"$TOKENIZERS/{model}", "--stage", "prepared"],
                 "compare_keys": ["input_ids", "labels"], "expected_rows": expected}
         with open(os.path.join(OUT, name + ".json"), "w", encoding="utf-8") as f:  # a key a line
+            f.write("{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}"
+                                        for k, v in case.items()) + "\n}\n")
+        written += 1
+    for name, extra, stderr in REFUSALS:
+        case = {"upstream": f"{SOURCE}: tool_utils.py get_tool_utils / TOOLS",
+                "note": "refused by name, exit 2", "spec": {"framework": "llamafactory", "template": "qwen", **extra},
+                "rows": glaive_rows(MIRROR, 1), "args": ["--tokenizer", "$TOKENIZERS/qwen3", "--stage", "prepared"],
+                "exit": 2, "stderr_contains": stderr}
+        with open(os.path.join(OUT, name + ".json"), "w", encoding="utf-8") as f:
             f.write("{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}"
                                         for k, v in case.items()) + "\n}\n")
         written += 1
