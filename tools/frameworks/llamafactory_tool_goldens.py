@@ -34,14 +34,18 @@ OUT = os.path.join(ROOT, "tests", "data", "frameworks", "llamafactory-0.9.6.dev0
 CACHE = os.environ.get("MASKSCOPE_TOKENIZER_CACHE", os.path.expanduser("~/.cache/maskscope/tokenizers"))
 COMMIT = "ff6d4d1"
 SOURCE = f"LLaMA-Factory v0.9.6.dev0 ({COMMIT})"
-UPSTREAM = ["data/formatter.py", "data/tool_utils.py", "data/template.py", "data/converter.py",
+UPSTREAM = ["data/formatter.py", "data/tool_utils.py", "data/template.py", "data/converter.py", "data/mm_plugin.py",
             "data/processor/supervised.py", "data/processor/processor_utils.py"]
 TOOL_DATE = "26 Jul 2024"
 
 STUBS = {
     "__init__.py": "",
     "extras/__init__.py": "",
-    "extras/constants.py": "IGNORE_INDEX = -100\n",
+    "extras/constants.py": ("IGNORE_INDEX = -100\nIMAGE_PLACEHOLDER = '<image>'\nVIDEO_PLACEHOLDER = '<video>'\n"
+                            "AUDIO_PLACEHOLDER = '<audio>'\n"),
+    "extras/packages.py": ("def is_pillow_available():\n    return True\n"
+                           "def is_pyav_available():\n    return False\n"
+                           "def is_transformers_version_greater_than(v):\n    return True\n"),
     "extras/logging.py": (
         "class _L:\n"
         "    def __getattr__(self, name):\n"
@@ -59,16 +63,69 @@ STUBS = {
         "class Role(StrEnum):\n"
         "    USER = 'user'\n    ASSISTANT = 'assistant'\n    SYSTEM = 'system'\n"
         "    FUNCTION = 'function'\n    OBSERVATION = 'observation'\n"),
-    # mm_plugin.py imports transformers; the base plugin of text templates changes nothing.
-    "data/mm_plugin.py": (
-        "class BasePlugin:\n"
-        "    def process_messages(self, messages, images, videos, audios, processor):\n"
-        "        return [dict(m) for m in messages]\n"
-        "    def process_token_ids(self, input_ids, labels, images, videos, audios, tokenizer, processor):\n"
-        "        return input_ids, labels\n"
-        "def get_mm_plugin(name, **kwargs):\n"
-        "    return BasePlugin()\n"),
 }
+
+
+class FakeImage:
+    """What mm_plugin.py reads of a PIL image: its size, mode, resize and convert (no pixels)."""
+
+    def __init__(self, width, height):
+        self.width, self.height, self.mode = width, height, "RGB"
+
+    def resize(self, size):
+        return FakeImage(*size)
+
+    def convert(self, mode):
+        return self
+
+
+def smart_resize(height, width, factor=28, min_pixels=56 * 56, max_pixels=28 * 28 * 1280):
+    """transformers' models/qwen2_vl/image_processing_qwen2_vl.py smart_resize, transcribed (transformers is
+    not installed here); the defaults are Qwen2VLImageProcessor's."""
+    import math
+    if max(height, width) / min(height, width) > 200:
+        raise ValueError("absolute aspect ratio must be smaller than 200")
+    h_bar = round(height / factor) * factor
+    w_bar = round(width / factor) * factor
+    if h_bar * w_bar > max_pixels:
+        beta = math.sqrt((height * width) / max_pixels)
+        h_bar = max(factor, math.floor(height / beta / factor) * factor)
+        w_bar = max(factor, math.floor(width / beta / factor) * factor)
+    elif h_bar * w_bar < min_pixels:
+        beta = math.sqrt(min_pixels / (height * width))
+        h_bar = math.ceil(height * beta / factor) * factor
+        w_bar = math.ceil(width * beta / factor) * factor
+    return h_bar, w_bar
+
+
+class Qwen2VLImageProcessor:
+    """image_grid_thw as Qwen2VLImageProcessor computes it: (1, h/14, w/14) after smart_resize."""
+    merge_size, patch_size, temporal_patch_size = 2, 14, 2
+
+    def __call__(self, images, return_tensors=None):
+        import torch
+        grids = []
+        for im in images:
+            h, w = smart_resize(im.height, im.width)
+            grids.append([1, h // 14, w // 14])
+        return {"image_grid_thw": torch.tensor(grids, dtype=torch.long)}
+
+
+def stub_media_modules():
+    """The third-party modules mm_plugin.py imports at its top, as empty stand-ins (torch is real)."""
+    for name in ("torchaudio", "transformers", "transformers.image_utils", "transformers.models",
+                 "transformers.models.mllama", "transformers.models.mllama.processing_mllama", "transformers.video_utils",
+                 "PIL", "PIL.Image"):
+        sys.modules[name] = types.ModuleType(name)
+    iu = sys.modules["transformers.image_utils"]
+    for f in ("get_image_size", "is_valid_image", "make_flat_list_of_images", "to_numpy_array"):
+        setattr(iu, f, lambda *a, **k: None)
+    pm = sys.modules["transformers.models.mllama.processing_mllama"]
+    pm.convert_sparse_cross_attention_mask_to_dense = pm.get_cross_attention_token_mask = lambda *a, **k: None
+    sys.modules["transformers.video_utils"].make_batched_videos = lambda *a, **k: None
+    sys.modules["PIL"].Image = sys.modules["PIL.Image"]
+    sys.modules["PIL.Image"].Image = FakeImage
+    sys.modules["PIL.Image"].open = lambda *a, **k: (_ for _ in ()).throw(RuntimeError("no files are opened"))
 
 
 def load_upstream(mirror):
@@ -85,6 +142,7 @@ def load_upstream(mirror):
         with open(os.path.join(pkg, rel), "w") as f:
             f.write(text)
     sys.path.insert(0, tmp)
+    stub_media_modules()
     mods = types.SimpleNamespace()
     for name in ("formatter", "tool_utils", "template", "converter", "processor.supervised"):
         setattr(mods, name.split(".")[-1], importlib.import_module("llamafactory.data." + name))
@@ -179,6 +237,15 @@ def attr(**columns):
     return types.SimpleNamespace(**a)
 
 
+def processor_for(spec):
+    """The processor LLaMA-Factory loads for a VL template, with patch_processor's image_max/min_pixels."""
+    if spec.get("template") != "qwen2_vl":
+        return None
+    return types.SimpleNamespace(image_processor=Qwen2VLImageProcessor(),
+                                 image_max_pixels=spec.get("image_max_pixels", 768 * 768),
+                                 image_min_pixels=spec.get("image_min_pixels", 32 * 32), model_input_names=[])
+
+
 def prepare(lf, tok, rows, spec, formatting, dataset_attr):
     """align_dataset (the converter) then SupervisedDatasetProcessor.preprocess_dataset, as run_sft runs them."""
     data_args = types.SimpleNamespace(template=spec.get("template"), tool_format=spec.get("tool_format"),
@@ -194,9 +261,12 @@ def prepare(lf, tok, rows, spec, formatting, dataset_attr):
         template = lf.template.get_template_and_fix_tokenizer(tok, data_args)
         converter = lf.converter.get_dataset_converter(formatting, dataset_attr, data_args)
         converted = [converter(r) for r in rows]
+        for c in converted:  # the images LLaMA-Factory would open: their sizes
+            if c["_images"]:
+                c["_images"] = [FakeImage(i["width"], i["height"]) for i in c["_images"]]
         examples = {k: [c[k] for c in converted] for k in converted[0]}
-        processor = lf.supervised.SupervisedDatasetProcessor(template=template, tokenizer=tok, processor=None,
-                                                             data_args=data_args)
+        processor = lf.supervised.SupervisedDatasetProcessor(template=template, tokenizer=tok,
+                                                             processor=processor_for(spec), data_args=data_args)
         out = processor.preprocess_dataset(examples)
     finally:
         lf.template.TEMPLATES[data_args.template] = saved
@@ -324,6 +394,30 @@ def cases(ns):
     return out
 
 
+def image_cases():
+    """Qwen2VLPlugin on rows shaped like LLaMA-Factory's data/mllm_demo.json, images given by their size."""
+    def row(sizes, texts=("<image>What is this?", "A cat.")):
+        return {"messages": [{"role": "user", "content": texts[0]}, {"role": "assistant", "content": texts[1]}],
+                "images": [{"path": f"{i}.jpg", "width": w, "height": h} for i, (w, h) in enumerate(sizes)]}
+    mllm_attr = attr(messages="messages", role_tag="role", content_tag="content", user_tag="user",
+                     assistant_tag="assistant", observation_tag="tool", system_tag="system", images="images")
+    rows = [row([(448, 448)]),  # 256 image tokens (the issue's example)
+            row([(1920, 1080), (30, 2000)], ("Compare <image> and <image>.", "The first is wider.")),
+            row([(10, 10)]),  # scaled up to image_min_pixels, then to 28 a side
+            {"messages": [{"role": "user", "content": "<image>Who?"}, {"role": "assistant", "content": "Kane."},
+                          {"role": "user", "content": "Doing what?<image>"}, {"role": "assistant", "content": "Celebrating."}],
+             "images": [{"path": "1.jpg", "width": 640, "height": 480}, {"path": "1.jpg", "width": 640, "height": 480}]}]
+    out = []
+    for name, extra in (("", {}), ("_train_on_prompt", {"train_on_prompt": True}),
+                        ("_max_pixels_65536", {"image_max_pixels": 65536}), ("_mask_history", {"mask_history": True})):
+        spec = {"framework": "llamafactory", "template": "qwen2_vl", **extra}
+        out.append((f"images_qwen2_vl{name}", "mm_plugin.py::Qwen2VLPlugin.process_messages on data/mllm_demo.json-"
+                    "shaped rows, template qwen2_vl", "each <image> becomes <|vision_start|> + <|image_pad|> x "
+                    "(h/28)(w/28) after image_max/min_pixels and smart_resize + <|vision_end|>, in the prompt (-100 "
+                    "unless train_on_prompt)", spec, rows, "sharegpt", mllm_attr, "qwen3"))
+    return out
+
+
 # Refused: written without running LLaMA-Factory (an unknown format is its own ValueError; the others
 # it runs but maskscope does not reproduce).
 REFUSALS = [
@@ -345,7 +439,7 @@ def main():
     node = Node()
     os.makedirs(OUT, exist_ok=True)
     written = 0
-    for name, upstream, note, spec, rows, formatting, dataset_attr, model in cases(ns):
+    for name, upstream, note, spec, rows, formatting, dataset_attr, model in cases(ns) + image_cases():
         tok = Tokenizer(node, model)
         expected = prepare(lf, tok, rows, spec, formatting, dataset_attr)
         case = {"upstream": f"{SOURCE}: {upstream}", "note": note + f" (tokenizer: {model} from the cache)",

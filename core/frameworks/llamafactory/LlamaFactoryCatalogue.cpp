@@ -103,7 +103,6 @@ constexpr const char* kIgnored[] = {
     "cache_dir",
     "hf_hub_token",
     "low_cpu_mem_usage",
-    "image_max_pixels",
     "video_max_pixels",
     "video_fps",
     "video_maxlen",
@@ -150,6 +149,10 @@ std::vector<OptionInfo> options() {
       frameworkOption("tool_date", OptionKind::OptionalString, nullptr,
                       "(maskscope) the \"Today Date\" of the llama3 tool prompt, as \"26 Jul 2024\" "
                       "(LLaMA-Factory writes the day of preparation; null: today)"),
+      frameworkOption("image_max_pixels", OptionKind::Int, 768 * 768,
+                      "images above this many pixels are scaled down before the processor (qwen2_vl)", 1),
+      frameworkOption("image_min_pixels", OptionKind::Int, 32 * 32,
+                      "images below this many pixels are scaled up before the processor (qwen2_vl)", 1),
       frameworkOption("ignore_pad_token_for_loss", OptionKind::Bool, true,
                       "labels padded with -100 (false: with the pad id)"),
       frameworkOption("max_samples", OptionKind::OptionalInt, nullptr, "keep the first N rows of the dataset", 1),

@@ -55,6 +55,10 @@ Template resolveTemplate(const FrameworkContext& ctx) {
     }
   }
   t.toolDate = s.optionalString("tool_date").value_or(todayDate());
+  t.imageMaxPixels = s.integer("image_max_pixels");
+  t.imageMinPixels = s.integer("image_min_pixels");
+  if (t.imageMaxPixels < t.imageMinPixels) // ModelArguments.__post_init__
+    throw Error("`image_max_pixels` cannot be smaller than `image_min_pixels`.", key(s, "image_max_pixels"));
   if (auto system = s.optionalString("default_system")) t.defaultSystem = *system;
   if (t.templateClass == TemplateClass::Reasoning) {
     const OrderedJson& e = s.value("enable_thinking");
@@ -238,6 +242,12 @@ FrameworkBatch LlamaFactory::collate(const std::vector<PreparedRow>& rows, Frame
                     "batches through the model's processor, which maskscope does not run (text Gemma 3 models use "
                     "gemma2 in LLaMA-Factory)",
                 key(s, "template"));
+  for (const PreparedRow& r : rows)
+    for (const PositionMeta& m : r.meta)
+      if (m.kind == PositionKind::Image)
+        throw Error("rows with images: LLaMA-Factory's MultiModalDataCollatorForSeq2Seq runs the model's processor "
+                    "(pixel_values, image_grid_thw) and Qwen2-VL's get_rope_index (3-D position_ids), which maskscope "
+                    "does not reproduce; --stage prepared shows the prepared rows");
   ctx.facts.padTokenId = s.optionalInteger("pad_token_id");
   if (!ctx.facts.padTokenId && fixed) ctx.facts.padTokenId = fixed->pad;
   ctx.facts.eosTokenId = s.optionalInteger("eos_token_id");

@@ -3,6 +3,7 @@
 #include "core/frameworks/llamafactory/LlamaFactoryRows.h"
 #include "core/frameworks/llamafactory/LlamaFactoryTools.h"
 
+#include "core/data/ContentParts.h"
 #include "core/util/Error.h"
 
 namespace maskscope::llamafactory {
@@ -45,6 +46,37 @@ std::string toolsColumn(const OrderedJson& row, const DatasetFormat& f) {
               "dumps lists)");
 }
 
+// _find_medias: None stays None, a single value becomes a list, an empty list None; each image an object
+// with its size (the files LLaMA-Factory opens are not read).
+std::vector<LfImage> imagesColumn(const OrderedJson& row, const DatasetFormat& f) {
+  const OrderedJson& v = column(row, f.images);
+  std::vector<LfImage> out;
+  if (v.is_null()) return out;
+  const OrderedJson list = v.is_array() ? v : OrderedJson::array({v});
+  for (const OrderedJson& e : list) {
+    if (!e.is_object() || !e.contains("width") || !e.contains("height") || !e["width"].is_number_integer() ||
+        !e["height"].is_number_integer())
+      throw Error("an image of column " + f.images +
+                  " is not {\"width\": W, \"height\": H}: maskscope never opens image files, give each image's size "
+                  "(a \"path\" may stay beside it)");
+    const int64_t w = e["width"].get<int64_t>(), h = e["height"].get<int64_t>();
+    if (w < 1 || h < 1 || w > kMaxImageSide || h > kMaxImageSide)
+      throw Error("an image of " + std::to_string(w) + "x" + std::to_string(h) + " pixels: sides must be in [1, " +
+                  std::to_string(kMaxImageSide) + "]");
+    out.push_back({w, h});
+  }
+  return out;
+}
+
+// The media columns every converter passes on (_images; _videos and _audios are refused later).
+void readMedia(LfExample& ex, const OrderedJson& row, const DatasetFormat& f) {
+  ex.images = imagesColumn(row, f);
+  for (const char* name : {"videos", "audios"}) {
+    const OrderedJson& v = column(row, name);
+    ex.videosOrAudios = ex.videosOrAudios || (v.is_array() ? !v.empty() : !v.is_null());
+  }
+}
+
 LfExample alpaca(const OrderedJson& row, const DatasetFormat& f) {
   LfExample ex;
   if (!f.history.empty() && column(row, f.history).is_array()) {
@@ -67,6 +99,7 @@ LfExample alpaca(const OrderedJson& row, const DatasetFormat& f) {
     ex.response.push_back({"assistant", r.get<std::string>()});
   ex.system = stringOrEmpty(column(row, f.system));
   ex.tools = toolsColumn(row, f);
+  readMedia(ex, row, f);
   return ex;
 }
 
@@ -123,6 +156,7 @@ ConvertedRow alignAndSplit(const std::vector<std::pair<std::string, OrderedJson>
   }
   ex.system = std::move(system);
   if (!byRoleName) ex.tools = toolsColumn(row, f); // the openai converter reads them itself
+  readMedia(ex, row, f);
   return {ex, {}};
 }
 
@@ -202,6 +236,7 @@ ConvertedRow sharegpt(const OrderedJson& row, const DatasetFormat& f, bool opena
 DatasetFormat inferDatasetFormat(const OrderedJson& row) {
   DatasetFormat f;
   const bool tools = row.is_object() && row.contains("tools");
+  if (row.is_object() && row.contains("images")) f.images = "images"; // as data/dataset_info.json's mllm_demo
   if (row.is_object() && row.contains("messages") && !row.contains("conversations")) {
     // tool_calls are read by the openai converter only (the sharegpt one keeps the empty content).
     bool calls = tools;
@@ -254,7 +289,8 @@ void applyDatasetInfo(DatasetFormat& f, const OrderedJson& formatting, const Ord
          {"history", &f.history},
          {"messages", &f.messages},
          {"system", &f.system},
-         {"tools", &f.tools}});
+         {"tools", &f.tools},
+         {"images", &f.images}});
   apply(tags, "tags",
         {{"role_tag", &f.roleTag},
          {"content_tag", &f.contentTag},

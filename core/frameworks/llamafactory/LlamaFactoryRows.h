@@ -15,7 +15,7 @@ namespace maskscope::llamafactory {
 struct DatasetFormat {
   std::string formatting = "alpaca"; // alpaca | sharegpt | openai
   // alpaca columns
-  std::string prompt = "instruction", query = "input", response = "output", history, system, tools;
+  std::string prompt = "instruction", query = "input", response = "output", history, system, tools, images;
   // sharegpt columns and tags
   std::string messages = "conversations";
   std::string roleTag = "from", contentTag = "value", userTag = "human", assistantTag = "gpt",
@@ -32,9 +32,17 @@ DatasetFormat inferDatasetFormat(const OrderedJson& row);
 void applyDatasetInfo(DatasetFormat& f, const OrderedJson& formatting, const OrderedJson& columns,
                       const OrderedJson& tags);
 
+// One image of the images column. maskscope never loads pixels: an entry gives the image's size,
+// {"width": W, "height": H} (a "path" beside them is kept for the reader and not opened).
+struct LfImage {
+  int64_t width = 0, height = 0;
+};
+
 struct LfExample {
   std::vector<LfMessage> prompt, response;
   std::string system, tools;
+  std::vector<LfImage> images; // _images (None and [] both empty)
+  bool videosOrAudios = false; // a videos / audios column with media: not reproduced
 };
 
 struct ConvertedRow {

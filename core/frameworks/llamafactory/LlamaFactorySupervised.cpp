@@ -4,6 +4,7 @@
 
 #include "core/data/Batch.h"
 #include "core/data/ToolNames.h"
+#include "core/frameworks/llamafactory/LlamaFactoryImages.h"
 #include "core/util/Error.h"
 
 #include <algorithm>
@@ -93,6 +94,19 @@ std::vector<PositionMeta> pairMeta(const std::pair<EncodedMessage, EncodedMessag
   return meta;
 }
 
+// The image blocks process_messages wrote (start marker, image tokens, end marker): Image positions.
+void markImageTokens(const Encoder& enc, EncodedExample& out) {
+  const Template& t = enc.tmpl();
+  std::vector<int32_t> ids;
+  for (const std::string* s : {&t.imageToken, &t.visionBos, &t.visionEos})
+    if (auto id = enc.tokenizer().tokenToId(*s)) ids.push_back(*id);
+  for (size_t i = 0; i < out.inputIds.size() && i < out.meta.size(); ++i)
+    if (std::find(ids.begin(), ids.end(), int32_t(out.inputIds[i])) != ids.end()) {
+      out.meta[i].kind = PositionKind::Image;
+      out.meta[i].scaffolding = true;
+    }
+}
+
 template <typename T> void prependOrAppend(std::vector<T>& to, const std::vector<T>& part, bool prepend) {
   to.insert(prepend ? to.begin() : to.end(), part.begin(), part.end());
 }
@@ -101,8 +115,11 @@ template <typename T> void prependOrAppend(std::vector<T>& to, const std::vector
 
 EncodedExample encodeExample(const Encoder& enc, const LfExample& ex, const SupervisedOptions& o, int64_t cutoff) {
   const Template& t = enc.tmpl();
+  if (ex.videosOrAudios)
+    throw Error("a videos or audios column: LLaMA-Factory's video and audio plugins are not reproduced by maskscope");
   std::vector<LfMessage> messages = ex.prompt;
   messages.insert(messages.end(), ex.response.begin(), ex.response.end());
+  messages = processMessages(t, std::move(messages), ex.images); // mm_plugin.process_messages
   const bool discardingHistoryCot = o.maskHistory && !t.preserveThinking;
   auto pairs = enc.encodeMultiturn(messages, ex.system, ex.tools, discardingHistoryCot);
   // The output an observation holds: the functions the turn before it called.
@@ -162,6 +179,7 @@ EncodedExample encodeExample(const Encoder& enc, const LfExample& ex, const Supe
     prependOrAppend(out.labels, labels, o.maskHistory);
     prependOrAppend(out.meta, meta, o.maskHistory);
   }
+  if (!ex.images.empty()) markImageTokens(enc, out);
   if (t.efficientEos) {
     out.inputIds.push_back(eos);
     out.labels.push_back(eos);

@@ -26,6 +26,7 @@ struct Registration {
   bool efficientEos = false, replaceEos = false;
   TemplateClass cls = TemplateClass::Plain;
   bool fakeImage = false;
+  std::string mmPlugin = "base", imageToken;
   std::pair<std::string, std::string> thought = {"<think>\n", "\n</think>\n\n"};
 };
 
@@ -50,6 +51,12 @@ Template registered(Registration r) {
   t.replaceEos = r.replaceEos;
   t.templateClass = r.cls;
   t.fakeImageInCollator = r.fakeImage;
+  t.mmPlugin = r.mmPlugin;
+  t.imageToken = r.imageToken;
+  if (t.mmPlugin == "qwen2_vl") { // Qwen2VLPlugin's class defaults
+    t.visionBos = "<|vision_start|>";
+    t.visionEos = "<|vision_end|>";
+  }
   t.thoughtOpen = r.thought.first;
   t.thoughtClose = r.thought.second;
   return t;
@@ -89,7 +96,9 @@ Registration gemmaFamily(std::string name, std::vector<std::string> stops, bool 
           .efficientEos = efficientEos,
           .replaceEos = replaceEos,
           .cls = TemplateClass::Llama2,
-          .fakeImage = fakeImage};
+          .fakeImage = fakeImage,
+          .mmPlugin = fakeImage ? "gemma3" : "base",
+          .imageToken = fakeImage ? "<image_soft_token>" : ""};
 }
 
 std::map<std::string, Template, std::less<>> buildTemplates() {
@@ -142,6 +151,10 @@ std::map<std::string, Template, std::less<>> buildTemplates() {
   regs.push_back(
       qwenFamily("qwen", TemplateClass::Plain, "You are Qwen, created by Alibaba Cloud. You are a helpful assistant."));
   regs.push_back(qwenFamily("qwen3", TemplateClass::Reasoning));
+  Registration qwen2vl = qwenFamily("qwen2_vl", TemplateClass::Plain, "You are a helpful assistant.");
+  qwen2vl.mmPlugin = "qwen2_vl"; // get_mm_plugin(name="qwen2_vl", image_token="<|image_pad|>", ...)
+  qwen2vl.imageToken = "<|image_pad|>";
+  regs.push_back(std::move(qwen2vl));
   regs.push_back(qwenFamily("qwen3_nothink", TemplateClass::Plain));
   std::map<std::string, Template, std::less<>> out;
   for (Registration& r : regs) {

@@ -48,6 +48,12 @@ struct Template {
   // The template's mm_plugin has an image token (gemma3): LLaMA-Factory's collator then appends a fake
   // image to every text-only batch through the model's processor, which maskscope does not run.
   bool fakeImageInCollator = false;
+  // The template's mm_plugin (mm_plugin.py PLUGINS name; "base" for text templates) and its tokens;
+  // imageMaxPixels / imageMinPixels are model_args.image_max_pixels / image_min_pixels, which
+  // patch_processor sets on the processor.
+  std::string mmPlugin = "base";
+  std::string imageToken, visionBos, visionEos;
+  int64_t imageMaxPixels = 768 * 768, imageMinPixels = 32 * 32;
   // ReasoningTemplate: data_args.enable_thinking (true, false or None) and preserve_thinking.
   std::optional<bool> enableThinking = true;
   bool preserveThinking = false;
