@@ -420,10 +420,20 @@ def image_cases():
 
 # Refused: written without running LLaMA-Factory (an unknown format is its own ValueError; the others
 # it runs but maskscope does not reproduce).
-REFUSALS = [
-    ("refused_tool_format_unknown", {"tool_format": "nope"}, ["Tool utils `nope` not found."]),
+IMAGE_ROW = {"messages": [{"role": "user", "content": "<image>What is this?"}, {"role": "assistant", "content": "A cat."}],
+             "images": [{"path": "cat.jpg", "width": 448, "height": 448}]}
+REFUSALS = [  # (name, spec keys, stderr, rows (None: one glaive row), stage, tokenizer)
+    ("refused_tool_format_unknown", {"tool_format": "nope"}, ["Tool utils `nope` not found."], None, "prepared", "qwen3"),
     ("refused_tool_format_gemma4", {"tool_format": "gemma4"},
-     ["tool_format gemma4", "not reproduced by maskscope", "reproduced: default, glm4, llama3, mistral, qwen"]),
+     ["tool_format gemma4", "not reproduced by maskscope", "reproduced: default, glm4, llama3, mistral, qwen"], None,
+     "prepared", "qwen3"),
+    ("refused_images_text_template", {}, ["This model does not support image input."], [IMAGE_ROW], "prepared", "qwen3"),
+    ("refused_images_count", {"template": "qwen2_vl"}, ["The number of images does not match the number of <image>"],
+     [dict(IMAGE_ROW, images=IMAGE_ROW["images"] * 2)], "prepared", "qwen3"),
+    ("refused_images_batch", {"template": "qwen2_vl"}, ["MultiModalDataCollatorForSeq2Seq", "get_rope_index"],
+     [IMAGE_ROW], "batch", "qwen3"),
+    ("refused_images_gemma3", {"template": "gemma3"}, ["gemma3 mm plugin is not reproduced"], [
+        dict(IMAGE_ROW, messages=IMAGE_ROW["messages"])], "prepared", "gemma3"),
 ]
 
 
@@ -449,10 +459,10 @@ def main():
             f.write("{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}"
                                         for k, v in case.items()) + "\n}\n")
         written += 1
-    for name, extra, stderr in REFUSALS:
-        case = {"upstream": f"{SOURCE}: tool_utils.py get_tool_utils / TOOLS",
+    for name, extra, stderr, rows, stage, model in REFUSALS:
+        case = {"upstream": f"{SOURCE}: tool_utils.py get_tool_utils / TOOLS, mm_plugin.py, collator.py",
                 "note": "refused by name, exit 2", "spec": {"framework": "llamafactory", "template": "qwen", **extra},
-                "rows": glaive_rows(MIRROR, 1), "args": ["--tokenizer", "$TOKENIZERS/qwen3", "--stage", "prepared"],
+                "rows": rows or glaive_rows(MIRROR, 1), "args": ["--tokenizer", f"$TOKENIZERS/{model}", "--stage", stage],
                 "exit": 2, "stderr_contains": stderr}
         with open(os.path.join(OUT, name + ".json"), "w", encoding="utf-8") as f:
             f.write("{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}"

@@ -95,11 +95,19 @@ std::vector<PositionMeta> pairMeta(const std::pair<EncodedMessage, EncodedMessag
 }
 
 // The image blocks process_messages wrote (start marker, image tokens, end marker): Image positions.
+// A tokenizer without the plugin's tokens would split the blocks into text (a Qwen2-VL tokenizer holds
+// them): refused rather than shown as an unmarked prompt.
 void markImageTokens(const Encoder& enc, EncodedExample& out) {
   const Template& t = enc.tmpl();
   std::vector<int32_t> ids;
-  for (const std::string* s : {&t.imageToken, &t.visionBos, &t.visionEos})
-    if (auto id = enc.tokenizer().tokenToId(*s)) ids.push_back(*id);
+  for (const std::string* s : {&t.imageToken, &t.visionBos, &t.visionEos}) {
+    if (s->empty()) continue;
+    auto id = enc.tokenizer().tokenToId(*s);
+    if (!id)
+      throw Error("template " + t.name + ": the tokenizer has no " + *s +
+                  " token, so the image blocks would be split into text (use the model's own tokenizer)");
+    ids.push_back(*id);
+  }
   for (size_t i = 0; i < out.inputIds.size() && i < out.meta.size(); ++i)
     if (std::find(ids.begin(), ids.end(), int32_t(out.inputIds[i])) != ids.end()) {
       out.meta[i].kind = PositionKind::Image;
