@@ -295,7 +295,7 @@ def cases(ns):
     out = []
     for fmt, template, model in (("default", "default", "llama3"), ("glm4", "qwen", "qwen3"),
                                  ("llama3", "llama3", "llama3"), ("mistral", "mistral", "llama2"),
-                                 ("qwen", "qwen", "qwen3")):
+                                 ("qwen", "qwen", "qwen3"), ("lfm2", "qwen", "qwen3")):
         for n, call in (("function", one), ("multi_function", two)):
             if fmt == "glm4" and n == "multi_function":
                 continue  # GLM-4 does not support parallel functions (raises)
@@ -385,7 +385,10 @@ def cases(ns):
            "system": "Be brief.", "tools": json.dumps(schema, ensure_ascii=False)}
     for fmt, template, model in (("default", "chatml", "qwen3"), ("qwen", "qwen", "qwen3"),
                                  ("llama3", "llama3", "llama3"), ("mistral", "mistral", "llama2"),
-                                 ("glm4", "qwen", "qwen3")):
+                                 ("glm4", "qwen", "qwen3"), ("glm4_moe", "qwen", "qwen3"), ("lfm2", "qwen", "qwen3"),
+                                 ("ling", "qwen", "qwen3"), ("minimax1", "qwen", "qwen3"),
+                                 ("minimax2", "qwen", "qwen3"), ("qwen3_5", "qwen3", "qwen3"),
+                                 ("seed_oss", "qwen", "qwen3")):
         spec = {"framework": "llamafactory", "template": template, "tool_format": fmt, "tool_date": TOOL_DATE,
                 "columns": {"messages": "conversations", "system": "system", "tools": "tools"}}
         out.append((f"schema_{fmt}", f"tool_utils.py {fmt} formatters on a schema with enum, items, a wrapped tool, a "
@@ -425,7 +428,7 @@ IMAGE_ROW = {"messages": [{"role": "user", "content": "<image>What is this?"}, {
 REFUSALS = [  # (name, spec keys, stderr, rows (None: one glaive row), stage, tokenizer)
     ("refused_tool_format_unknown", {"tool_format": "nope"}, ["Tool utils `nope` not found."], None, "prepared", "qwen3"),
     ("refused_tool_format_gemma4", {"tool_format": "gemma4"},
-     ["tool_format gemma4", "not reproduced by maskscope", "reproduced: default, glm4, llama3, mistral, qwen"], None,
+     ["tool_format gemma4", "not reproduced by maskscope", "reproduced: default, glm4, glm4_moe, lfm2, ling, llama3"], None,
      "prepared", "qwen3"),
     ("refused_images_text_template", {}, ["This model does not support image input."], [IMAGE_ROW], "prepared", "qwen3"),
     ("refused_images_count", {"template": "qwen2_vl"}, ["The number of images does not match the number of <image>"],

@@ -137,43 +137,85 @@ std::string joinEnum(const Value& e) {
   return out;
 }
 
+// The prompts of tool_utils.py, braces doubled as in the Python source (str.format patterns).
 const std::string kDefaultToolPrompt =
     "You have access to the following tools:\n{tool_text}Use the following format if using a tool:\n```\n"
     "Action: tool name (one of [{tool_names}])\nAction Input: the input to the tool, in a JSON format representing "
-    "the kwargs (e.g. ```{\"input\": \"hello world\", \"num_beams\": 5}```)\n```\n";
+    "the kwargs (e.g. ```{{\"input\": \"hello world\", \"num_beams\": 5}}```)\n```\n";
 const std::string kGlm4ToolPrompt =
     "你是一个名为 ChatGLM 的人工智能助手。你是基于智谱 AI 公司训练的语言模型 GLM-4 模型开发的，"
     "你的任务是针对用户的问题和要求提供适当的答复和支持。\n\n# 可用工具{tool_text}";
+const std::string kGlm4MoeToolPrompt =
+    "\n\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with "
+    "function signatures within <tools></tools> XML tags:\n<tools>{tool_text}\n</tools>\n\nFor each function call, "
+    "output the function name and arguments within the following XML format:\n<tool_call>{{function-name}}"
+    "\n<arg_key>{{arg-key-1}}</arg_key>\n<arg_value>{{arg-value-1}}</arg_value>\n<arg_key>{{arg-key-2}}</arg_key>"
+    "\n<arg_value>{{arg-value-2}}</arg_value>\n...\n</tool_call>\n";
 const std::string kLlama3ToolPrompt =
     "Cutting Knowledge Date: December 2023\nToday Date: {date}\n\nYou have access to the following functions. To call "
-    "a function, please respond with JSON for a function call. Respond in the format {\"name\": function name, "
-    "\"parameters\": dictionary of argument name and its value}. Do not use variables.\n\n{tool_text}";
+    "a function, please respond with JSON for a function call. Respond in the format {{\"name\": function name, "
+    "\"parameters\": dictionary of argument name and its value}}. Do not use variables.\n\n{tool_text}";
+const std::string kMinimax1ToolPrompt =
+    "You are provided with these tools:\n<tools>\n{tool_text}</tools>\n\nIf you need to call tools, please respond "
+    "with <tool_calls></tool_calls> XML tags, and provide tool-name and json-object of arguments, following the "
+    "format below:\n<tool_calls>\n{{\"name\": <tool-name-1>, \"arguments\": <args-json-object-1>}}\n...\n</tool_calls>";
+const std::string kMinimax2ToolPrompt =
+    "\n\n# Tools\n\nYou may call one or more tools to assist with the user query.\nHere are the tools available in "
+    "JSONSchema format:\n\n<tools>\n{tool_text}</tools>\n\nWhen making tool calls, use XML format to invoke tools and "
+    "pass parameters:\n\n<minimax:tool_call>\n<invoke name=\"tool-name-1\">\n<parameter name=\"param-key-1\">"
+    "param-value-1</parameter>\n<parameter name=\"param-key-2\">param-value-2</parameter>\n...\n</invoke>\n"
+    "</minimax:tool_call>";
 const std::string kQwenToolPrompt =
     "\n\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with "
     "function signatures within <tools></tools> XML tags:\n<tools>{tool_text}\n</tools>\n\nFor each function call, "
     "return a json object with function name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n"
-    "{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call>";
+    "{{\"name\": <function-name>, \"arguments\": <args-json-object>}}\n</tool_call>";
+const std::string kQwen35ToolPrompt =
+    "\n\n# Tools\n\nYou have access to the following functions:\n\n<tools>{tool_text}\n</tools>\n\nIf you choose to "
+    "call a function ONLY reply in the following format with NO "
+    "suffix:\n\n<tool_call>\n<function=example_function_name>"
+    "\n<parameter=example_parameter_1>\nvalue_1\n</parameter>\n<parameter=example_parameter_2>\nThis is the value for "
+    "the second parameter\nthat can span\nmultiple lines\n</parameter>\n</function>\n</tool_call>\n\n<IMPORTANT>\n"
+    "Reminder:\n- Function calls MUST follow the specified format: an inner <function=...></function> block must be "
+    "nested within <tool_call></tool_call> XML tags\n- Required parameters MUST be specified\n- You may provide "
+    "optional reasoning for your function call in natural language BEFORE the function call, but NOT after\n- If "
+    "there is no function call available, answer the question like normal with your current knowledge and do not "
+    "tell the user about function calls\n</IMPORTANT>";
+const std::string kSeedToolPrompt =
+    "system\nYou are Doubao, a helpful AI assistant. You may call one or more functions to assist with the user "
+    "query.Tool List:\nYou are authorized to use the following tools (described in JSON Schema format). Before "
+    "performing any task, you must decide how to call them based on the descriptions and parameters of these "
+    "tools.{tool_text}\n工具调用请遵循如下格式:\n<seed:tool_call>\n<function=example_function_name>\n"
+    "<parameter=example_parameter_1>value_1</parameter>\n<parameter=example_parameter_2>This is the value for the "
+    "second parameter\nthat can span\nmultiple lines</parameter>\n</function>\n</seed:tool_call>\n";
+const std::string kLingToolPrompt =
+    "# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function "
+    "signatures within <tools></tools> XML tags:\n<tools>{tool_text}\n</tools>\n\nFor each function call, return a "
+    "json object with function name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n"
+    "{{\"name\": <function-name>, \"arguments\": <args-json-object>}}\n</tool_call>";
+const std::string kLfm2ToolPrompt = "List of tools: <|tool_list_start|>{tool_text}<|tool_list_end|>";
 
-// str.format with named fields whose values hold no braces of their own (each field appears once).
-std::string fill(std::string pattern, std::initializer_list<std::pair<const char*, std::string>> fields) {
+// str.format with named fields: "{{" and "}}" are literal braces, "{name}" a field (each given).
+std::string fill(const std::string& pattern, std::initializer_list<std::pair<const char*, std::string>> fields) {
   std::string out;
-  size_t pos = 0;
-  while (pos < pattern.size()) {
-    const size_t open = pattern.find('{', pos);
-    if (open == std::string::npos) break;
-    out += pattern.substr(pos, open - pos);
-    const size_t close = pattern.find('}', open);
-    const std::string name = pattern.substr(open + 1, close - open - 1);
-    bool known = false;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    if ((c == '{' || c == '}') && i + 1 < pattern.size() && pattern[i + 1] == c) {
+      out.push_back(c);
+      ++i;
+      continue;
+    }
+    if (c != '{') {
+      out.push_back(c);
+      continue;
+    }
+    const size_t close = pattern.find('}', i);
+    const std::string name = pattern.substr(i + 1, close - i - 1);
     for (const auto& [k, v] : fields)
-      if (name == k) {
-        out += v;
-        known = true;
-      }
-    if (!known) out += pattern.substr(open, close - open + 1); // the literal JSON braces of the prompts
-    pos = close + 1;
+      if (name == k) out += v;
+    i = close;
   }
-  return out + pattern.substr(pos);
+  return out;
 }
 
 std::string defaultTools(const std::vector<Value>& tools) {
@@ -210,6 +252,31 @@ std::string defaultTools(const std::vector<Value>& tools) {
   return fill(kDefaultToolPrompt, {{"tool_text", toolText}, {"tool_names", toolNames}});
 }
 
+// The tool formatters of the remaining formats (qwen and the ones LLaMA-Factory added after it).
+std::string moreTools(const std::string& format, const std::vector<Value>& tools) {
+  std::string toolText;
+  if (format == "minimax1" || format == "minimax2") {
+    for (const Value& raw : tools) {
+      const std::string t = dumps(unwrapped(raw, false));
+      toolText += format == "minimax1" ? t + "\n" : "<tool>" + t + "</tool>\n";
+    }
+    return fill(format == "minimax1" ? kMinimax1ToolPrompt : kMinimax2ToolPrompt, {{"tool_text", toolText}});
+  }
+  if (format == "qwen3_5") {
+    for (const Value& raw : tools) toolText += "\n" + dumps(unwrapped(raw, true));
+    return fill(kQwen35ToolPrompt, {{"tool_text", toolText}});
+  }
+  if (format == "lfm2") {
+    std::vector<Value> all;
+    for (const Value& raw : tools) all.push_back(unwrapped(raw, true));
+    return fill(kLfm2ToolPrompt, {{"tool_text", dumps(Value::list(std::move(all)))}});
+  }
+  for (const Value& tool : tools) toolText += "\n" + dumps(wrapped(tool)); // qwen, glm4_moe, ling
+  if (format == "glm4_moe") return fill(kGlm4MoeToolPrompt, {{"tool_text", toolText}});
+  if (format == "ling") return fill(kLingToolPrompt, {{"tool_text", toolText}}) + "\n" + "detailed thinking off";
+  return fill(kQwenToolPrompt, {{"tool_text", toolText}});
+}
+
 std::string toolsFor(const std::string& format, const std::vector<Value>& tools, const std::string& date) {
   for (const Value& t : tools) requireDict(t, "a tool"); // tool.get(...) on anything else raises
   if (format == "default") return defaultTools(tools);
@@ -231,8 +298,7 @@ std::string toolsFor(const std::string& format, const std::vector<Value>& tools,
     for (const Value& tool : tools) all.push_back(wrapped(tool));
     return "[AVAILABLE_TOOLS] " + dumps(Value::list(std::move(all))) + "[/AVAILABLE_TOOLS]";
   }
-  for (const Value& tool : tools) toolText += "\n" + dumps(wrapped(tool)); // qwen
-  return fill(kQwenToolPrompt, {{"tool_text", toolText}});
+  return moreTools(format, tools);
 }
 
 struct Call {
@@ -255,6 +321,61 @@ Value object(std::initializer_list<std::pair<const char*, Value>> entries) {
   return Value::dict(std::move(d));
 }
 
+// value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+std::string valueText(const Value& v) { return v.isString() ? v.str() : dumps(v); }
+
+// `"..." + name` in Python: only a string concatenates.
+const std::string& nameString(const Value& name) {
+  if (!name.isString()) throw Error("a function name is " + name.typeName() + " (LLaMA-Factory raises TypeError)");
+  return name.str();
+}
+
+// json.loads(arguments).items(): the arguments must be an object.
+const std::vector<std::pair<std::string, Value>>& items(const Value& arguments) {
+  if (!arguments.isDict())
+    throw Error("a function's arguments are " + arguments.typeName() +
+                ", not an object (LLaMA-Factory raises "
+                "AttributeError on .items())");
+  return arguments.dictObj().entries;
+}
+
+// The XML-style call formats: minimax2, qwen3_5, glm4_moe, seed_oss.
+std::string xmlCall(const std::string& format, const Call& c) {
+  std::string out;
+  if (format == "minimax2") {
+    out = "<invoke name=\"" + str(c.name) + "\">";
+    for (const auto& [k, v] : items(c.arguments))
+      out += "\n<parameter name=\"" + k + "\">" + valueText(v) + "</parameter>";
+    return out + "\n</invoke>";
+  }
+  if (format == "qwen3_5") {
+    out = "<tool_call>\n<function=" + str(c.name) + ">";
+    for (const auto& [k, v] : items(c.arguments)) out += "\n<parameter=" + k + ">\n" + valueText(v) + "\n</parameter>";
+    return out + "\n</function>\n</tool_call>";
+  }
+  if (format == "glm4_moe") {
+    out = "\n<tool_call>" + nameString(c.name);
+    for (const auto& [k, v] : items(c.arguments))
+      out += "\n<arg_key>" + k + "</arg_key>\n<arg_value>" + valueText(v) + "</arg_value>";
+    return out;
+  }
+  out = "\n<seed:tool_call>\n<function=" + nameString(c.name); // seed_oss
+  for (const auto& [k, v] : items(c.arguments)) out += "\n<parameter=" + k + ">" + valueText(v) + "</parameter>";
+  return out + "\n</function>\n</seed:tool_call>";
+}
+
+// LFM2ToolUtils.function_formatter: Pythonic calls, string values quoted as they are (no escaping).
+std::string lfm2Calls(const std::vector<Call>& calls) {
+  std::string out;
+  for (const Call& c : calls) {
+    std::string parts;
+    for (const auto& [k, v] : items(c.arguments))
+      parts += (parts.empty() ? "" : ", ") + k + "=" + (v.isString() ? "\"" + v.str() + "\"" : dumps(v));
+    out += (out.empty() ? "" : ", ") + str(c.name) + "(" + parts + ")";
+  }
+  return "<|tool_call_start|>[" + out + "]<|tool_call_end|>";
+}
+
 std::string functionsFor(const std::string& format, const std::vector<Call>& calls) {
   std::string out;
   if (format == "default") {
@@ -267,7 +388,17 @@ std::string functionsFor(const std::string& format, const std::vector<Call>& cal
     if (calls.empty()) throw Error("a function message with no calls (LLaMA-Factory's glm4 format raises IndexError)");
     return str(calls[0].name) + "\n" + dumps(calls[0].arguments);
   }
-  if (format == "qwen") {
+  if (format == "minimax2" || format == "qwen3_5" || format == "glm4_moe" || format == "seed_oss") {
+    for (size_t i = 0; i < calls.size(); ++i) out += (i ? "\n" : "") + xmlCall(format, calls[i]);
+    return out;
+  }
+  if (format == "lfm2") return lfm2Calls(calls);
+  if (format == "minimax1") {
+    for (const Call& c : calls)
+      out += (out.empty() ? "" : "\n") + dumps(object({{"name", c.name}, {"arguments", c.arguments}}));
+    return "<tool_calls>\n" + out + "\n</tool_calls>";
+  }
+  if (format == "qwen" || format == "ling") {
     for (size_t i = 0; i < calls.size(); ++i)
       out += (i ? "\n" : "") +
              ("<tool_call>\n" + dumps(object({{"name", calls[i].name}, {"arguments", calls[i].arguments}})) +
@@ -310,7 +441,8 @@ const std::vector<std::string>& upstreamToolFormats() {
 }
 
 const std::vector<std::string>& reproducedToolFormats() {
-  static const std::vector<std::string> done = {"default", "glm4", "llama3", "mistral", "qwen"};
+  static const std::vector<std::string> done = {"default",  "glm4",     "glm4_moe", "lfm2", "ling",    "llama3",
+                                                "minimax1", "minimax2", "mistral",  "qwen", "qwen3_5", "seed_oss"};
   return done;
 }
 
@@ -332,6 +464,9 @@ std::string formatTools(const std::string& format, const std::string& tools, con
   // whose .get LLaMA-Factory calls and fails on.
   if (v.isList() && v.listObj().items.empty()) return "";
   if ((v.isDict() && v.dictObj().entries.empty()) || (v.isString() && v.str().empty())) return "";
+  if (!v.isList() && !v.isDict() && !v.isString())
+    throw Error("the tools are a JSON " + v.typeName() + " (LLaMA-Factory's len() raises TypeError)");
+  if (format == "seed_oss") return fill(kSeedToolPrompt, {{"tool_text", "\n" + dumps(v)}}); // the whole value
   if (!v.isList())
     throw Error("the tools are a JSON " + v.typeName() + ", not a list of tools (LLaMA-Factory fails on it)");
   return toolsFor(format, v.listObj().items, date);
