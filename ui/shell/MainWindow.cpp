@@ -42,7 +42,6 @@
 #include <QLabel>
 #include <QLayout>
 #include <QLineEdit>
-#include <QListView>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
@@ -54,6 +53,7 @@
 #include <QStatusBar>
 #include <QTimer>
 #include <QToolBar>
+#include <QTreeView>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <functional>
@@ -241,7 +241,7 @@ void MainWindow::showStatus(const QString& text, int timeoutMs) {
 
 QWidget* MainWindow::view(const QString& name) const { return views_.value(name); }
 QDockWidget* MainWindow::dock(const QString& name) const { return layout_->dock(name); }
-QListView* MainWindow::conversationList() const { return datasetView_->list(); }
+QTreeView* MainWindow::conversationList() const { return datasetView_->list(); }
 QLineEdit* MainWindow::searchBox() const { return datasetView_->searchBox(); }
 QSpinBox* MainWindow::minMessagesBox() const { return datasetView_->minMessagesBox(); }
 QSpinBox* MainWindow::minTokensBox() const { return datasetView_->minTokensBox(); }
