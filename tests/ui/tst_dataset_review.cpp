@@ -8,10 +8,10 @@
 #include "ui/views/lint/LintView.h"
 
 #include <QComboBox>
-#include <QTreeView>
 #include <QListWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeView>
 #include <nlohmann/json.hpp>
 #include <sstream>
 

@@ -13,11 +13,10 @@
 
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QHelpEvent>
 #include <QImage>
 #include <QLabel>
-#include <QHeaderView>
-#include <QTreeView>
 #include <QListWidget>
 #include <QMouseEvent>
 #include <QScrollBar>
@@ -27,6 +26,7 @@
 #include <QTextDocument>
 #include <QToolBar>
 #include <QToolTip>
+#include <QTreeView>
 
 using namespace maskscope;
 
@@ -144,9 +144,9 @@ private Q_SLOTS:
       const QColor base = strip->palette().color(QPalette::Base);
       const QPoint at(view.center().x(), view.bottom() + 1 + band / 2);
       QVERIFY2(shot.pixelColor(at) == base, qPrintable(QStringLiteral("band of %1 px at y %2: %3, the strip's %4")
-                                                            .arg(band)
-                                                            .arg(at.y())
-                                                            .arg(shot.pixelColor(at).name(), base.name())));
+                                                           .arg(band)
+                                                           .arg(at.y())
+                                                           .arg(shot.pixelColor(at).name(), base.name())));
       ++checked;
     }
     QVERIFY(checked > 0);
