@@ -167,6 +167,15 @@ private Q_SLOTS:
     QVERIFY(header->model()->headerData(0, Qt::Horizontal).toString().contains(QStringLiteral("Conversation")));
     const int before = header->sectionSize(0);
     const QPoint edge(header->sectionViewportPosition(0) + before - 1, header->height() / 2);
+    // The edge is where the user can reach it: inside the part of the dock the window shows (the
+    // panel's least width fits the dock: it does not scroll sideways and hide the list's right edge).
+    QDockWidget* dock = w.dock(QStringLiteral("dataset"));
+    QVERIFY2(header->viewport()->visibleRegion().contains(edge) &&
+                 dock->rect().contains(header->viewport()->mapTo(dock, edge)),
+             qPrintable(QStringLiteral("header edge at x %1 of the dock's %2 px (panel least %3 px)")
+                            .arg(header->viewport()->mapTo(dock, edge).x())
+                            .arg(dock->width())
+                            .arg(w.view(QStringLiteral("dataset"))->minimumSizeHint().width())));
     QTest::mousePress(header->viewport(), Qt::LeftButton, {}, edge);
     for (int dx = 20; dx <= 200; dx += 20) {
       const QPointF at(edge + QPoint(dx, 0));
@@ -178,8 +187,7 @@ private Q_SLOTS:
                  qPrintable(QStringLiteral("column %1 px (was %2)").arg(header->sectionSize(0)).arg(before)));
     QTRY_VERIFY(list->horizontalScrollBar()->maximum() > 0); // scrolls to the rest of the titles
     const int given = header->sectionSize(0);
-    QDockWidget* dataset = w.dock(QStringLiteral("dataset"));
-    w.resizeDocks({dataset}, {dataset->width() - 30}, Qt::Horizontal);
+    w.resizeDocks({dock}, {dock->width() - 30}, Qt::Horizontal);
     QTest::qWait(20);
     QCOMPARE(header->sectionSize(0), given);
   }

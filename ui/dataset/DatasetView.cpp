@@ -7,6 +7,7 @@
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QSpinBox>
+#include <QStyle>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -28,8 +29,13 @@ DatasetView::DatasetView(QWidget* parent) : QWidget(parent) {
   minTokens_->setSingleStep(16);
   minTokens_->setPrefix(tr("tokens \u2265 "));
   minTokens_->setToolTip(tr("Only rows at least this long once tokenized"));
-  filters->addWidget(minMessages_);
-  filters->addWidget(minTokens_);
+  // Each box as narrow as its prefix and a few digits (not the width of its largest value): the panel's
+  // least width then fits the dock's, which never scrolls sideways and hides the list's header edge.
+  for (QSpinBox* box : {minMessages_, minTokens_}) {
+    box->setMinimumWidth(box->fontMetrics().horizontalAdvance(box->prefix() + QStringLiteral("000")) +
+                         box->style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 16);
+    filters->addWidget(box);
+  }
   findingFilter_ = new QComboBox(this);
   findingFilter_->addItem(tr("all rows"), QString());
   findingFilter_->addItem(tr("rows with lint findings"), QStringLiteral("*"));
