@@ -203,12 +203,16 @@ std::vector<Found> RowMatcher::messages(const ExampleRange& ex, std::vector<int6
 
 // The template's signs inside one example besides its prefix: a system turn after other turns, and
 // (templates that keep reasoning only in final replies) a user turn after a reply that has some.
+// The starts found so far, sorted, are searched per message (a row can pack thousands of conversations:
+// a scan of every start per message was quadratic in the row).
 void conversationSigns(const RowMatcher& m, const RoleMarkers& markers, const std::vector<Found>& msgs,
                        std::vector<int64_t>& starts) {
+  std::vector<int64_t> found = starts;
+  std::sort(found.begin(), found.end());
   size_t first = 0; // the current conversation's first message
   for (size_t i = 1; i < msgs.size(); ++i) {
-    const bool opened = std::any_of(starts.begin(), starts.end(),
-                                    [&](int64_t s) { return s > msgs[i - 1].begin && s <= msgs[i].begin; });
+    const auto after = std::upper_bound(found.begin(), found.end(), msgs[i - 1].begin);
+    const bool opened = after != found.end() && *after <= msgs[i].begin;
     bool starting = false;
     if (!opened && msgs[i].mk->kind == PositionKind::System) starting = true;
     if (!opened && !starting && markers.thinkOnlyInFinalReply && msgs[i].mk->kind == PositionKind::User &&
@@ -284,6 +288,7 @@ RowRecovery readRow(Batch& b, int64_t r, const RoleMarkers& markers, const Token
   }
   std::sort(starts.begin(), starts.end());
   starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+  std::stable_sort(rr.found.begin(), rr.found.end(), [](const Found& x, const Found& y) { return x.begin < y.begin; });
   b.conversationStarts[size_t(r)] = starts;
   rr.layout = rowLayout(b, r); // split where the template's signs start a conversation
   rj.packed = rr.layout.packed();
@@ -300,10 +305,14 @@ void writeRowMeta(Batch& b, int64_t r, const RowRecovery& rr, const RoleMarkers&
     const int64_t id = b.inputIds.at(r, t);
     pm.special = id >= 0 && id < tok.vocabSize() && tok.isSpecial(int32_t(id));
   }
+  // rr.found is sorted by begin (readRow): each example's messages are found by a binary search, not a
+  // scan of the row's messages per example (quadratic in a row of thousands of packed conversations).
+  const auto beginsBefore = [](const Found& f, int64_t t) { return f.begin < t; };
   for (const ExampleRange& ex : rr.layout.examples) {
     std::vector<const Found*> msgs;
-    for (const Found& f : rr.found)
-      if (f.begin >= ex.begin && f.begin < ex.end) msgs.push_back(&f);
+    for (auto f = std::lower_bound(rr.found.begin(), rr.found.end(), ex.begin, beginsBefore);
+         f != rr.found.end() && f->begin < ex.end; ++f)
+      msgs.push_back(&*f);
     TokenizedConversation tc = conversationOf(m, b, r, ex, msgs, tok);
     markThinkSpans(tc);
     markRecoveredReplies(tc, markers.eosText);

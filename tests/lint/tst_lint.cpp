@@ -164,6 +164,7 @@ private Q_SLOTS:
   void paddingFreeCuSeqLens();
   void lintAndLossCountsAgree_data();
   void lintAndLossCountsAgree();
+  void unclosedThinkPointsAtTheTag_data();
   void unclosedThinkPointsAtTheTag();
 };
 
@@ -1194,30 +1195,59 @@ void TestLint::lintAndLossCountsAgree() {
   if (packing != Packing::None && packing != Packing::Naive) QVERIFY(packed);
 }
 
-// unclosed-think names the <think> left open, not the first token of its message (the Qwen3 template
-// writes "<|im_start|>assistant\n<think>\n\n</think>\n\n" before the reply, whose own <think> is the
-// unclosed one): the finding's position holds that tag, after the template's closed pair.
+// unclosed-think rings the tag, never the first token of its message. The Qwen3 template writes
+// "<|im_start|>assistant\n<think>\n\n</think>\n\n" before a reply without reasoning, whose own <think> is
+// the unclosed one (after the template's closed pair); it moves a reply's reasoning into a block of its
+// own (the stray </think> is the block's) and drops what comes before a second <think> (the block's
+// <think> is the one left to ring).
+void TestLint::unclosedThinkPointsAtTheTag_data() {
+  QTest::addColumn<QString>("row");
+  QTest::addColumn<QString>("tag");
+  QTest::addColumn<bool>("last"); // the render's last such tag (else its first)
+  QTest::newRow("never closed") << QString() << QStringLiteral("<think>") << true;
+  QTest::newRow("closed without opening")
+      << QStringLiteral(R"({"messages": [{"role": "user", "content": "Spell cat backwards."}, )"
+                        R"({"role": "assistant", "content": "Reversed letters.</think>\n\ntac"}]})")
+      << QStringLiteral("</think>") << false;
+  QTest::newRow("two opened, one closed")
+      << QStringLiteral(
+             R"({"messages": [{"role": "user", "content": "Is 91 prime?"}, {"role": "assistant", )"
+             R"("content": "<think>91 = 7 x 13.<think> So it is not prime.</think>\n\nNo: 91 is 7 times 13."}]})")
+      << QStringLiteral("<think>") << false;
+}
+
 void TestLint::unclosedThinkPointsAtTheTag() {
+  QFETCH(QString, row);
+  QFETCH(QString, tag);
+  QFETCH(bool, last);
+  QTemporaryDir dir;
+  std::string data = kData + "content/unclosed-think.jsonl";
+  if (!row.isEmpty()) {
+    data = dir.filePath(QStringLiteral("row.jsonl")).toStdString();
+    std::ofstream(data) << row.toStdString() << "\n";
+  }
   DatasetLintOptions o;
   o.pipeline.templateSpec = kData + "qwen3-think.jinja";
-  const LintReport r = lintDataset(kData + "content/unclosed-think.jsonl", o);
+  const LintReport r = lintDataset(data, o);
   const auto f =
       std::find_if(r.findings.begin(), r.findings.end(), [](const Finding& x) { return x.rule == "unclosed-think"; });
   QVERIFY(f != r.findings.end());
   QVERIFY(f->position.has_value());
   DatasetPipeline p(o.pipeline);
-  const TokenizedConversation tc = p.encode(readDataset(kData + "content/unclosed-think.jsonl").at(0));
+  const TokenizedConversation tc = p.encode(readDataset(data).at(0));
   QVERIFY(size_t(*f->position) < tc.tokens.size());
   const TokenInfo& at = tc.tokens[size_t(*f->position)];
-  // The reply's "<think>" is the last one of the render; the template's closed pair comes before it.
-  const size_t tag = tc.text.rfind("<think>");
-  QVERIFY(tag != std::string::npos);
-  QVERIFY2(at.span.contains(int64_t(tag)), qPrintable(QStringLiteral("position %1 covers bytes %2-%3, the tag is at %4")
-                                                          .arg(*f->position)
-                                                          .arg(at.span.begin)
-                                                          .arg(at.span.end)
-                                                          .arg(tag)));
-  QVERIFY2(tc.text.rfind("</think>", size_t(at.span.begin)) != std::string::npos, tc.text.c_str());
+  const std::string t = tag.toStdString();
+  const size_t want = last ? tc.text.rfind(t) : tc.text.find(t);
+  QVERIFY(want != std::string::npos);
+  QVERIFY2(at.span.contains(int64_t(want)),
+           qPrintable(QStringLiteral("position %1 covers bytes %2-%3 (%4), %5 is at %6")
+                          .arg(*f->position)
+                          .arg(at.span.begin)
+                          .arg(at.span.end)
+                          .arg(QString::fromStdString(at.text), tag)
+                          .arg(want)));
+  if (last) QVERIFY2(tc.text.rfind("</think>", size_t(at.span.begin)) != std::string::npos, tc.text.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestLint)

@@ -1,6 +1,7 @@
 // Lint without cliffs: doubling a row's length (one padding-free dump row of the demo conversations
-// packed back to back, read with builtin:demo) or a framework dataset's rows (pre-tokenized rows
-// through TRL padding_free) costs at most 2.3x the time. Each size is timed as the CPU time of this
+// packed back to back, read with builtin:demo; thousands of ChatML conversations packed naively, read
+// with Qwen3's tokenizer) or a framework dataset's rows (pre-tokenized rows through TRL padding_free)
+// costs at most 2.3x the time. Each size is timed as the CPU time of this
 // process (user + system, so other load on the machine does not count), best of 7 taken in turn, both sizes in
 // the same run. Each run starts from a heap handed back to the system (malloc_trim), as a fresh
 // `maskscope lint` process does: without it the previous run's freed chunks made the larger size pay
@@ -9,6 +10,7 @@
 #include "core/commands/BatchInputs.h"
 #include "core/commands/CommandIO.h"
 #include "core/commands/LintCommand.h"
+#include "tests/TokenizerCacheRequired.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -66,6 +68,24 @@ void writeLongRow(const std::string& path, int64_t tokens) {
   std::ofstream(path, std::ios::binary) << dump.dump();
 }
 
+// One row of `tokens` tokens of ChatML conversations packed naively, as hand-rolled packing writes
+// thousands of them (one attention block, positions running on, labels = input_ids): the Qwen3 ids of
+// tests/data/lint/joins/chatml-newline-ids.json (conversations joined by "\n", id 198), repeated.
+void writePackedChatml(const std::string& path, int64_t tokens) {
+  std::ifstream in(MASKSCOPE_TEST_DATA_DIR "/lint/joins/chatml-newline-ids.json", std::ios::binary);
+  const std::vector<int64_t> joined = nlohmann::json::parse(in).at("input_ids").at(0).get<std::vector<int64_t>>();
+  std::vector<int64_t> ids;
+  while (int64_t(ids.size()) < tokens) {
+    if (!ids.empty()) ids.push_back(198);
+    ids.insert(ids.end(), joined.begin(), joined.end());
+  }
+  ids.resize(size_t(tokens));
+  std::vector<int64_t> pos(ids.size());
+  for (size_t t = 0; t < pos.size(); ++t) pos[t] = int64_t(t);
+  const nlohmann::json dump = {{"input_ids", {ids}}, {"labels", {ids}}, {"position_ids", {pos}}};
+  std::ofstream(path, std::ios::binary) << dump.dump();
+}
+
 // `rows` pre-tokenized rows of 8 to 40 ids, half of each graded.
 void writeRows(const std::string& path, int64_t rows) {
   std::mt19937 rng(37);
@@ -100,6 +120,9 @@ private Q_SLOTS:
     QTest::addColumn<QString>("kind");
     QTest::addColumn<qint64>("size");
     QTest::newRow("row length 16k to 32k tokens") << QStringLiteral("long-row") << qint64(16000);
+    // Thousands of ChatML conversations in one row, read with Qwen3's tokenizer (issue 33: role
+    // recovery scanned the row's messages per conversation: 3.2x from 285k to 570k tokens).
+    QTest::newRow("packed conversations 285k to 570k tokens") << QStringLiteral("packed-chatml") << qint64(285000);
     QTest::newRow("framework rows 20k to 40k") << QStringLiteral("rows") << qint64(20000);
   }
 
@@ -113,7 +136,13 @@ private Q_SLOTS:
       const int64_t n = size << i;
       LintArgs& a = args[i];
       a.tokenizerSpec = "builtin:demo";
-      if (kind == QLatin1String("long-row")) {
+      if (kind == QLatin1String("packed-chatml")) {
+        const std::string qwen3 = std::string(MASKSCOPE_TOKENIZER_CACHE) + "/qwen3";
+        REQUIRE_TOKENIZER_CACHE(std::ifstream(qwen3 + "/tokenizer.json").good());
+        a.tokenizerSpec = qwen3;
+        a.input = dir.filePath(QStringLiteral("packed-%1.json").arg(n)).toStdString();
+        writePackedChatml(a.input, n);
+      } else if (kind == QLatin1String("long-row")) {
         a.input = dir.filePath(QStringLiteral("row-%1.json").arg(n)).toStdString();
         writeLongRow(a.input, n);
       } else {

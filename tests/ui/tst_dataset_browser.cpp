@@ -7,11 +7,11 @@
 
 #include <QFile>
 #include <QLineEdit>
-#include <QListView>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeView>
 #include <fstream>
 
 using namespace maskscope;

@@ -8,10 +8,10 @@
 #include "ui/views/lint/LintView.h"
 
 #include <QComboBox>
-#include <QListView>
 #include <QListWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeView>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -22,7 +22,7 @@ namespace {
 const QString kData = QStringLiteral(MASKSCOPE_TEST_DATA_DIR "/ui/review-small.jsonl");
 
 // The rows the list shows (by their dataset row), in list order.
-QList<int> visibleRows(const QListView* list) {
+QList<int> visibleRows(const QTreeView* list) {
   QList<int> rows;
   for (int i = 0; i < list->model()->rowCount(); ++i) rows << list->model()->index(i, 0).data(Qt::UserRole).toInt();
   return rows;
@@ -74,7 +74,7 @@ void TestDatasetReview::browserShowsFileLines() {
   Session s;
   QVERIFY(s.openDataset(kData));
   MainWindow w(&s);
-  QListView* list = w.conversationList();
+  QTreeView* list = w.conversationList();
   QCOMPARE(list->model()->rowCount(), 5);
   const QStringList expected = {QStringLiteral("line 1 "), QStringLiteral("line 4 "), QStringLiteral("line 5 "),
                                 QStringLiteral("line 6 "), QStringLiteral("line 7 ")};

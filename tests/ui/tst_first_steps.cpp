@@ -15,7 +15,6 @@
 #include <QDockWidget>
 #include <QGraphicsTextItem>
 #include <QLabel>
-#include <QListView>
 #include <QRegularExpression>
 #include <QScreen>
 #include <QScrollArea>
@@ -23,6 +22,7 @@
 #include <QSpinBox>
 #include <QTabBar>
 #include <QTest>
+#include <QTreeView>
 #include <QWheelEvent>
 #include <memory>
 

@@ -13,10 +13,12 @@
 
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QHelpEvent>
+#include <QImage>
 #include <QLabel>
-#include <QListView>
 #include <QListWidget>
+#include <QMouseEvent>
 #include <QScrollBar>
 #include <QSpinBox>
 #include <QSplitter>
@@ -24,6 +26,7 @@
 #include <QTextDocument>
 #include <QToolBar>
 #include <QToolTip>
+#include <QTreeView>
 
 using namespace maskscope;
 
@@ -117,6 +120,78 @@ private Q_SLOTS:
     w.setPresenterMode(false);
   }
 
+  // The height below the strip's whole chip lines (kept blank so no line is cut) is the strip's own
+  // background, not the window's grey: at every height the splitter gives the strip.
+  void stripSpareBandIsTheStripsBackground() {
+    DemoWindow demo;
+    QVERIFY(demo.show());
+    MainWindow& w = *demo.window;
+    TokenStripView* strip = w.tokenStrip();
+    QTRY_VERIFY(strip->positionCount() > 0);
+    auto* split = w.centralWidget()->findChild<QSplitter*>();
+    QVERIFY(split);
+    int checked = 0;
+    for (int by = 0; by < strip->lineHeight(); by += 7) {
+      QList<int> sizes = split->sizes();
+      sizes[0] += 7;
+      sizes[1] -= 7;
+      split->setSizes(sizes);
+      QCoreApplication::processEvents();
+      const QRect view = strip->viewport()->geometry(); // in the strip
+      const int band = strip->height() - strip->frameWidth() - view.bottom() - 1;
+      if (band < 3) continue;
+      const QImage shot = strip->grab().toImage();
+      const QColor base = strip->palette().color(QPalette::Base);
+      const QPoint at(view.center().x(), view.bottom() + 1 + band / 2);
+      QVERIFY2(shot.pixelColor(at) == base, qPrintable(QStringLiteral("band of %1 px at y %2: %3, the strip's %4")
+                                                           .arg(band)
+                                                           .arg(at.y())
+                                                           .arg(shot.pixelColor(at).name(), base.name())));
+      ++checked;
+    }
+    QVERIFY(checked > 0);
+  }
+
+  // The dataset list's column is the user's to size: its header's edge dragged 200 px to the right
+  // widens it (the list then scrolls sideways to a title's end), and it keeps that width when the dock
+  // is resized; the titles keep their tooltips (datasetTitleWholeInTooltip).
+  void datasetColumnResizable() {
+    DemoWindow demo;
+    QVERIFY(demo.show());
+    MainWindow& w = *demo.window;
+    QTreeView* list = w.conversationList();
+    QTRY_VERIFY(list->model() && list->model()->rowCount() > 0);
+    QHeaderView* header = list->header();
+    QVERIFY(header->isVisible());
+    QCOMPARE(header->sectionSize(0), list->viewport()->width()); // as wide as the list to start with
+    QVERIFY(header->model()->headerData(0, Qt::Horizontal).toString().contains(QStringLiteral("Conversation")));
+    const int before = header->sectionSize(0);
+    const QPoint edge(header->sectionViewportPosition(0) + before - 1, header->height() / 2);
+    // The edge is where the user can reach it: inside the part of the dock the window shows (the
+    // panel's least width fits the dock: it does not scroll sideways and hide the list's right edge).
+    QDockWidget* dock = w.dock(QStringLiteral("dataset"));
+    QVERIFY2(header->viewport()->visibleRegion().contains(edge) &&
+                 dock->rect().contains(header->viewport()->mapTo(dock, edge)),
+             qPrintable(QStringLiteral("header edge at x %1 of the dock's %2 px (panel least %3 px)")
+                            .arg(header->viewport()->mapTo(dock, edge).x())
+                            .arg(dock->width())
+                            .arg(w.view(QStringLiteral("dataset"))->minimumSizeHint().width())));
+    QTest::mousePress(header->viewport(), Qt::LeftButton, {}, edge);
+    for (int dx = 20; dx <= 200; dx += 20) {
+      const QPointF at(edge + QPoint(dx, 0));
+      QMouseEvent move(QEvent::MouseMove, at, header->viewport()->mapToGlobal(at), Qt::NoButton, Qt::LeftButton, {});
+      QCoreApplication::sendEvent(header->viewport(), &move);
+    }
+    QTest::mouseRelease(header->viewport(), Qt::LeftButton, {}, edge + QPoint(200, 0));
+    QTRY_VERIFY2(header->sectionSize(0) >= before + 150,
+                 qPrintable(QStringLiteral("column %1 px (was %2)").arg(header->sectionSize(0)).arg(before)));
+    QTRY_VERIFY(list->horizontalScrollBar()->maximum() > 0); // scrolls to the rest of the titles
+    const int given = header->sectionSize(0);
+    w.resizeDocks({dock}, {dock->width() - 30}, Qt::Horizontal);
+    QTest::qWait(20);
+    QCOMPARE(header->sectionSize(0), given);
+  }
+
   // No findings: the lint panel is its one line (buttons and "No findings"), not an empty list; the
   // centre gets the room; another tab brought forward gets its usual height, and lint in front again
   // shrinks back.
@@ -156,7 +231,7 @@ private Q_SLOTS:
     QVERIFY(demo.show());
     MainWindow& w = *demo.window;
     auto* datasetView = static_cast<DatasetView*>(w.view(QStringLiteral("dataset")));
-    QListView* list = datasetView->list();
+    QTreeView* list = datasetView->list();
     QTRY_VERIFY(list->model() && list->model()->rowCount() > 0);
     // The longest first user message of the rows the list shows.
     int longest = -1;

@@ -29,7 +29,6 @@
 #include <QLabel>
 #include <QLayout>
 #include <QLineEdit>
-#include <QListView>
 #include <QListWidget>
 #include <QScrollArea>
 #include <QSpinBox>
@@ -40,6 +39,7 @@
 #include <QTest>
 #include <QToolBar>
 #include <QToolButton>
+#include <QTreeView>
 #include <nlohmann/json.hpp>
 #include <sstream>
 

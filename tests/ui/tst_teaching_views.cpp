@@ -230,6 +230,36 @@ private Q_SLOTS:
     QVERIFY2(quoted >= 4, "steps 2, 3, 5 and 7 name their selected position");
   }
 
+  // Stepping through in order, every step's strip shows real tokens, not only pads (the loss-dilution
+  // step kept the position an earlier left-padded step selected, a pad of its own batch).
+  void everyStepShowsRealTokens() {
+    Session s;
+    QVERIFY(s.openDataset(QStringLiteral("builtin:demo")));
+    MainWindow w(&s);
+    w.resize(1024, 768);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    TeachingView* t = w.teachingView();
+    TokenStripView* strip = w.tokenStrip();
+    for (int i = 0; i < t->stepCount(); ++i) {
+      t->goToStep(i);
+      for (int k = 0; k < 3; ++k) QCoreApplication::processEvents();
+      const std::vector<uint8_t> pads = paddingOfRow(s.batch(), s.batchRow());
+      int real = 0, shown = 0;
+      for (int p = 0; p < strip->positionCount(); ++p) {
+        if (!strip->viewport()->rect().intersects(strip->chipRect(p))) continue;
+        ++shown;
+        real += size_t(p) < pads.size() && !pads[size_t(p)];
+      }
+      QVERIFY2(shown > 0 && real > 0,
+               qPrintable(QStringLiteral("step '%1': %2 chips shown, %3 of them real (selected %4)")
+                              .arg(TeachingView::steps()[size_t(i)].title)
+                              .arg(shown)
+                              .arg(real)
+                              .arg(s.selectedPosition())));
+    }
+  }
+
   void teachingHasTheNewSteps() {
     const auto steps = TeachingView::steps();
     QStringList titles;

@@ -32,7 +32,6 @@
 #include <QHelpEvent>
 #include <QLabel>
 #include <QLineEdit>
-#include <QListView>
 #include <QListWidget>
 #include <QRegularExpression>
 #include <QSet>
@@ -44,6 +43,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolTip>
+#include <QTreeView>
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>

@@ -10,8 +10,8 @@
 #include <QComboBox>
 #include <QItemSelectionModel>
 #include <QLineEdit>
-#include <QListView>
 #include <QSpinBox>
+#include <QTreeView>
 #include <algorithm>
 #include <memory>
 
@@ -155,7 +155,7 @@ void DatasetController::applyFilter() {
 }
 
 void DatasetController::selectSessionRow() {
-  QListView* list = view_->list();
+  QTreeView* list = view_->list();
   QItemSelectionModel* selection = list->selectionModel();
   const int at = model_->listRow(session_->selectedRow());
   if (at >= 0 && list->currentIndex().row() == at && selection->isSelected(model_->index(at))) return;
@@ -232,7 +232,7 @@ int DatasetController::visibleRowCount() const { return model_->rowCount(); }
 const std::vector<int>& DatasetController::visibleRows() const { return model_->rows(); }
 
 void DatasetController::step(int direction) {
-  QListView* list = view_->list();
+  QTreeView* list = view_->list();
   const int j = list->currentIndex().row() + direction;
   if (j >= 0 && j < model_->rowCount()) list->setCurrentIndex(model_->index(j));
 }

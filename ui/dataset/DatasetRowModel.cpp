@@ -19,6 +19,12 @@ QVariant DatasetRowModel::data(const QModelIndex& index, int role) const {
   return {};
 }
 
+QVariant DatasetRowModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (section == 0 && orientation == Qt::Horizontal && role == Qt::DisplayRole)
+    return tr("Conversation (file line \u00b7 first message)");
+  return QAbstractListModel::headerData(section, orientation, role);
+}
+
 void DatasetRowModel::setRows(std::vector<int> rows) {
   if (rows == rows_) return; // keeps the list's current row and scroll position
   beginResetModel();

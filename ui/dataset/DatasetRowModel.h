@@ -18,6 +18,7 @@ public:
   // DisplayRole: the session's title of the row; ToolTipRole: that title with the first message whole;
   // Qt::UserRole: the session row it shows.
   QVariant data(const QModelIndex& index, int role) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role) const override; // the column's title
 
   // The session rows to show, ascending; resets the model.
   void setRows(std::vector<int> rows);

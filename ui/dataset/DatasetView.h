@@ -1,12 +1,13 @@
 // The dataset browser's widgets: search box, message-count and token-length filters, the lint
-// filter (any finding, or one rule) and the row list (each row with its file line).
+// filter (any finding, or one rule) and the row list (each row with its file line; the user widens its
+// column by the header, the list then scrolls sideways; the whole title is in each row's tooltip).
 // DatasetController (beside it) gives the list its model (DatasetRowModel) and applies the filters.
 #pragma once
 #include <QWidget>
 
 class QComboBox;
 class QLineEdit;
-class QListView;
+class QTreeView;
 class QSpinBox;
 
 namespace maskscope {
@@ -20,14 +21,19 @@ public:
   QSpinBox* minMessagesBox() const { return minMessages_; }
   QSpinBox* minTokensBox() const { return minTokens_; }
   QComboBox* findingFilterBox() const { return findingFilter_; }
-  QListView* list() const { return list_; }
+  QTreeView* list() const { return list_; } // one column, its width the user's (header)
+
+protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+  void fitColumn();
+  bool userSized_ = false; // the header's edge was dragged: the column keeps the user's width
   QLineEdit* filter_ = nullptr;
   QSpinBox* minMessages_ = nullptr;
   QSpinBox* minTokens_ = nullptr;
   QComboBox* findingFilter_ = nullptr;
-  QListView* list_ = nullptr;
+  QTreeView* list_ = nullptr;
 };
 
 // This view's row in the view registry (ui/shell/ViewRegistry.h), defined in DatasetViewSpec.cpp.

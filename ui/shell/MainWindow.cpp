@@ -42,7 +42,6 @@
 #include <QLabel>
 #include <QLayout>
 #include <QLineEdit>
-#include <QListView>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
@@ -54,6 +53,7 @@
 #include <QStatusBar>
 #include <QTimer>
 #include <QToolBar>
+#include <QTreeView>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <functional>
@@ -241,7 +241,7 @@ void MainWindow::showStatus(const QString& text, int timeoutMs) {
 
 QWidget* MainWindow::view(const QString& name) const { return views_.value(name); }
 QDockWidget* MainWindow::dock(const QString& name) const { return layout_->dock(name); }
-QListView* MainWindow::conversationList() const { return datasetView_->list(); }
+QTreeView* MainWindow::conversationList() const { return datasetView_->list(); }
 QLineEdit* MainWindow::searchBox() const { return datasetView_->searchBox(); }
 QSpinBox* MainWindow::minMessagesBox() const { return datasetView_->minMessagesBox(); }
 QSpinBox* MainWindow::minTokensBox() const { return datasetView_->minTokensBox(); }
@@ -378,6 +378,9 @@ void MainWindow::showView(const QString& name, bool grow) {
 void MainWindow::setPresenterMode(bool on) {
   if (on == presenter_) return;
   presenter_ = on;
+  // The window's own geometry, taken before the type grows (the larger type's least size may grow the
+  // window at once).
+  if (on && fitsScreen_) normalGeometry_ = geometry();
   QFont f = QApplication::font();
   f.setPointSizeF(on ? baseFontPt_ * kPresenterScale : baseFontPt_);
   QApplication::setFont(f);
@@ -406,10 +409,7 @@ void MainWindow::setPresenterMode(bool on) {
     if (on) QTimer::singleShot(0, this, [this] { giveGridTheCentre(); });
     return;
   }
-  if (on) {
-    normalGeometry_ = geometry();
-    fitToScreen(true);
-  }
+  if (on) fitToScreen(true);
   // Once the layouts have the new type's least sizes (queued after their requests): the window's
   // own geometry back when leaving, then the height shared between the centre and the docks.
   QTimer::singleShot(0, this, [this, on] {

@@ -14,7 +14,7 @@ class QProgressDialog;
 class QDockWidget;
 class QLabel;
 class QLineEdit;
-class QListView;
+class QTreeView;
 class QMenu;
 class QProgressBar;
 class QPushButton;
@@ -50,7 +50,7 @@ public:
   ~MainWindow() override;
 
   // The dataset browser's widgets and state (ui/dataset).
-  QListView* conversationList() const; // its model: the rows the filters leave (DatasetRowModel)
+  QTreeView* conversationList() const; // its model: the rows the filters leave (DatasetRowModel)
   QLineEdit* searchBox() const;
   QSpinBox* minMessagesBox() const;
   QSpinBox* minTokensBox() const;

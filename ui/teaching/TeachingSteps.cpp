@@ -295,7 +295,15 @@ TeachingStep dilutionStep() {
             .arg(percent(even))
             .arg(percent(harder));
       },
-      QStringLiteral("hf-lm"), QStringLiteral("loss"), [](const Session&) { return -1; }};
+      QStringLiteral("hf-lm"), QStringLiteral("loss"),
+      // The strip on the prompt this collator grades (not on the position an earlier step left selected: the
+      // left-padded row's first real token is a pad here, and the strip would show nothing but pads).
+      [](const Session& s) {
+        return findPosition(s, [](const Batch& b, int r, int64_t t) {
+          const PositionMeta* m = metaAt(b, r, t);
+          return m && !m->reply && m->kind != PositionKind::Padding && gradedAt(b, r, t);
+        });
+      }};
 }
 
 // The BERT aside, computed on the row on screen (core/mask/MaskedLm.h through the session): the strip

@@ -55,20 +55,6 @@ std::optional<int64_t> firstTokenOf(const RowContentInput& in, int message) {
   return std::nullopt;
 }
 
-// The token holding byte `offset` of message `message`'s content in the render (the <think> never
-// closed, the </think> nothing opened), so the finding points at the tag; the message's first token
-// when its content is not in the render verbatim.
-std::optional<int64_t> tokenAtContent(const RowContentInput& in, int message, size_t offset) {
-  if (!in.encoded) return std::nullopt;
-  for (const MessageSpan& s : in.encoded->messages) {
-    if (s.messageIndex != message || s.content.empty() || int64_t(offset) >= s.content.size()) continue;
-    const int64_t at = s.content.begin + int64_t(offset);
-    for (size_t t = 0; t < in.encoded->tokens.size(); ++t)
-      if (in.encoded->tokens[t].span.contains(at)) return int64_t(t);
-  }
-  return firstTokenOf(in, message);
-}
-
 void noAssistantReply(const RowContentInput& in) {
   const Conversation& c = in.conversation;
   if (c.plainText || std::any_of(c.messages.begin(), c.messages.end(), isAssistant)) return;
@@ -183,6 +169,32 @@ void messageDroppedByTemplate(const RowContentInput& in) {
   }
 }
 
+// The token of the think tag at byte `offset` of message `message`'s content: there when the render keeps
+// the content as written; where the template rewrites the reply (Qwen3's moves the reasoning into a block
+// of its own and drops what comes before a second <think>), the first such tag of the message's block in
+// the render; else the message's first token. Never a token that is not the tag when the render has one.
+std::optional<int64_t> thinkTagToken(const RowContentInput& in, int message, size_t offset, std::string_view tag) {
+  if (!in.encoded) return std::nullopt;
+  const TokenizedConversation& tc = *in.encoded;
+  const std::string_view text = tc.text;
+  auto tokenAt = [&](int64_t at) -> std::optional<int64_t> {
+    for (size_t t = 0; t < tc.tokens.size(); ++t)
+      if (tc.tokens[t].span.contains(at)) return int64_t(t);
+    return std::nullopt;
+  };
+  for (const MessageSpan& s : tc.messages) {
+    if (s.messageIndex != message) continue;
+    const int64_t at = s.content.begin + int64_t(offset);
+    if (int64_t(offset) < s.content.size() && text.substr(size_t(at)).starts_with(tag))
+      if (const auto t = tokenAt(at)) return t;
+    if (s.block.empty()) continue;
+    const size_t inBlock = text.substr(size_t(s.block.begin), size_t(s.block.size())).find(tag);
+    if (inBlock != std::string_view::npos)
+      if (const auto t = tokenAt(s.block.begin + int64_t(inBlock))) return t;
+  }
+  return firstTokenOf(in, message);
+}
+
 // A reasoning block opened and never closed (depth > 0 at the end), or closed without being opened.
 void unclosedThink(const RowContentInput& in) {
   if (!in.facts.thinkTags || in.conversation.plainText) return;
@@ -208,7 +220,7 @@ void unclosedThink(const RowContentInput& in) {
               in.label() + ": " + what +
                   " opens <think> and never closes it: the whole reply is trained as reasoning that never ends, "
                   "and at inference the model keeps thinking instead of answering",
-              tokenAtContent(in, int(i), open.front()));
+              thinkTagToken(in, int(i), open.front(), kOpen));
       continue;
     }
     // Closed without an opening: harmless only where the template writes the <think> itself.
@@ -227,7 +239,7 @@ void unclosedThink(const RowContentInput& in) {
                                  "disagrees with every row that opens it"
                                : ": the render holds a closing tag that nothing opened, so the reasoning and the "
                                  "answer run together"),
-            tokenAtContent(in, int(i), *strayClose),
+            thinkTagToken(in, int(i), *strayClose, kClose),
             templateOpens ? std::optional<Severity>(Severity::Warning) : std::nullopt);
   }
 }

@@ -48,6 +48,10 @@ QString footerOfShape(int key) {
 TokenStripView::TokenStripView(Session* session, QWidget* parent) : QAbstractScrollArea(parent), session_(session) {
   setFocusPolicy(Qt::StrongFocus);
   viewport()->setMouseTracking(true);
+  // The blank height below the whole chip lines (a bottom viewport margin, fitWholeLines) is the
+  // strip's background, as the viewport's: not the window's.
+  setBackgroundRole(QPalette::Base);
+  setAutoFillBackground(true);
   // Scrolled by whole lines: a value between two lines (a scroll bar dragged) goes to the nearest.
   connect(verticalScrollBar(), &QScrollBar::valueChanged, this, [this](int v) {
     const int line = lineHeight(), snapped = (v + line / 2) / line * line;
