@@ -79,6 +79,11 @@ std::function<void()> addBatchInputs(CLI::App* cmd, BatchInputs& in) {
   cmd->add_option("--data", in.dataSpec, "dataset file (JSONL/JSON) or builtin:demo");
   auto applyRows = addRowsOption(cmd, in.rowBegin, in.rowEnd);
   auto applyVars = addVarOption(cmd, in.vars);
+  // Qwen2-VL's processor bounds, as AutoProcessor.from_pretrained(..., min_pixels=, max_pixels=)
+  cmd->add_option("--min-pixels", in.minPixels, "the image processor's min_pixels (Qwen2-VL smart_resize)")
+      ->check(CLI::Range(int64_t(1), int64_t(1) << 40));
+  cmd->add_option("--max-pixels", in.maxPixels, "the image processor's max_pixels (Qwen2-VL smart_resize)")
+      ->check(CLI::Range(int64_t(1), int64_t(1) << 40));
   return [applyRows, applyVars] {
     applyRows();
     applyVars();

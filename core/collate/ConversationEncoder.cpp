@@ -141,11 +141,13 @@ void dropStrippedLeadingWhitespace(const ChatTemplate& tpl, const std::vector<Me
 
 // The processor's expansion of image placeholders (core/media/MediaExpansion.h), for a row with
 // image parts: the text grows and every span the template gave moves with it. Returns the images.
-std::vector<ImageSpan> expandImages(const std::vector<ImagePart>& parts, RenderResult& rendered, std::string& family) {
-  const VisionProcessor* vp = parts.empty() ? nullptr : visionProcessorForText(rendered.text);
+std::vector<ImageSpan> expandImages(const std::vector<Message>& messages, const RenderOptions& ro,
+                                    RenderResult& rendered, std::string& family) {
+  const std::vector<ImagePart> parts = imagePartsOf(messages), videos = videoPartsOf(messages);
+  const VisionProcessor* vp = parts.empty() && videos.empty() ? nullptr : visionProcessorForText(rendered.text);
   if (!vp) return {};
   family = vp->name;
-  ExpandedImages e = expandImagePlaceholders(rendered.text, parts, *vp);
+  ExpandedImages e = expandImagePlaceholders(rendered.text, parts, *vp, videos, {ro.minPixels, ro.maxPixels});
   rendered.text = std::move(e.text);
   for (MessageSpan& m : rendered.messages) {
     m.block = spanAfterEdits(m.block, e.edits);
@@ -170,7 +172,7 @@ void markImageTokens(TokenizedConversation& out) {
 RenderResult renderForModel(const ChatTemplate& tpl, const std::vector<Message>& messages, const RenderOptions& ro) {
   RenderResult r = tpl.render(messages, ro);
   std::string family;
-  expandImages(imagePartsOf(messages), r, family);
+  expandImages(messages, ro, r, family);
   return r;
 }
 
@@ -241,9 +243,9 @@ TokenizedConversation ConversationEncoder::encode(const Conversation& conv, cons
     if (ro.extra.is_null() && !conv.extraVariables.is_null()) ro.extra = conv.extraVariables;
     rendered = template_->render(conv.messages, ro);
     dropStrippedLeadingWhitespace(*template_, conv.messages, ro, rendered);
-    const std::vector<ImagePart> parts = imagePartsOf(conv.messages);
-    out.imageParts = int(parts.size());
-    out.images = expandImages(parts, rendered, out.visionProcessor);
+    out.imageParts = int(imagePartsOf(conv.messages).size());
+    out.videoParts = int(videoPartsOf(conv.messages).size());
+    out.images = expandImages(conv.messages, ro, rendered, out.visionProcessor);
   }
   out.text = std::move(rendered.text);
   out.messages = std::move(rendered.messages);

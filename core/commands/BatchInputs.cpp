@@ -52,6 +52,8 @@ Batch buildBatch(const BatchInputs& in, std::vector<RowError>* rowErrors,
   ps.templateSpec = in.templateSpec;
   ps.collatorSpec = in.collatorSpec;
   for (const auto& [k, v] : in.vars) ps.render.variables[k] = v;
+  ps.render.minPixels = in.minPixels;
+  ps.render.maxPixels = in.maxPixels;
   DatasetPipeline pipeline(ps);
   if (tokenizerOut) *tokenizerOut = pipeline.encoder().tokenizerPtr();
   DatasetReader reader(in.dataSpec);
@@ -81,6 +83,8 @@ FrameworkInputs frameworkInputsOf(const BatchInputs& in, bool lenient) {
   fi.rowBegin = in.rowBegin;
   fi.rowEnd = in.rowEnd;
   fi.vars = in.vars;
+  fi.minPixels = in.minPixels;
+  fi.maxPixels = in.maxPixels;
   fi.lenient = lenient;
   return fi;
 }

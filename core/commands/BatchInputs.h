@@ -25,6 +25,7 @@ struct BatchInputs {
   long rowBegin = 0;                                     // --rows A:B, half-open
   long rowEnd = -1;                                      // -1: to the end
   std::vector<std::pair<std::string, std::string>> vars; // --var k=v: template variables
+  int64_t minPixels = 0, maxPixels = 0; // --min-pixels / --max-pixels: the processor's (0: its default)
   // Framework specs: record what the framework would stop on (TRL's RuntimeError on a template
   // without {% generation %}) instead of stopping (lint, the app).
   bool lenientFramework = false;

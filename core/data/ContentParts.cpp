@@ -15,22 +15,44 @@ bool typeIs(const OrderedJson& part, const char* type) {
 // The integer `key` of the part, or of its nested image / image_url object; 0 when absent.
 const OrderedJson* sizeField(const OrderedJson& part, const char* key) {
   if (part.contains(key)) return &part[key];
-  for (const char* nested : {"image", "image_url"})
+  for (const char* nested : {"image", "image_url", "video"})
     if (part.contains(nested) && part[nested].is_object() && part[nested].contains(key)) return &part[nested][key];
   return nullptr;
 }
 
-int64_t side(const OrderedJson& part, const char* key, const std::string& where) {
+int64_t side(const OrderedJson& part, const char* key, const std::string& where, const char* what = "image",
+             int64_t most = kMaxImageSide) {
   const OrderedJson* v = sizeField(part, key);
   if (!v)
-    throw Error(where + ": image part has no \"" + key +
-                "\": maskscope never loads pixels, give the image's width and height (in pixels) on the part");
-  if (!v->is_number_integer()) throw Error(where + ": image \"" + key + "\" is not an integer");
+    throw Error(where + ": " + what + " part has no \"" + key + "\": maskscope never loads pixels, give the " + what +
+                "'s " + (std::string(key) == "frames" ? "frame count" : "width and height (in pixels)") +
+                " on the part");
+  if (!v->is_number_integer()) throw Error(where + ": " + what + " \"" + key + "\" is not an integer");
   const int64_t n = v->get<int64_t>();
-  if (n < 1 || n > kMaxImageSide)
-    throw Error(where + ": image \"" + key + "\" " + std::to_string(n) + " is outside [1, " +
-                std::to_string(kMaxImageSide) + "]");
+  if (n < 1 || n > most)
+    throw Error(where + ": " + what + " \"" + key + "\" " + std::to_string(n) + " is outside [1, " +
+                std::to_string(most) + "]");
   return n;
+}
+
+std::vector<ImagePart> partsOf(const std::vector<Message>& messages, bool videos) {
+  std::vector<ImagePart> out;
+  for (size_t m = 0; m < messages.size(); ++m) {
+    const OrderedJson& extra = messages[m].extra;
+    if (!extra.is_object() || !extra.contains("content") || !extra["content"].is_array()) continue;
+    const OrderedJson& parts = extra["content"];
+    for (size_t i = 0; i < parts.size(); ++i) {
+      // the Qwen2-VL template's order of tests: an image test first, then the video one
+      const bool image = isImagePart(parts[i]);
+      if (videos ? (image || !isVideoPart(parts[i])) : !image) continue;
+      const std::string where = "messages[" + std::to_string(m) + "].content[" + std::to_string(i) + "]";
+      ImagePart p = videos ? videoPartOf(parts[i], where) : imagePartOf(parts[i], where);
+      p.messageIndex = int(m);
+      p.partIndex = int(i);
+      out.push_back(p);
+    }
+  }
+  return out;
 }
 
 } // namespace
@@ -51,21 +73,16 @@ ImagePart imagePartOf(const OrderedJson& part, const std::string& where) {
   return p;
 }
 
-std::vector<ImagePart> imagePartsOf(const std::vector<Message>& messages) {
-  std::vector<ImagePart> out;
-  for (size_t m = 0; m < messages.size(); ++m) {
-    const OrderedJson& extra = messages[m].extra;
-    if (!extra.is_object() || !extra.contains("content") || !extra["content"].is_array()) continue;
-    const OrderedJson& parts = extra["content"];
-    for (size_t i = 0; i < parts.size(); ++i) {
-      if (!isImagePart(parts[i])) continue;
-      ImagePart p = imagePartOf(parts[i], "messages[" + std::to_string(m) + "].content[" + std::to_string(i) + "]");
-      p.messageIndex = int(m);
-      p.partIndex = int(i);
-      out.push_back(p);
-    }
-  }
-  return out;
+ImagePart videoPartOf(const OrderedJson& part, const std::string& where) {
+  ImagePart p;
+  p.frames = side(part, "frames", where, "video", kMaxVideoFrames);
+  p.width = side(part, "width", where, "video");
+  p.height = side(part, "height", where, "video");
+  return p;
 }
+
+std::vector<ImagePart> imagePartsOf(const std::vector<Message>& messages) { return partsOf(messages, false); }
+
+std::vector<ImagePart> videoPartsOf(const std::vector<Message>& messages) { return partsOf(messages, true); }
 
 } // namespace maskscope

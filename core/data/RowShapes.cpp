@@ -11,7 +11,8 @@ namespace {
 using json = OrderedJson;
 
 // The text of a content; a list's text parts joined. Image parts (ContentParts.h) are checked for
-// their size and counted in *images; where images is null (ShareGPT values) they are refused.
+// their size and counted in *images (video parts too); where images is null (ShareGPT values) they
+// are refused.
 std::string contentText(const json& content, const std::string& where, int* images = nullptr) {
   if (content.is_string()) return content.get<std::string>();
   if (content.is_null()) return {};
@@ -20,10 +21,13 @@ std::string contentText(const json& content, const std::string& where, int* imag
     for (size_t i = 0; i < content.size(); ++i) {
       const json& part = content[i];
       const std::string at = where + ".content[" + std::to_string(i) + "]";
-      if (isVideoPart(part)) throw Error(at + ": video parts are not supported yet (images are)");
-      if (isImagePart(part)) {
-        if (!images) throw Error(at + ": image parts are read in \"messages\" rows only");
-        imagePartOf(part, at);
+      const bool video = !isImagePart(part) && isVideoPart(part);
+      if (isImagePart(part) || video) {
+        if (!images) throw Error(at + (video ? ": video" : ": image") + " parts are read in \"messages\" rows only");
+        if (video)
+          videoPartOf(part, at);
+        else
+          imagePartOf(part, at);
         ++*images;
         continue;
       }

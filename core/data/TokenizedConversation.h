@@ -41,6 +41,7 @@ struct ImageSpan {
   int messageIndex = -1;      // the message of that image part
   ByteSpan block;             // in the text: start marker, image tokens, end marker (what the family has)
   int64_t expectedTokens = 0; // image tokens the image's size gives (0 for a placeholder with no image)
+  bool video = false;         // a video block: `image` indexes the row's video parts
 };
 
 struct TokenizedConversation {
@@ -51,6 +52,7 @@ struct TokenizedConversation {
   long rowIndex = -1;
   std::vector<ImageSpan> images; // one per image placeholder in the text (empty without image parts)
   int imageParts = 0;            // image parts of the row's messages
+  int videoParts = 0;            // video parts likewise
   std::string visionProcessor;   // the family that expanded them ("qwen2-vl", ...), empty when none
   // Index of the first completion token for prompt/completion rows, -1 otherwise.
   int completionStart = -1;

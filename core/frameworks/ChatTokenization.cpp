@@ -32,6 +32,7 @@ TokenizedText applyChatTemplateTokens(const Tokenizer& tokenizer, const ChatTemp
   EncoderOptions options;
   options.render = render;
   options.render.addGenerationPrompt = call.addGenerationPrompt;
+  options.addTokenizerSpecialTokens = call.addSpecialTokens;
   const TokenizedConversation enc = encoder.encode(conv, options);
 
   TokenizedText out;

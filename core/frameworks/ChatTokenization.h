@@ -23,8 +23,9 @@ struct TokenizedText {
 struct ChatTemplateCall {
   bool addGenerationPrompt = false;
   bool returnAssistantTokensMask = false;
-  OrderedJson tools; // null when none
-  OrderedJson extra; // more template variables (chat_template_kwargs), or null
+  bool addSpecialTokens = false; // the tokenizer's BOS/EOS too (a processor's call when the text lacks BOS)
+  OrderedJson tools;             // null when none
+  OrderedJson extra;             // more template variables (chat_template_kwargs), or null
 };
 
 // apply_chat_template(messages, tokenize=True): render, then tokenize the text without adding

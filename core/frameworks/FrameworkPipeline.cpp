@@ -75,9 +75,10 @@ std::unique_ptr<PreparedFramework> prepareFrameworkInputs(const FrameworkInputs&
   const std::vector<InputRow> rows = readFrameworkRows(in.dataSpec, in.rowBegin, in.rowEnd, &run.skipped);
   const Loaded l = loadTokenizerAndTemplate(in, run.spec);
   run.tokenizer = l.tokenizer;
-  auto framework = std::make_unique<PreparedFramework>(
-      run.spec, l.tokenizer, l.chatTemplate, frameworkRenderOptions(in.vars, l.chatTemplate.get(), l.tokenizer.get()),
-      in.lenient);
+  RenderOptions render = frameworkRenderOptions(in.vars, l.chatTemplate.get(), l.tokenizer.get());
+  render.minPixels = in.minPixels;
+  render.maxPixels = in.maxPixels;
+  auto framework = std::make_unique<PreparedFramework>(run.spec, l.tokenizer, l.chatTemplate, render, in.lenient);
   framework->prepare(rows);
   return framework;
 }

@@ -21,6 +21,7 @@ struct FrameworkInputs {
   std::string templateSpec;  // --template; empty: the tokenizer's own
   long rowBegin = 0, rowEnd = -1;
   std::vector<std::pair<std::string, std::string>> vars; // --var
+  int64_t minPixels = 0, maxPixels = 0;                  // --min-pixels / --max-pixels (0: the processor's)
   bool lenient = false; // lint/app: record what the framework would stop on instead of throwing
 };
 

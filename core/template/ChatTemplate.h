@@ -4,6 +4,7 @@
 #include "core/data/Conversation.h"
 #include "core/data/TokenizedConversation.h"
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -22,6 +23,10 @@ struct RenderOptions {
   OrderedJson extra;              // more template variables (object) or null
   // Fill RenderResult::messages (costs one extra render per message; see JinjaChatTemplate.h).
   bool computeMessageSpans = true;
+  // The processor's min_pixels / max_pixels for the image expansion after rendering (core/media,
+  // --min-pixels / --max-pixels); 0: the processor's default. The template never reads them.
+  int64_t minPixels = 0;
+  int64_t maxPixels = 0;
 };
 
 struct RenderResult {

@@ -3,13 +3,15 @@
 // image part without a size, and the done-when row: one 448x448 image through the real Qwen3
 // tokenizer (it holds Qwen2-VL's <|vision_start|>, <|image_pad|>, <|vision_end|>) and the qwen2-vl
 // template collates to 256 <|image_pad|> between the markers, -100 under every preset that selects
-// what to grade, graded by hf-lm (which copies input_ids).
+// what to grade, graded by hf-lm (which copies input_ids). Also the processor's min_pixels /
+// max_pixels and Qwen2-VL videos (<|video_pad|>), against the same reference script's tables.
 #include "../TokenizerCacheRequired.h"
 #include "core/collate/CollatorSpec.h"
 #include "core/collate/DatasetPipeline.h"
 #include "core/data/DatasetReader.h"
 #include "core/mask/RowFacts.h"
 #include "core/media/MediaExpansion.h"
+#include "core/util/Error.h"
 #include "core/util/FileReading.h"
 
 #include <QTest>
@@ -49,7 +51,143 @@ private Q_SLOTS:
   void imagePartWithoutSize();
   void qwen2vlOneImage_data();
   void qwen2vlOneImage();
+  void pixelBounds_data();
+  void pixelBounds();
+  void boundsRefusedForFixedCounts();
+  void videoTokens_data();
+  void videoTokens();
+  void videoExpansion();
+  void videoPartWithoutFrames();
+  void qwen2vlVideoAndBounds();
 };
+
+namespace {
+
+nlohmann::json referenceTable(const char* key) {
+  return nlohmann::json::parse(readFileCapped(MASKSCOPE_TEST_DATA_DIR "/media/smart_resize.json"))[key];
+}
+
+} // namespace
+
+// 448x448 gives 256 tokens by default and fewer under a smaller max_pixels (more under a larger
+// min_pixels), as smart_resize with those bounds gives.
+void TestImages::pixelBounds_data() {
+  QTest::addColumn<int>("width");
+  QTest::addColumn<int>("height");
+  QTest::addColumn<qint64>("minPixels");
+  QTest::addColumn<qint64>("maxPixels");
+  QTest::addColumn<int>("tokens");
+  for (const auto& c : referenceTable("bounded")) {
+    const std::string name = std::to_string(c["width"].get<int>()) + "x" + std::to_string(c["height"].get<int>()) +
+                             " min " + std::to_string(c["min_pixels"].get<int64_t>()) + " max " +
+                             std::to_string(c["max_pixels"].get<int64_t>());
+    QTest::newRow(name.c_str()) << c["width"].get<int>() << c["height"].get<int>()
+                                << qint64(c["min_pixels"].get<int64_t>()) << qint64(c["max_pixels"].get<int64_t>())
+                                << c["tokens"].get<int>();
+  }
+}
+
+void TestImages::pixelBounds() {
+  QFETCH(int, width);
+  QFETCH(int, height);
+  QFETCH(qint64, minPixels);
+  QFETCH(qint64, maxPixels);
+  QFETCH(int, tokens);
+  QCOMPARE(int(imageTokenCount(processor(VisionFamily::Qwen2VL), width, height, {minPixels, maxPixels})), tokens);
+}
+
+void TestImages::boundsRefusedForFixedCounts() {
+  QCOMPARE(imageTokenCount(processor(VisionFamily::Gemma3), 448, 448), int64_t(256));
+  QVERIFY_THROWS_EXCEPTION(Error, imageTokenCount(processor(VisionFamily::Gemma3), 448, 448, {0, 100352}));
+  QVERIFY_THROWS_EXCEPTION(Error, imageTokenCount(processor(VisionFamily::Llava), 448, 448, {3136, 0}));
+  QVERIFY_THROWS_EXCEPTION(Error, videoTokenCount(processor(VisionFamily::Gemma3), 4, 448, 448));
+}
+
+void TestImages::videoTokens_data() {
+  QTest::addColumn<int>("frames");
+  QTest::addColumn<int>("width");
+  QTest::addColumn<int>("height");
+  QTest::addColumn<int>("tokens");
+  for (const auto& c : referenceTable("videos")) {
+    const std::string name = std::to_string(c["frames"].get<int>()) + " frames " +
+                             std::to_string(c["width"].get<int>()) + "x" + std::to_string(c["height"].get<int>());
+    QTest::newRow(name.c_str()) << c["frames"].get<int>() << c["width"].get<int>() << c["height"].get<int>()
+                                << c["tokens"].get<int>();
+  }
+}
+
+void TestImages::videoTokens() {
+  QFETCH(int, frames);
+  QFETCH(int, width);
+  QFETCH(int, height);
+  QFETCH(int, tokens);
+  QCOMPARE(int(videoTokenCount(processor(VisionFamily::Qwen2VL), frames, width, height)), tokens);
+}
+
+// Images and videos interleaved: each placeholder takes the next part of its own kind.
+void TestImages::videoExpansion() {
+  ImagePart video{0, 1, 56, 56};
+  video.frames = 2; // one temporal patch; the video minimum 128*28*28 makes the frame 336x336: 144
+  const std::vector<ImagePart> images = {{0, 0, 56, 56}};
+  const ExpandedImages e =
+      expandImagePlaceholders("<|vision_start|><|image_pad|><|vision_end|><|vision_start|><|video_pad|><|vision_end|>x",
+                              images, processor(VisionFamily::Qwen2VL), {video});
+  QCOMPARE(occurrences(e.text, "<|image_pad|>"), 4);
+  QCOMPARE(occurrences(e.text, "<|video_pad|>"), 144);
+  QCOMPARE(int(e.images.size()), 2);
+  QVERIFY(!e.images[0].video);
+  QVERIFY(e.images[1].video);
+  QCOMPARE(e.images[1].image, 0);
+  QCOMPARE(e.images[1].expectedTokens, int64_t(144));
+  QCOMPARE(e.text.substr(size_t(e.images[1].block.begin), 16), std::string("<|vision_start|>"));
+  QCOMPARE(e.images[1].block.end, int64_t(e.text.size() - 1)); // through <|vision_end|>, not the "x"
+}
+
+void TestImages::videoPartWithoutFrames() {
+  std::vector<RowError> errors;
+  const std::vector<Conversation> rows = readDataset(kData + "video-no-frames.jsonl", &errors);
+  QCOMPARE(int(rows.size()), 0);
+  QCOMPARE(int(errors.size()), 1);
+  const std::string e = errors[0].toString();
+  QVERIFY2(e.find("messages[0].content[0]: video part has no \"frames\"") != std::string::npos, e.c_str());
+}
+
+// Through the real tokenizer and the qwen2-vl template: a 4-frame 448x448 video is 512 <|video_pad|>
+// between the markers, all -100 under the default preset; a 448x448 image under max_pixels
+// 128*28*28 is 121 <|image_pad|> instead of 256.
+void TestImages::qwen2vlVideoAndBounds() {
+  REQUIRE_TOKENIZER_CACHE(std::filesystem::exists(kQwen + "/tokenizer.json"));
+  PipelineSpec spec;
+  spec.tokenizerSpec = kQwen;
+  spec.templateSpec = "qwen2-vl";
+  const DatasetPipeline p(spec);
+  const std::vector<Conversation> video = readDataset(kData + "qwen-one-video.jsonl");
+  QCOMPARE(int(video.size()), 1);
+  const Batch b = p.collate({p.encode(video[0])});
+  const int64_t videoPad = *p.tokenizer().tokenToId("<|video_pad|>");
+  int64_t pads = 0, graded = 0, imagePositions = 0;
+  for (int64_t t = 0; t < b.length(); ++t) {
+    pads += b.inputIds.at(0, t) == videoPad;
+    if (b.meta[0][size_t(t)].kind != PositionKind::Image) continue;
+    ++imagePositions;
+    graded += gradedAt(b, 0, t);
+  }
+  QCOMPARE(pads, int64_t(512));
+  QCOMPARE(imagePositions, int64_t(514));
+  QCOMPARE(graded, int64_t(0));
+
+  PipelineSpec bounded = spec;
+  bounded.render.maxPixels = 128 * 28 * 28;
+  const DatasetPipeline q(bounded);
+  const std::vector<Conversation> image = readDataset(kData + "qwen-one-image.jsonl");
+  const TokenizedConversation enc = q.encode(image[0]);
+  QCOMPARE(int(enc.images.size()), 1);
+  QCOMPARE(enc.images[0].expectedTokens, int64_t(121));
+  const int64_t imagePad = *q.tokenizer().tokenToId("<|image_pad|>");
+  int64_t n = 0;
+  for (const TokenInfo& t : enc.tokens) n += t.id == imagePad;
+  QCOMPARE(n, int64_t(121));
+}
 
 void TestImages::smartResize_data() {
   QTest::addColumn<int>("width");

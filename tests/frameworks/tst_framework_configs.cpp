@@ -40,6 +40,18 @@ private Q_SLOTS:
     QVERIFY(!s.flag("split_thinking")); // empty in the YAML: unset, the default applies
   }
 
+  // processor_type: the spec is MultiModalChatDataCollator's, with the top-level chat_template (the
+  // dataset's llama3 is not what build_collator reads) and without the keys that path ignores.
+  void axolotlMultimodalYaml() {
+    const std::string path = dataPath("axolotl-qwen2vl.yml");
+    const auto spec = axolotl::readAxolotlConfig(path, readFileCapped(path));
+    QVERIFY(spec.has_value());
+    const auto want = nlohmann::ordered_json::parse(readFileCapped(dataPath("axolotl-qwen2vl-spec-expected.json")));
+    QCOMPARE(QString::fromStdString(spec->dump()), QString::fromStdString(want.dump()));
+    const FrameworkSpec s = parseFrameworkSpec(path);
+    QCOMPARE(QString::fromStdString(s.collator), QStringLiteral("MultiModalChatDataCollator"));
+  }
+
   void datasetTemplateWins() {
     const FrameworkSpec s = parseFrameworkSpec(dataPath("axolotl-dataset-template.yml"));
     QCOMPARE(QString::fromStdString(s.string("chat_template")), QStringLiteral("llama3"));

@@ -3,12 +3,15 @@
 // labels-preshifted, read through a torchtune 0.7.0 spec they are shifted back and the rule is quiet;
 // LLaMA-Factory's packing without neat_packing fires packing-depends-on-attention with LLaMA-Factory's fix;
 // neat_packing under sdpa (4-D mask) is quiet, under fa2 (one padding-free row) a warning without it. Fixtures:
-// tests/data/frameworks/lint/.
+// tests/data/frameworks/lint/. Axolotl's multimodal path: Gemma3ProcessingStrategy under
+// train_on_inputs grades <end_of_image> (image-tokens-graded), Qwen2VLProcessingStrategy does not.
+#include "../TokenizerCacheRequired.h"
 #include "core/batchio/BatchLoader.h"
 #include "core/commands/BatchInputs.h"
 #include "core/lint/Lint.h"
 
 #include <QTest>
+#include <filesystem>
 
 using namespace maskscope;
 
@@ -44,6 +47,11 @@ const char* kLfPacking = R"({"framework": "llamafactory", "template": "chatml", 
 const char* kLfNeat = R"({"framework": "llamafactory", "template": "chatml", "neat_packing": true, "cutoff_len": 64})";
 const char* kLfNeatFa2 =
     R"({"framework": "llamafactory", "template": "chatml", "neat_packing": true, "cutoff_len": 64, "flash_attn": "fa2"})";
+const char* kAxolotlGemma3Inputs = R"({"framework": "axolotl", "type": "chat_template", "collator":
+    "MultiModalChatDataCollator", "chat_template": "gemma3", "train_on_inputs": true})";
+const char* kAxolotlQwen2vl = R"({"framework": "axolotl", "type": "chat_template", "collator":
+    "MultiModalChatDataCollator", "chat_template": "qwen2_vl"})";
+const std::string kCache = MASKSCOPE_TOKENIZER_CACHE;
 
 } // namespace
 
@@ -89,6 +97,13 @@ void TestFrameworkLint::rules_data() {
   QTest::newRow("packing-cross-attention warns: LLaMA-Factory neat_packing under fa2 (padding-free)")
       << "packing-cross-attention"
       << "lf_chat.jsonl" << kLfNeatFa2 << "builtin:demo" << true << "flash_attention_2";
+  QTest::newRow("image-tokens-graded fires: Axolotl Gemma 3 train_on_inputs keeps <end_of_image>")
+      << "image-tokens-graded"
+      << "axolotl_mm_gemma3.jsonl" << kAxolotlGemma3Inputs << QString::fromStdString(kCache + "/gemma3") << true
+      << "1 of 258 image positions";
+  QTest::newRow("image-tokens-graded quiet: Axolotl Qwen2VLProcessingStrategy")
+      << "image-tokens-graded"
+      << "axolotl_mm_qwen.jsonl" << kAxolotlQwen2vl << QString::fromStdString(kCache + "/qwen3") << false << "";
 }
 
 void TestFrameworkLint::rules() {
@@ -98,6 +113,8 @@ void TestFrameworkLint::rules() {
   QFETCH(QString, tokenizer);
   QFETCH(bool, fires);
   QFETCH(QString, mentions);
+  if (tokenizer.startsWith(QString::fromStdString(kCache)))
+    REQUIRE_TOKENIZER_CACHE(std::filesystem::exists(tokenizer.toStdString() + "/tokenizer.json"));
   const LintReport r = spec.isEmpty() ? lintBatch(loadBatchDump(kDir + data.toStdString()))
                                       : lintSpec(data.toStdString(), spec.toStdString(), tokenizer.toStdString());
   const auto hits = findings(r, rule.toStdString());

@@ -41,11 +41,17 @@ constexpr std::array kRefusedKeys = {"batch_flattening",
                                      "reward_model",
                                      "process_reward_model",
                                      "pretraining_dataset",
-                                     "processor_type",
                                      "tokenizer_use_mistral_common",
                                      "tokens",
                                      "dataset_exact_deduplication",
                                      "use_pose"};
+
+// processor_type: MultiModalChatDataCollator reads these (core/builders/causal.py build_collator):
+// the first dataset's masking keys and field_messages, and the top-level ones; nothing else.
+constexpr std::array kMultimodalDatasetKeys = {"roles_to_train", "train_on_eos", "field_messages"};
+constexpr std::array kMultimodalTopLevelKeys = {"processor_type",  "chat_template",   "chat_template_jinja",
+                                                "train_on_inputs", "role_boundaries", "image_size",
+                                                "special_tokens"};
 
 bool isSet(const Json& v) { return !v.is_null() && !(v.is_boolean() && !v.get<bool>()); }
 
@@ -79,6 +85,20 @@ Json axolotlSpecFromConfig(const Json& yaml, const std::string& path) {
   const Json& entry = (*d)[0];
   Json spec = Json::object();
   spec["framework"] = "axolotl";
+  if (yaml.contains("processor_type") && isSet(yaml["processor_type"])) {
+    spec["type"] = entry.contains("type") ? entry["type"] : Json("chat_template");
+    spec["collator"] = "MultiModalChatDataCollator";
+    if (yaml.contains("sample_packing") && isSet(yaml["sample_packing"]))
+      throw Error("sample_packing with processor_type: Axolotl's multimodal path does not pack (\"not yet supported "
+                  "with multimodal\"); maskscope does not reproduce what the batch-sampler collator makes of it",
+                  at(path, "sample_packing"));
+    for (const char* key : kMultimodalDatasetKeys)
+      if (entry.contains(key) && !entry[key].is_null()) spec[key] = entry[key];
+    // the strategy and the template come from the top-level chat_template, never the dataset's
+    for (const char* key : kMultimodalTopLevelKeys)
+      if (yaml.contains(key) && !yaml[key].is_null()) spec[key] = yaml[key];
+    return spec;
+  }
   auto type = entry.find("type");
   if (type == entry.end() || !type->is_string())
     throw Error("datasets[0] has no type; maskscope reproduces type: chat_template", at(path, "datasets[0].type"));

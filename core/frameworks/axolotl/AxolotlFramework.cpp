@@ -93,11 +93,16 @@ FrameworkDefinition axolotlFramework() {
   v.collators = {{"DataCollatorForSeq2Seq",
                   "type: chat_template rows (only each trained turn's content, EOT/EOS per train_on_eos/eot), "
                   "padded by Axolotl's DataCollatorForSeq2Seq",
-                  chatTemplateOptions()}};
+                  chatTemplateOptions()},
+                 {"MultiModalChatDataCollator",
+                  "processor_type set: rows rendered and expanded by the processor, labels from the processing "
+                  "strategy's role boundaries (Qwen2-VL, Gemma 3) with pad and image tokens -100",
+                  axolotl::multimodalOptions()}};
   d.info.versions = {v};
-  setCollatorFactories(d.info, {{"DataCollatorForSeq2Seq", [](const FrameworkSpec& spec) {
-                                   return axolotl::makeChatTemplate(spec.flag("sample_packing"));
-                                 }}});
+  setCollatorFactories(
+      d.info, {{"DataCollatorForSeq2Seq",
+                [](const FrameworkSpec& spec) { return axolotl::makeChatTemplate(spec.flag("sample_packing")); }},
+               {"MultiModalChatDataCollator", [](const FrameworkSpec&) { return axolotl::makeMultimodal(); }}});
   d.readConfig = [](const std::string& path, const std::string& text) {
     return axolotl::readAxolotlConfig(path, text);
   };

@@ -69,19 +69,24 @@ void imageTokenCountMismatch(const ConversationInput& in) {
     if (p.name == enc.visionProcessor) vp = &p;
   if (!vp) return;
   for (const ImageSpan& img : enc.images) {
+    const std::string& token = img.video ? vp->videoToken : vp->imageToken;
     if (img.image < 0) {
+      int64_t blocks = 0;
+      for (const ImageSpan& other : enc.images) blocks += other.video == img.video;
+      const char* what = img.video ? " videos" : " images";
       in.emit("image-token-count-mismatch", firstTokenIn(enc, img.block),
-              in.label() + ": the rendered text holds more " + vp->placeholder + " placeholders than the row has " +
-                  "images (" + num(int64_t(enc.images.size())) + " placeholders, " + num(enc.imageParts) +
-                  " images): a placeholder written in the text itself? The processor fails on it");
+              in.label() + ": the rendered text holds more " + (img.video ? token : vp->placeholder) +
+                  " placeholders than the row has" + what + " (" + num(blocks) + " placeholders, " +
+                  num(img.video ? enc.videoParts : enc.imageParts) + what +
+                  "): a placeholder written in the text itself? The processor fails on it");
       return;
     }
-    const int64_t have = countToken(enc, img.block, vp->imageToken);
+    const int64_t have = countToken(enc, img.block, token);
     if (have == img.expectedTokens) continue;
     in.emit("image-token-count-mismatch", firstTokenIn(enc, img.block),
-            in.label() + ": image " + num(img.image) + " of message " + num(img.messageIndex) + " is " + num(have) +
-                " " + vp->imageToken + " tokens where its size gives " + num(img.expectedTokens) + " (" + vp->name +
-                "): " +
+            in.label() + (img.video ? ": video " : ": image ") + num(img.image) + " of message " +
+                num(img.messageIndex) + " is " + num(have) + " " + token + " tokens where its size gives " +
+                num(img.expectedTokens) + " (" + vp->name + "): " +
                 (have == 0 ? "the tokenizer does not hold the image token as one token"
                            : "the image features and the image tokens do not match"));
     return;
@@ -91,7 +96,7 @@ void imageTokenCountMismatch(const ConversationInput& in) {
 void imageWithoutPlaceholder(const ConversationInput& in) {
   const TokenizedConversation& enc = in.encoded;
   int64_t placed = 0;
-  for (const ImageSpan& img : enc.images) placed += img.image >= 0;
+  for (const ImageSpan& img : enc.images) placed += img.image >= 0 && !img.video;
   if (enc.imageParts <= placed) return;
   in.emit("image-without-placeholder", std::nullopt,
           in.label() + ": the row has " + num(enc.imageParts) + " image part(s) but the rendered text holds " +
