@@ -236,9 +236,9 @@ GenerationRecord generateGreedy(const TransformerModel& model, const std::vector
   return g;
 }
 
-std::vector<int64_t> teacherForcedArgmax(const TransformerModel& model, const std::vector<int64_t>& prompt,
-                                         const std::vector<int64_t>& reference) {
-  if (reference.empty() || prompt.empty()) return {};
+void teacherForce(const TransformerModel& model, const std::vector<int64_t>& prompt,
+                  const std::vector<int64_t>& reference, GenerationRecord& g) {
+  if (reference.empty() || prompt.empty()) return;
   at::NoGradGuard ng;
   std::vector<int64_t> ids = prompt;
   ids.insert(ids.end(), reference.begin(), reference.end() - 1); // the last reference token is never read
@@ -247,8 +247,14 @@ std::vector<int64_t> teacherForcedArgmax(const TransformerModel& model, const st
   at::Tensor in = at::from_blob(ids.data(), {1, T}, at::kLong).clone().to(model.device);
   at::Tensor h = model.hidden(in, at::ones({1, T}, longOpts), at::arange(T, longOpts).unsqueeze(0)); // [1, T, hidden]
   // Position P-1+k (the prompt's last token, then reply tokens) predicts reference[k].
-  at::Tensor next = model.logits(h[0].narrow(0, P - 1, n)).argmax(-1).to(at::kCPU).contiguous(); // [n]
-  return std::vector<int64_t>(next.data_ptr<int64_t>(), next.data_ptr<int64_t>() + n);
+  at::Tensor logits = model.logits(h[0].narrow(0, P - 1, n)).to(at::kFloat); // [n, V]
+  at::Tensor next = logits.argmax(-1).to(at::kCPU).contiguous();             // [n]
+  std::vector<int64_t> ref = reference;
+  at::Tensor target = at::from_blob(ref.data(), {n, 1}, at::kLong).clone().to(model.device);
+  at::Tensor logProb =
+      at::log_softmax(logits, -1).gather(1, target).squeeze(1).to(at::kDouble).to(at::kCPU).contiguous();
+  g.teacherForced.assign(next.data_ptr<int64_t>(), next.data_ptr<int64_t>() + n);
+  g.teacherForcedLogProb.assign(logProb.data_ptr<double>(), logProb.data_ptr<double>() + n);
 }
 
 namespace {
@@ -330,8 +336,7 @@ TrainReport trainTwoRuns(const TrainRequest& req, const TrainObserver& obs, cons
     for (size_t i = 0; i < gen.prompts.size(); ++i) {
       if (control.cancel && control.cancel->load()) throw std::runtime_error("cancelled");
       GenerationRecord g = generateGreedy(runs[r].model, gen.prompts[i], gen.stopIds, gen.maxNewTokens);
-      if (i < gen.references.size())
-        g.teacherForced = teacherForcedArgmax(runs[r].model, gen.prompts[i], gen.references[i]);
+      if (i < gen.references.size()) teacherForce(runs[r].model, gen.prompts[i], gen.references[i], g);
       rep.runs[r].generations.push_back(std::move(g));
     }
   }

@@ -58,10 +58,11 @@ GenerationRecord generateGreedy(const TransformerModel& model, const std::vector
                                 const std::vector<int64_t>& stopIds, int64_t maxNewTokens);
 
 // Teacher forcing on one reference reply: one pass over prompt + reference[0 .. n-2] (batch 1, no pads),
-// and at each reference position k the argmax of the logits that predict it, given the prompt and the
-// true reply before k. Empty when the reference is.
-std::vector<int64_t> teacherForcedArgmax(const TransformerModel& model, const std::vector<int64_t>& prompt,
-                                         const std::vector<int64_t>& reference);
+// and at each reference position k, from the logits that predict it given the prompt and the true reply
+// before k: their argmax (g.teacherForced) and the log-probability of reference[k]
+// (g.teacherForcedLogProb). Both left empty when the reference or the prompt is.
+void teacherForce(const TransformerModel& model, const std::vector<int64_t>& prompt,
+                  const std::vector<int64_t>& reference, GenerationRecord& g);
 
 TrainReport trainTwoRuns(const TrainRequest& request, const TrainObserver& observer, const RunControl& control);
 

@@ -25,7 +25,12 @@ void printHuman(const nlohmann::json& j, std::ostream& o) {
   o << "model " << j["model"].get<std::string>() << " (" << j["init"].get<std::string>() << " init) on "
     << j["device"].get<std::string>() << ", " << j["steps"].get<int64_t>() << " steps, "
     << j["train_conversations"].get<int64_t>() << " conversations trained on, "
-    << j["held_out_conversations"].get<int64_t>() << " held out\n\n";
+    << j["held_out_conversations"].get<int64_t>() << " held out\n";
+  if (const auto& h = j["held_out_before"]; h.is_object())
+    o << "held-out loss before fine-tuning " << fmt(h["loss"].get<double>(), "%.3f") << " (uniform over "
+      << j["vocab_size"].get<int64_t>() << " tokens: " << fmt(h["uniform_loss"].get<double>(), "%.3f") << ", "
+      << fmt(h["fraction_of_uniform"].get<double>(), "%.2f") << " of it)\n";
+  o << "\n";
   for (const auto& r : j["runs"]) {
     auto num = [](const nlohmann::json& v) { return v.is_number() ? v.get<double>() : NAN; };
     o << "run " << r["run"].get<std::string>() << "  " << r["collator"].get<std::string>() << " ("

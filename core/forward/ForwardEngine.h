@@ -31,7 +31,7 @@
 namespace maskscope {
 
 // Bumped whenever a struct or virtual below changes; the loader refuses a module built otherwise.
-inline constexpr int kForwardEngineAbiVersion = 11;
+inline constexpr int kForwardEngineAbiVersion = 12;
 // The one symbol the module exports: extern "C" ForwardEngine* maskscope_create_forward_engine(int key),
 // returning nullptr unless key == forwardEngineAbiKey() as the module computes it. The key folds in
 // sizeof(std::string) so a module built with the old libstdc++ string ABI (_GLIBCXX_USE_CXX11_ABI=0,
@@ -254,6 +254,7 @@ struct GenerationRecord {
   // logits given the prompt and the true reply tokens before k (as training reads them). Empty when
   // the prompt has no reference.
   std::vector<int64_t> teacherForced;
+  std::vector<double> teacherForcedLogProb; // ln p(references[i][k]) at the same positions
 };
 
 struct TrainRunResult {

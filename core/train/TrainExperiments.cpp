@@ -7,9 +7,10 @@ namespace maskscope {
 const std::vector<TrainExperiment>& trainExperiments() {
   static const std::vector<TrainExperiment> list = {
       {"stop-token", "buggy-pad-is-eos", "hf-lm", false, false, 0,
-       "pad_token = eos_token masks every end-of-turn token, so run A never learns to stop: its generations "
-       "run to the length limit (stop_fraction near 0) while run B's end with the end-of-turn token",
-       TrainOutcome::StopFraction, 1e-3},
+       "pad_token = eos_token masks every end-of-turn token, so run A never learns to stop: after a true "
+       "reply it gives the end-of-turn token almost no probability (end_of_turn_nll) and its generations run "
+       "to the length limit, while run B learns to end its replies",
+       TrainOutcome::EndOfTurn, 1e-3},
       {"pad-graded", "buggy-max-length-all-ones", "default", false, false, 0,
        "run A grades and attends padding: its training loss falls fast on easy pad targets (see the pad "
        "loss share) while its held-out loss on real replies lags run B's",

@@ -55,10 +55,21 @@ nlohmann::json runJson(const TrainRunResult& r, const TrainABPlan& b, int index,
           {"final_held_out_loss", last(r.heldOut)},
           {"held_out_as_trained_loss", r.heldOutAsTrainedLoss},
           {"stop_fraction", stopFraction(r)},
+          {"end_of_turn_nll", endOfTurnNll(r, b.request.generation.references)},
+          {"closes_reply", closesReplyShare(r, b.request.generation.references)},
           {"exposure", exposureJson(exposureBias(r, b.request.generation.references, b.generationRows))},
           {"curve", curve},
           {"held_out", held},
           {"generations", gens}};
+}
+
+// The held-out loss of the weights both runs start from (step 0), beside a model that knows nothing:
+// uniform over the vocabulary, ln V nats per token. null when step 0 was not evaluated.
+nlohmann::json heldOutBeforeJson(const TrainReport& rep, int32_t vocab) {
+  const std::vector<HeldOutRecord>& h = rep.runs[1].heldOut;
+  if (h.empty() || h.front().step != 0 || vocab <= 1) return nullptr;
+  const double uniform = std::log(double(vocab));
+  return {{"loss", h.front().loss}, {"uniform_loss", uniform}, {"fraction_of_uniform", h.front().loss / uniform}};
 }
 
 } // namespace
@@ -85,6 +96,8 @@ nlohmann::json trainReportJson(const TrainABPlan& b, const TrainReport& rep) {
   j["batch_size"] = args.batchSize;
   j["train_conversations"] = b.trainConversations;
   j["held_out_conversations"] = b.heldOutConversations;
+  j["vocab_size"] = b.pipeline->tokenizer().vocabSize();
+  j["held_out_before"] = heldOutBeforeJson(rep, b.pipeline->tokenizer().vocabSize());
   j["runs"] = nlohmann::json::array();
   for (int r = 0; r < 2; ++r) j["runs"].push_back(runJson(rep.runs[r], b, r, b.pipeline->tokenizer()));
   std::vector<std::string> notes = rep.notes;
@@ -93,7 +106,7 @@ nlohmann::json trainReportJson(const TrainABPlan& b, const TrainReport& rep) {
                     "tools/demo/corpus, see tools/model/train_tiny.py), never on a demo conversation: the held-out "
                     "conversations are never seen, neither in pretraining nor in fine-tuning");
   j["notes"] = notes;
-  j["verdict"] = trainVerdictJson(trainVerdict(b.outcome, rep));
+  j["verdict"] = trainVerdictJson(trainVerdict(b.outcome, rep, b.request.generation.references));
   return j;
 }
 

@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace maskscope {
 
@@ -17,7 +18,8 @@ struct TrainABPlan;
 // What an experiment predicts (TrainExperiment::outcome).
 enum class TrainOutcome {
   None,            // a hand-picked pair: no prediction
-  StopFraction,    // run A's generations stop at least kStopGap less often than run B's
+  EndOfTurn,       // after the true held-out replies run A's end-of-turn token costs at least kEndOfTurnGap
+                   // nats more than run B's (teacher-forced): run A never learnt to end a reply
   HeldOutLossGap,  // run A's final held-out loss is higher than run B's, and run B's fell from first to last
   AccumulationGap, // run A's accumulated step loss differs from its full-batch loss by at least
                    // kAccumulationGap on average, run B's by less than kAccumulationTolerance
@@ -26,7 +28,7 @@ enum class TrainOutcome {
 };
 
 struct TrainVerdict {
-  std::string metric;   // "stop_fraction", "final_held_out_loss", "accumulation_gap" or "packing_leak"
+  std::string metric;   // "end_of_turn_nll", "final_held_out_loss", "accumulation_gap" or "packing_leak"
   double a = 0, b = 0;  // the metric for run A and run B
   std::string expected; // the prediction, in words
   bool observed = false;
@@ -41,8 +43,20 @@ double accumulationGap(const TrainRunResult& run);
 // held-out replies from their loss alone. NaN when either is missing.
 double packingLeak(const TrainRunResult& run);
 
-// The verdict of a finished pair of runs; nullopt for a hand-picked pair (no prediction).
-std::optional<TrainVerdict> trainVerdict(TrainOutcome outcome, const TrainReport& report);
+// The share of the held-out replies after which the run's teacher-forced argmax is the reply's closing
+// token (the last token of each reference): given the true reply, the model's first choice is to end
+// it. What learning to stop means, measured without the generation's own drift. NaN without references.
+double closesReplyShare(const TrainRunResult& run, const std::vector<std::vector<int64_t>>& references);
+
+// The mean over the held-out replies of -ln p(the closing token | prompt + the true reply), teacher-forced:
+// what the model pays for ending each reply where it ends (lower = it has learnt to stop). NaN without
+// references or log-probabilities.
+double endOfTurnNll(const TrainRunResult& run, const std::vector<std::vector<int64_t>>& references);
+
+// The verdict of a finished pair of runs; nullopt for a hand-picked pair (no prediction). references
+// are the held-out replies (GenerationPlan::references) the end-of-turn verdict reads.
+std::optional<TrainVerdict> trainVerdict(TrainOutcome outcome, const TrainReport& report,
+                                         const std::vector<std::vector<int64_t>>& references = {});
 
 nlohmann::json trainVerdictJson(const std::optional<TrainVerdict>& verdict);
 

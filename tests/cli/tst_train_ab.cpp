@@ -67,7 +67,7 @@ class TestTrainAB : public QObject {
 private Q_SLOTS:
   // Every experiment shows its lesson on seeds 0, 1 and 2 with the fast settings below, and its verdict
   // is computed from the runs' own numbers: a and b are recomputed here from each run's JSON (the
-  // metric of stop-token is stop_fraction; pad-graded and prompt-graded the final held-out loss;
+  // metric of stop-token is end_of_turn_nll; pad-graded and prompt-graded the final held-out loss;
   // packing |held_out_as_trained_loss - final_held_out_loss|; grad-accum the mean over steps of
   // |train_loss - full_batch_loss|), observed is the prediction applied to them, and it is true.
   // The fast settings are shorter runs of the defaults (docs/cli.md gives the defaults' numbers per
@@ -116,10 +116,10 @@ private Q_SLOTS:
     double a = 0, b = 0;
     bool expected = false;
     if (experiment == QLatin1String("stop-token")) {
-      metric = "stop_fraction";
-      a = runA["stop_fraction"].get<double>();
-      b = runB["stop_fraction"].get<double>();
-      expected = b - a >= 0.3 - 1e-9;
+      metric = "end_of_turn_nll";
+      a = runA["end_of_turn_nll"].get<double>();
+      b = runB["end_of_turn_nll"].get<double>();
+      expected = a - b >= 2.0;
     } else if (experiment == QLatin1String("packing")) {
       metric = "packing_leak";
       a = leak(runA);
@@ -142,6 +142,41 @@ private Q_SLOTS:
     QCOMPARE(v["observed"].get<bool>(), expected && bFalls);
     QVERIFY2(v["observed"].get<bool>(), v["text"].get<std::string>().c_str()); // the lesson, this seed
     QVERIFY2(v["text"].get<std::string>().rfind("As predicted", 0) == 0, v["text"].get<std::string>().c_str());
+  }
+
+  // The held-out loss before fine-tuning is step 0 of both runs' curves, beside ln V; each run's
+  // end_of_turn_nll and closes_reply are read from its own teacher-forced pass. Computed, not typed: a
+  // random init starts near uniform (and other end-of-turn numbers), the pretrained model well below it.
+  void heldOutBeforeAndEndOfTurnAreComputed() {
+    auto report = [](const QString& init) {
+      Run r = runMaskscope({QStringLiteral("train-ab"), QStringLiteral("--experiment"), QStringLiteral("grad-accum"),
+                            QStringLiteral("--steps"), QStringLiteral("2"), QStringLiteral("--max-new-tokens"),
+                            QStringLiteral("2"), QStringLiteral("--init"), init, QStringLiteral("--json")},
+                           {}, kTrainingTimeoutMs);
+      if (r.status != 0) qWarning("%s", r.err.constData());
+      return nlohmann::json::parse(r.out.toStdString(), nullptr, false);
+    };
+    const nlohmann::json pretrained = report(QStringLiteral("pretrained")), random = report(QStringLiteral("random"));
+    for (const nlohmann::json* j : {&pretrained, &random}) {
+      const auto& before = (*j)["held_out_before"];
+      QVERIFY2(before.is_object(), j->dump().c_str());
+      QCOMPARE((*j)["vocab_size"].get<int>(), 4000); // the demo tokenizer's pieces
+      QCOMPARE(before["uniform_loss"].get<double>(), std::log(4000.0));
+      for (const auto& run : (*j)["runs"])
+        QCOMPARE(before["loss"].get<double>(), run["held_out"]["loss"][0].get<double>());
+      QCOMPARE(before["fraction_of_uniform"].get<double>(),
+               before["loss"].get<double>() / before["uniform_loss"].get<double>());
+      for (const auto& run : (*j)["runs"]) {
+        QVERIFY(std::isfinite(run["end_of_turn_nll"].get<double>()) && run["end_of_turn_nll"].get<double>() > 0);
+        const double closes = run["closes_reply"].get<double>();
+        QVERIFY(closes >= 0 && closes <= 1);
+      }
+    }
+    const double pre = pretrained["held_out_before"]["fraction_of_uniform"].get<double>();
+    const double rnd = random["held_out_before"]["fraction_of_uniform"].get<double>();
+    qInfo("held-out before fine-tuning: pretrained %.3f, random %.3f of ln V", pre, rnd);
+    QVERIFY2(rnd > 0.95 && pre < rnd, qPrintable(QStringLiteral("%1 vs %2").arg(pre).arg(rnd)));
+    QVERIFY(pretrained["runs"][0]["end_of_turn_nll"] != random["runs"][0]["end_of_turn_nll"]);
   }
 
   // A hand-picked pair predicts nothing: no verdict.

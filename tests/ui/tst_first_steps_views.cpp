@@ -342,7 +342,7 @@ private Q_SLOTS:
     TrainReport report;
     report.runs[0] = run({7.949, 7.80, 7.711}, {false, false, false});
     report.runs[1] = run(heldOutB, {true, true, true});
-    const std::optional<TrainVerdict> v = trainVerdict(TrainOutcome::StopFraction, report);
+    const std::optional<TrainVerdict> v = trainVerdict(TrainOutcome::EndOfTurn, report);
     QVERIFY(v);
     const QString text = QString::fromStdString(v->text);
     QVERIFY2(text.contains(says), qPrintable(text));

@@ -142,12 +142,19 @@ void TrainingLabView::finished() {
   const QString verdict = log["verdict"].is_object()
                               ? QString::fromStdString(log["verdict"]["text"].get<std::string>()) + QLatin1Char(' ')
                               : QString();
-  setStatus(verdict + tr("Done on %1 in %2 s: %3 steps of each run, %4 held-out prompts answered by each model.%5")
+  // Where the model started: its held-out loss before fine-tuning beside knowing nothing (uniform, ln V).
+  QString before;
+  if (const auto& h = log["held_out_before"]; h.is_object())
+    before = tr(" Before fine-tuning the held-out loss was %1 (uniform over the %2 tokens: %3).")
+                 .arg(h["loss"].get<double>(), 0, 'f', 3)
+                 .arg(log["vocab_size"].get<int64_t>())
+                 .arg(h["uniform_loss"].get<double>(), 0, 'f', 3);
+  setStatus(verdict + tr("Done on %1 in %2 s: %3 steps of each run, %4 held-out prompts answered by each model.%5%6")
                           .arg(QString::fromStdString(report.device))
                           .arg(double(clock_.elapsed()) / 1000.0, 0, 'f', 1)
                           .arg(report.runs[0].steps.size())
                           .arg(report.runs[0].generations.size())
-                          .arg(notes));
+                          .arg(before, notes));
   Q_EMIT runEnded(true);
 }
 
