@@ -6,6 +6,7 @@
 
 #include "core/template/jinja/Value.h"
 #include "core/util/Error.h"
+#include "core/util/JsonParse.h"
 
 #include <algorithm>
 #include <cctype>
@@ -44,12 +45,10 @@ Value loads(const std::string& text, const std::string& what) {
                   " digits: Python keeps it exact, maskscope does not reproduce that");
     i = j - 1;
   }
-  nlohmann::ordered_json j;
-  try {
-    j = nlohmann::ordered_json::parse(text);
-  } catch (const nlohmann::json::exception&) {
-    throw Error("Invalid JSON format in " + what + " (LLaMA-Factory raises: RuntimeError)");
-  }
+  // The one depth-capped reader (core/util/JsonParse.h): a dataset's arguments string is untrusted.
+  std::string error;
+  const nlohmann::ordered_json j = parseOrderedJsonOrExplain(text, &error);
+  if (!error.empty()) throw Error("Invalid JSON format in " + what + " (LLaMA-Factory raises: RuntimeError): " + error);
   return Value::fromJson(j);
 }
 
