@@ -15,4 +15,6 @@ cmake --build "$build" -j"$(nproc)"
 cd "$build"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-QT_QPA_PLATFORM=offscreen ctest -R '^test_' --output-on-failure -j"$(nproc)" "$@"
+# test_scaling is left out: its cost ratios would measure ASan's allocator and shadow memory (2.38x / 2.47x
+# measured under ASan on 2026-12-06 where the plain build gives 1.98-2.03x); the plain ctest runs it.
+QT_QPA_PLATFORM=offscreen ctest -R '^test_' -E '^test_scaling$' --output-on-failure -j"$(nproc)" "$@"
