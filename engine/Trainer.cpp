@@ -247,10 +247,9 @@ void teacherForce(const TransformerModel& model, const std::vector<int64_t>& pro
   at::Tensor in = at::from_blob(ids.data(), {1, T}, at::kLong).clone().to(model.device);
   at::Tensor h = model.hidden(in, at::ones({1, T}, longOpts), at::arange(T, longOpts).unsqueeze(0)); // [1, T, hidden]
   // Position P-1+k (the prompt's last token, then reply tokens) predicts reference[k].
-  at::Tensor logits = model.logits(h[0].narrow(0, P - 1, n)).to(at::kFloat); // [n, V]
-  at::Tensor next = logits.argmax(-1).to(at::kCPU).contiguous();             // [n]
-  std::vector<int64_t> ref = reference;
-  at::Tensor target = at::from_blob(ref.data(), {n, 1}, at::kLong).clone().to(model.device);
+  at::Tensor logits = model.logits(h[0].narrow(0, P - 1, n)).to(at::kFloat);               // [n, V]
+  at::Tensor next = logits.argmax(-1).to(at::kCPU).contiguous();                           // [n]
+  at::Tensor target = at::tensor(at::ArrayRef<int64_t>(reference), longOpts).unsqueeze(1); // [n, 1]
   at::Tensor logProb =
       at::log_softmax(logits, -1).gather(1, target).squeeze(1).to(at::kDouble).to(at::kCPU).contiguous();
   g.teacherForced.assign(next.data_ptr<int64_t>(), next.data_ptr<int64_t>() + n);

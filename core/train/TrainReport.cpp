@@ -96,8 +96,9 @@ nlohmann::json trainReportJson(const TrainABPlan& b, const TrainReport& rep) {
   j["batch_size"] = args.batchSize;
   j["train_conversations"] = b.trainConversations;
   j["held_out_conversations"] = b.heldOutConversations;
-  j["vocab_size"] = b.pipeline->tokenizer().vocabSize();
-  j["held_out_before"] = heldOutBeforeJson(rep, b.pipeline->tokenizer().vocabSize());
+  const int32_t vocab = b.pipeline->tokenizer().vocabSize();
+  j["vocab_size"] = vocab;
+  j["held_out_before"] = heldOutBeforeJson(rep, vocab);
   j["runs"] = nlohmann::json::array();
   for (int r = 0; r < 2; ++r) j["runs"].push_back(runJson(rep.runs[r], b, r, b.pipeline->tokenizer()));
   std::vector<std::string> notes = rep.notes;

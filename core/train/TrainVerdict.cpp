@@ -63,8 +63,30 @@ std::string heldOutPath(const TrainRunResult& r) {
 
 std::string heldOutOfB(const TrainRunResult& r) { return "run B's held-out loss " + heldOutPath(r); }
 
-size_t closed(const TrainRunResult& r, const std::vector<std::vector<int64_t>>& references) {
-  return size_t(std::lround(closesReplyShare(r, references) * double(r.generations.size())));
+// The held-out replies a run read teacher-forced, how many it would close (the closing token is the
+// argmax after the true reply) and the summed -ln p of that token: one walk for both end-of-turn figures.
+struct EndOfTurnTally {
+  size_t replies = 0, closed = 0; // replies with a teacher-forced argmax
+  size_t scored = 0;              // replies with log-probabilities
+  double nllSum = 0;
+};
+
+EndOfTurnTally endOfTurnTally(const TrainRunResult& run, const std::vector<std::vector<int64_t>>& references) {
+  EndOfTurnTally t;
+  for (size_t i = 0; i < run.generations.size() && i < references.size(); ++i) {
+    const GenerationRecord& g = run.generations[i];
+    const std::vector<int64_t>& ref = references[i]; // ends with the closing token
+    if (ref.empty()) continue;
+    if (g.teacherForced.size() == ref.size()) {
+      ++t.replies;
+      t.closed += g.teacherForced.back() == ref.back();
+    }
+    if (g.teacherForcedLogProb.size() == ref.size()) {
+      ++t.scored;
+      t.nllSum -= g.teacherForcedLogProb.back();
+    }
+  }
+  return t;
 }
 
 TrainVerdict endOfTurnVerdict(const TrainReport& rep, const std::vector<std::vector<int64_t>>& references) {
@@ -80,8 +102,8 @@ TrainVerdict endOfTurnVerdict(const TrainReport& rep, const std::vector<std::vec
   const size_t n = rep.runs[0].generations.size();
   const std::string of = " of " + std::to_string(n);
   auto closes = [&](int r) {
-    return std::isfinite(closesReplyShare(rep.runs[r], references)) ? std::to_string(closed(rep.runs[r], references))
-                                                                    : std::string("n/a");
+    const EndOfTurnTally t = endOfTurnTally(rep.runs[r], references);
+    return t.replies > 0 ? std::to_string(t.closed) : std::string("n/a");
   };
   const std::string numbers = "after the true held-out replies (teacher-forced) the end-of-turn token costs run A " +
                               num(v.a, "%.2f") + " nats (p " + num(std::exp(-v.a), "%.2g") +
@@ -173,26 +195,13 @@ double packingLeak(const TrainRunResult& run) {
 }
 
 double closesReplyShare(const TrainRunResult& run, const std::vector<std::vector<int64_t>>& references) {
-  size_t replies = 0, closed = 0;
-  for (size_t i = 0; i < run.generations.size() && i < references.size(); ++i) {
-    const std::vector<int64_t>& forced = run.generations[i].teacherForced;
-    if (references[i].empty() || forced.size() != references[i].size()) continue;
-    ++replies;
-    closed += forced.back() == references[i].back();
-  }
-  return replies > 0 ? double(closed) / double(replies) : NAN;
+  const EndOfTurnTally t = endOfTurnTally(run, references);
+  return t.replies > 0 ? double(t.closed) / double(t.replies) : NAN;
 }
 
 double endOfTurnNll(const TrainRunResult& run, const std::vector<std::vector<int64_t>>& references) {
-  double sum = 0;
-  size_t n = 0;
-  for (size_t i = 0; i < run.generations.size() && i < references.size(); ++i) {
-    const std::vector<double>& logProb = run.generations[i].teacherForcedLogProb;
-    if (references[i].empty() || logProb.size() != references[i].size()) continue;
-    sum -= logProb.back(); // the reference ends with the closing token
-    ++n;
-  }
-  return n > 0 ? sum / double(n) : NAN;
+  const EndOfTurnTally t = endOfTurnTally(run, references);
+  return t.scored > 0 ? t.nllSum / double(t.scored) : NAN;
 }
 
 double accumulationGap(const TrainRunResult& run) {
