@@ -103,8 +103,9 @@ nlohmann::json trainReportJson(const TrainABPlan& b, const TrainReport& rep) {
   for (int r = 0; r < 2; ++r) j["runs"].push_back(runJson(rep.runs[r], b, r, b.pipeline->tokenizer()));
   std::vector<std::string> notes = rep.notes;
   if (args.modelSpec == kBuiltinTinyModel && args.init == "pretrained" && args.dataSpec == "builtin:demo")
-    notes.push_back("builtin:tiny was pretrained on plain English text only (the frozen corpus under "
-                    "tools/demo/corpus, see tools/model/train_tiny.py), never on a demo conversation: the held-out "
+    notes.push_back("builtin:tiny was pretrained on plain text only (tools/demo/corpus and text Debian ships: "
+                    "WordNet, the Python documentation, the Debian Administrator's Handbook; see "
+                    "tools/model/train_tiny.py), never on a demo conversation nor a control token: the held-out "
                     "conversations are never seen, neither in pretraining nor in fine-tuning");
   j["notes"] = notes;
   j["verdict"] = trainVerdictJson(trainVerdict(b.outcome, rep, b.request.generation.references));

@@ -176,6 +176,9 @@ private Q_SLOTS:
     const double rnd = random["held_out_before"]["fraction_of_uniform"].get<double>();
     qInfo("held-out before fine-tuning: pretrained %.3f, random %.3f of ln V", pre, rnd);
     QVERIFY2(rnd > 0.95 && pre < rnd, qPrintable(QStringLiteral("%1 vs %2").arg(pre).arg(rnd)));
+    // builtin:tiny knows enough language to start well below uniform (0.76 ln V measured; the frozen-corpus
+    // model of rounds 1-3 started at 0.96): the bar the lab's lessons need (issue 33).
+    QVERIFY2(pre < 0.8, qPrintable(QString::number(pre)));
     QVERIFY(pretrained["runs"][0]["end_of_turn_nll"] != random["runs"][0]["end_of_turn_nll"]);
   }
 
