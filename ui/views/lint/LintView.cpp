@@ -123,13 +123,9 @@ void LintView::setCompact(bool on) {
   if (normalMargins_.isNull()) normalMargins_ = layout()->contentsMargins();
   layout()->setContentsMargins(on ? QMargins(4, 2, 4, 2) : normalMargins_);
   layout()->setSpacing(on ? 2 : -1);
-  // The summary on a line of its own: beside the two buttons presenter mode's type would make the
-  // panel wider than its dock beside the teaching steps, and a scroll bar would cover the findings.
-  // It never widens the panel there (a longer note is cut at the dock's edge; its tooltip has it whole).
-  if (on)
-    static_cast<QVBoxLayout*>(layout())->insertWidget(1, summary_);
-  else
-    bar_->insertWidget(bar_->count() - 1, summary_, 1); // before the stretch
+  // The summary stays beside the two buttons (presenter mode places the teaching steps right of the
+  // centre, so the bottom panels keep the window's width): a line more for the grid. It never widens
+  // the panel (applySizePolicy: a longer note is cut at the dock's edge; its tooltip has it whole).
   resizeCompactList();
   applyQuiet();
   applySizePolicy();
