@@ -273,6 +273,13 @@ private Q_SLOTS:
     w.showView(QStringLiteral("teaching"));
     teaching->goToStep(0);
     QTRY_VERIFY(w.tabifiedDockWidgets(w.dock(QStringLiteral("teaching"))).isEmpty());
+    // The steps right of the centre, a third of the width; the centre fits the rest (its legend wraps).
+    QTRY_COMPARE(w.dockWidgetArea(w.dock(QStringLiteral("teaching"))), Qt::RightDockWidgetArea);
+    QTRY_VERIFY(w.dock(QStringLiteral("teaching"))->width() >= w.width() * 3 / 10);
+    QVERIFY2(w.centralWidget()->minimumSizeHint().width() <= w.centralWidget()->width(),
+             qPrintable(QStringLiteral("centre %1 px, least %2")
+                            .arg(w.centralWidget()->width())
+                            .arg(w.centralWidget()->minimumSizeHint().width())));
     auto where = [&](const QString& front) {
       return QStringLiteral("step %1, %2 in front, window %3x%4, teaching %5 px wide: ")
           .arg(teaching->stepIndex() + 1)
