@@ -106,8 +106,8 @@ void TestDatasetReview::filterByRuleAndJump() {
   // The findings list names the file line; selecting a finding selects its row in the browser.
   const int at = findingIndex(w.lintView(), "consecutive-same-role");
   QVERIFY(at >= 0);
-  QVERIFY2(w.lintView()->list()->item(at)->text().contains(QStringLiteral("line 7")),
-           qPrintable(w.lintView()->list()->item(at)->text()));
+  QVERIFY2(w.lintView()->list()->item(w.lintView()->listRowOf(at))->text().contains(QStringLiteral("line 7")),
+           qPrintable(w.lintView()->list()->item(w.lintView()->listRowOf(at))->text()));
   w.lintView()->selectFinding(at);
   QTRY_COMPARE(s.selectedRow(), 4);
   QTRY_COMPARE(w.conversationList()->currentIndex().data(Qt::UserRole).toInt(), 4);
@@ -132,7 +132,7 @@ void TestDatasetReview::clickedFindingIsTheHighlightedOne() {
   QTRY_VERIFY(findings->isVisible());
   QVERIFY(!findings->wordWrap());
   for (int i = 0; i < findings->count(); ++i) {
-    const Finding& f = w.lintView()->report().findings[size_t(i)];
+    const Finding& f = w.lintView()->report().findings[size_t(w.lintView()->findingAtRow(i))];
     QVERIFY2(findings->item(i)->toolTip().contains(QString::fromStdString(f.message)),
              qPrintable(findings->item(i)->toolTip()));
   }
@@ -142,12 +142,12 @@ void TestDatasetReview::clickedFindingIsTheHighlightedOne() {
     for (const char* rule : {"consecutive-same-role", "duplicate-row", "empty-reply"}) {
       const int at = findingIndex(w.lintView(), rule);
       QVERIFY(at >= 0);
-      QListWidgetItem* item = findings->item(at);
+      QListWidgetItem* item = findings->item(w.lintView()->listRowOf(at));
       findings->scrollToItem(item);
       QTest::mouseClick(findings->viewport(), Qt::LeftButton, {}, findings->visualItemRect(item).center());
       const int row = int(*w.lintView()->report().findings[size_t(at)].row);
       QTRY_COMPARE(s.selectedRow(), row);
-      QCOMPARE(findings->currentRow(), at);
+      QCOMPARE(findings->currentRow(), w.lintView()->listRowOf(at));
       QCOMPARE(findings->selectedItems(), QList<QListWidgetItem*>{item});
       QList<int> highlighted;
       for (const QModelIndex& i : w.conversationList()->selectionModel()->selectedIndexes())

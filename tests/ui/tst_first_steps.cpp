@@ -6,15 +6,19 @@
 #include "ui/lab/TrainingLabView.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/Session.h"
+#include "ui/shell/ViewRegistry.h"
+#include "ui/teaching/TeachingView.h"
 #include "ui/views/attention/AttentionGridCanvas.h"
 #include "ui/widgets/Palette.h"
 
 #include <QAbstractItemModel>
 #include <QChart>
 #include <QChartView>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QGraphicsTextItem>
 #include <QLabel>
+#include <QLineEdit>
 #include <QRegularExpression>
 #include <QScreen>
 #include <QScrollArea>
@@ -22,6 +26,7 @@
 #include <QSpinBox>
 #include <QTabBar>
 #include <QTest>
+#include <QToolButton>
 #include <QTreeView>
 #include <QWheelEvent>
 #include <memory>
@@ -77,6 +82,47 @@ std::pair<int64_t, int64_t> realExtent(const AttentionGridCanvas& g) {
       last = t;
     }
   return {first, last};
+}
+
+// Why the bottom tab bars of w do not show each tab whole without scrolling ("" when they do).
+QString tabsCut(MainWindow& w) {
+  int tabs = 0;
+  for (QTabBar* bar : w.findChildren<QTabBar*>()) {
+    if (!bar->isVisible()) continue;
+    for (int i = 0; i < bar->count(); ++i, ++tabs) {
+      const QRect tab = bar->tabRect(i);
+      if (!bar->rect().contains(tab) || tab.width() < bar->fontMetrics().horizontalAdvance(bar->tabText(i)))
+        return QStringLiteral("tab '%1' at %2..%3 of a %4 px bar")
+            .arg(bar->tabText(i))
+            .arg(tab.left())
+            .arg(tab.right())
+            .arg(bar->width());
+    }
+    for (QToolButton* scroll : bar->findChildren<QToolButton*>())
+      if (scroll->isVisible()) return QStringLiteral("the %1 px bar shows its scroll buttons").arg(bar->width());
+  }
+  return tabs >= 6 ? QString() : QStringLiteral("%1 tabs shown").arg(tabs);
+}
+
+// Why the Training lab does not say its form's labels, the collators and the charts' texts whole.
+QString labCut(TrainingLabView* lab) {
+  for (QLabel* label : lab->findChildren<QLabel*>())
+    if (label->isVisible() && !label->wordWrap() && label->width() < label->sizeHint().width())
+      return QStringLiteral("label '%1' is %2 px of %3")
+          .arg(label->text())
+          .arg(label->width())
+          .arg(label->sizeHint().width());
+  for (QComboBox* box : lab->form()->findChildren<QComboBox*>())
+    if (box->isVisible() && box->lineEdit() &&
+        box->lineEdit()->width() < box->lineEdit()->fontMetrics().horizontalAdvance(box->currentText()))
+      return QStringLiteral("'%1' in a %2 px box").arg(box->currentText()).arg(box->lineEdit()->width());
+  for (int c = 0; c < TrainingLabCharts::kCharts; ++c) {
+    QChartView* view = lab->charts()->view(TrainingLabCharts::Chart(c));
+    for (const QString& t : chartTexts(view))
+      if (t.contains(QStringLiteral("...")) || t.contains(QChar(0x2026)))
+        return QStringLiteral("chart %1 (%2 x %3 px) draws '%4'").arg(c).arg(view->width()).arg(view->height()).arg(t);
+  }
+  return {};
 }
 
 } // namespace
@@ -213,6 +259,53 @@ private Q_SLOTS:
     }
     QVERIFY(tabs >= 6);
     saveScreenshot(w, QStringLiteral("presenter-tabs"));
+  }
+
+  // Presenter mode with the teaching steps out of the tab group: through every step, and whichever
+  // bottom panel is then brought forward, each tab of the bottom bar says its whole name without the
+  // bar scrolling, and the Training lab, in front, says its labels, collators and chart texts whole.
+  void presenterTeachingKeepsTabsAndLabWhole() {
+    DemoWindow demo;
+    showDemo(demo, true);
+    MainWindow& w = *demo.window;
+    TeachingView* teaching = w.teachingView();
+    auto* lab = static_cast<TrainingLabView*>(w.view(QStringLiteral("lab")));
+    w.showView(QStringLiteral("teaching"));
+    teaching->goToStep(0);
+    QTRY_VERIFY(w.tabifiedDockWidgets(w.dock(QStringLiteral("teaching"))).isEmpty());
+    // The steps right of the centre, a third of the width; the centre fits the rest (its legend wraps).
+    QTRY_COMPARE(w.dockWidgetArea(w.dock(QStringLiteral("teaching"))), Qt::RightDockWidgetArea);
+    QTRY_VERIFY(w.dock(QStringLiteral("teaching"))->width() >= w.width() * 3 / 10);
+    QVERIFY2(w.centralWidget()->minimumSizeHint().width() <= w.centralWidget()->width(),
+             qPrintable(QStringLiteral("centre %1 px, least %2")
+                            .arg(w.centralWidget()->width())
+                            .arg(w.centralWidget()->minimumSizeHint().width())));
+    auto where = [&](const QString& front) {
+      return QStringLiteral("step %1, %2 in front, window %3x%4, teaching %5 px wide: ")
+          .arg(teaching->stepIndex() + 1)
+          .arg(front)
+          .arg(w.width())
+          .arg(w.height())
+          .arg(w.dock(QStringLiteral("teaching"))->width());
+    };
+    for (int i = 0; i < teaching->stepCount(); ++i) {
+      teaching->goToStep(i);
+      for (int k = 0; k < 3; ++k) QCoreApplication::processEvents();
+      QTRY_VERIFY2(tabsCut(w).isEmpty(), qPrintable(where(QStringLiteral("its panel")) + tabsCut(w)));
+      if (lab->isVisible()) QTRY_VERIFY2(labCut(lab).isEmpty(), qPrintable(where(QStringLiteral("lab")) + labCut(lab)));
+      if (i != 0 && !lab->isVisible()) continue;
+      for (const ViewSpec& v : viewRegistry()) { // every bottom panel in front, on the first and the lab's step
+        if (v.area != Qt::BottomDockWidgetArea || v.name == QLatin1String("teaching")) continue;
+        w.showView(v.name);
+        QTRY_VERIFY(w.view(v.name)->isVisible());
+        for (int k = 0; k < 3; ++k) QCoreApplication::processEvents();
+        QTRY_VERIFY2(tabsCut(w).isEmpty(), qPrintable(where(v.name) + tabsCut(w)));
+      }
+      w.showView(QStringLiteral("lab"));
+      QTRY_VERIFY(lab->isVisible());
+      QTRY_VERIFY2(labCut(lab).isEmpty(), qPrintable(where(QStringLiteral("lab")) + labCut(lab)));
+      saveScreenshot(w, QStringLiteral("presenter-teaching-lab-step%1").arg(i + 1));
+    }
   }
 
   // Presenter mode: the Training lab's charts say their titles and axis labels whole (no "...").

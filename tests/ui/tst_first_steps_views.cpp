@@ -86,6 +86,37 @@ QStringList bottomViews() {
   return out;
 }
 
+// The lint list shows errors first, then warnings, then infos, each severity in report order (the
+// audit page's order); each row says its finding. The report must hold a lesser finding before an
+// error, or the check could not fail on a list in report order.
+void checkErrorsFirst(const LintView& lint) {
+  const auto& findings = lint.report().findings;
+  bool lesserBeforeError = false;
+  for (size_t i = 1; i < findings.size(); ++i)
+    lesserBeforeError =
+        lesserBeforeError || (findings[i].severity == Severity::Error && findings[i - 1].severity != Severity::Error);
+  QVERIFY2(lesserBeforeError, "the fixture's report lists no warning before an error");
+  QListWidget* list = lint.list();
+  QCOMPARE(size_t(list->count()), findings.size());
+  std::vector<int> seen;
+  for (int row = 0; row < list->count(); ++row) {
+    const int index = lint.findingAtRow(row);
+    QVERIFY(index >= 0 && size_t(index) < findings.size());
+    QCOMPARE(lint.listRowOf(index), row);
+    const Finding& f = findings[size_t(index)];
+    const QString text = list->item(row)->text();
+    QVERIFY2(text.contains(QString::fromLatin1(severityName(f.severity)).toUpper()) &&
+                 text.contains(QString::fromStdString(f.rule)),
+             qPrintable(text));
+    if (row > 0) {
+      const Finding& before = findings[size_t(seen.back())];
+      QVERIFY2(int(before.severity) > int(f.severity) || (before.severity == f.severity && seen.back() < index),
+               qPrintable(QStringLiteral("row %1: %2 after %3").arg(row).arg(text, list->item(row - 1)->text())));
+    }
+    seen.push_back(index);
+  }
+}
+
 } // namespace
 
 class TestFirstStepsViews : public QObject {
@@ -272,11 +303,12 @@ private Q_SLOTS:
     qInfo().noquote() << report();
   }
 
-  // The lint list at 1024 x 768: more than 8 findings show, each message whole (in its row or tooltip), and clicking a
-  // finding keeps the list's selection on it while the views jump to its row.
+  // The lint list at 1024 x 768: errors first, more than 8 findings show, each message whole (in its row or tooltip),
+  // and clicking a finding keeps the list's selection on it while the views jump to its row.
   void lintListAt1024() {
     Session s;
-    QVERIFY(s.openDataset(QStringLiteral(MASKSCOPE_TEST_DATA_DIR "/lint/audit/duplicates.jsonl")));
+    // 25 duplicate-row warnings (lint/audit/duplicates.jsonl), then two empty replies (errors).
+    QVERIFY(s.openDataset(QStringLiteral(MASKSCOPE_TEST_DATA_DIR "/ui/lint-errors-last.jsonl")));
     MainWindow w(&s);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
@@ -288,6 +320,7 @@ private Q_SLOTS:
     QListWidget* list = lint->list();
     QTRY_VERIFY(list->count() > 8);
     for (int k = 0; k < 3; ++k) QCoreApplication::processEvents();
+    checkErrorsFirst(*lint);
     const QRect view = list->viewport()->rect();
     int whole = 0;
     for (int i = 0; i < list->count(); ++i) {
@@ -295,7 +328,7 @@ private Q_SLOTS:
       if (r.top() < 0 || r.bottom() > view.bottom()) continue;
       ++whole;
       // The message whole: in the row, or in its tooltip where the row is cut at the list's edge.
-      const Finding& f = lint->report().findings[size_t(i)];
+      const Finding& f = lint->report().findings[size_t(lint->findingAtRow(i))];
       QVERIFY2(list->item(i)->toolTip().endsWith(QString::fromStdString(f.message)),
                qPrintable(list->item(i)->toolTip()));
     }
@@ -309,13 +342,14 @@ private Q_SLOTS:
             QStringLiteral("%1 whole findings in a %2 x %3 px list").arg(whole).arg(view.width()).arg(view.height())));
     // A click on a finding of another row: the list keeps it selected after the jump.
     int target = -1;
+    auto findingAt = [&](int row) { return lint->report().findings[size_t(lint->findingAtRow(row))]; };
     for (int i = 1; i < list->count() && target < 0; ++i)
-      if (list->visualItemRect(list->item(i)).bottom() <= view.bottom() && lint->report().findings[size_t(i)].row &&
-          *lint->report().findings[size_t(i)].row != s.selectedRow())
+      if (list->visualItemRect(list->item(i)).bottom() <= view.bottom() && findingAt(i).row &&
+          *findingAt(i).row != s.selectedRow())
         target = i;
     QVERIFY(target > 0);
     QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualItemRect(list->item(target)).center());
-    QTRY_COMPARE(long(s.selectedRow()), *lint->report().findings[size_t(target)].row);
+    QTRY_COMPARE(long(s.selectedRow()), *findingAt(target).row);
     QTRY_VERIFY(!lint->lintPending());
     QCOMPARE(list->currentRow(), target);
     QVERIFY(list->item(target)->isSelected());

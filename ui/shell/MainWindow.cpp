@@ -42,6 +42,7 @@
 #include <QLabel>
 #include <QLayout>
 #include <QLineEdit>
+#include <QMenuBar>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
@@ -392,6 +393,7 @@ void MainWindow::setPresenterMode(bool on) {
   for (QToolBar* bar : {static_cast<QToolBar*>(toolbar_), toolbar_->batchBar()}) bar->setFont(on ? normal : QFont());
   layout_->setTabBarFont(on ? normal : QFont()); // the dock tabs likewise: all of them in one row
   statusBar()->setFont(on ? normal : QFont());   // and the status line: its notices whole at 1024 px
+  menuBar()->setFont(on ? normal : QFont());     // and the menus: the presenter's, their height the grid's
   for (AttentionGridCanvas* g : {attentionGrid(), compare_->gridA(), compare_->gridB()})
     g->setLabelScale(on ? kPresenterScale : 1.0);
   attentionView_->setPresenterScale(on ? kPresenterScale : 1.0); // the legend grows with the rest

@@ -6,6 +6,7 @@
 #include <QChildEvent>
 #include <QDockWidget>
 #include <QGuiApplication>
+#include <QLabel>
 #include <QLayout>
 #include <QMainWindow>
 #include <QScreen>
@@ -66,6 +67,10 @@ bool WindowLayout::eventFilter(QObject* watched, QEvent* event) {
   if (watched == window_ && event->type() == QEvent::ChildAdded &&
       qobject_cast<QTabBar*>(static_cast<QChildEvent*>(event)->child()))
     QTimer::singleShot(0, this, [this] { configureTabBars(); }); // the bar is set up after it is added
+  if (watched == window_->centralWidget() && event->type() == QEvent::LayoutRequest && !keepPending_) {
+    keepPending_ = true;
+    QTimer::singleShot(0, this, [this] { keepCentreLeast(); });
+  }
   return QObject::eventFilter(watched, event);
 }
 
@@ -154,7 +159,19 @@ void WindowLayout::resetLayout() {
 
 int WindowLayout::roomFor(QDockWidget* bottom) const {
   QWidget* centre = window_->centralWidget();
-  return centre->height() + bottom->height() - centre->minimumSizeHint().height();
+  return centre->height() + bottom->height() - centreLeastHeight();
+}
+
+// The centre's least height with its wrapped labels (the header) as tall as their text at their width:
+// a label's least size assumes a wider line, and a header wrapped to a third line (the centre narrowed
+// by the teaching steps beside it) would otherwise be taken from the grid below its least.
+int WindowLayout::centreLeastHeight() const {
+  QWidget* centre = window_->centralWidget();
+  int least = centre->minimumSizeHint().height();
+  for (QLabel* label : centre->findChildren<QLabel*>(Qt::FindDirectChildrenOnly))
+    if (label->isVisible() && label->wordWrap() && label->width() > 0)
+      least += std::max(0, label->heightForWidth(label->width()) - label->minimumSizeHint().height());
+  return least;
 }
 
 // About 28 % of the window, but never taking the centre below its least height: the layout would
@@ -197,13 +214,37 @@ void WindowLayout::setQuietView(QWidget* view) {
     QTimer::singleShot(0, this, [this, own] { applyDefaultDockSizes(own); });
 }
 
+// Presenter mode, nothing beside the bottom tab group (the teaching steps right of the centre): the
+// centre's least height grew (a header line, a legend entry back) under a bottom panel sized before:
+// that panel gives the centre back what it needs, so the grid is never squeezed below its least.
+void WindowLayout::keepCentreLeast() {
+  keepPending_ = false;
+  if (!foldedTo_ || !dockSizesApplied_) return;
+  if (window_->layout()) window_->layout()->activate();
+  for (QDockWidget* d : docks_) {
+    if (!d->isVisible() || d->isFloating() || window_->dockWidgetArea(d) != Qt::BottomDockWidgetArea ||
+        hasDockBeside(d))
+      continue;
+    const int room = std::max(d->minimumSizeHint().height(), roomFor(d));
+    if (d->height() > room) resizeBottom(d, room);
+    return;
+  }
+}
+
 void WindowLayout::applyDefaultDockSizes(QDockWidget* front) {
+  if (QWidget* centre = window_->centralWidget()) centre->installEventFilter(this);
   QDockWidget* bottom = front; // the tab in front of the bottom area, when known
   QDockWidget* side = nullptr;
   for (QDockWidget* d : docks_) {
     const Qt::DockWidgetArea a = window_->dockWidgetArea(d);
     if (!bottom && a == Qt::BottomDockWidgetArea && d->isVisible()) bottom = d;
-    if (!side && (a == Qt::LeftDockWidgetArea || a == Qt::RightDockWidgetArea) && d->isVisible()) side = d;
+    // A side view (the dataset browser) gets a column; a bottom view placed at the side keeps the
+    // width it was given (presenter mode's teaching steps right of the centre).
+    const bool sideView =
+        docksArranged_ && std::any_of(viewRegistry().begin(), viewRegistry().end(), [&](const ViewSpec& v) {
+          return v.dockName == d->objectName() && v.area != Qt::BottomDockWidgetArea;
+        });
+    if (!side && sideView && (a == Qt::LeftDockWidgetArea || a == Qt::RightDockWidgetArea) && d->isVisible()) side = d;
   }
   // The side first: its width decides the centre's, which the bottom's height is measured against.
   if (side) window_->resizeDocks({side}, {280}, Qt::Horizontal);

@@ -63,7 +63,9 @@ protected:
 private:
   QRect screenRoom() const;
   int bottomDockHeight(QDockWidget* bottom) const;
-  int roomFor(QDockWidget* bottom) const;        // the most the bottom dock may take from the centre
+  int roomFor(QDockWidget* bottom) const; // the most the bottom dock may take from the centre
+  int centreLeastHeight() const;
+  void keepCentreLeast();
   bool hasDockBeside(QDockWidget* bottom) const; // a visible bottom dock outside its tab group
   bool showsLeast(QDockWidget* bottom) const;    // in front, it takes its least height
   void resizeBottom(QDockWidget* bottom, int target);
@@ -77,6 +79,7 @@ private:
   QWidget* foldedTo_ = nullptr;
   QWidget* quietView_ = nullptr;
   QFont tabFont_;
+  bool keepPending_ = false; // keepCentreLeast queued
 };
 
 } // namespace maskscope

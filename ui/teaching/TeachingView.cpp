@@ -2,6 +2,7 @@
 #include "ui/teaching/TeachingView.h"
 #include "ui/shell/Session.h"
 #include "ui/shell/ViewRegistry.h"
+#include "ui/widgets/FlowLayout.h"
 
 #include <QDockWidget>
 #include <QEvent>
@@ -27,7 +28,9 @@ TeachingView::TeachingView(Session* session, std::function<void(const QString&, 
   title_->setWordWrap(true);
   text_ = new QTextBrowser(this);
   applyFonts();
-  auto* nav = new QHBoxLayout;
+  // Back / Next and the counter, then the presenter switch, which wraps under them in a narrow panel
+  // (presenter mode right of the centre on a 1024 px projector: the centre keeps the width).
+  auto* nav = new FlowLayout(6, 2);
   prev_ = new QPushButton(tr("\u2190 Back"), this);
   next_ = new QPushButton(tr("Next \u2192"), this);
   counter_ = new QLabel(this);
@@ -39,7 +42,6 @@ TeachingView::TeachingView(Session* session, std::function<void(const QString&, 
   nav->addWidget(prev_);
   nav->addWidget(next_);
   nav->addWidget(counter_); // after Next: "10 / 12" is wider than "3 / 12", and Next must not move
-  nav->addStretch();
   nav->addWidget(presenter);
   // Back / Next first: a step's longer title or text grows the panel below them, so on a short
   // dock (1024 x 768) the buttons never move or scroll away while a teacher clicks through.
@@ -83,6 +85,9 @@ void TeachingView::applyFonts() {
   text_->setFont(body);
   // Three lines of the step text at least, whatever the type (presenter mode): the panel scrolls, or
   // its dock grows, rather than the text shrinking to a line.
+  // The counter as wide as its widest text ("10 / 11"): the panel's least width stays put.
+  if (counter_)
+    counter_->setMinimumWidth(fontMetrics().horizontalAdvance(tr("%1 / %2").arg(steps_.size()).arg(steps_.size())));
   const QFontMetrics m(body);
   text_->setMinimumHeight(3 * m.lineSpacing() + 2 * text_->frameWidth() + 2 * int(text_->document()->documentMargin()) +
                           2);
@@ -107,12 +112,12 @@ void TeachingView::setTitle(const QString& title) {
   fitTitle();
 }
 
-// Presenter mode: the title is one line (a second one would take a line of the step text on a
-// 1024 x 768 projector, or move Back / Next): a title longer than the panel is cut with "…" (its
-// tooltip has it whole). Otherwise it wraps.
+// Presenter mode in the bottom area: the title is one line (a second one would take a line of the
+// step text on a 1024 x 768 projector): a title longer than the panel is cut with "…" (its tooltip
+// has it whole). Otherwise it wraps (beside the centre the panel has the height).
 void TeachingView::fitTitle() {
   if (!title_ || !layout()) return;
-  const bool oneLine = presenter_ && presenter_->isChecked();
+  const bool oneLine = presenter_ && presenter_->isChecked() && !besideCentre_;
   title_->setWordWrap(!oneLine);
   title_->setSizePolicy(oneLine ? QSizePolicy::Ignored : QSizePolicy::Preferred, QSizePolicy::Preferred);
   const QMargins m = layout()->contentsMargins();
@@ -131,6 +136,13 @@ void TeachingView::setPresenterChecked(bool on) {
   layout()->setSpacing(on ? 2 : -1);
   text_->document()->setDocumentMargin(on ? 2 : 4);
   applyFonts(); // the text's least height follows its margin
+  // Already out of the tab group: to where the new type wants it (presenter mode: right of the centre).
+  if (QDockWidget* own = ownDock(); own && on != besideCentre_) {
+    auto* window = qobject_cast<QMainWindow*>(own->parentWidget());
+    const bool placed = window && !own->isHidden() && window->tabifiedDockWidgets(own).isEmpty() &&
+                        window->dockWidgetArea(own) != Qt::NoDockWidgetArea;
+    if (placed) placeDock();
+  }
   fitTitle();
   arrowNext_->setEnabled(on);
   arrowPrevious_->setEnabled(on);
@@ -169,31 +181,22 @@ void TeachingView::goToStep(int index) {
   keepVisibleBeside(s.view);
 }
 
-// The first step takes this panel out of the bottom tab group, beside it: later steps raise other
-// panels there and the step text and the Back / Next buttons stay where they are (a teacher clicks
-// Next without looking for it). Then the step's own panel comes to the front.
+// The first step takes this panel out of the bottom tab group: later steps raise other panels there
+// and the step text and the Back / Next buttons stay where they are (a teacher clicks Next without
+// looking for it). Then the step's own panel comes to the front.
 void TeachingView::keepVisibleBeside(const QString& view) {
-  QDockWidget* own = nullptr;
-  for (QWidget* w = parentWidget(); w && !own; w = w->parentWidget()) own = qobject_cast<QDockWidget*>(w);
+  QDockWidget* own = ownDock();
   auto* window = own ? qobject_cast<QMainWindow*>(own->parentWidget()) : nullptr;
   if (!window) return;
-  const QList<QDockWidget*> group = window->tabifiedDockWidgets(own);
-  if (!group.isEmpty()) { // out of the tab group, beside it in the same (bottom) area
-    const Qt::DockWidgetArea area = window->dockWidgetArea(own);
-    window->removeDockWidget(own);
-    window->addDockWidget(area, own, Qt::Horizontal);
-    own->show();
-    // Sizes are set after the window's own queued layout, which would undo them: the step text
-    // and the buttons get about 40 % of the width (presenter mode's large type: 55 %, the title's
-    // one line), the panels the rest.
-    QDockWidget* beside = group.first();
-    QMetaObject::invokeMethod(
-        this,
-        [this, window, own, beside] {
-          const int w = window->width(), mine = presenter_->isChecked() ? w * 55 / 100 : w * 4 / 10;
-          window->resizeDocks({beside, own}, {w - mine, mine}, Qt::Horizontal);
-        },
-        Qt::QueuedConnection);
+  if (const QList<QDockWidget*> group = window->tabifiedDockWidgets(own); !group.isEmpty()) {
+    placeDock();
+    // The tab group's first panel in front (the lint findings, one line in presenter mode), not the
+    // one tabbed last (the Training lab, which would take the grid's height from step 1 on).
+    QDockWidget* first = nullptr;
+    for (const ViewSpec& v : viewRegistry())
+      for (QDockWidget* d : group)
+        if (!first && d->objectName() == v.dockName) first = d;
+    if (first) first->raise();
   }
   const ViewSpec* spec = findView(view);
   if (!spec || spec->dockName.isEmpty()) return;
@@ -201,6 +204,45 @@ void TeachingView::keepVisibleBeside(const QString& view) {
     target->show();
     target->raise();
   }
+}
+
+QDockWidget* TeachingView::ownDock() const {
+  QDockWidget* own = nullptr;
+  for (QWidget* w = parentWidget(); w && !own; w = w->parentWidget()) own = qobject_cast<QDockWidget*>(w);
+  return own;
+}
+
+// Out of the tab group. Normal type: beside it in the bottom area, about 40 % of the width. Presenter
+// mode: right of the centre, above the bottom area, which keeps the window's whole width: every tab
+// of its bar whole and the Training lab's form and charts at full width on a 1024 px projector, and
+// the step text many lines high. The centre (its legend wraps) keeps the rest of the width.
+void TeachingView::placeDock() {
+  QDockWidget* own = ownDock();
+  auto* window = own ? qobject_cast<QMainWindow*>(own->parentWidget()) : nullptr;
+  if (!window || own->isFloating()) return;
+  const bool presenter = presenter_->isChecked();
+  const Qt::DockWidgetArea area = presenter ? Qt::RightDockWidgetArea : Qt::BottomDockWidgetArea;
+  QDockWidget* beside = nullptr; // a bottom panel the steps stand beside (normal type)
+  for (QDockWidget* d : window->findChildren<QDockWidget*>())
+    if (d != own && !beside && d->isVisible() && !d->isFloating() &&
+        window->dockWidgetArea(d) == Qt::BottomDockWidgetArea)
+      beside = d;
+  window->removeDockWidget(own);
+  window->addDockWidget(area, own, Qt::Horizontal);
+  own->show();
+  besideCentre_ = presenter;
+  fitTitle();
+  // Sizes are set after the window's own queued layout, which would undo them.
+  QMetaObject::invokeMethod(
+      this,
+      [this, window, own, beside, presenter] {
+        const int w = window->width();
+        if (presenter) // a third of the window (at least Back / Next): the centre's legend then wraps less
+          window->resizeDocks({own}, {std::max(w * 32 / 100, minimumSizeHint().width() + 4)}, Qt::Horizontal);
+        else if (beside)
+          window->resizeDocks({beside, own}, {w - w * 4 / 10, w * 4 / 10}, Qt::Horizontal);
+      },
+      Qt::QueuedConnection);
 }
 
 void TeachingView::buildShortcuts() {

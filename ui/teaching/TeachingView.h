@@ -1,7 +1,7 @@
 // Teaching mode: a guided walk-through of masking, one step at a time, each step driving the real
 // views on the demo data (collator, row, position, which view is in front), in large type. The first
-// step moves this panel beside the bottom tab group, so Back / Next stay put; Page Down / Page Up
-// (and the arrow keys in presenter mode) step.
+// step moves this panel beside the bottom tab group (presenter mode: right of the centre), so Back /
+// Next stay put; Page Down / Page Up (and the arrow keys in presenter mode) step.
 #pragma once
 #include "ui/teaching/TeachingSteps.h"
 
@@ -56,6 +56,8 @@ Q_SIGNALS:
 private:
   bool measuresLessons() const; // the current step quotes Session::rowLessons
   void keepVisibleBeside(const QString& view);
+  QDockWidget* ownDock() const;
+  void placeDock(); // out of the tab group: beside it, or (presenter mode) right of the centre
   void buildShortcuts();
   void applyFonts();
   void setTitle(const QString& title);
@@ -65,9 +67,10 @@ private:
   std::function<void()> lintNow_;
   std::vector<TeachingStep> steps_;
   int index_ = -1;
-  QString html_;           // the current step's text as computed
-  QString titleText_;      // the step's title, whole (the label may show it cut in presenter mode)
-  QMargins normalMargins_; // the layout's, outside presenter mode
+  QString html_;              // the current step's text as computed
+  QString titleText_;         // the step's title, whole (the label may show it cut in presenter mode)
+  QMargins normalMargins_;    // the layout's, outside presenter mode
+  bool besideCentre_ = false; // placed right of the centre (presenter mode), not beside the tab group
   QLabel* title_ = nullptr;
   QTextBrowser* text_ = nullptr;
   QLabel* counter_ = nullptr;

@@ -91,9 +91,13 @@ void AttentionGridCanvas::paintCaption(QPainter& p, QRect area, bool boundariesD
                  .arg(probs_.empty() ? QString() : QStringLiteral("   ") + probsLabel_));
   if (!startView_.isEmpty() && view_ == startView_) {
     const int64_t pads = int64_t(std::count(source_.padding.begin(), source_.padding.end(), uint8_t(1)));
-    p.drawText(
-        QRect(area.left() + 4, area.top() + scaled(18), area.width() - 8, scaled(16)), Qt::AlignLeft,
-        tr("zoomed to the %1 real tokens; %2 pads folded (double-click: all %3)").arg(n - pads).arg(pads).arg(n));
+    // The long form where it fits, else the short one (a narrow centre: presenter mode's teaching steps).
+    const QRect line(area.left() + 4, area.top() + scaled(18), area.width() - 8, scaled(16));
+    QString text =
+        tr("zoomed to the %1 real tokens; %2 pads folded (double-click: all %3)").arg(n - pads).arg(pads).arg(n);
+    if (p.fontMetrics().horizontalAdvance(text) > line.width())
+      text = tr("%1 real tokens, %2 pads folded (double-click: all)").arg(n - pads).arg(pads);
+    p.drawText(line, Qt::AlignLeft, p.fontMetrics().elidedText(text, Qt::ElideRight, line.width()));
   } else if (view_.width() < double(n) || view_.height() < double(n))
     p.drawText(QRect(area.left() + 4, area.top() + scaled(18), area.width() - 8, scaled(16)), Qt::AlignLeft,
                tr("zoom %1x (double-click: fit)").arg(double(n) / std::min(view_.width(), view_.height()), 0, 'f', 1));

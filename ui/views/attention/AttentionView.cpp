@@ -4,6 +4,7 @@
 #include "ui/views/attention/AttentionGridCanvas.h"
 #include "ui/views/attention/LayerSpinBox.h"
 #include "ui/widgets/CellSwatch.h"
+#include "ui/widgets/FlowLayout.h"
 #include "ui/widgets/Palette.h"
 
 #include <QComboBox>
@@ -61,12 +62,13 @@ AttentionView::AttentionView(Session* session, QWidget* parent) : QWidget(parent
   auto* gl = new QVBoxLayout(this);
   gl->setContentsMargins(0, 0, 0, 0);
   legend_ = buildLegend();
-  // The legend's type follows presenter mode (setPresenterScale), not the application font: its rows
-  // are rearranged for the larger type so that none is wider than a 1024 px window's centre.
+  // The legend's type follows presenter mode (setPresenterScale), not the application font: its items
+  // flow in lines for the larger type, as wide as the centre.
   legendFont_ = font();
   legendFont_.setPointSizeF(legendFont_.pointSizeF()); // marks the size as set: the app font no longer reaches it
   legend_->setFont(legendFont_);
   layOutLegend(false);
+  legend_->installEventFilter(this); // its entries shown or hidden: its height for the width again
   gl->addWidget(legend_);
   syncWindowBox();
   attentionRule_ = new QLabel(this);
@@ -108,6 +110,27 @@ void AttentionView::showRule() {
 void AttentionView::resizeEvent(QResizeEvent* e) {
   QWidget::resizeEvent(e);
   fitRuleHeight();
+  fitLegendHeight();
+}
+
+bool AttentionView::eventFilter(QObject* watched, QEvent* e) {
+  if (watched == legend_ && e->type() == QEvent::LayoutRequest) fitLegendHeight();
+  return QWidget::eventFilter(watched, e);
+}
+
+// Presenter mode: the legend's rows wrap (flow layouts), so it is as tall as its rows wrapped at the
+// view's width; a parent layout reads least heights only, never a height for a width. Normal type:
+// its rows never wrap, and its least height is theirs.
+void AttentionView::fitLegendHeight() {
+  if (!presenterLegend_) {
+    if (legend_->minimumHeight() > 0 || legend_->maximumHeight() < QWIDGETSIZE_MAX) {
+      legend_->setMinimumHeight(0);
+      legend_->setMaximumHeight(QWIDGETSIZE_MAX);
+    }
+    return;
+  }
+  const int h = legend_->layout()->heightForWidth(std::max(1, width()));
+  if (h > 0 && (h != legend_->minimumHeight() || h != legend_->maximumHeight())) legend_->setFixedHeight(h);
 }
 
 // After the events in flight (a font or type change reaches the label after the view's own change):
@@ -127,36 +150,27 @@ void AttentionView::setPresenterScale(double scale) {
   legend_->setFont(f);
   presenterLegend_ = scale > 1.0;
   layOutLegend(presenterLegend_);
+  fitLegendHeight();
   showRule();
   refreshLegend();        // the swatches at the new size
   updatePadQueryLegend(); // presenter mode folds the packing entries of an unpacked row
 }
 
-// Presenter mode: how much taller the legend gets if every folded row comes back (a teaching step
-// that brings packed rows or graded pads): the bottom dock beside the tab group leaves the centre
-// that room, so the step's buttons stay where they are. Normal type: 0 (its rows never fold).
+// Presenter mode: how much taller the legend gets if every folded entry comes back (a teaching step
+// that brings packed rows or graded pads), at the view's width: a bottom dock beside the tab group
+// leaves the centre that room, so the step's buttons stay where they are. Normal type: 0.
 int AttentionView::foldedLegendHeight() const {
   if (!presenterLegend_) return 0;
   auto* rows = static_cast<QVBoxLayout*>(legend_->layout());
-  int folded = 0;
-  for (int r = 0; r < rows->count(); ++r) {
-    int h = 0;
-    bool shown = false;
-    QLayout* line = rows->itemAt(r)->layout();
-    for (int k = 0; line && k < line->count(); ++k)
-      if (QWidget* w = line->itemAt(k)->widget()) {
-        h = std::max(h, w->sizeHint().height());
-        shown = shown || !w->isHidden();
-      }
-    if (!shown) folded += h + rows->spacing();
-  }
-  return folded;
+  auto* flow = rows->count() ? dynamic_cast<FlowLayout*>(rows->itemAt(0)->layout()) : nullptr;
+  const int w = std::max(1, width());
+  return flow ? flow->heightWithHidden(w) - flow->heightForWidth(w) : 0;
 }
 
 // Normal type: three rows (what the mask does with the controls; the leaks; the band, greyed rows
-// and strips). Presenter type: the same items in rows that each fit a 1024 px window's centre; the
-// rows of entries the shown row lacks (packing, a band, graded pads) fold away, so that the grid
-// keeps its room on a 1024 x 768 projector.
+// and strips). Presenter type: the same items flowing in lines as wide as the view; the entries the
+// shown row lacks (packing, a band, graded pads) fold away, so that the grid keeps its room on a
+// 1024 x 768 projector.
 void AttentionView::layOutLegend(bool presenter) {
   delete legend_->layout(); // its row layouts go with it; the items (children of the legend) stay
   auto* rows = new QVBoxLayout(legend_);
@@ -171,12 +185,21 @@ void AttentionView::layOutLegend(bool presenter) {
   };
   const LegendItems& i = legendItems_;
   if (presenter) {
-    row(i.mask + QList<QWidget*>{i.leaks[1]}); // a padding key allowed: beside padding blocked
-    row(i.controls);
-    row({i.band[1], i.band[3]});   // pad query rows unread; the strips
-    row({i.leaks[0], i.leaks[2]}); // packed rows only
-    row({i.band[0], i.band[2]});   // a band; graded pad query rows
+    // One flow, wrapped at the view's width (the teaching steps beside the centre leave it ~600 px):
+    // what the mask does, a padding key allowed beside padding blocked, the pad query rows, the packed
+    // rows' entries, a band, graded pad query rows, the strips; the controls last.
+    // The flow spaces the entries: none of their own trailing margin (a line's last one would waste it).
+    for (QWidget* item : legend_->findChildren<QWidget*>(Qt::FindDirectChildrenOnly))
+      if (item->layout()) item->layout()->setContentsMargins(0, 0, 0, 0);
+    auto* flow = new FlowLayout(10, 2);
+    for (QWidget* w :
+         i.mask + QList<QWidget*>{i.leaks[1], i.band[1], i.leaks[0], i.leaks[2], i.band[0], i.band[2], i.band[3]} +
+             i.controls)
+      flow->addWidget(w);
+    rows->addLayout(flow);
   } else {
+    for (QWidget* item : legend_->findChildren<QWidget*>(Qt::FindDirectChildrenOnly))
+      if (item->layout()) item->layout()->setContentsMargins(0, 0, 6, 0);
     row(i.mask, i.controls);
     row(i.leaks);
     row(i.band);
@@ -313,13 +336,14 @@ QWidget* AttentionView::buildLegend() {
                 new QLabel(tr("window"), legend),
                 windowBox_,
                 modeBox_};
+  // A wrapped legend row (presenter mode) keeps each label on the line of what it names.
+  for (QWidget* label : {i.mask[0], i.controls[0], i.controls[2], i.controls[4]}) FlowLayout::setKeepWithNext(label);
   // "other example" beside the leak it is confused with.
   i.leaks = {
       legendItem(CellClass::OtherExample, tr("other example"), legend),
       legendItem(CellClass::AllowedPad, tr("allowed, but this key is padding"), legend),
       legendItem(CellClass::AllowedOtherExample, tr("allowed, but this key belongs to another example"), legend)};
-  // No word wrap: a legend whose height follows its width would move the docks whenever the
-  // centre's width changes; the rows are arranged instead.
+  // No word wrap inside an entry: a presenter row wraps between entries (layOutLegend).
   windowLegend_ = legendItem(CellClass::OutsideWindow, tr("outside the window (sliding layer)"), legend);
   // Pad query rows as the shown row has them: greyed where nothing reads their output, or (the bug
   // labels=all makes) graded, marked red on the query strip and never greyed.

@@ -47,7 +47,7 @@ public:
   // What the grid and softmax view draw now (core's shownLayer, as `snapshot --window` / `--layer`).
   ShownLayer shownLayer() const;
   // Presenter mode: the legend's type and swatches scaled with the rest (1.0 = normal), its items
-  // rearranged in more rows so that each still fits a 1024 px window.
+  // rearranged in more rows, each wrapping where the view is narrower than it.
   void setPresenterScale(double scale);
   // The height the legend's folded rows (presenter mode) would add if the shown row needed them.
   int foldedLegendHeight() const;
@@ -58,10 +58,12 @@ Q_SIGNALS:
 protected:
   void changeEvent(QEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
-  void showRule();      // the attention line for the session's implementation
-  void fitRuleHeight(); // the attention line as tall as its text wrapped at the view's width
+  void showRule();        // the attention line for the session's implementation
+  void fitRuleHeight();   // the attention line as tall as its text wrapped at the view's width
+  void fitLegendHeight(); // presenter mode: the legend as tall as its rows wrapped at the view's width
   Session* session_ = nullptr;
   // The legend's items by row of the normal arrangement (layOutLegend places them).
   struct LegendItems {

@@ -22,7 +22,9 @@
 #include <QTimer>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 #include <atomic>
+#include <numeric>
 #include <sstream>
 
 namespace maskscope {
@@ -78,7 +80,7 @@ LintView::LintView(Session* session, QWidget* parent) : QWidget(parent), session
   });
   connect(batchButton, &QPushButton::clicked, this, &LintView::lintCurrentBatchAsync);
   connect(datasetButton_, &QPushButton::clicked, this, &LintView::lintDataset);
-  connect(list_, &QListWidget::currentRowChanged, this, &LintView::selectFinding);
+  connect(list_, &QListWidget::currentRowChanged, this, [this](int row) { selectFinding(findingAtRow(row)); });
   // Row changes: one lint 150 ms after the last change, in a worker (switching rows quickly lints once).
   debounce_ = new QTimer(this);
   debounce_->setSingleShot(true);
@@ -121,13 +123,9 @@ void LintView::setCompact(bool on) {
   if (normalMargins_.isNull()) normalMargins_ = layout()->contentsMargins();
   layout()->setContentsMargins(on ? QMargins(4, 2, 4, 2) : normalMargins_);
   layout()->setSpacing(on ? 2 : -1);
-  // The summary on a line of its own: beside the two buttons presenter mode's type would make the
-  // panel wider than its dock beside the teaching steps, and a scroll bar would cover the findings.
-  // It never widens the panel there (a longer note is cut at the dock's edge; its tooltip has it whole).
-  if (on)
-    static_cast<QVBoxLayout*>(layout())->insertWidget(1, summary_);
-  else
-    bar_->insertWidget(bar_->count() - 1, summary_, 1); // before the stretch
+  // The summary stays beside the two buttons (presenter mode places the teaching steps right of the
+  // centre, so the bottom panels keep the window's width): a line more for the grid. It never widens
+  // the panel (applySizePolicy: a longer note is cut at the dock's edge; its tooltip has it whole).
   resizeCompactList();
   applyQuiet();
   applySizePolicy();
@@ -359,7 +357,16 @@ void LintView::showReport(LintReport report, bool datasetRows) {
   if (!datasetRows) locateBatchFindings();
   QSignalBlocker block(list_);
   list_->clear();
-  for (const Finding& f : report_.findings) {
+  // Errors first, then warnings, then infos, each in report order (stable): the order of the audit
+  // page's rules, and an error is never scrolled past a settings warning.
+  std::vector<int> order(report_.findings.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [this](int a, int b) {
+    return int(report_.findings[size_t(a)].severity) > int(report_.findings[size_t(b)].severity);
+  });
+  listed_.clear();
+  for (const int index : order) {
+    const Finding& f = report_.findings[size_t(index)];
     if (list_->count() >= kMaxListed) {
       list_->addItem(tr("\u2026 %1 more: File > Export lint findings writes all of them")
                          .arg(report_.findings.size() - size_t(kMaxListed)));
@@ -390,6 +397,7 @@ void LintView::showReport(LintReport report, bool datasetRows) {
         list_);
     item->setToolTip(item->text());
     if (f.severity == Severity::Error) item->setForeground(palette::warningText());
+    listed_.push_back(index);
   }
   const bool none = report_.findings.empty();
   setSummary(staleNote() + (none && !datasetRows_ ? noFindingsText() : countsText()));
@@ -418,11 +426,19 @@ void LintView::locateBatchFindings() {
 
 QString LintView::explanationText() const { return explanation_->toPlainText(); }
 
+int LintView::findingAtRow(int row) const { return row >= 0 && row < int(listed_.size()) ? listed_[size_t(row)] : -1; }
+
+int LintView::listRowOf(int index) const {
+  const auto at = std::find(listed_.begin(), listed_.end(), index);
+  return at == listed_.end() ? -1 : int(at - listed_.begin());
+}
+
 void LintView::selectFinding(int index) {
-  if (index < 0 || index >= int(report_.findings.size()) || index >= kMaxListed) return;
-  if (list_->currentRow() != index) {
+  const int row = listRowOf(index);
+  if (row < 0) return;
+  if (list_->currentRow() != row) {
     QSignalBlocker block(list_);
-    list_->setCurrentRow(index);
+    list_->setCurrentRow(row);
   }
   const Finding& f = report_.findings[size_t(index)];
   const RuleInfo* info = findRule(f.rule);
@@ -504,7 +520,8 @@ void LintView::render(QPainter& p, QRect area) const {
     return;
   }
   const int listW = area.width() * 3 / 5;
-  for (const Finding& f : report_.findings) {
+  for (const int index : listed_) { // the list's order: errors first
+    const Finding& f = report_.findings[size_t(index)];
     if (y + lh > area.bottom() - 4) break;
     const QString sev = QString::fromLatin1(severityName(f.severity)).toUpper();
     p.setFont(bold);
@@ -517,8 +534,8 @@ void LintView::render(QPainter& p, QRect area) const {
                QFontMetrics(font()).elidedText(QString::fromStdString(f.message), Qt::ElideRight, listW - 320));
     y += lh;
   }
-  if (!report_.findings.empty()) {
-    const RuleInfo* info = findRule(report_.findings.front().rule);
+  if (!listed_.empty()) {
+    const RuleInfo* info = findRule(report_.findings[size_t(listed_.front())].rule);
     if (info) {
       p.setPen(palette().text().color());
       p.setFont(font());

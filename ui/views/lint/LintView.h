@@ -38,7 +38,13 @@ public:
   const LintReport& report() const { return report_; }
   QListWidget* list() const { return list_; }
   QString explanationText() const;
+  // index: a finding of report() (report order); the list shows it at listRowOf(index).
   void selectFinding(int index);
+  // The list shows the findings errors first, then warnings, then infos, each severity in report
+  // order (the audit page's order, lint --report): list row <-> index in report().findings; -1 where
+  // none (the "... more" line, a finding past kMaxListed).
+  int findingAtRow(int row) const;
+  int listRowOf(int index) const;
   // Dataset rows with at least one finding of rule ("" = any), from the last run.
   QList<int> rowsWithFindings(const QString& rule = {}) const;
   // The rules of the shown findings that name a row, each with its number of rows, in catalogue order.
@@ -101,6 +107,7 @@ private:
   QPushButton* datasetButton_ = nullptr;
   QProgressBar* progress_ = nullptr;
   LintReport report_;
+  std::vector<int> listed_; // list row -> index in report_.findings, errors first (findingAtRow)
   bool jumping_ = false;
   bool datasetRows_ = false;                      // findings' rows are dataset rows (else batch rows)
   QFutureWatcher<LintReport>* watcher_ = nullptr; // the dataset run
