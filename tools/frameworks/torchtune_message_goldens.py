@@ -150,6 +150,9 @@ TOOL_TURN = [{"role": "user", "content": "Weather in Paris?"},
 FINAL_CALL = [{"role": "user", "content": "Weather in Paris?"},
               {"role": "assistant", "content": "Checking.", "tool_calls": [
                   {"type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]}]
+NULL_CALL = [{"role": "user", "content": "Weather in Paris?"},
+             {"role": "assistant", "content": None, "tool_calls": [
+                 {"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris"}}}]}]
 
 # name, spec options, rows, the model tokenizer's cache folder, what maskscope prints on stderr
 CASES = [
@@ -166,8 +169,9 @@ CASES = [
      [{"messages": CHAT}], "llama3", []),
     ("openai_qwen3_max_seq_len_24_left", {"model_tokenizer": "qwen3", "tokenizer_max_seq_len": 24,
                                           "truncation_type": "left"}, [{"messages": CHAT}], "qwen3", []),
-    ("openai_qwen3_tool_calls_dropped", {"model_tokenizer": "qwen3"}, [{"messages": FINAL_CALL}], "qwen3",
-     ["tool_calls are dropped"]),
+    ("openai_qwen3_tool_calls_dropped", {"model_tokenizer": "qwen3"}, [{"messages": FINAL_CALL}], "qwen3", []),
+    # content null: OpenAIToMessages' loop variable keeps the previous message's content
+    ("openai_llama3_null_content_repeats", {"model_tokenizer": "llama3"}, [{"messages": NULL_CALL}], "llama3", []),
 ]
 REFUSED = [
     ("refused_tool_turn_llama3", {"model_tokenizer": "llama3"}, [{"messages": TOOL_TURN}], "llama3",

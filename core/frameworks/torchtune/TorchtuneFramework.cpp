@@ -149,10 +149,13 @@ Sample readMessageRow(const InputRow& row, FrameworkContext& ctx) {
   if (std::find(strategies.begin(), strategies.end(), o.maskingStrategy) == strategies.end())
     throw Error("ValueError: '" + o.maskingStrategy + "' is not a valid MaskingStrategy",
                 {ctx.spec.source, -1, -1, -1, "masking_strategy"});
+  // The turns are written by torchtune's Python tokenizer, not a Jinja template: the template rules do not run.
+  ctx.facts.nativeTemplate = "torchtune's " + o.modelTokenizer + " tokenize_messages";
   std::string field;
   try {
     MessageSample m = tokenizeMessageRow(row.value, o, ctx.requireTokenizer("message rows"), field);
-    for (const std::string& w : m.warnings) ctx.facts.warnings.push_back("row " + std::to_string(row.index) + ", " + w);
+    // torchtune says nothing of them: a fact for lint (tools-not-rendered), not a warning it prints.
+    if (!m.warnings.empty()) ctx.facts.toolCallsDropped.push_back({row.index, row.line, m.warnings.front()});
     Sample s;
     s.tokens = std::move(m.tokens);
     s.labels = std::move(m.labels);

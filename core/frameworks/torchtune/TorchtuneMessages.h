@@ -33,8 +33,8 @@ const std::vector<std::string>& messageTokenizers();
 
 // What SFTTransform returns for one row: tokens, labels pre-shifted (labels[t] = tokens[t+1] or -100
 // where mask[t+1]; the last -100) and maskscope's role facts per token. warnings: what torchtune dropped
-// without a word (an assistant's tool_calls). Throws Error with torchtune's own message where it raises
-// (validate_messages, a KeyError on a ShareGPT role, a content it cannot read); field: the row key.
+// without a word (an assistant's tool_calls: the message named). Throws Error with torchtune's own message where it
+// raises (validate_messages, a KeyError on a ShareGPT role, a content it cannot read); field: the row key.
 struct MessageSample {
   std::vector<int64_t> tokens, labels;
   std::vector<PositionMeta> meta;
