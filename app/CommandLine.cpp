@@ -67,6 +67,15 @@ std::function<void()> addRowsOption(CLI::App* cmd, long& begin, long& end) {
   };
 }
 
+// --min-pixels / --max-pixels: Qwen2-VL's processor bounds, as AutoProcessor.from_pretrained(...,
+// min_pixels=, max_pixels=) takes them; every command that expands images (collate, loss, snapshot, lint).
+void addPixelBoundsOptions(CLI::App* cmd, int64_t& minPixels, int64_t& maxPixels) {
+  cmd->add_option("--min-pixels", minPixels, "the image processor's min_pixels (Qwen2-VL smart_resize)")
+      ->check(CLI::Range(int64_t(1), int64_t(1) << 40));
+  cmd->add_option("--max-pixels", maxPixels, "the image processor's max_pixels (Qwen2-VL smart_resize)")
+      ->check(CLI::Range(int64_t(1), int64_t(1) << 40));
+}
+
 // Declares the options that build a batch. The returned function, called when the command runs,
 // applies --rows and --var to `in`: their text lives in that function (never dangling), and a bad
 // value is an input error like any other (exit 2, "maskscope: error: --rows ...").
@@ -79,11 +88,7 @@ std::function<void()> addBatchInputs(CLI::App* cmd, BatchInputs& in) {
   cmd->add_option("--data", in.dataSpec, "dataset file (JSONL/JSON) or builtin:demo");
   auto applyRows = addRowsOption(cmd, in.rowBegin, in.rowEnd);
   auto applyVars = addVarOption(cmd, in.vars);
-  // Qwen2-VL's processor bounds, as AutoProcessor.from_pretrained(..., min_pixels=, max_pixels=)
-  cmd->add_option("--min-pixels", in.minPixels, "the image processor's min_pixels (Qwen2-VL smart_resize)")
-      ->check(CLI::Range(int64_t(1), int64_t(1) << 40));
-  cmd->add_option("--max-pixels", in.maxPixels, "the image processor's max_pixels (Qwen2-VL smart_resize)")
-      ->check(CLI::Range(int64_t(1), int64_t(1) << 40));
+  addPixelBoundsOptions(cmd, in.minPixels, in.maxPixels);
   return [applyRows, applyVars] {
     applyRows();
     applyVars();
@@ -201,6 +206,7 @@ Runner declareLint(CLI::App* cmd) {
   cmd->add_option("--show-rows", a->showRows, "offending rows drawn as tokens (default 3)");
   cmd->add_option("--pad-id", a->padId, "dumps: the pad id (trailing runs of it are padding; over pad_token_id)");
   addAttnImplementationOption(cmd, a->attnImplementation);
+  addPixelBoundsOptions(cmd, a->minPixels, a->maxPixels); // datasets: the image expansion, as collate's
   cmd->add_option("--fail-on", a->failOn, "exit 1 on findings of this severity or above: error (default) or warning")
       ->check(CLI::IsMember({"error", "warning"}));
   auto applyRows = addRowsOption(cmd, a->rowBegin, a->rowEnd); // datasets: lint rows A:B only

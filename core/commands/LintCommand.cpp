@@ -189,6 +189,8 @@ void lintFrameworkInput(const LintArgs& a, const std::string& tokenizerSpec, Com
   fi.rowBegin = a.rowBegin;
   fi.rowEnd = a.rowEnd;
   fi.vars = a.vars;
+  fi.minPixels = a.minPixels;
+  fi.maxPixels = a.maxPixels;
   fi.lenient = true; // name what the framework would stop on, as a finding
   FrameworkRun prepared;
   const std::unique_ptr<PreparedFramework> framework = prepareFrameworkInputs(fi, prepared);
@@ -246,6 +248,8 @@ void lintDatasetInput(const LintArgs& a, const std::string& tokenizerSpec, int s
   o.pipeline.templateSpec = a.templateSpec;
   o.pipeline.collatorSpec = a.collatorSpec.empty() ? "default" : a.collatorSpec;
   for (const auto& [k, v] : a.vars) o.pipeline.render.variables[k] = v;
+  o.pipeline.render.minPixels = a.minPixels; // the image expansion collate gives (core/media)
+  o.pipeline.render.maxPixels = a.maxPixels;
   o.microBatchSize = a.microBatch;
   o.threads = a.threads;
   o.generation = a.generation;
@@ -281,6 +285,8 @@ void lintDatasetInput(const LintArgs& a, const std::string& tokenizerSpec, int s
                  {"prefix_check_rows", o.prefixCheckRows}};
   if (o.rowBegin > 0 || o.rowEnd >= 0) // shards of different --rows must not merge
     in.settings["rows"] = std::to_string(o.rowBegin) + ":" + (o.rowEnd >= 0 ? std::to_string(o.rowEnd) : "");
+  if (a.minPixels > 0) in.settings["min_pixels"] = a.minPixels; // shards of other image bounds must not merge
+  if (a.maxPixels > 0) in.settings["max_pixels"] = a.maxPixels;
   if (!preference) in.viewPipeline = std::make_unique<DatasetPipeline>(o.pipeline);
 }
 
@@ -409,6 +415,8 @@ int runMerge(const LintArgs& a, CommandIO& io) {
     p.templateSpec = m.settings.value("template", std::string());
     p.collatorSpec = m.settings.value("collator", std::string());
     p.render.variables = m.settings.value("vars", std::map<std::string, std::string>());
+    p.render.minPixels = m.settings.value("min_pixels", int64_t(0));
+    p.render.maxPixels = m.settings.value("max_pixels", int64_t(0));
     in.viewPipeline = std::make_unique<DatasetPipeline>(p);
   } catch (const std::exception& e) {
     io.err << "maskscope: note: no token view of offending rows (" << e.what() << ")\n";
@@ -452,6 +460,8 @@ void writeAuditFile(const LintArgs& a, const LintedInput& in, CommandIO& io) {
   st.templateSpec = a.templateSpec;
   st.collator = in.settings.value("collator", std::string());
   st.vars = a.vars;
+  st.minPixels = a.minPixels;
+  st.maxPixels = a.maxPixels;
   st.microBatch = a.microBatch;
   st.generation = a.generation;
   st.failOn = a.failOn;
@@ -496,6 +506,9 @@ int runLint(const LintArgs& a, CommandIO& io) {
   if (dump && (a.rowBegin > 0 || a.rowEnd >= 0))
     throw Error("--rows selects dataset rows; a batch dump (" + a.input + ") is linted whole");
   if (dump && !a.shard.empty()) throw Error("--shard splits a dataset; a batch dump (" + a.input + ") is linted whole");
+  if (dump && (a.minPixels > 0 || a.maxPixels > 0))
+    throw Error("--min-pixels / --max-pixels set how a dataset's image parts expand; a batch dump (" + a.input +
+                ") already holds its image tokens");
   if (!a.reportPath.empty()) {
     checkReportRequest(a, dump, framework);
     in.audit = std::make_unique<AuditCollector>();

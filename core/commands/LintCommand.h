@@ -34,6 +34,7 @@ struct LintArgs {
   std::vector<std::pair<std::string, std::string>> vars; // --var k=v: template variables
   long rowBegin = 0, rowEnd = -1; // --rows A:B (datasets): the half-open range of rows linted; -1 = to the end
   std::string attnImplementation; // --attn-implementation eager|sdpa|flash_attention_2|flex_attention (empty: implied)
+  int64_t minPixels = 0, maxPixels = 0; // --min-pixels / --max-pixels (datasets): the processor's (0: its default)
 };
 
 int runLint(const LintArgs& args, CommandIO& io);

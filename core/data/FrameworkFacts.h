@@ -30,6 +30,9 @@ struct FrameworkFacts {
   // Rows the framework shortens without a word (LLaMA-Factory's cutoff_len: turns dropped, prompts cut
   // at their end, replies cut), with what was cut.
   std::vector<FrameworkRowNote> truncated;
+  // Rows whose assistant tool_calls the framework drops without a word (torchtune's OpenAIToMessages
+  // keeps only each message's content): lint's tools-not-rendered names them.
+  std::vector<FrameworkRowNote> toolCallsDropped;
   // Rows left entirely -100 because a response/instruction marker was never found (TRL 0.18's
   // DataCollatorForCompletionOnlyLM, Unsloth's train_on_responses_only).
   std::vector<FrameworkRowNote> markerNotFound;

@@ -287,6 +287,8 @@ std::string auditReproduceCommand(const AuditSettings& st, const std::string& re
   if (!st.templateSpec.empty()) c += " --template " + shellQuoted(st.templateSpec);
   c += " --collator " + shellQuoted(st.collator);
   for (const auto& [k, v] : st.vars) c += " --var " + shellQuoted(k + "=" + v);
+  if (st.minPixels > 0) c += " --min-pixels " + std::to_string(st.minPixels);
+  if (st.maxPixels > 0) c += " --max-pixels " + std::to_string(st.maxPixels);
   if (st.generation) c += " --generation";
   c += " --micro-batch " + std::to_string(st.microBatch);
   if (!st.rows.empty()) c += " --rows " + shellQuoted(st.rows);

@@ -76,6 +76,7 @@ private:
 struct AuditSettings {
   std::string source, tokenizer, templateSpec, collator, failOn = "error", commandLine;
   std::vector<std::pair<std::string, std::string>> vars;
+  int64_t minPixels = 0, maxPixels = 0; // --min-pixels / --max-pixels (0: the processor's)
   int microBatch = 8;
   bool generation = false;
   std::string rows; // --rows A:B, "" = all

@@ -2,7 +2,7 @@
 // spec and refuses a bad one, --step out of range exits 2, lint --rows A:B lints exactly those rows,
 // lint's length statistics count truncated rows, packing findings name rows in one numbering, and
 // collate/lint read preference data (both sides, --side, the preference rule) and the commands that
-// read conversations refuse it by name.
+// read conversations refuse it by name. lint --min-pixels / --max-pixels expand images as collate does.
 #include "../TokenizerCacheRequired.h"
 #include "RunMaskscope.h"
 
@@ -206,6 +206,57 @@ private Q_SLOTS:
 
   // Preference data through collate: both sides by default, one with --side; the prompt's labels are
   // -100 and equal in both sides, the completion graded through the last (EOS) position.
+  // lint and collate expand a 448x448 Qwen2-VL image alike: 256 <|image_pad|> by default, 121 under
+  // --max-pixels 100352 (smart_resize to 308x308). hf-lm grades them, so lint's graded text shows them.
+  void lintPixelBounds_data() {
+    QTest::addColumn<QStringList>("bounds");
+    QTest::addColumn<int>("imageTokens");
+    QTest::newRow("processor defaults") << QStringList() << 256;
+    QTest::newRow("max-pixels 100352") << args({"--max-pixels", "100352"}) << 121;
+    QTest::newRow("min-pixels 401408") << args({"--min-pixels", "401408"}) << 529;
+  }
+  void lintPixelBounds() {
+    QFETCH(QStringList, bounds);
+    QFETCH(int, imageTokens);
+    const QString data = kData + QStringLiteral("/cli/image_448.jsonl");
+    const QStringList common = args({"--tokenizer", "builtin:demo", "--template", "qwen2-vl", "--collator", "hf-lm"});
+    Run lint = runMaskscope(QStringList{QStringLiteral("lint"), data} + common + bounds + args({"--json"}));
+    QCOMPARE(lint.status, 1); // image-tokens-graded
+    const nlohmann::json j = parse(lint);
+    QCOMPARE(j["flagged_rows"].size(), size_t(1));
+    const std::string graded = j["flagged_rows"][0]["graded_text"];
+    size_t pads = 0;
+    for (size_t at = graded.find("<|image_pad|>"); at != std::string::npos; at = graded.find("<|image_pad|>", at + 1))
+      ++pads;
+    QCOMPARE(int(pads), imageTokens);
+    Run collate = runMaskscope(args({"collate", "--data"}) + QStringList{data} + common + bounds + args({"--json"}));
+    QCOMPARE(collate.status, 0);
+    QCOMPARE(j["summary"]["positions"]["total"].get<size_t>(), parse(collate)["input_ids"][0].size());
+  }
+
+  // A fixed-count processor takes no bounds, and a dump holds its image tokens already: exit 2, named.
+  void lintPixelBoundsRefused_data() {
+    QTest::addColumn<QStringList>("argv");
+    QTest::addColumn<QString>("stderrFragment");
+    QTest::newRow("gemma3-vision") << args({"--template", "gemma3-vision", "--max-pixels", "100352"})
+                                   << QStringLiteral("fixed 256 tokens per image");
+    QTest::newRow("batch dump") << QStringList{kData + QStringLiteral("/batchio/padding_free.json"),
+                                               QStringLiteral("--max-pixels"), QStringLiteral("100352")}
+                                << QStringLiteral("already holds its image tokens");
+  }
+  void lintPixelBoundsRefused() {
+    QFETCH(QStringList, argv);
+    QFETCH(QString, stderrFragment);
+    QStringList all{QStringLiteral("lint")};
+    if (!argv.first().startsWith(QLatin1Char('-')))
+      all << argv.takeFirst();
+    else
+      all << kData + QStringLiteral("/cli/image_448.jsonl");
+    Run r = runMaskscope(all + argv + args({"--json"}));
+    QCOMPARE(r.status, 2);
+    QVERIFY2(r.err.contains(stderrFragment.toUtf8()), r.err.constData());
+  }
+
   void preferenceCollate_data() {
     QTest::addColumn<QString>("side");
     QTest::addColumn<QStringList>("keys");

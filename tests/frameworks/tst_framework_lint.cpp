@@ -5,6 +5,8 @@
 // neat_packing under sdpa (4-D mask) is quiet, under fa2 (one padding-free row) a warning without it. Fixtures:
 // tests/data/frameworks/lint/. Axolotl's multimodal path: Gemma3ProcessingStrategy under
 // train_on_inputs grades <end_of_image> (image-tokens-graded), Qwen2VLProcessingStrategy does not.
+// torchtune 0.7.0 message rows: OpenAIToMessages drops tool_calls (tools-not-rendered; no tool positions, so
+// the tool-call / tool-output rules stay quiet), and a message's mask grades the assistant header.
 #include "../TokenizerCacheRequired.h"
 #include "core/batchio/BatchLoader.h"
 #include "core/commands/BatchInputs.h"
@@ -51,6 +53,7 @@ const char* kAxolotlGemma3Inputs = R"({"framework": "axolotl", "type": "chat_tem
     "MultiModalChatDataCollator", "chat_template": "gemma3", "train_on_inputs": true})";
 const char* kAxolotlQwen2vl = R"({"framework": "axolotl", "type": "chat_template", "collator":
     "MultiModalChatDataCollator", "chat_template": "qwen2_vl"})";
+const char* kTorchtuneMessages = R"({"framework": "torchtune", "model_tokenizer": "qwen2_5"})";
 const std::string kCache = MASKSCOPE_TOKENIZER_CACHE;
 
 } // namespace
@@ -104,6 +107,21 @@ void TestFrameworkLint::rules_data() {
   QTest::newRow("image-tokens-graded quiet: Axolotl Qwen2VLProcessingStrategy")
       << "image-tokens-graded"
       << "axolotl_mm_qwen.jsonl" << kAxolotlQwen2vl << QString::fromStdString(kCache + "/qwen3") << false << "";
+  QTest::newRow("tools-not-rendered fires: torchtune drops an assistant's tool_calls")
+      << "tools-not-rendered"
+      << "torchtune_tool_call.jsonl" << kTorchtuneMessages << "builtin:demo" << true << "OpenAIToMessages";
+  QTest::newRow("tools-not-rendered quiet: torchtune message rows without tool calls")
+      << "tools-not-rendered"
+      << "torchtune_messages.jsonl" << kTorchtuneMessages << "builtin:demo" << false << "";
+  QTest::newRow("tool-call-not-graded quiet: torchtune keeps no tool-call position")
+      << "tool-call-not-graded"
+      << "torchtune_tool_call.jsonl" << kTorchtuneMessages << "builtin:demo" << false << "";
+  QTest::newRow("tool-output-graded quiet: torchtune keeps no tool-output position")
+      << "tool-output-graded"
+      << "torchtune_tool_call.jsonl" << kTorchtuneMessages << "builtin:demo" << false << "";
+  QTest::newRow("prompt-graded fires: torchtune grades the assistant header with its reply")
+      << "prompt-graded"
+      << "torchtune_messages.jsonl" << kTorchtuneMessages << "builtin:demo" << true << "prompt positions are graded";
 }
 
 void TestFrameworkLint::rules() {

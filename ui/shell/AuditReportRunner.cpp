@@ -23,6 +23,8 @@ AuditSettings settingsOf(const Session& s, const DatasetLintOptions& o, const QS
   st.templateSpec = o.pipeline.templateSpec;
   st.collator = o.pipeline.collatorSpec;
   for (const auto& [k, v] : o.pipeline.render.variables) st.vars.emplace_back(k, v);
+  st.minPixels = o.pipeline.render.minPixels;
+  st.maxPixels = o.pipeline.render.maxPixels;
   st.microBatch = o.microBatchSize;
   st.commandLine = auditReproduceCommand(st, path.toStdString());
   return st;

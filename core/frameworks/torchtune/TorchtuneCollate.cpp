@@ -107,6 +107,7 @@ struct Packer {
       pack.tokens.push_back(o.paddingIdx);
       pack.labels.push_back(kIgnoreIndex);
       pack.inputPos.push_back(std::clamp<int64_t>(last + 1 + i, 0, o.maxSeqLen - 1));
+      if (!pack.meta.empty()) pack.meta.push_back(PositionMeta{.kind = PositionKind::Padding});
     }
     if (padding > 0) pack.seqLens.push_back(padding);
     packs.push_back(std::move(pack));
@@ -122,14 +123,14 @@ struct Packer {
     } else {
       boundary = previousBoundary;
     }
-    auto head = [&](const std::vector<int64_t>& v) { return std::vector<int64_t>(v.begin(), v.begin() + boundary); };
-    auto tail = [&](const std::vector<int64_t>& v) { return std::vector<int64_t>(v.begin() + boundary, v.end()); };
+    auto head = [&]<class V>(const V& v) { return v.empty() ? V() : V(v.begin(), v.begin() + long(boundary)); };
+    auto tail = [&]<class V>(const V& v) { return v.empty() ? V() : V(v.begin() + long(boundary), v.end()); };
     // The last sample goes to the next pack whole (no split) or in part (split: it is in both).
     std::vector<size_t> headOrigin = cur.origin;
     if (!o.splitAcrossPack) headOrigin.pop_back();
-    add({head(cur.tokens), head(cur.labels), head(cur.inputPos), seqLens, headOrigin});
+    add({head(cur.tokens), head(cur.labels), head(cur.inputPos), seqLens, headOrigin, head(cur.meta)});
     const int64_t next = o.splitAcrossPack ? int64_t(cur.tokens.size() - boundary) : cur.seqLens.back();
-    return {tail(cur.tokens), tail(cur.labels), tail(cur.inputPos), {next}, {cur.origin.back()}};
+    return {tail(cur.tokens), tail(cur.labels), tail(cur.inputPos), {next}, {cur.origin.back()}, tail(cur.meta)};
   }
 };
 
@@ -139,6 +140,10 @@ std::vector<Sample> packDataset(const std::vector<Sample>& samples, const PackOp
   if (o.maxSeqLen < 1) throw Error("max_seq_len must be at least 1", {.field = "max_seq_len"});
   Packer p{o};
   Sample cur;
+  // Role facts travel with the tokens when every sample has them (message rows), else none do.
+  const bool withMeta = std::all_of(samples.begin(), samples.end(), [](const Sample& s) {
+    return !s.meta.empty() && s.meta.size() == s.tokens.size();
+  });
   for (size_t i = 0; i < samples.size(); ++i) {
     const Sample& s = samples[i];
     cur.origin.push_back(i);
@@ -148,6 +153,7 @@ std::vector<Sample> packDataset(const std::vector<Sample>& samples, const PackOp
                   "). Please set `split_across_pack=True` or increase `max_seq_len`.");
     cur.tokens.insert(cur.tokens.end(), s.tokens.begin(), s.tokens.end());
     cur.labels.insert(cur.labels.end(), s.labels.begin(), s.labels.end());
+    if (withMeta) cur.meta.insert(cur.meta.end(), s.meta.begin(), s.meta.end());
     for (int64_t x = 0; x < n; ++x) cur.inputPos.push_back(x % o.maxSeqLen);
     cur.seqLens.push_back(n);
     while (int64_t(cur.tokens.size()) > o.maxSeqLen && !p.shouldStop()) cur = p.splitAndAdd(cur);

@@ -17,6 +17,7 @@ struct Sample {
   std::vector<int64_t> tokens, labels;
   std::vector<int64_t> inputPos, seqLens; // packed rows only
   std::vector<size_t> origin;             // packDataset: the input samples (indices) a pack holds tokens of
+  std::vector<PositionMeta> meta;         // message rows: per token (packing carries it; padding is Padding)
 };
 
 struct SftOptions {

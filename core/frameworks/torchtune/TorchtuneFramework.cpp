@@ -1,12 +1,15 @@
 // torchtune in the frameworks registry: the catalogue (versions 0.7.0 and 0.6.1, padded_collate_sft and
 // padded_collate_packed with torchtune's argument names), reading pre-tokenized rows with torchtune's
 // columns (tokens, labels, input_pos, seq_lens), PackedDataset as the preparation of unpacked rows for
-// the packed collator, and the conventions that turn its batch into maskscope's Batch (labels
-// pre-shifted in 0.7.0, the block-causal mask as segments).
+// the packed collator, message rows (chat_dataset's OpenAIToMessages / ShareGPTToMessages and a model
+// tokenizer's tokenize_messages, 0.7.0: TorchtuneMessages.h), and the conventions that turn its batch into maskscope's
+// Batch (labels pre-shifted in 0.7.0, the block-causal mask as segments).
 #include "core/frameworks/FrameworkList.h"
 #include "core/frameworks/torchtune/TorchtuneCollate.h"
+#include "core/frameworks/torchtune/TorchtuneMessages.h"
 #include "core/util/Error.h"
 
+#include <algorithm>
 #include <climits>
 
 namespace maskscope {
@@ -14,6 +17,32 @@ namespace maskscope {
 namespace torchtune {
 
 namespace {
+
+// 0.7.0's message datasets: chat_dataset's arguments and the model tokenizer that writes the turns.
+std::vector<OptionInfo> messageOptions() {
+  std::string families;
+  for (const std::string& f : messageTokenizers()) families += (families.empty() ? "" : ", ") + f;
+  OptionInfo strategy = frameworkOption("masking_strategy", OptionKind::OptionalString, nullptr,
+                                        "message rows: train_on_all, train_on_assistant or train_on_last, as "
+                                        "OpenAIToMessages(masking_strategy=) takes it (null: from train_on_input)");
+  return {
+      frameworkOption("model_tokenizer", OptionKind::OptionalString, nullptr,
+                      "message rows: the model tokenizer whose tokenize_messages writes the turns (" + families +
+                          "); null: message rows are refused"),
+      choiceOption("conversation_style", {"openai", "sharegpt"},
+                   "message rows: chat_dataset's conversation_style (OpenAIToMessages or ShareGPTToMessages)"),
+      frameworkOption("conversation_column", OptionKind::OptionalString, nullptr,
+                      "message rows: chat_dataset's conversation_column (null: messages, or conversations for "
+                      "sharegpt)"),
+      frameworkOption("train_on_input", OptionKind::Bool, false,
+                      "message rows: chat_dataset's train_on_input (true: train_on_all, false: train_on_assistant)"),
+      strategy,
+      frameworkOption("new_system_prompt", OptionKind::OptionalString, nullptr,
+                      "message rows: replaces the rows' system messages"),
+      frameworkOption("tokenizer_max_seq_len", OptionKind::OptionalInt, nullptr,
+                      "message rows: the model tokenizer's max_seq_len (truncation, the last token made EOS)", 1),
+      choiceOption("truncation_type", {"right", "left"}, "message rows: the model tokenizer's truncation_type")};
+}
 
 VersionInfo version(const std::string& v, const std::string& readFrom, bool v07) {
   std::vector<OptionInfo> sft = {
@@ -39,12 +68,15 @@ VersionInfo version(const std::string& v, const std::string& readFrom, bool v07)
                       kMaxFrameworkLength),
       frameworkOption("split_across_pack", OptionKind::Bool, false,
                       "split a sample that does not fit into the next pack")};
+  if (v07)
+    for (std::vector<OptionInfo>* options : {&sft, &packed})
+      for (OptionInfo& o : messageOptions()) options->push_back(std::move(o));
   return {
       v,
       readFrom,
       {{"padded_collate_sft", "tokens and labels right-padded to the longest row", sft},
        {"padded_collate_packed", "packed rows stacked, with the bool block-causal mask built from seq_lens", packed}},
-      {{"labels_pre_shifted", v07}, {"collate_pads_to_multiple", v07}}};
+      {{"labels_pre_shifted", v07}, {"collate_pads_to_multiple", v07}, {"message_datasets", v07}}};
 }
 
 FrameworkInfo catalogue() {
@@ -54,6 +86,7 @@ FrameworkInfo catalogue() {
   t.behaviours = {
       {"labels_pre_shifted", "SFTDataset writes labels[t] = tokens[t + 1] (the recipe does not shift them again)"},
       {"collate_pads_to_multiple", "padded_collate_sft takes pad_to_multiple_of and cp_degree"},
+      {"message_datasets", "message rows are tokenized as chat_dataset and the model tokenizer do (model_tokenizer)"},
   };
   t.versions = {version("0.7.0",
                         "pytorch/torchtune main at bd2a0fc (version.txt 0.7.0): torchtune/data/_collate.py, "
@@ -79,20 +112,68 @@ IdRange idRange(const FrameworkContext& ctx, bool labels) {
   return r;
 }
 
-// torchtune's message datasets, named when a row holds messages instead of token ids. Read from
-// pytorch/torchtune bd2a0fc, torchtune/data/_messages.py: OpenAIToMessages keeps only each message's
-// content (an assistant's tool_calls are dropped) and mask_messages masks tool / ipython messages under
-// train_on_assistant but trains on them under train_on_all; the model tokenizers write the turns.
-constexpr const char* kMessagesNotReproduced =
-    "torchtune's message datasets (chat_dataset with OpenAIToMessages / ShareGPTToMessages, mask_messages and "
-    "the model tokenizer's tokenize_messages, tool turns as role ipython) are not reproduced: give the tokens and "
-    "labels its SFTDataset wrote";
+// Message rows under a version or spec that does not reproduce them. 0.6.1's _messages.py and tokenizers
+// differ from 0.7.0's (read at bd2a0fc); only 0.7.0's are reproduced.
+std::string messagesRefusal(const FrameworkContext& ctx) {
+  if (!ctx.spec.behaves("message_datasets"))
+    return "torchtune's message datasets are reproduced for 0.7.0 only (pytorch/torchtune bd2a0fc); under 0.6.1 give "
+           "the tokens and labels its SFTDataset wrote";
+  std::string families;
+  for (const std::string& f : messageTokenizers()) families += (families.empty() ? "" : ", ") + f;
+  return "torchtune's message datasets need the model tokenizer that tokenizes them: set model_tokenizer (" + families +
+         "; other families are not reproduced), or give the tokens and labels its SFTDataset wrote";
+}
 
-Sample readSample(const InputRow& row, const FrameworkContext& ctx) {
+MessageOptions messageOptionsOf(const FrameworkSpec& spec) {
+  MessageOptions o;
+  o.modelTokenizer = spec.optionalString("model_tokenizer").value_or("");
+  o.conversationStyle = spec.string("conversation_style");
+  o.column = spec.optionalString("conversation_column").value_or("");
+  o.maskingStrategy = spec.optionalString("masking_strategy")
+                          .value_or(spec.flag("train_on_input") ? "train_on_all" : "train_on_assistant");
+  o.newSystemPrompt = spec.optionalString("new_system_prompt");
+  o.maxSeqLen = spec.optionalInteger("tokenizer_max_seq_len");
+  o.truncationType = spec.string("truncation_type");
+  return o;
+}
+
+Sample readMessageRow(const InputRow& row, FrameworkContext& ctx) {
+  if (!ctx.spec.behaves("message_datasets") || !ctx.spec.optionalString("model_tokenizer"))
+    throwRowError(row, row.value.contains("messages") ? "messages" : "conversations", messagesRefusal(ctx));
+  const MessageOptions o = messageOptionsOf(ctx.spec);
+  const auto& known = messageTokenizers();
+  if (std::find(known.begin(), known.end(), o.modelTokenizer) == known.end())
+    throw Error("model_tokenizer " + o.modelTokenizer + " is not reproduced (" + messagesRefusal(ctx) + ")",
+                {ctx.spec.source, -1, -1, -1, "model_tokenizer"});
+  const std::vector<std::string> strategies = {"train_on_all", "train_on_assistant", "train_on_last"};
+  if (std::find(strategies.begin(), strategies.end(), o.maskingStrategy) == strategies.end())
+    throw Error("ValueError: '" + o.maskingStrategy + "' is not a valid MaskingStrategy",
+                {ctx.spec.source, -1, -1, -1, "masking_strategy"});
+  // The turns are written by torchtune's Python tokenizer, not a Jinja template: the template rules do not run.
+  ctx.facts.nativeTemplate = "torchtune's " + o.modelTokenizer + " tokenize_messages";
+  std::string field;
+  try {
+    MessageSample m = tokenizeMessageRow(row.value, o, ctx.requireTokenizer("message rows"), field);
+    // torchtune says nothing of them: a fact for lint (tools-not-rendered), not a warning it prints.
+    if (!m.warnings.empty()) ctx.facts.toolCallsDropped.push_back({row.index, row.line, m.warnings.front()});
+    Sample s;
+    s.tokens = std::move(m.tokens);
+    s.labels = std::move(m.labels);
+    s.meta = std::move(m.meta);
+    return s;
+  } catch (const Error& e) {
+    if (field.empty()) throw;
+    throwRowError(row, field, e.message());
+  }
+}
+
+Sample readSample(const InputRow& row, FrameworkContext& ctx) {
+  if (row.value.is_object() && !row.value.contains("tokens") &&
+      (row.value.contains("messages") || row.value.contains("conversations") ||
+       (ctx.spec.behaves("message_datasets") && ctx.spec.optionalString("conversation_column") &&
+        row.value.contains(*ctx.spec.optionalString("conversation_column")))))
+    return readMessageRow(row, ctx);
   Sample s;
-  if (row.value.is_object() && !row.value.contains("tokens"))
-    for (const char* key : {"messages", "conversations"})
-      if (row.value.contains(key)) throwRowError(row, key, kMessagesNotReproduced);
   s.tokens = requireIdColumn(row, "tokens", idRange(ctx, false));
   s.labels = requireIdColumn(row, "labels", idRange(ctx, true));
   requireSameLength(row, "labels", s.labels.size(), "tokens", s.tokens.size());
@@ -125,6 +206,7 @@ PreparedRow toPrepared(const Sample& s, std::vector<long> rows, std::vector<long
     r.set("input_pos", s.inputPos);
     r.set("seq_lens", s.seqLens);
   }
+  r.meta = s.meta;
   r.sourceRows = std::move(rows);
   r.sourceLines = std::move(lines);
   return r;

@@ -203,6 +203,25 @@ void toolCallPairing(const RowContentInput& in) {
   if (!pending.empty() && pending.front().message + 1 != c.messages.size()) unanswered(c.messages.size());
 }
 
+// A framework run that dropped rows' tool calls before tokenizing (FrameworkFacts::toolCallsDropped).
+bool toolCallsDroppedByFramework(const BatchInput& in) {
+  const FrameworkFacts* f = in.batch.framework.get();
+  if (!f || f->toolCallsDropped.empty()) return true;
+  std::string rows;
+  for (size_t i = 0; i < f->toolCallsDropped.size() && i < 8; ++i)
+    rows += (rows.empty() ? "" : ", ") + std::to_string(f->toolCallsDropped[i].row) +
+            (f->toolCallsDropped[i].line >= 0 ? " (line " + std::to_string(f->toolCallsDropped[i].line) + ")" : "");
+  if (f->toolCallsDropped.size() > 8) rows += ", ...";
+  in.out.add("tools-not-rendered", std::nullopt, std::nullopt,
+             f->framework + " " + f->version + " drops the tool calls of " +
+                 std::to_string(f->toolCallsDropped.size()) + " row(s) before tokenizing (" +
+                 f->toolCallsDropped.front().reason +
+                 "): the model is trained on those replies without the call; "
+                 "dataset rows " +
+                 rows);
+  return true;
+}
+
 } // namespace
 
 const std::vector<LintRule>& toolRules() {
@@ -236,6 +255,7 @@ const std::vector<LintRule>& toolRules() {
                 "without the tool definitions, and on empty replies where it should call. Fix: use a template that "
                 "renders tools (Qwen2.5/Qwen3, Llama 3.1/3.2, Mistral v0.3, Hermes) and pass the row's tools to it.",
                 "template"},
+       .beforeRows = toolCallsDroppedByFramework,
        .conversation = toolsNotRendered},
       {.info = {"tool-arguments-type", S::Warning,
                 "tool-call arguments are a string where the template serialises a dict, or the reverse",
