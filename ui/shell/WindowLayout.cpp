@@ -67,7 +67,9 @@ bool WindowLayout::eventFilter(QObject* watched, QEvent* event) {
   if (watched == window_ && event->type() == QEvent::ChildAdded &&
       qobject_cast<QTabBar*>(static_cast<QChildEvent*>(event)->child()))
     QTimer::singleShot(0, this, [this] { configureTabBars(); }); // the bar is set up after it is added
-  if (watched == window_->centralWidget() && event->type() == QEvent::LayoutRequest && !keepPending_) {
+  // The centre remembered when it was watched: the window may be half destroyed by the time its
+  // children's events arrive here (closing in ~QWidget), and must not be asked for it then.
+  if (event->type() == QEvent::LayoutRequest && watched == centre_ && !keepPending_) {
     keepPending_ = true;
     QTimer::singleShot(0, this, [this] { keepCentreLeast(); });
   }
@@ -232,7 +234,10 @@ void WindowLayout::keepCentreLeast() {
 }
 
 void WindowLayout::applyDefaultDockSizes(QDockWidget* front) {
-  if (QWidget* centre = window_->centralWidget()) centre->installEventFilter(this);
+  if (QWidget* centre = window_->centralWidget(); centre && centre != centre_) {
+    centre_ = centre;
+    centre->installEventFilter(this);
+  }
   QDockWidget* bottom = front; // the tab in front of the bottom area, when known
   QDockWidget* side = nullptr;
   for (QDockWidget* d : docks_) {

@@ -6,6 +6,7 @@
 #include <QHash>
 #include <QList>
 #include <QObject>
+#include <QPointer>
 #include <QRect>
 #include <QSize>
 #include <functional>
@@ -72,6 +73,8 @@ private:
   void configureTabBars();
 
   QMainWindow* window_;
+
+  QPointer<QWidget> centre_; // the central widget this layout watches for layout requests
   std::function<int()> centreGrowth_;
   QList<QDockWidget*> docks_; // in registry order
   bool docksArranged_ = false;
