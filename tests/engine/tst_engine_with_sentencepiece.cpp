@@ -41,11 +41,12 @@ private Q_SLOTS:
   }
 
   // builtin:tiny (embedded in this binary, pretrained by tools/model/train_tiny.py on the frozen plain
-  // English of tools/demo/corpus, without control tokens) predicts a plain English line it never saw far
-  // better than uniform: a mean loss below ln(V) - ln(20), every token at least 20 times likelier on
-  // average than a uniform guess (ln(V) = 8.29, bound 5.30). Measured with tools/model/reference.py:
-  // 5.14 (the model pretrained for 100 steps on corpus and docs/ scored 4.94; the script's untrained
-  // start scores 8.49), so a model that learnt nothing, or loaded wrongly, fails by about 3 nats.
+  // English of tools/demo/corpus and the Debian corpus, without control tokens) predicts a plain English
+  // line it never saw far better than uniform: a mean loss below ln(V) - ln(8), every token at least 8
+  // times likelier on average than a uniform guess (ln(V) = 8.29, bound 6.22). Measured with
+  // tools/model/reference.py nll: 5.90 (the frozen-corpus model of rounds 1-3 scored 5.14: it saw only
+  // everyday English; the Debian corpus is mostly manuals; the script's untrained start scores 8.49), so
+  // a model that learnt nothing, or loaded wrongly, fails by more than 2 nats.
   void builtinTinyPredictsDemoText() {
     sentencepiece::SentencePieceProcessor sp;
     QVERIFY(sp.Load(std::string(MASKSCOPE_SOURCE_DIR) + "/resources/tokenizer/demo.model").ok());
@@ -59,7 +60,7 @@ private Q_SLOTS:
     in.inputIds.values = ids;
     in.labels = in.inputIds;
     ForwardOutput out = model->forward(in, {}, false, {});
-    const double bound = std::log(double(sp.GetPieceSize())) - std::log(20.0);
+    const double bound = std::log(double(sp.GetPieceSize())) - std::log(8.0);
     QVERIFY2(out.loss < bound, qPrintable(QStringLiteral("loss %1, bound %2").arg(out.loss).arg(bound)));
   }
 
