@@ -56,6 +56,7 @@ bool runBatchRules(const Batch& b, const BatchRuleOptions& o, FindingCollector& 
     in.maxInput = maxInput;
     in.fullSequenceRows = fullSequenceRows;
     addRowStatistics(in, summary);
+    ++summary.batchRows;
     for (const LintRule& rule : rules)
       if (rule.row) rule.row(in);
   }

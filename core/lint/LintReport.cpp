@@ -96,6 +96,7 @@ void LintSummary::merge(const LintSummary& o) {
   if (input.empty()) input = o.input;
   if (source.empty()) source = o.source;
   rows += o.rows;
+  batchRows += o.batchRows;
   errors += o.errors;
   warnings += o.warnings;
   infos += o.infos;

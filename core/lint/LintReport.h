@@ -51,7 +51,8 @@ struct LintSummary {
   std::string input;                        // "dataset" or "batch"
   std::string source;                       // INPUT as given (the merge: the shards' dataset); "" = not written
   std::string shard;                        // "K/N" of a shard report, else ""
-  long rows = 0;                            // rows linted: dataset rows, or batch rows of a dump
+  long rows = 0;                            // examples linted: dataset rows, or the examples of a dump's rows
+  long batchRows = 0;                       // the batch rows they were in (a packed row holds several examples)
   long errors = 0, warnings = 0, infos = 0; // every finding, including those beyond --max-findings
   long dataErrors = 0, dataWarnings = 0, dataInfos = 0; // of those, scope data (the rest: settings)
   long findingsShown = 0, findingsOmitted = 0;

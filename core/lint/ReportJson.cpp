@@ -42,6 +42,7 @@ json gradAccumToJson(const GradAccumStats& g) {
 json summaryToJson(const LintSummary& s) {
   json j;
   j["rows"] = s.rows;
+  j["batch_rows"] = s.batchRows;
   j["errors"] = s.errors;
   j["warnings"] = s.warnings;
   j["infos"] = s.infos;
@@ -133,12 +134,25 @@ namespace {
 
 // Summary keys the reader knows (derived ones are recomputed). A report with another key comes
 // from another maskscope version: refused rather than merged wrongly.
-const std::set<std::string> kSummaryKeys = {"rows",           "errors",           "warnings",
-                                            "infos",          "scopes",           "input",
-                                            "findings_shown", "findings_omitted", "findings_by_rule",
-                                            "rules_not_run",  "rows_read",        "rows_skipped",
-                                            "positions",      "graded",           "rows_nothing_graded",
-                                            "length",         "grad_accum",       "source",
+const std::set<std::string> kSummaryKeys = {"rows",
+                                            "batch_rows",
+                                            "errors",
+                                            "warnings",
+                                            "infos",
+                                            "scopes",
+                                            "input",
+                                            "findings_shown",
+                                            "findings_omitted",
+                                            "findings_by_rule",
+                                            "rules_not_run",
+                                            "rows_read",
+                                            "rows_skipped",
+                                            "positions",
+                                            "graded",
+                                            "rows_nothing_graded",
+                                            "length",
+                                            "grad_accum",
+                                            "source",
                                             "shard"};
 
 Error bad(const std::string& path, const std::string& what) {
@@ -203,6 +217,7 @@ Finding findingFromJson(const json& j, const std::string& path) {
 
 void countsFromJson(const json& s, LintSummary& o, const std::string& p) {
   o.rows = number<long>(s, "rows", p);
+  o.batchRows = number<long>(s, "batch_rows", p);
   o.errors = number<long>(s, "errors", p);
   o.warnings = number<long>(s, "warnings", p);
   o.infos = number<long>(s, "infos", p);

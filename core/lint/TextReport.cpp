@@ -71,16 +71,22 @@ void printSummary(std::ostream& os, const LintSummary& s, bool colour) {
     std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * double(a) / double(b));
     return std::string(buf);
   };
-  os << "\n" << (colour ? kBold : "") << "summary" << (colour ? kReset : "") << ": " << s.rows << " rows";
-  if (s.input == "dataset") os << " linted (" << s.rowsRead << " read, " << s.rowsSkipped << " skipped)";
+  // A dump's rows may each hold several packed examples: the counts below are per example, and the
+  // line says so rather than call the examples rows.
+  const bool dataset = s.input == "dataset";
+  const bool packed = s.batchRows > 0 && s.batchRows != s.rows;
+  const char* unit = dataset || !packed ? " rows" : " examples";
+  os << "\n" << (colour ? kBold : "") << "summary" << (colour ? kReset : "") << ": " << s.rows << unit;
+  if (dataset) os << " linted (" << s.rowsRead << " read, " << s.rowsSkipped << " skipped)";
+  if (packed) os << " in " << s.batchRows << " batch row" << (s.batchRows == 1 ? "" : "s");
   os << "; " << s.errors << " errors, " << s.warnings << " warnings, " << s.infos << " infos";
   if (s.findingsOmitted > 0) os << " (" << s.findingsOmitted << " findings not listed)";
   os << "\n  graded: " << s.graded << " positions, " << pct(s.graded - s.gradedPadding, s.realPositions)
      << " of the real tokens; of the graded: reply " << pct(s.gradedReply, s.graded) << ", prompt "
      << pct(s.gradedPrompt, s.graded) << ", padding " << pct(s.gradedPadding, s.graded);
   if (s.gradedUnknown > 0) os << ", role unknown " << pct(s.gradedUnknown, s.graded);
-  os << "\n  rows with nothing graded: " << s.rowsNothingGraded << "; padding: " << pct(s.paddingPositions, s.positions)
-     << " of positions\n";
+  os << "\n  " << (dataset || !packed ? "rows" : "examples") << " with nothing graded: " << s.rowsNothingGraded
+     << "; padding: " << pct(s.paddingPositions, s.positions) << " of positions\n";
   if (s.rows > 0)
     os << "  length: min " << std::max<int64_t>(0, s.lengthMin) << ", mean " << s.lengthSum / std::max<long>(1, s.rows)
        << ", max " << s.lengthMax << (s.maxLength > 0 ? ", max_length " + std::to_string(s.maxLength) : "")

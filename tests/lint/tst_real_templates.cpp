@@ -397,6 +397,11 @@ void TestRealTemplates::conversationJoins() {
   const RowLayout layout = rowLayout(read, 0);
   for (size_t i = 1; i < layout.examples.size(); ++i) begins.push_back(int(layout.examples[i].begin));
   QCOMPARE(QList<int>(begins.begin(), begins.end()), starts);
+  // The summary counts examples, in the dump's rows: row 0 holds starts + 1 of them.
+  long examples = long(starts.size()) + 1;
+  for (int64_t row = 1; row < read.batchSize(); ++row) examples += long(rowLayout(read, row).examples.size());
+  QCOMPARE(r.summary.rows, examples);
+  QCOMPARE(r.summary.batchRows, long(dump.batchSize()));
 
   const std::vector<const Finding*> cross = findingsOf(r, "packing-cross-attention");
   QVERIFY2(cross.empty() == starts.isEmpty(), describe(r).c_str());
