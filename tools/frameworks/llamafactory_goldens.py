@@ -17,7 +17,6 @@ Run from the repository root with Debian's python (python3-jinja2) and node:
 """
 import json
 import os
-import subprocess
 
 import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
@@ -79,17 +78,7 @@ SYSTEM_CHAT_ROWS = [
 ]
 
 
-class Tok:
-    """@huggingface/tokenizers through tools/frameworks/tokenize.mjs, one process for all queries."""
-
-    def __init__(self):
-        self.proc = subprocess.Popen(["node", os.path.join(ROOT, "tools", "frameworks", "tokenize.mjs")],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-
-    def ids(self, model, text):
-        self.proc.stdin.write(json.dumps({"model": model, "text": text}) + "\n")
-        self.proc.stdin.flush()
-        return json.loads(self.proc.stdout.readline())
+from node_tokenizer import NodeTokenizer as Tok  # noqa: E402 (a sibling module)
 
 
 def render(template, messages, add_generation_prompt, **variables):

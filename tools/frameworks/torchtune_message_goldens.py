@@ -101,17 +101,7 @@ def load_upstream(mirror):
     return messages, sft["SFTTransform"]
 
 
-class Node:
-    """@huggingface/tokenizers through tools/frameworks/tokenize.mjs, one process for all queries."""
-
-    def __init__(self):
-        self.proc = subprocess.Popen(["node", os.path.join(ROOT, "tools", "frameworks", "tokenize.mjs")],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-
-    def ids(self, model, text):
-        self.proc.stdin.write(json.dumps({"model": model, "text": text}) + "\n")
-        self.proc.stdin.flush()
-        return json.loads(self.proc.stdout.readline())
+from node_tokenizer import NodeTokenizer as Node  # noqa: E402 (a sibling module)
 
 
 def model_tokenizer(family, node, max_seq_len, truncation_type):
