@@ -79,23 +79,10 @@ class FakeImage:
         return self
 
 
-def smart_resize(height, width, factor=28, min_pixels=56 * 56, max_pixels=28 * 28 * 1280):
-    """transformers' models/qwen2_vl/image_processing_qwen2_vl.py smart_resize, transcribed (transformers is
-    not installed here); the defaults are Qwen2VLImageProcessor's."""
-    import math
-    if max(height, width) / min(height, width) > 200:
-        raise ValueError("absolute aspect ratio must be smaller than 200")
-    h_bar = round(height / factor) * factor
-    w_bar = round(width / factor) * factor
-    if h_bar * w_bar > max_pixels:
-        beta = math.sqrt((height * width) / max_pixels)
-        h_bar = max(factor, math.floor(height / beta / factor) * factor)
-        w_bar = max(factor, math.floor(width / beta / factor) * factor)
-    elif h_bar * w_bar < min_pixels:
-        beta = math.sqrt(min_pixels / (height * width))
-        h_bar = math.ceil(height * beta / factor) * factor
-        w_bar = math.ceil(width * beta / factor) * factor
-    return h_bar, w_bar
+sys.path.insert(0, os.path.join(ROOT, "tools", "media"))
+# transformers' models/qwen2_vl/image_processing_qwen2_vl.py smart_resize, transcribed once (transformers is
+# not installed here); its defaults are Qwen2VLImageProcessor's.
+from smart_resize_reference import smart_resize  # noqa: E402
 
 
 class Qwen2VLImageProcessor:
