@@ -127,9 +127,9 @@ MainWindow::MainWindow(Session* session, QWidget* parent, bool persistent)
 }
 
 MainWindow::~MainWindow() {
-  // The layout filters the window's and the centre's events: gone before ~QWidget hides the children.
-  delete layout_;
-  layout_ = nullptr;
+  // The layout filters the window's and the centre's events: it stops before ~QWidget hides the
+  // children (the half-destroyed window must not be asked for its centre). It stays, for late calls.
+  layout_->stopWatching();
   // Presenter mode enlarged the application's font: a window closed in it gives the normal size back.
   if (presenter_) {
     QFont f = QApplication::font();

@@ -76,6 +76,12 @@ bool WindowLayout::eventFilter(QObject* watched, QEvent* event) {
   return QObject::eventFilter(watched, event);
 }
 
+void WindowLayout::stopWatching() {
+  window_->removeEventFilter(this);
+  if (centre_) centre_->removeEventFilter(this);
+  centre_ = nullptr;
+}
+
 // A tab says its whole name (never "S…"); a bar too narrow for its tabs scrolls.
 void WindowLayout::configureTabBars() {
   for (QTabBar* bar : window_->findChildren<QTabBar*>(Qt::FindDirectChildrenOnly)) {

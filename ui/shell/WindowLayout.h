@@ -21,6 +21,8 @@ class WindowLayout : public QObject {
   Q_OBJECT
 public:
   explicit WindowLayout(QMainWindow* window);
+  // The window is being destroyed: no more events from it or its centre.
+  void stopWatching();
 
   // A dock for each docked view (views by registry name); centre views get none.
   void createDocks(const QHash<QString, QWidget*>& views);
