@@ -75,8 +75,8 @@ void printSummary(std::ostream& os, const LintSummary& s, bool colour) {
   // line says so rather than call the examples rows.
   const bool dataset = s.input == "dataset";
   const bool packed = s.batchRows > 0 && s.batchRows != s.rows;
-  const char* unit = dataset || !packed ? " rows" : " examples";
-  os << "\n" << (colour ? kBold : "") << "summary" << (colour ? kReset : "") << ": " << s.rows << unit;
+  const char* unit = dataset || !packed ? "rows" : "examples";
+  os << "\n" << (colour ? kBold : "") << "summary" << (colour ? kReset : "") << ": " << s.rows << " " << unit;
   if (dataset) os << " linted (" << s.rowsRead << " read, " << s.rowsSkipped << " skipped)";
   if (packed) os << " in " << s.batchRows << " batch row" << (s.batchRows == 1 ? "" : "s");
   os << "; " << s.errors << " errors, " << s.warnings << " warnings, " << s.infos << " infos";
@@ -85,7 +85,7 @@ void printSummary(std::ostream& os, const LintSummary& s, bool colour) {
      << " of the real tokens; of the graded: reply " << pct(s.gradedReply, s.graded) << ", prompt "
      << pct(s.gradedPrompt, s.graded) << ", padding " << pct(s.gradedPadding, s.graded);
   if (s.gradedUnknown > 0) os << ", role unknown " << pct(s.gradedUnknown, s.graded);
-  os << "\n  " << (dataset || !packed ? "rows" : "examples") << " with nothing graded: " << s.rowsNothingGraded
+  os << "\n  " << unit << " with nothing graded: " << s.rowsNothingGraded
      << "; padding: " << pct(s.paddingPositions, s.positions) << " of positions\n";
   if (s.rows > 0)
     os << "  length: min " << std::max<int64_t>(0, s.lengthMin) << ", mean " << s.lengthSum / std::max<long>(1, s.rows)

@@ -75,7 +75,6 @@ private:
   void configureTabBars();
 
   QMainWindow* window_;
-
   QPointer<QWidget> centre_; // the central widget this layout watches for layout requests
   std::function<int()> centreGrowth_;
   QList<QDockWidget*> docks_; // in registry order
