@@ -33,6 +33,9 @@ struct FrameworkFacts {
   // Rows whose assistant tool_calls the framework drops without a word (torchtune's OpenAIToMessages
   // keeps only each message's content): lint's tools-not-rendered names them.
   std::vector<FrameworkRowNote> toolCallsDropped;
+  // Rows whose image or video tokens the framework keeps while dropping their pixels (TRL 1.x's text
+  // path: tokenize_fn keeps only input_ids and assistant_masks of the processor's output).
+  std::vector<FrameworkRowNote> pixelsDropped;
   // Rows left entirely -100 because a response/instruction marker was never found (TRL 0.18's
   // DataCollatorForCompletionOnlyLM, Unsloth's train_on_responses_only).
   std::vector<FrameworkRowNote> markerNotFound;

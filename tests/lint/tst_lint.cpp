@@ -447,6 +447,23 @@ std::vector<RuleCase> ruleCases() {
       [] { return lintFramework("drop-rows.jsonl", "drop.json"); });
   add("framework-rows-dropped quiet (max_length fits)", "framework-rows-dropped", false,
       [] { return lintFramework("drop-rows.jsonl", "no-drop.json"); });
+  // TRL 1.10's text path on media parts: the processor expands them, tokenize_fn keeps input_ids only.
+  const std::string qwenTokenizer = std::string(MASKSCOPE_TOKENIZER_CACHE) + "/qwen3";
+  add("framework-pixels-dropped fires (TRL 1.10, a video-only row takes the text path)", "framework-pixels-dropped",
+      true, [qwenTokenizer] { return lintFramework("video-rows.jsonl", "trl-1.10.json", qwenTokenizer, "qwen2-vl"); });
+  add("framework-pixels-dropped fires (TRL 1.10, an image row after a text first row)", "framework-pixels-dropped",
+      true, [qwenTokenizer] {
+        LintReport r = lintFramework("image-after-text-rows.jsonl", "trl-1.10.json", qwenTokenizer, "qwen2-vl");
+        for (const Finding& f : r.findings) // the image row, not the text one
+          if (f.rule == "framework-pixels-dropped" && f.message.find("dataset rows 1 (line 2)") == std::string::npos)
+            r.findings.clear();
+        return r;
+      });
+  add("framework-pixels-dropped quiet (TRL 1.10, an image first row: the vision collator)", "framework-pixels-dropped",
+      false,
+      [qwenTokenizer] { return lintFramework("image-first-rows.jsonl", "trl-1.10.json", qwenTokenizer, "qwen2-vl"); });
+  add("framework-pixels-dropped quiet (TRL 1.10, text rows)", "framework-pixels-dropped", false,
+      [] { return lintFramework("chat-rows.jsonl", "trl-1.10.json", "builtin:demo", "chatml"); });
   add("framework-no-generation-markers fires (chatml, assistant_only_loss)", "framework-no-generation-markers", true,
       [] { return lintFramework("chat-rows.jsonl", "assistant-only.json", "builtin:demo", "chatml"); });
   add("framework-no-generation-markers quiet (chatml-assistant-mask)", "framework-no-generation-markers", false,

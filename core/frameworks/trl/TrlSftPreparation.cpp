@@ -11,6 +11,8 @@
 #include "core/util/Error.h"
 #include "core/util/JsonParse.h"
 
+#include <algorithm>
+
 namespace maskscope::trl {
 
 namespace {
@@ -121,6 +123,19 @@ ChatTemplateCall callFor(const InputRow& row, const OrderedJson& value) {
 std::string stringOf(const InputRow& row, const OrderedJson& value, const std::string& key) {
   if (!value.contains(key) || !value[key].is_string()) throwRowError(row, key, "expected a string");
   return value[key].get<std::string>();
+}
+
+// A conversational row whose image or video parts the processor expanded on the text path: tokenize_fn
+// keeps only input_ids and assistant_masks of what the processor returns (sft_trainer.py at f2cd577 and
+// v1.6.0), so pixel_values / pixel_values_videos never reach the model, which then embeds the
+// placeholder tokens as text.
+// Counted on the prepared row (after 1.10's truncation), as the batch shows it.
+void notePixelsDropped(const PreparedRow& r, FrameworkContext& ctx) {
+  const auto n = std::count_if(r.meta.begin(), r.meta.end(),
+                               [](const PositionMeta& m) { return m.kind == PositionKind::Image; });
+  if (n == 0 || r.sourceRows.empty()) return;
+  ctx.facts.pixelsDropped.push_back({r.sourceRows.front(), r.sourceLines.front(),
+                                     std::to_string(n) + " image or video positions, no image or images column"});
 }
 
 // tokenize_fn of SFTTrainer for one text row.
@@ -268,6 +283,7 @@ std::vector<PreparedRow> prepareSft(const std::vector<InputRow>& rows, Framework
     for (auto& r : out) buildLabels(r, st);
     if (st.maxLength && !st.packing) out = truncateAndDrop(std::move(out), st, ctx);
   }
+  for (const PreparedRow& r : out) notePixelsDropped(r, ctx);
   if (st.packing) {
     std::vector<std::string> cols = {"input_ids"};
     if (st.v110)

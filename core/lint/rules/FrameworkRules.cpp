@@ -1,7 +1,7 @@
 // Framework rules: the failure modes of the trainers whose batches maskscope reproduces
 // (core/frameworks). They read what the framework run recorded (Batch::framework, FrameworkFacts):
-// markers never found, rows dropped or shortened by truncation, assistant_only_loss without
-// {% generation %}, pad == eos under pad-id masking, padding-free rows and the attention backend.
+// markers never found, rows dropped or shortened by truncation, media without pixels, assistant_only_loss
+// without {% generation %}, pad == eos under pad-id masking, padding-free rows and the attention backend.
 #include "core/lint/LintRegistry.h"
 #include "core/mask/EffectiveAttention.h"
 #include "core/mask/PackedSegments.h"
@@ -56,6 +56,19 @@ bool rowsTruncated(const BatchInput& in) {
              who(*f) + " shortens " + std::to_string(f->truncated.size()) + " of " + std::to_string(f->rowsIn) +
                  " rows without a warning (first: dataset row " + std::to_string(f->truncated.front().row) + ", " +
                  f->truncated.front().reason + "): dataset rows " + rowList(f->truncated));
+  return true;
+}
+
+bool pixelsDropped(const BatchInput& in) {
+  const FrameworkFacts* f = in.batch.framework.get();
+  if (!f || f->pixelsDropped.empty()) return true;
+  in.out.add("framework-pixels-dropped", std::nullopt, std::nullopt,
+             who(*f) + " trains " + std::to_string(f->pixelsDropped.size()) + " of " + std::to_string(f->rowsIn) +
+                 " rows on image or video tokens without their pixels (first: dataset row " +
+                 std::to_string(f->pixelsDropped.front().row) + ", " + f->pixelsDropped.front().reason +
+                 "): the dataset is not a vision dataset to SFTTrainer, whose text path keeps only input_ids, so the "
+                 "model embeds the placeholders as text: dataset rows " +
+                 rowList(f->pixelsDropped));
   return true;
 }
 
@@ -160,6 +173,20 @@ const std::vector<LintRule>& frameworkRules() {
                 "or split long examples before training.",
                 "a framework spec (LLaMA-Factory cutoff_len)"},
        .beforeRows = rowsTruncated},
+      {.info = {"framework-pixels-dropped", S::Error, "image or video tokens reach the model without their pixels",
+                "TRL's SFTTrainer (1.6, 1.10) decides from the dataset's first row whether it is a vision dataset: "
+                "only an \"image\" or \"images\" column sends it to DataCollatorForVisionLanguageModeling, which "
+                "passes the pixels. Any other dataset takes the text path, where the model's processor still "
+                "expands each image or video part into its placeholder tokens, but tokenize_fn keeps only input_ids "
+                "(and assistant_masks) of the processor's output: pixel_values and pixel_values_videos are dropped. "
+                "The model then reads hundreds of placeholder embeddings as if they were text, and learns to answer "
+                "about pictures it never sees. It happens with video-only rows, and with image rows after a first "
+                "row without images. Fix: give the dataset an \"images\" column (the first row decides), so that SFTTrainer "
+                "treats it as a vision dataset; TRL's vision collator reads images only, so give a "
+                "video as sampled frames or train it with a framework that passes videos; or remove the media "
+                "parts from rows meant to be text.",
+                "a framework spec (TRL 1.x text path with media parts)"},
+       .beforeRows = pixelsDropped},
       {.info = {"framework-no-generation-markers", S::Error,
                 "assistant_only_loss with a chat template without {% generation %}",
                 "TRL's assistant_only_loss=True asks transformers' apply_chat_template for the assistant mask, "
