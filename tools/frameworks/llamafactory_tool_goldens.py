@@ -20,6 +20,7 @@ Run from the repository root with Debian's python and node:
 """
 import argparse
 import copy
+import dataclasses
 import datetime as real_datetime
 import importlib
 import json
@@ -35,14 +36,14 @@ CACHE = os.environ.get("MASKSCOPE_TOKENIZER_CACHE", os.path.expanduser("~/.cache
 COMMIT = "ff6d4d1"
 SOURCE = f"LLaMA-Factory v0.9.6.dev0 ({COMMIT})"
 UPSTREAM = ["data/formatter.py", "data/tool_utils.py", "data/template.py", "data/converter.py", "data/mm_plugin.py",
-            "data/processor/supervised.py", "data/processor/processor_utils.py"]
+            "data/processor/supervised.py", "data/processor/processor_utils.py", "data/collator.py"]
 TOOL_DATE = "26 Jul 2024"
 
 STUBS = {
     "__init__.py": "",
     "extras/__init__.py": "",
     "extras/constants.py": ("IGNORE_INDEX = -100\nIMAGE_PLACEHOLDER = '<image>'\nVIDEO_PLACEHOLDER = '<video>'\n"
-                            "AUDIO_PLACEHOLDER = '<audio>'\n"),
+                            "AUDIO_PLACEHOLDER = '<audio>'\nMROPE_MODELS = set()\n"),
     "extras/packages.py": ("def is_pillow_available():\n    return True\n"
                            "def is_pyav_available():\n    return False\n"
                            "def is_transformers_version_greater_than(v):\n    return True\n"),
@@ -98,6 +99,57 @@ class Qwen2VLImageProcessor:
         return {"image_grid_thw": torch.tensor(grids, dtype=torch.long)}
 
 
+@dataclasses.dataclass
+class DataCollatorForSeq2Seq:
+    """transformers' DataCollatorForSeq2Seq.__call__ for the features LLaMA-Factory's collator passes it
+    (transcribed: transformers is not installed here): labels padded to the longest, rounded up to
+    pad_to_multiple_of, with label_pad_token_id; the other keys through tokenizer.pad (right: input_ids
+    with the pad id, attention_mask and token_type_ids with 0); labels added after them."""
+    tokenizer: object
+    model: object = None
+    padding: object = True
+    max_length: object = None
+    pad_to_multiple_of: object = None
+    label_pad_token_id: int = -100
+    return_tensors: str = "pt"
+
+    def __call__(self, features):
+        import torch
+
+        def width(n):
+            m = self.pad_to_multiple_of
+            return (n + m - 1) // m * m if m else n
+        labels = [f.pop("labels") for f in features]
+        lw = width(max(len(lab) for lab in labels))
+        w = width(max(len(f["input_ids"]) for f in features))
+        fill = {"input_ids": self.tokenizer.pad_token_id, "attention_mask": 0, "token_type_ids": 0}
+        batch = {k: torch.tensor([f[k] + [fill[k]] * (w - len(f[k])) for f in features]) for k in features[0]}
+        batch["labels"] = torch.tensor([lab + [self.label_pad_token_id] * (lw - len(lab)) for lab in labels])
+        return batch
+
+
+class Gemma3ImageProcessor:
+    """What Gemma3Plugin reads of the image processor's output: a pixel_values per image (zeros here)."""
+
+    def __call__(self, images, return_tensors=None, **kwargs):
+        import torch
+        return {"pixel_values": torch.zeros(len(images), 3, 1, 1)}
+
+
+def gemma3_processor(model):
+    """Gemma3Processor's attributes as its __init__ sets them from the tokenizer (transformers
+    models/gemma3/processing_gemma3.py, image_seq_length 256), read from the model's tokenizer_config.json."""
+    with open(os.path.join(CACHE, model, "tokenizer_config.json"), encoding="utf-8") as f:
+        cfg = json.load(f)
+    boi, eoi, image = cfg["boi_token"], cfg["eoi_token"], cfg["image_token"]
+    with open(os.path.join(CACHE, model, "tokenizer.json"), encoding="utf-8") as f:
+        image_id = next(t["id"] for t in json.load(f)["added_tokens"] if t["content"] == image)
+    return types.SimpleNamespace(image_processor=Gemma3ImageProcessor(), boi_token=boi, image_token=boi,
+                                 image_token_id=image_id, image_seq_length=256,
+                                 full_image_sequence=f"\n\n{boi}{image * 256}{eoi}\n\n", image_do_pan_and_scan=False,
+                                 image_max_pixels=768 * 768, image_min_pixels=32 * 32, model_input_names=[])
+
+
 def stub_media_modules():
     """The third-party modules mm_plugin.py imports at its top, as empty stand-ins (torch is real)."""
     for name in ("torchaudio", "transformers", "transformers.image_utils", "transformers.models",
@@ -113,6 +165,10 @@ def stub_media_modules():
     sys.modules["PIL"].Image = sys.modules["PIL.Image"]
     sys.modules["PIL.Image"].Image = FakeImage
     sys.modules["PIL.Image"].open = lambda *a, **k: (_ for _ in ()).throw(RuntimeError("no files are opened"))
+    sys.modules["PIL.Image"].new = lambda mode, size, color=None: FakeImage(*size)  # the collator's fake image
+    sys.modules["peft"] = types.ModuleType("peft")
+    sys.modules["peft"].PeftModel = type("PeftModel", (), {})
+    sys.modules["transformers"].DataCollatorForSeq2Seq = DataCollatorForSeq2Seq
 
 
 def load_upstream(mirror):
@@ -131,7 +187,7 @@ def load_upstream(mirror):
     sys.path.insert(0, tmp)
     stub_media_modules()
     mods = types.SimpleNamespace()
-    for name in ("formatter", "tool_utils", "template", "converter", "processor.supervised"):
+    for name in ("formatter", "tool_utils", "template", "converter", "processor.supervised", "collator"):
         setattr(mods, name.split(".")[-1], importlib.import_module("llamafactory.data." + name))
     return mods, mirror
 
@@ -175,6 +231,7 @@ class Tokenizer:
         self.bos_token, self.eos_token, self.pad_token = (text(cfg.get(k)) for k in ("bos_token", "eos_token", "pad_token"))
         self.chat_template = None
 
+    padding_side = "right"  # load_tokenizer(padding_side="right")
     bos_token_id = property(lambda self: self.vocab.get(self.bos_token) if self.bos_token else None)
     eos_token_id = property(lambda self: self.vocab.get(self.eos_token) if self.eos_token else None)
     pad_token_id = property(lambda self: self.vocab.get(self.pad_token) if self.pad_token else None)
@@ -216,6 +273,8 @@ def attr(**columns):
 
 def processor_for(spec):
     """The processor LLaMA-Factory loads for a VL template, with patch_processor's image_max/min_pixels."""
+    if spec.get("template") == "gemma3":
+        return gemma3_processor("gemma3")
     if spec.get("template") != "qwen2_vl":
         return None
     return types.SimpleNamespace(image_processor=Qwen2VLImageProcessor(),
@@ -223,7 +282,7 @@ def processor_for(spec):
                                  image_min_pixels=spec.get("image_min_pixels", 32 * 32), model_input_names=[])
 
 
-def prepare(lf, tok, rows, spec, formatting, dataset_attr):
+def prepare(lf, tok, rows, spec, formatting, dataset_attr, batch=False):
     """align_dataset (the converter) then SupervisedDatasetProcessor.preprocess_dataset, as run_sft runs them."""
     data_args = types.SimpleNamespace(template=spec.get("template"), tool_format=spec.get("tool_format"),
                                       default_system=spec.get("default_system"),
@@ -245,6 +304,15 @@ def prepare(lf, tok, rows, spec, formatting, dataset_attr):
         processor = lf.supervised.SupervisedDatasetProcessor(template=template, tokenizer=tok,
                                                              processor=processor_for(spec), data_args=data_args)
         out = processor.preprocess_dataset(examples)
+        if batch:  # SFTDataCollatorWith4DAttentionMask as run_sft builds it (do_train: pad_to_multiple_of 8)
+            import torch
+            features = [{k: out[k][i] for k in out} for i in range(len(out["input_ids"]))]
+            collator = lf.collator.SFTDataCollatorWith4DAttentionMask(
+                template=template, model=None, pad_to_multiple_of=8, label_pad_token_id=-100, block_diag_attn=False,
+                neat_packing=False, attn_implementation="sdpa", compute_dtype=torch.float32, tokenizer=tok,
+                processor=processor_for(spec))
+            got = collator(features)
+            return {k: got[k].tolist() for k in ("input_ids", "attention_mask", "token_type_ids", "labels") if k in got}
     finally:
         lf.template.TEMPLATES[data_args.template] = saved
     return [{"input_ids": i, "labels": l} for i, l in zip(out["input_ids"], out["labels"])]
@@ -398,6 +466,53 @@ def image_cases():
     return out
 
 
+def gemma3_rows():
+    """Rows shaped like data/mllm_demo.json for Gemma3Plugin: one and two images, two turns, and a text row
+    whose literal "{{image}}" the plugin expands too (it replaces "{{image}}" in every message)."""
+    def row(sizes, texts=("<image>What is this?", "A cat.")):
+        return {"messages": [{"role": "user", "content": texts[0]}, {"role": "assistant", "content": texts[1]}],
+                "images": [{"path": f"{i}.jpg", "width": w, "height": h} for i, (w, h) in enumerate(sizes)]}
+    return [row([(448, 448)]), row([(1920, 1080), (30, 2000)], ("Compare <image> and <image>.", "The first is wider.")),
+            {"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "<image>Who?"},
+                          {"role": "assistant", "content": "Kane."}, {"role": "user", "content": "Doing what?"},
+                          {"role": "assistant", "content": "Celebrating."}],
+             "images": [{"path": "1.jpg", "width": 640, "height": 480}]},
+            {"messages": [{"role": "user", "content": "Fill in {{image}} here."}, {"role": "assistant", "content": "No."}],
+             "images": []}]
+
+
+MLLM_ATTR = dict(messages="messages", role_tag="role", content_tag="content", user_tag="user", assistant_tag="assistant",
+                 observation_tag="tool", system_tag="system", images="images")
+
+
+def gemma3_cases():
+    """Gemma3Plugin.process_messages through template gemma3 (prepared rows)."""
+    out = []
+    for name, extra in (("", {}), ("_train_on_prompt", {"train_on_prompt": True}), ("_mask_history", {"mask_history": True})):
+        spec = {"framework": "llamafactory", "template": "gemma3", **extra}
+        out.append((f"images_gemma3{name}", "mm_plugin.py::Gemma3Plugin.process_messages on data/mllm_demo.json-shaped "
+                    "rows, template gemma3", "each <image> becomes Gemma3Processor.full_image_sequence (\\n\\n "
+                    "<start_of_image> + 256 <image_soft_token> + <end_of_image> \\n\\n), whatever the image's size, "
+                    "in the prompt (-100 unless train_on_prompt); a literal {{image}} is expanded too", spec,
+                    gemma3_rows(), "sharegpt", attr(**MLLM_ATTR), "gemma3"))
+    return out
+
+
+def gemma3_batch_cases():
+    """SFTDataCollatorWith4DAttentionMask (MultiModalDataCollatorForSeq2Seq) on template gemma3 batches."""
+    rows = gemma3_rows()
+    text = [{"messages": [{"role": "user", "content": "What colour is the sky?"}, {"role": "assistant", "content": "Blue."}],
+             "images": []},
+            {"messages": [{"role": "user", "content": "And grass?"}, {"role": "assistant", "content": "Green, mostly."}],
+             "images": []}]
+    return [("batch_gemma3_images", "collator.py::MultiModalDataCollatorForSeq2Seq.__call__ with images, template gemma3",
+             "padded to a multiple of 8 (do_train); token_type_ids 1 at <image_soft_token> (_get_gemma3_token_type_ids)",
+             [rows[0], rows[2]]),
+            ("batch_gemma3_text_fake_image", "collator.py::MultiModalDataCollatorForSeq2Seq.__call__ without images, "
+             "template gemma3", "a batch without images: the plugin's text for a fake 64x64 image is appended to the "
+             "first feature (attention_mask 0, labels -100), then every row is padded to it", text)]
+
+
 # Refused: written without running LLaMA-Factory (an unknown format is its own ValueError; the others
 # it runs but maskscope does not reproduce).
 IMAGE_ROW = {"messages": [{"role": "user", "content": "<image>What is this?"}, {"role": "assistant", "content": "A cat."}],
@@ -412,8 +527,11 @@ REFUSALS = [  # (name, spec keys, stderr, rows (None: one glaive row), stage, to
      [dict(IMAGE_ROW, images=IMAGE_ROW["images"] * 2)], "prepared", "qwen3"),
     ("refused_images_batch", {"template": "qwen2_vl"}, ["MultiModalDataCollatorForSeq2Seq", "get_rope_index"],
      [IMAGE_ROW], "batch", "qwen3"),
-    ("refused_images_gemma3", {"template": "gemma3"}, ["gemma3 mm plugin is not reproduced"], [
-        dict(IMAGE_ROW, messages=IMAGE_ROW["messages"])], "prepared", "gemma3"),
+    ("refused_images_gemma3_pan_and_scan", {"template": "gemma3", "image_do_pan_and_scan": True},
+     ["image_do_pan_and_scan", "not reproduced"], [IMAGE_ROW], "prepared", "gemma3"),
+    ("refused_text_batch_qwen2_vl", {"template": "qwen2_vl"}, ["a batch without images", "get_rope_index"],
+     [{"messages": [{"role": "user", "content": "What is a cat?"}, {"role": "assistant", "content": "A pet."}]}],
+     "batch", "qwen3"),
 ]
 
 
@@ -429,13 +547,23 @@ def main():
     node = Node()
     os.makedirs(OUT, exist_ok=True)
     written = 0
-    for name, upstream, note, spec, rows, formatting, dataset_attr, model in cases(ns) + image_cases():
+    for name, upstream, note, spec, rows, formatting, dataset_attr, model in cases(ns) + image_cases() + gemma3_cases():
         tok = Tokenizer(node, model)
         expected = prepare(lf, tok, rows, spec, formatting, dataset_attr)
         case = {"upstream": f"{SOURCE}: {upstream}", "note": note + f" (tokenizer: {model} from the cache)",
                 "spec": spec, "rows": rows, "args": ["--tokenizer", f"$TOKENIZERS/{model}", "--stage", "prepared"],
                 "compare_keys": ["input_ids", "labels"], "expected_rows": expected}
         with open(os.path.join(OUT, name + ".json"), "w", encoding="utf-8") as f:  # a key a line
+            f.write("{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}"
+                                        for k, v in case.items()) + "\n}\n")
+        written += 1
+    for name, upstream, note, rows in gemma3_batch_cases():
+        spec = {"framework": "llamafactory", "template": "gemma3"}
+        tok = Tokenizer(node, "gemma3")
+        expected = prepare(lf, tok, rows, spec, "sharegpt", attr(**MLLM_ATTR), batch=True)
+        case = {"upstream": f"{SOURCE}: {upstream}", "note": note + " (tokenizer: gemma3 from the cache)", "spec": spec,
+                "rows": rows, "args": ["--tokenizer", "$TOKENIZERS/gemma3", "--stage", "batch"], "expected": expected}
+        with open(os.path.join(OUT, name + ".json"), "w", encoding="utf-8") as f:
             f.write("{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}"
                                         for k, v in case.items()) + "\n}\n")
         written += 1

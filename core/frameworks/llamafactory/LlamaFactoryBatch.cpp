@@ -49,7 +49,8 @@ FrameworkBatch toFrameworkBatch(const CollatedBatch& b, const PreparedRow& first
       out.addGrid("position_ids", rowsOf(*b.positionIds), TensorDType::Int64);
   }
   if (!attentionGiven) addAttention(out, b); // tokenizer.pad adds it after the features' keys
-  out.addGrid("labels", rowsOf(b.labels), TensorDType::Int64);
+  if (b.tokenTypeIds) out.addGrid("token_type_ids", rowsOf(*b.tokenTypeIds), TensorDType::Int64);
+  out.addGrid("labels", rowsOf(b.labels), TensorDType::Int64); // DataCollatorForSeq2Seq adds labels last
   return out;
 }
 

@@ -153,6 +153,8 @@ std::vector<OptionInfo> options() {
                       "images above this many pixels are scaled down before the processor (qwen2_vl)", 1),
       frameworkOption("image_min_pixels", OptionKind::Int, 32 * 32,
                       "images below this many pixels are scaled up before the processor (qwen2_vl)", 1),
+      frameworkOption("image_do_pan_and_scan", OptionKind::Bool, false,
+                      "Gemma 3's pan-and-scan crops (gemma3; true is refused for rows with images: not reproduced)"),
       frameworkOption("ignore_pad_token_for_loss", OptionKind::Bool, true,
                       "labels padded with -100 (false: with the pad id)"),
       frameworkOption("max_samples", OptionKind::OptionalInt, nullptr, "keep the first N rows of the dataset", 1),

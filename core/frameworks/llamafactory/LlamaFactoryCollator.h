@@ -31,12 +31,13 @@ double finfoMin(const std::string& dtype);
 
 // The collator's output, key by key ({"input_ids", "attention_mask", "position_ids"?, "labels"}).
 struct CollatedBatch {
-  IntGrid inputIds, labels;           // [B, T]
-  IntGrid attentionMask;              // [B, T] (2-D mask, or the example indices the 4-D mask is built from)
-  bool attentionMaskIs4d = false;     // attention_mask is [B, 1, T, T] float: 0.0 or maskedValue
-  bool attentionMaskIsNone = false;   // flash_attention_2 under neat_packing: attention_mask None
-  double maskedValue = 0;             // finfo(compute_dtype).min
-  std::optional<IntGrid> positionIds; // [B, T] when the rows carry position_ids (packed rows)
+  IntGrid inputIds, labels;            // [B, T]
+  IntGrid attentionMask;               // [B, T] (2-D mask, or the example indices the 4-D mask is built from)
+  bool attentionMaskIs4d = false;      // attention_mask is [B, 1, T, T] float: 0.0 or maskedValue
+  bool attentionMaskIsNone = false;    // flash_attention_2 under neat_packing: attention_mask None
+  double maskedValue = 0;              // finfo(compute_dtype).min
+  std::optional<IntGrid> positionIds;  // [B, T] when the rows carry position_ids (packed rows)
+  std::optional<IntGrid> tokenTypeIds; // [B, T] Gemma 3's token_type_ids (1 at <image_soft_token>), padded with 0
   // The 4-D mask's value at [b, 0, q, k]: 0.0 where k <= q, both in the same example and k not padding.
   double mask4d(int64_t b, int64_t q, int64_t k) const;
 };

@@ -6,6 +6,7 @@
 #include "core/frameworks/FrameworkToBatch.h"
 #include "core/frameworks/llamafactory/LlamaFactory.h"
 #include "core/frameworks/llamafactory/LlamaFactoryCollator.h"
+#include "core/frameworks/llamafactory/LlamaFactoryImages.h"
 #include "core/frameworks/llamafactory/LlamaFactoryTools.h"
 #include "core/util/Error.h"
 
@@ -57,6 +58,7 @@ Template resolveTemplate(const FrameworkContext& ctx) {
   t.toolDate = s.optionalString("tool_date").value_or(todayDate());
   t.imageMaxPixels = s.integer("image_max_pixels");
   t.imageMinPixels = s.integer("image_min_pixels");
+  t.panAndScan = s.flag("image_do_pan_and_scan");
   if (t.imageMaxPixels < t.imageMinPixels) // ModelArguments.__post_init__
     throw Error("`image_max_pixels` cannot be smaller than `image_min_pixels`.", key(s, "image_max_pixels"));
   if (auto system = s.optionalString("default_system")) t.defaultSystem = *system;
@@ -228,6 +230,57 @@ std::vector<PreparedRow> LlamaFactory::prepare(const std::vector<InputRow>& inpu
   return prepareText(rows, ctx);
 }
 
+// MultiModalDataCollatorForSeq2Seq.__call__ (collator.py at ff6d4d1) before it pads: a template whose
+// plugin has an image token gets a fake image in a batch without images (so that every process runs
+// the vision tower): the plugin's text for one 64x64 white image, tokenized and appended to the first
+// feature with attention_mask 0 and labels -100. Returns those ids (empty: none appended); refuses
+// what maskscope does not reproduce: Qwen2-VL's batches (get_rope_index's 3-D position_ids) and packed
+// Gemma 3 batches.
+std::vector<int64_t> fakeImageIds(const Template& t, const std::vector<PreparedRow>& rows, FrameworkContext& ctx) {
+  bool images = false, positions = false;
+  for (const PreparedRow& r : rows) {
+    positions = positions || r.has("position_ids");
+    for (const PositionMeta& m : r.meta) images = images || m.kind == PositionKind::Image;
+  }
+  if (t.mmPlugin == "qwen2_vl")
+    throw Error(
+        std::string(images ? "rows with images" : "a batch without images (the collator appends a fake image)") +
+        ": LLaMA-Factory's MultiModalDataCollatorForSeq2Seq runs the model's processor (pixel_values, "
+        "image_grid_thw) and Qwen2-VL's get_rope_index (3-D position_ids), which maskscope does not "
+        "reproduce; --stage prepared shows the prepared rows");
+  if (!t.fakeImageInCollator && !images) return {};
+  if (t.mmPlugin != "gemma3")
+    throw Error("template " + t.name + ": LLaMA-Factory's " + t.mmPlugin + " collator inputs are not reproduced");
+  if (positions)
+    throw Error("packed rows under template " + t.name +
+                ": the multimodal collator's packing path is not reproduced "
+                "by maskscope; --stage prepared shows the packed rows");
+  ctx.facts.warnings.push_back("(maskscope) pixel_values (the image processor's [images, 3, 896, 896]) are not "
+                               "produced; token_type_ids mark the <image_soft_token> positions");
+  if (images) return {};
+  const Tokenizer& tok = ctx.requireTokenizer("the collator's fake image");
+  EncodeOptions eo;
+  eo.tokenStrings = false;
+  const std::vector<int32_t> ids = tok.encode(gemma3FullImageSequence(t), eo).ids;
+  ctx.facts.warnings.push_back(
+      "(maskscope) a batch without images: LLaMA-Factory's collator appends a fake 64x64 image to "
+      "row 0 (" +
+      std::to_string(ids.size()) +
+      " positions: Gemma 3's full image sequence, attention_mask 0, labels -100) so that "
+      "every process runs the vision tower");
+  return {ids.begin(), ids.end()};
+}
+
+// _get_gemma3_token_type_ids (mm_plugin.py): 1 at the image token, 0 elsewhere; tokenizer.pad pads
+// them with pad_token_type_id 0, as the batch's padding.
+IntGrid gemma3TokenTypeIds(const Template& t, const CollatedBatch& b, FrameworkContext& ctx) {
+  const auto image = ctx.requireTokenizer("token_type_ids").tokenToId(t.imageToken);
+  IntGrid out(b.inputIds.rows, b.inputIds.cols, 0);
+  for (int64_t r = 0; r < b.inputIds.rows; ++r)
+    for (int64_t c = 0; c < b.inputIds.cols; ++c) out.at(r, c) = image && b.inputIds.at(r, c) == *image ? 1 : 0;
+  return out;
+}
+
 FrameworkBatch LlamaFactory::collate(const std::vector<PreparedRow>& rows, FrameworkContext& ctx) const {
   const FrameworkSpec& s = ctx.spec;
   std::optional<FixedTokens> fixed;
@@ -236,18 +289,7 @@ FrameworkBatch LlamaFactory::collate(const std::vector<PreparedRow>& rows, Frame
     t = resolveTemplate(ctx);
     fixed = fixSpecialTokens(t, *ctx.tokenizer);
   }
-  if (t.fakeImageInCollator)
-    throw Error("template " + t.name +
-                    " is multimodal: LLaMA-Factory's collator appends a fake image to text-only "
-                    "batches through the model's processor, which maskscope does not run (text Gemma 3 models use "
-                    "gemma2 in LLaMA-Factory)",
-                key(s, "template"));
-  for (const PreparedRow& r : rows)
-    for (const PositionMeta& m : r.meta)
-      if (m.kind == PositionKind::Image)
-        throw Error("rows with images: LLaMA-Factory's MultiModalDataCollatorForSeq2Seq runs the model's processor "
-                    "(pixel_values, image_grid_thw) and Qwen2-VL's get_rope_index (3-D position_ids), which maskscope "
-                    "does not reproduce; --stage prepared shows the prepared rows");
+  const std::vector<int64_t> fakeImage = fakeImageIds(t, rows, ctx);
   ctx.facts.padTokenId = s.optionalInteger("pad_token_id");
   if (!ctx.facts.padTokenId && fixed) ctx.facts.padTokenId = fixed->pad;
   ctx.facts.eosTokenId = s.optionalInteger("eos_token_id");
@@ -281,7 +323,13 @@ FrameworkBatch LlamaFactory::collate(const std::vector<PreparedRow>& rows, Frame
     if (r.has("position_ids")) x.positionIds = r.at("position_ids");
     in.push_back(std::move(x));
   }
-  const CollatedBatch b = llamafactory::collate(in, o);
+  if (!fakeImage.empty()) { // padding_side "right" (load_tokenizer): appended to the first feature
+    SupervisedRow& first = in.front();
+    first.inputIds.insert(first.inputIds.end(), fakeImage.begin(), fakeImage.end());
+    first.attentionMask.insert(first.attentionMask.end(), fakeImage.size(), 0);
+    first.labels.insert(first.labels.end(), fakeImage.size(), kIgnoreIndex);
+  }
+  CollatedBatch b = llamafactory::collate(in, o);
   bool needsPad = false;
   for (const SupervisedRow& r : in) needsPad = needsPad || int64_t(r.inputIds.size()) != b.inputIds.cols;
   if (needsPad && !ctx.facts.padTokenId)
@@ -297,6 +345,7 @@ FrameworkBatch LlamaFactory::collate(const std::vector<PreparedRow>& rows, Frame
                                    "(LLaMA-Factory infers it from the model and the GPU when neither bf16 nor fp16 "
                                    "is set)");
   }
+  if (t.mmPlugin == "gemma3") b.tokenTypeIds = gemma3TokenTypeIds(t, b, ctx);
   return toFrameworkBatch(b, rows.front(), attentionGiven);
 }
 

@@ -1,6 +1,6 @@
-// MMPluginMixin._validate_input / _validate_messages / _preprocess_image and Qwen2VLPlugin's
-// _preprocess_image and process_messages (mm_plugin.py at ff6d4d1), with the images' sizes standing in
-// for the PIL images LLaMA-Factory opens.
+// MMPluginMixin._validate_input / _validate_messages / _preprocess_image, Qwen2VLPlugin's
+// _preprocess_image and process_messages and Gemma3Plugin's process_messages (mm_plugin.py at ff6d4d1),
+// with the images' sizes standing in for the PIL images LLaMA-Factory opens.
 #include "core/frameworks/llamafactory/LlamaFactoryImages.h"
 
 #include "core/media/VisionProcessors.h"
@@ -21,6 +21,41 @@ size_t countOf(const std::string& s, const std::string& what) {
 }
 
 } // namespace
+
+std::string gemma3FullImageSequence(const Template& t) {
+  // Gemma3Processor.full_image_sequence: "\n\n" + boi_token + image_token x image_seq_length + eoi_token
+  // + "\n\n" (transformers models/gemma3/processing_gemma3.py; image_seq_length 256).
+  std::string s = "\n\n" + t.visionBos;
+  for (int i = 0; i < kGemma3ImageSeqLength; ++i) s += t.imageToken;
+  return s + t.visionEos + "\n\n";
+}
+
+std::vector<LfMessage> gemma3Messages(const Template& t, std::vector<LfMessage> messages, bool withImages) {
+  if (t.panAndScan && withImages)
+    throw Error("image_do_pan_and_scan: Gemma 3's pan-and-scan crops (a block per crop, their count from the "
+                "image processor) are not reproduced by maskscope");
+  // Gemma3Plugin.process_messages (expand_mm_tokens): each <image> becomes "{{image}}", then every
+  // "{{image}}" of the message the full image sequence.
+  const std::string marker = "{{image}}", full = gemma3FullImageSequence(t);
+  for (LfMessage& m : messages) {
+    std::string out;
+    size_t pos = 0;
+    for (size_t p = m.content.find(kImagePlaceholder); p != std::string::npos;
+         p = m.content.find(kImagePlaceholder, pos)) {
+      out += m.content.substr(pos, p - pos) + marker;
+      pos = p + kImagePlaceholder.size();
+    }
+    out += m.content.substr(pos);
+    std::string replaced;
+    pos = 0;
+    for (size_t p = out.find(marker); p != std::string::npos; p = out.find(marker, pos)) {
+      replaced += out.substr(pos, p - pos) + full;
+      pos = p + marker.size();
+    }
+    m.content = replaced + out.substr(pos);
+  }
+  return messages;
+}
 
 int64_t qwen2vlImageSeqlen(const Template& t, const LfImage& image) {
   int64_t w = image.width, h = image.height;
@@ -57,13 +92,16 @@ std::vector<LfMessage> processMessages(const Template& t, std::vector<LfMessage>
   if (t.mmPlugin == "base") return messages; // BasePlugin.process_messages
   size_t placeholders = 0;                   // _validate_messages
   for (const LfMessage& m : messages) placeholders += countOf(m.content, kImagePlaceholder);
-  if (images.empty() && placeholders == 0) return messages; // nothing to expand, whichever the plugin
-  if (t.mmPlugin != "qwen2_vl")
+  // Gemma3Plugin replaces "{{image}}" in every message, images or not (a literal one becomes an image block).
+  if (images.empty() && placeholders == 0)
+    return t.mmPlugin == "gemma3" ? gemma3Messages(t, std::move(messages), false) : messages;
+  if (t.mmPlugin != "qwen2_vl" && t.mmPlugin != "gemma3")
     throw Error("template " + t.name + ": LLaMA-Factory's " + t.mmPlugin +
-                " mm plugin is not reproduced by maskscope (reproduced: qwen2_vl)");
+                " mm plugin is not reproduced by maskscope (reproduced: qwen2_vl, gemma3)");
   if (placeholders != images.size())
     throw Error("The number of images does not match the number of " + kImagePlaceholder + " tokens (" +
                 std::to_string(images.size()) + " images, " + std::to_string(placeholders) + " placeholders)");
+  if (t.mmPlugin == "gemma3") return gemma3Messages(t, std::move(messages), true);
   size_t next = 0;
   for (LfMessage& m : messages) {
     std::string out;

@@ -127,7 +127,12 @@ EncodedExample encodeExample(const Encoder& enc, const LfExample& ex, const Supe
     throw Error("a videos or audios column: LLaMA-Factory's video and audio plugins are not reproduced by maskscope");
   std::vector<LfMessage> messages = ex.prompt;
   messages.insert(messages.end(), ex.response.begin(), ex.response.end());
-  messages = processMessages(t, std::move(messages), ex.images); // mm_plugin.process_messages
+  // mm_plugin.process_messages; Gemma3Plugin also expands a literal "{{image}}" in a row without images.
+  std::vector<LfMessage> processed = processMessages(t, messages, ex.images);
+  bool expanded = !ex.images.empty();
+  for (size_t i = 0; i < messages.size() && i < processed.size(); ++i)
+    expanded = expanded || messages[i].content != processed[i].content;
+  messages = std::move(processed);
   const bool discardingHistoryCot = o.maskHistory && !t.preserveThinking;
   auto pairs = enc.encodeMultiturn(messages, ex.system, ex.tools, discardingHistoryCot);
   // The output an observation holds: the functions the turn before it called.
@@ -187,7 +192,7 @@ EncodedExample encodeExample(const Encoder& enc, const LfExample& ex, const Supe
     prependOrAppend(out.labels, labels, o.maskHistory);
     prependOrAppend(out.meta, meta, o.maskHistory);
   }
-  if (!ex.images.empty()) markImageTokens(enc, out);
+  if (expanded) markImageTokens(enc, out);
   if (t.efficientEos) {
     out.inputIds.push_back(eos);
     out.labels.push_back(eos);

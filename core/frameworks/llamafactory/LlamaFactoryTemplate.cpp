@@ -57,6 +57,10 @@ Template registered(Registration r) {
     t.visionBos = "<|vision_start|>";
     t.visionEos = "<|vision_end|>";
   }
+  if (t.mmPlugin == "gemma3") { // the Gemma 3 processor's boi_token and eoi_token
+    t.visionBos = "<start_of_image>";
+    t.visionEos = "<end_of_image>";
+  }
   t.thoughtOpen = r.thought.first;
   t.thoughtClose = r.thought.second;
   return t;
@@ -154,6 +158,7 @@ std::map<std::string, Template, std::less<>> buildTemplates() {
   Registration qwen2vl = qwenFamily("qwen2_vl", TemplateClass::Plain, "You are a helpful assistant.");
   qwen2vl.mmPlugin = "qwen2_vl"; // get_mm_plugin(name="qwen2_vl", image_token="<|image_pad|>", ...)
   qwen2vl.imageToken = "<|image_pad|>";
+  qwen2vl.fakeImage = true; // the plugin has an image token
   regs.push_back(std::move(qwen2vl));
   regs.push_back(qwenFamily("qwen3_nothink", TemplateClass::Plain));
   std::map<std::string, Template, std::less<>> out;

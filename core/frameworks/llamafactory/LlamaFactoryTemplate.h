@@ -45,8 +45,8 @@ struct Template {
   bool efficientEos = false;
   bool replaceEos = false;
   TemplateClass templateClass = TemplateClass::Plain;
-  // The template's mm_plugin has an image token (gemma3): LLaMA-Factory's collator then appends a fake
-  // image to every text-only batch through the model's processor, which maskscope does not run.
+  // The template's mm_plugin has an image token (gemma3, qwen2_vl): LLaMA-Factory's collator then
+  // appends a fake image to every text-only batch (MultiModalDataCollatorForSeq2Seq).
   bool fakeImageInCollator = false;
   // The template's mm_plugin (mm_plugin.py PLUGINS name; "base" for text templates) and its tokens;
   // imageMaxPixels / imageMinPixels are model_args.image_max_pixels / image_min_pixels, which
@@ -54,6 +54,7 @@ struct Template {
   std::string mmPlugin = "base";
   std::string imageToken, visionBos, visionEos;
   int64_t imageMaxPixels = 768 * 768, imageMinPixels = 32 * 32;
+  bool panAndScan = false; // model_args.image_do_pan_and_scan (Gemma 3): refused when set
   // ReasoningTemplate: data_args.enable_thinking (true, false or None) and preserve_thinking.
   std::optional<bool> enableThinking = true;
   bool preserveThinking = false;

@@ -131,8 +131,8 @@ std::string stringOf(const InputRow& row, const OrderedJson& value, const std::s
 // placeholder tokens as text.
 // Counted on the prepared row (after 1.10's truncation), as the batch shows it.
 void notePixelsDropped(const PreparedRow& r, FrameworkContext& ctx) {
-  const auto n = std::count_if(r.meta.begin(), r.meta.end(),
-                               [](const PositionMeta& m) { return m.kind == PositionKind::Image; });
+  const auto n =
+      std::count_if(r.meta.begin(), r.meta.end(), [](const PositionMeta& m) { return m.kind == PositionKind::Image; });
   if (n == 0 || r.sourceRows.empty()) return;
   ctx.facts.pixelsDropped.push_back({r.sourceRows.front(), r.sourceLines.front(),
                                      std::to_string(n) + " image or video positions, no image or images column"});

@@ -181,7 +181,8 @@ const std::vector<LintRule>& frameworkRules() {
                 "(and assistant_masks) of the processor's output: pixel_values and pixel_values_videos are dropped. "
                 "The model then reads hundreds of placeholder embeddings as if they were text, and learns to answer "
                 "about pictures it never sees. It happens with video-only rows, and with image rows after a first "
-                "row without images. Fix: give the dataset an \"images\" column (the first row decides), so that SFTTrainer "
+                "row without images. Fix: give the dataset an \"images\" column (the first row decides), so that "
+                "SFTTrainer "
                 "treats it as a vision dataset; TRL's vision collator reads images only, so give a "
                 "video as sampled frames or train it with a framework that passes videos; or remove the media "
                 "parts from rows meant to be text.",
