@@ -60,7 +60,7 @@ int printTables(const Batch& b, const Tokenizer* tokenizer, const CollateTableOp
     const PositionTableCounts counts = countTable(rows);
     if (format == TableFormat::Text)
       io.out << "row " << r << ": " << counts.rows << " positions shown, " << counts.ignored << " not graded, "
-             << counts.graded << " graded; graded text: " << jsonString(gradedTextOfRow(b, r, tokenizer)) << "\n";
+             << counts.graded << " graded; graded text: " << quotedGradedText(gradedTextOfRow(b, r, tokenizer)) << "\n";
     writePositionTable(io.out, rows, format);
   }
   return 0;
@@ -115,7 +115,7 @@ int runCollate(const BatchInputs& inputs, CommandIO& io, const CollateTableOptio
     for (int64_t t = 0; t < b.length(); ++t) real += b.attentionMask.at(r, t) != 0;
     const int64_t graded = gradedInRow(b, r); // reaches the loss (core/mask/RowFacts.h)
     io.out << "  row " << r << ": " << real << " attended, " << graded << " graded, " << b.length() - graded
-           << " not graded; graded text: " << jsonString(gradedTextOfRow(b, r, tokenizer.get())) << "\n";
+           << " not graded; graded text: " << quotedGradedText(gradedTextOfRow(b, r, tokenizer.get())) << "\n";
   }
   return 0;
 }

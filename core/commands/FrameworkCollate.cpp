@@ -52,7 +52,7 @@ void printFrameworkText(const FrameworkRun& run, CommandIO& io) {
            << " not graded";
     if (r < int64_t(b.segments.size()) && b.segments[size_t(r)].size() > 1)
       io.out << ", " << b.segments[size_t(r)].size() << " packed examples";
-    io.out << "; graded text: " << jsonString(gradedTextOfRow(b, r, run.tokenizer.get())) << "\n";
+    io.out << "; graded text: " << quotedGradedText(gradedTextOfRow(b, r, run.tokenizer.get())) << "\n";
   }
 }
 

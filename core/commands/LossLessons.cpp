@@ -66,7 +66,7 @@ void writeText(std::ostream& o, const MaskLessons& l, const Batch& batch, const 
     o << "  row " << l.probe.row << ", position " << l.probe.position
       << " (label -100): " << jsonString(lessonTokenText(l.probeTokenBefore, tok)) << " -> "
       << jsonString(lessonTokenText(l.probe.token, tok)) << "\n  the loss of that row's graded tokens ("
-      << jsonString(gradedTextOfRow(batch, l.probe.row, tok)) << ", " << l.rowGraded
+      << quotedGradedText(gradedTextOfRow(batch, l.probe.row, tok)) << ", " << l.rowGraded
       << " graded): " << formatNumber(l.rowLossBefore, "%.6f") << " -> " << formatNumber(l.rowLossAfter, "%.6f")
       << "\n";
   }

@@ -46,7 +46,7 @@ void printPreferenceTables(const std::vector<SideBatch>& sides, const Tokenizer&
       if (format == TableFormat::Text)
         io.out << "row " << r << " (" << s.name << "): " << counts.rows << " positions shown, " << counts.ignored
                << " not graded, " << counts.graded
-               << " graded; graded text: " << jsonString(gradedTextOfRow(*s.batch, r, &tok)) << "\n";
+               << " graded; graded text: " << quotedGradedText(gradedTextOfRow(*s.batch, r, &tok)) << "\n";
       writePositionTable(io.out, table, format);
     }
 }

@@ -170,7 +170,7 @@ void printOffendingRows(std::ostream& os, const LintReport& report, const TextRe
       if (const std::optional<RowView> v = o.rowView(row)) {
         drawRow(os, *v->batch, v->row, e.first, v->tokenizer, c);
         // "Verify one batch": what the loss reads in this row (core/mask's gradedText, decoded).
-        os << "    graded text: " << jsonString(gradedTextOfRow(*v->batch, v->row, v->tokenizer)) << "\n";
+        os << "    graded text: " << quotedGradedText(gradedTextOfRow(*v->batch, v->row, v->tokenizer)) << "\n";
       }
     } catch (const std::exception& ex) {
       os << "    (cannot draw: " << ex.what() << ")\n";

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace maskscope {
 
@@ -15,5 +16,11 @@ class Tokenizer;
 // without a tokenizer, or for a run holding a label that is no token id, that run's ids ("#13 #151645").
 // Empty when nothing is graded.
 std::string gradedTextOfRow(const Batch& batch, int64_t row, const Tokenizer* tokenizer);
+
+// The graded text as the text forms print it: JSON-quoted, except that every run of 4 or more copies
+// of one special-looking token ("<|image_pad|>" x 256, at most 64 bytes, no spaces) stands outside the
+// quotes as <|image_pad|>×256, so that an image block graded by mistake does not bury the rest of the
+// line. --json keeps the exact text.
+std::string quotedGradedText(std::string_view text);
 
 } // namespace maskscope

@@ -26,6 +26,8 @@ private Q_SLOTS:
   void gradedText_data();
   void gradedText();
   void gradedTextFollowsTheLabels();
+  void quotedGradedTextFoldsRuns_data();
+  void quotedGradedTextFoldsRuns();
 };
 
 void TestCollateCommand::documentedJson_data() {
@@ -217,6 +219,31 @@ void TestCollateCommand::gradedTextFollowsTheLabels() {
   QCOMPARE(gradedTextOfRow(b, 0, nullptr), std::string("#101 #102 #103 #104"));
   b.labels = IntGrid(1, 5, kIgnoreIndex);
   QCOMPARE(gradedTextOfRow(b, 0, nullptr), std::string());
+}
+
+// The text forms fold a run of one special-looking token (4 copies or more) outside the quotes.
+void TestCollateCommand::quotedGradedTextFoldsRuns_data() {
+  QTest::addColumn<QByteArray>("text");
+  QTest::addColumn<QByteArray>("printed");
+  auto copies = [](int n, const QByteArray& unit = QByteArray("<|image_pad|>")) { return unit.repeated(n); };
+  const QByteArray q("\""), longUnit = "<" + QByteArray(70, 'x') + ">";
+  QTest::newRow("plain reply") << QByteArray("Blue.<|im_end|>\n") << QByteArray("\"Blue.<|im_end|>\\n\"");
+  QTest::newRow("three copies stay") << copies(3) << q + copies(3) + q;
+  QTest::newRow("four copies fold") << copies(4) << QByteArray("<|image_pad|>\u00d74");
+  QTest::newRow("block inside text") << "user\n<|vision_start|>" + copies(256) + "<|vision_end|>Hi"
+                                     << QByteArray("\"user\\n<|vision_start|>\" <|image_pad|>\u00d7256 "
+                                                   "\"<|vision_end|>Hi\"");
+  QTest::newRow("two blocks") << copies(5) + "a" + copies(6, "<image_soft_token>")
+                              << QByteArray("<|image_pad|>\u00d75 \"a\" <image_soft_token>\u00d76");
+  QTest::newRow("a unit with a space is text") << copies(5, "<a b>") << q + copies(5, "<a b>") + q;
+  QTest::newRow("a unit over 64 bytes is text") << copies(4, longUnit) << q + copies(4, longUnit) + q;
+  QTest::newRow("empty") << QByteArray() << QByteArray("\"\"");
+}
+
+void TestCollateCommand::quotedGradedTextFoldsRuns() {
+  QFETCH(QByteArray, text);
+  QFETCH(QByteArray, printed);
+  QCOMPARE(QByteArray::fromStdString(quotedGradedText(text.toStdString())), printed);
 }
 
 QTEST_GUILESS_MAIN(TestCollateCommand)
