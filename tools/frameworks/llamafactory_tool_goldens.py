@@ -338,7 +338,7 @@ def cases(ns):
 
     sharegpt_tools = attr(tools="tools")
     out = []
-    for fmt, template, model in (("default", "default", "llama3"), ("glm4", "qwen", "qwen3"),
+    for fmt, template, model in (("default", "default", "llama3"), ("gemma4", "gemma", "gemma3"), ("glm4", "qwen", "qwen3"),
                                  ("llama3", "llama3", "llama3"), ("mistral", "mistral", "llama2"),
                                  ("qwen", "qwen", "qwen3"), ("lfm2", "qwen", "qwen3")):
         for n, call in (("function", one), ("multi_function", two)):
@@ -397,6 +397,16 @@ def cases(ns):
                     f"and two tool messages, template {template}",
                     "formatting openai: 'detailed thinking off' is appended to a system without tools",
                     spec, openai_rows, "openai", openai_attr, model))
+    # gemma4 on the same rows: a dict's keys sorted, a JSON-string argument written as it is, bool and nested values.
+    nested = copy.deepcopy(openai_rows)
+    nested[0]["messages"][2]["tool_calls"].append({"type": "function", "function": {"name": "get_weather", "arguments": {
+        "city": "Oslo", "options": {"units": "metric", "days": [1, 2]}, "hourly": True, "alerts": None, "ratio": 0.5}}})
+    nested[0]["messages"].insert(5, {"role": "tool", "content": "{\"temp\": 9}"})
+    spec = {"framework": "llamafactory", "template": "gemma", "formatting": "openai", "tool_format": "gemma4",
+            "tags": {"observation_tag": "tool", "function_tag": "function_call"}, "columns": {"tools": "tools"}}
+    out.append(("openai_tool_calls_gemma4", "converter.py::OpenAIDatasetConverter, tool_format gemma4 "
+                "(Gemma4ToolUtils), template gemma", "three parallel calls: a dict, a JSON string and a nested dict "
+                "with a bool, null and a float", spec, nested, "openai", openai_attr, "gemma3"))
     # FunctionFormatter's tool_call_words and thought_words paths (qwen3 passes both), the Llama-2 class
     # (mistral) that passes neither, and the default tool prompt on a schema with enum, items, a wrapped
     # tool and a non-string type (written with Python's str()).
@@ -428,7 +438,7 @@ def cases(ns):
                                  "colour": "red", "sizes": [1, 2], "weight": 1.0, "note": None}})},
                              {"from": "observation", "value": "ok"}, {"from": "gpt", "value": "Picked."}],
            "system": "Be brief.", "tools": json.dumps(schema, ensure_ascii=False)}
-    for fmt, template, model in (("default", "chatml", "qwen3"), ("qwen", "qwen", "qwen3"),
+    for fmt, template, model in (("default", "chatml", "qwen3"), ("gemma4", "gemma", "gemma3"), ("qwen", "qwen", "qwen3"),
                                  ("llama3", "llama3", "llama3"), ("mistral", "mistral", "llama2"),
                                  ("glm4", "qwen", "qwen3"), ("glm4_moe", "qwen", "qwen3"), ("lfm2", "qwen", "qwen3"),
                                  ("ling", "qwen", "qwen3"), ("minimax1", "qwen", "qwen3"),
@@ -519,9 +529,6 @@ IMAGE_ROW = {"messages": [{"role": "user", "content": "<image>What is this?"}, {
              "images": [{"path": "cat.jpg", "width": 448, "height": 448}]}
 REFUSALS = [  # (name, spec keys, stderr, rows (None: one glaive row), stage, tokenizer)
     ("refused_tool_format_unknown", {"tool_format": "nope"}, ["Tool utils `nope` not found."], None, "prepared", "qwen3"),
-    ("refused_tool_format_gemma4", {"tool_format": "gemma4"},
-     ["tool_format gemma4", "not reproduced by maskscope", "reproduced: default, glm4, glm4_moe, lfm2, ling, llama3"], None,
-     "prepared", "qwen3"),
     ("refused_images_text_template", {}, ["This model does not support image input."], [IMAGE_ROW], "prepared", "qwen3"),
     ("refused_images_count", {"template": "qwen2_vl"}, ["The number of images does not match the number of <image>"],
      [dict(IMAGE_ROW, images=IMAGE_ROW["images"] * 2)], "prepared", "qwen3"),

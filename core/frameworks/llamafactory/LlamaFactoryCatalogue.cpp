@@ -145,7 +145,7 @@ std::vector<OptionInfo> options() {
                       "override the template's default system message"),
       frameworkOption("tool_format", OptionKind::OptionalString, nullptr,
                       "function-call format of function_call turns and the tools column (null: the template's "
-                      "own); every format of tool_utils.py but gemma4 (refused) is reproduced"),
+                      "own); every format of tool_utils.py is reproduced"),
       frameworkOption("tool_date", OptionKind::OptionalString, nullptr,
                       "(maskscope) the \"Today Date\" of the llama3 tool prompt, as \"26 Jul 2024\" "
                       "(LLaMA-Factory writes the day of preparation; null: today)"),

@@ -276,9 +276,104 @@ std::string moreTools(const std::string& format, const std::vector<Value>& tools
   return fill(kQwenToolPrompt, {{"tool_text", toolText}});
 }
 
+// Gemma4ToolUtils (tool_utils.py at ff6d4d1): declarations and calls in Gemma 4's own notation, strings
+// between <|"|> markers.
+const std::string kGemmaQuote = "<|\"|>";
+std::string gemmaQuoted(const std::string& s) { return kGemmaQuote + s + kGemmaQuote; }
+
+// str(value).upper(): Python upper-cases every Unicode letter; only ASCII is reproduced.
+std::string upperOf(const Value& v) {
+  std::string out = str(v);
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) >= 0x80)
+      throw Error("a tool's type \"" + str(v) + "\" has non-ASCII characters: Python's str.upper() is not reproduced");
+    c = char(std::toupper(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+// `for item in value` over what a tool's "required" may be: a list's items, a str's characters, a dict's keys.
+std::vector<std::string> itemTexts(const Value& v) {
+  std::vector<std::string> out;
+  if (v.isList())
+    for (const Value& item : v.listObj().items) out.push_back(str(item));
+  else if (v.isDict())
+    for (const auto& [k, _] : v.dictObj().entries) out.push_back(k);
+  else if (v.isString())
+    for (size_t i = 0; i < v.str().size();) { // one UTF-8 character at a time
+      const auto lead = static_cast<unsigned char>(v.str()[i]);
+      const size_t n = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+      out.push_back(v.str().substr(i, n));
+      i += n;
+    }
+  else
+    throw Error("a tool's \"required\" is " + v.typeName() + " (LLaMA-Factory raises TypeError)");
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ",") + p;
+  return out;
+}
+
+// truthy value of d.get(key), or null
+const Value* given(const Value& d, std::string_view key) {
+  const Value* v = find(d, key);
+  return v && v->truthy() ? v : nullptr;
+}
+
+// _format_parameters: name:{description:<|"|>...<|"|>,type:<|"|>STRING<|"|>} per property.
+std::string gemma4Properties(const Value& properties) {
+  std::vector<std::string> parts;
+  for (const auto& [name, schema] : requireDict(properties, "a tool's properties").dictObj().entries) {
+    requireDict(schema, "a property's schema");
+    std::vector<std::string> item;
+    if (const Value* d = given(schema, "description")) item.push_back("description:" + gemmaQuoted(str(*d)));
+    if (const Value* t = given(schema, "type")) item.push_back("type:" + gemmaQuoted(upperOf(*t)));
+    parts.push_back(name + ":{" + joined(item) + "}");
+  }
+  return joined(parts);
+}
+
+std::string gemma4Declaration(const Value& tool) {
+  const Value f = unwrapped(tool, true); // tool.get("function", tool) if tool.get("type") == "function" else tool
+  const Value* description = find(requireDict(f, "a tool"), "description");
+  std::string out = "declaration:" + str(at(f, "name", "a tool")) +
+                    "{description:" + gemmaQuoted(description ? str(*description) : "");
+  if (const Value* params = given(f, "parameters")) {
+    requireDict(*params, "a tool's parameters");
+    std::vector<std::string> parts;
+    if (const Value* p = given(*params, "properties")) parts.push_back("properties:{" + gemma4Properties(*p) + "}");
+    if (const Value* r = given(*params, "required")) {
+      std::vector<std::string> names;
+      for (const std::string& item : itemTexts(*r)) names.push_back(gemmaQuoted(item));
+      parts.push_back("required:[" + joined(names) + "]");
+    }
+    if (const Value* t = given(*params, "type")) parts.push_back("type:" + gemmaQuoted(upperOf(*t)));
+    out += ",parameters:{" + joined(parts) + "}";
+  }
+  if (const Value* response = given(f, "response")) {
+    requireDict(*response, "a tool's response");
+    std::vector<std::string> parts;
+    if (const Value* d = given(*response, "description")) parts.push_back("description:" + gemmaQuoted(str(*d)));
+    const Value* type = find(*response, "type"); // str(response.get("type", "")).upper() == "OBJECT"
+    if (type && upperOf(*type) == "OBJECT") parts.push_back("type:" + gemmaQuoted("OBJECT"));
+    out += ",response:{" + joined(parts) + "}";
+  }
+  return out + "}";
+}
+
+std::string gemma4Tools(const std::vector<Value>& tools) {
+  std::string out;
+  for (const Value& tool : tools) out += (out.empty() ? "" : "\n") + gemma4Declaration(tool);
+  return out;
+}
+
 std::string toolsFor(const std::string& format, const std::vector<Value>& tools, const std::string& date) {
   for (const Value& t : tools) requireDict(t, "a tool"); // tool.get(...) on anything else raises
   if (format == "default") return defaultTools(tools);
+  if (format == "gemma4") return gemma4Tools(tools);
   std::string toolText;
   if (format == "glm4") {
     for (const Value& raw : tools) {
@@ -375,6 +470,46 @@ std::string lfm2Calls(const std::vector<Call>& calls) {
   return "<|tool_call_start|>[" + out + "]<|tool_call_end|>";
 }
 
+// Gemma4ToolUtils.function_formatter's _format_argument: strings quoted, dicts with sorted keys, Python's
+// str() for numbers.
+std::string gemma4Argument(const Value& v, bool escapeKeys) {
+  if (v.isString()) return gemmaQuoted(v.str());
+  if (v.type() == jinja::Type::Bool) return v.asBool() ? "true" : "false";
+  if (v.isDict()) {
+    std::vector<std::pair<std::string, const Value*>> entries;
+    for (const auto& [k, value] : v.dictObj().entries) entries.emplace_back(k, &value);
+    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::string> parts;
+    for (const auto& [k, value] : entries)
+      parts.push_back((escapeKeys ? gemmaQuoted(k) : k) + ":" + gemma4Argument(*value, escapeKeys));
+    return "{" + joined(parts) + "}";
+  }
+  if (v.isList()) {
+    std::vector<std::string> parts;
+    for (const Value& item : v.listObj().items) parts.push_back(gemma4Argument(item, escapeKeys));
+    return "[" + joined(parts) + "]";
+  }
+  if (v.isNone()) return "null";
+  return str(v);
+}
+
+// <|tool_call>call:NAME{key:value,...}<tool_call|> per call, the arguments' keys sorted and unquoted; a
+// string argument (json.loads of json.dumps gives it back) is written as it is.
+std::string gemma4Calls(const std::vector<Call>& calls) {
+  std::string out;
+  for (const Call& c : calls) {
+    out += "<|tool_call>call:" + str(c.name) + "{";
+    if (c.arguments.isDict()) {
+      const std::string object = gemma4Argument(c.arguments, false); // "{k:v,...}" with the keys sorted
+      out += object.substr(1, object.size() - 2);
+    } else {
+      out += c.arguments.isString() ? c.arguments.str() : gemma4Argument(c.arguments, false);
+    }
+    out += "}<tool_call|>";
+  }
+  return out;
+}
+
 std::string functionsFor(const std::string& format, const std::vector<Call>& calls) {
   std::string out;
   if (format == "default") {
@@ -392,6 +527,7 @@ std::string functionsFor(const std::string& format, const std::vector<Call>& cal
     return out;
   }
   if (format == "lfm2") return lfm2Calls(calls);
+  if (format == "gemma4") return gemma4Calls(calls);
   if (format == "minimax1") {
     for (const Call& c : calls)
       out += (out.empty() ? "" : "\n") + dumps(object({{"name", c.name}, {"arguments", c.arguments}}));
@@ -440,8 +576,9 @@ const std::vector<std::string>& upstreamToolFormats() {
 }
 
 const std::vector<std::string>& reproducedToolFormats() {
-  static const std::vector<std::string> done = {"default",  "glm4",     "glm4_moe", "lfm2", "ling",    "llama3",
-                                                "minimax1", "minimax2", "mistral",  "qwen", "qwen3_5", "seed_oss"};
+  static const std::vector<std::string> done = {"default", "gemma4",  "glm4",     "glm4_moe", "lfm2",
+                                                "ling",    "llama3",  "minimax1", "minimax2", "mistral",
+                                                "qwen",    "qwen3_5", "seed_oss"};
   return done;
 }
 
