@@ -36,6 +36,7 @@ TokenizedText applyChatTemplateTokens(const Tokenizer& tokenizer, const ChatTemp
   const TokenizedConversation enc = encoder.encode(conv, options);
 
   TokenizedText out;
+  out.text = enc.text;
   out.templateHasGeneration = enc.generationSpans.has_value();
   out.inputIds.reserve(enc.tokens.size());
   out.meta.reserve(enc.tokens.size());

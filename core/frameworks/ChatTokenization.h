@@ -17,6 +17,7 @@ struct TokenizedText {
   std::vector<int64_t> inputIds;
   std::vector<int64_t> assistantMasks; // 1 inside a {% generation %} span (transformers' rule); empty when not asked
   std::vector<PositionMeta> meta;      // per token
+  std::string text;                    // the rendered text the tokens cover (image placeholders expanded)
   bool templateHasGeneration = false;
 };
 

@@ -125,7 +125,13 @@ FrameworkBatch LanguageModeling::collate(const std::vector<PreparedRow>& rows, F
   };
   if (c.haveCompletion) applyMask(c.completion);
   if (c.haveAssistant) applyMask(c.assistant);
-  // Key order as the collator fills `output`: input_ids, labels, then position_ids or attention_mask.
+  // Key order as the collator fills `output`: input_ids, labels, then position_ids or attention_mask;
+  // DataCollatorForVisionLanguageModeling takes the processor's input_ids and attention_mask and adds labels.
+  if (ctx.resolved.value("vision_language_collator", false)) {
+    out.addGrid("attention_mask", attention, TensorDType::Int64);
+    out.addGrid("labels", labels, TensorDType::Int64);
+    return out;
+  }
   out.addGrid("labels", labels, TensorDType::Int64);
   if (paddingFree)
     out.addGrid("position_ids", positions, TensorDType::Int64);

@@ -1,9 +1,9 @@
 // SFTTrainer with a vision dataset, TRL 1.10 (commit f2cd577, trl/trainer/sft_trainer.py): the
 // refusals of a vision-language model (packing, padding_free, assistant_only_loss, keep_end), no
-// dataset preparation, and DataCollatorForVisionLanguageModeling's language-modeling path:
-// apply_chat_template, the processor's tokenization (add_special_tokens=False, truncation to
-// max_length keeping the start), labels = input_ids with only the padding -100. TRL leaves vision
-// tokens graded ("their handling in loss computation has to be done by the model").
+// dataset preparation, and DataCollatorForVisionLanguageModeling: its language-modeling path
+// (apply_chat_template, the processor's tokenization with add_special_tokens=False and truncation to
+// max_length keeping the start, labels = input_ids with only the padding -100: TRL leaves vision tokens
+// graded) and its prompt-completion path (the completion only, under completion_only_loss).
 #include "core/data/ContentParts.h"
 #include "core/data/RowShapes.h"
 #include "core/frameworks/ChatTokenization.h"
@@ -11,6 +11,8 @@
 #include "core/frameworks/FrameworkRows.h"
 #include "core/frameworks/trl/Trl.h"
 #include "core/util/Error.h"
+
+#include <algorithm>
 
 namespace maskscope::trl {
 
@@ -27,8 +29,9 @@ bool messagesHoldImages(const OrderedJson& messages) {
   return false;
 }
 
-// The ValueErrors SFTTrainer.__init__ raises for a vision-language model, in its order.
-void refuseVisionSettings(const FrameworkSpec& s) {
+// The ValueErrors SFTTrainer.__init__ raises for a vision-language model, in its order, then the
+// collator's own: completion_only_loss on messages rows, pad_to_multiple_of on prompt-completion rows.
+void refuseVisionSettings(const FrameworkSpec& s, bool promptCompletion) {
   if (s.flag("packing"))
     throw Error("Packing is not supported for vision-language models. Please set `packing=False` in the SFTConfig.",
                 at(s, "packing"));
@@ -47,9 +50,76 @@ void refuseVisionSettings(const FrameworkSpec& s) {
                 "Use truncation_mode='keep_start' (the default) or set max_length=None.",
                 at(s, "truncation_mode"));
   const OrderedJson& col = s.value("completion_only_loss");
-  if (col.is_boolean() && col.get<bool>())
+  if (!promptCompletion && col.is_boolean() && col.get<bool>())
     throw Error("The `completion_only_loss` argument is not supported for language modeling datasets.",
                 at(s, "completion_only_loss"));
+  if (promptCompletion && s.optionalInteger("pad_to_multiple_of"))
+    throw Error("NotImplementedError: Padding to a multiple of a value is not yet implemented for vision-language "
+                "modeling and prompt-completion data.",
+                at(s, "pad_to_multiple_of"));
+}
+
+std::vector<Message> messagesOf(const InputRow& row, const char* key) {
+  try {
+    return messagesFromJson(row.value[key], key);
+  } catch (const Error& e) {
+    throwRowError(row, key, e.message());
+  }
+}
+
+// _collate_prompt_completion for one row: apply_chat_template (data_utils.py) renders the prompt with
+// the generation prompt and prompt + completion, and keeps their common prefix as the prompt; the
+// processor tokenizes the prompt (expanding its images) and the completion apart; the two are
+// concatenated (flush_left leaves each row [prompt, completion, padding]) and cut to max_length.
+// Labels: the completion only under completion_only_loss (None: true for these rows), else all.
+PreparedRow promptCompletionRow(const InputRow& row, const FrameworkContext& ctx, const Tokenizer& tok,
+                                bool completionOnly) {
+  std::vector<Message> prompt = messagesOf(row, "prompt"), all = prompt;
+  const std::vector<Message> completion = messagesOf(row, "completion");
+  if (prompt.empty() || prompt.back().role == "assistant" || prompt.back().role == "system")
+    throwRowError(row, "prompt",
+                  "the prompt must end with a user or tool message (an assistant one is continued with "
+                  "continue_final_message, which maskscope does not reproduce)");
+  if (!imagePartsOf(completion).empty() || !videoPartsOf(completion).empty())
+    throwRowError(row, "completion", "image parts in the completion: TRL passes the images with the prompt only");
+  all.insert(all.end(), completion.begin(), completion.end());
+  ChatTemplateCall generation;
+  generation.addGenerationPrompt = true;
+  const TokenizedText p = applyChatTemplateTokens(tok, *ctx.chatTemplate, prompt, ctx.render, generation);
+  const TokenizedText full = applyChatTemplateTokens(tok, *ctx.chatTemplate, all, ctx.render, ChatTemplateCall{});
+  if (!full.text.starts_with(p.text))
+    throwRowError(row, "prompt",
+                  "the rendered prompt is not a prefix of prompt + completion (TRL keeps their common prefix, "
+                  "which maskscope does not reproduce)");
+  EncodeOptions eo;
+  eo.addSpecialTokens = false;
+  eo.tokenStrings = false;
+  const std::vector<int32_t> c = tok.encode(std::string_view(full.text).substr(p.text.size()), eo).ids;
+  PreparedRow out;
+  std::vector<int64_t> ids = p.inputIds, mask(p.inputIds.size(), 0);
+  out.meta = p.meta;
+  ids.insert(ids.end(), c.begin(), c.end());
+  mask.insert(mask.end(), c.size(), 1);
+  // The completion's roles: the whole conversation's tail when it tokenized the same way.
+  const bool sameTail = full.inputIds.size() >= c.size() &&
+                        std::equal(c.begin(), c.end(), full.inputIds.end() - std::ptrdiff_t(c.size()));
+  for (size_t i = 0; i < c.size(); ++i) {
+    PositionMeta m;
+    m.kind = PositionKind::Assistant;
+    m.reply = true;
+    out.meta.push_back(sameTail ? full.meta[full.meta.size() - c.size() + i] : m);
+  }
+  const std::optional<int64_t> maxLength = ctx.spec.optionalInteger("max_length");
+  truncateSequence(ids, maxLength, false);
+  truncateSequence(mask, maxLength, false);
+  truncateSequence(out.meta, maxLength, false);
+  std::vector<int64_t> labels = ids;
+  if (completionOnly)
+    for (size_t i = 0; i < labels.size(); ++i)
+      if (mask[i] == 0) labels[i] = kIgnoreIndex;
+  out.set("input_ids", std::move(ids));
+  out.set("labels", std::move(labels)); // the collator sets the padding to -100
+  return out;
 }
 
 } // namespace
@@ -69,16 +139,31 @@ std::vector<PreparedRow> prepareVision(const std::vector<InputRow>& rows, Framew
                     "'s vision path is not reproduced (maskscope reads DataCollatorForVisionLanguageModeling from "
                     "TRL 1.10); give \"version\": \"1.10\"",
                 at(s, "version"));
-  refuseVisionSettings(s);
+  // torch_call: "messages" rows take the language-modeling path, "prompt" + "completion" rows the other.
+  const bool promptCompletion = !rows.front().value.contains("messages") && rows.front().value.contains("prompt") &&
+                                rows.front().value.contains("completion");
+  refuseVisionSettings(s, promptCompletion);
+  ctx.resolved["vision_language_collator"] = true;          // the collate step's key order
+  const OrderedJson& col = s.value("completion_only_loss"); // SFTTrainer: None is true for prompt-completion
+  const bool completionOnly = promptCompletion && !(col.is_boolean() && !col.get<bool>());
   const Tokenizer& tok = ctx.requireTokenizer("rows with images");
   const std::optional<int64_t> maxLength = s.optionalInteger("max_length");
   std::vector<PreparedRow> out;
   out.reserve(rows.size());
   for (const InputRow& row : rows) {
+    if (promptCompletion) {
+      if (!row.value.contains("prompt") || !row.value.contains("completion"))
+        throwRowError(row, "prompt", "the first row is prompt-completion; this one is not (one dataset, one shape)");
+      PreparedRow r = promptCompletionRow(row, ctx, tok, completionOnly);
+      r.sourceRows = {row.index};
+      r.sourceLines = {row.line};
+      out.push_back(std::move(r));
+      continue;
+    }
     if (!row.value.contains("messages"))
       throwRowError(row, row.value.contains("prompt") ? "prompt" : "messages",
-                    "DataCollatorForVisionLanguageModeling's prompt-completion and text paths are not reproduced: "
-                    "give each row as \"messages\" with image parts");
+                    "DataCollatorForVisionLanguageModeling's text path is not reproduced: give each row as "
+                    "\"messages\" with image parts, or as \"prompt\" and \"completion\"");
     std::vector<Message> messages;
     try {
       messages = messagesFromJson(row.value["messages"], "messages");
@@ -98,9 +183,14 @@ std::vector<PreparedRow> prepareVision(const std::vector<InputRow>& rows, Framew
     out.push_back(std::move(r));
   }
   ctx.facts.warnings.push_back(
-      "rows with images: TRL's SFTTrainer skips dataset preparation and collates with "
-      "DataCollatorForVisionLanguageModeling, which grades every token but the padding: the prompt and the image "
-      "tokens too (TRL leaves vision tokens to the model's loss)");
+      promptCompletion
+          ? std::string("rows with images: TRL's SFTTrainer skips dataset preparation and collates with "
+                        "DataCollatorForVisionLanguageModeling (prompt-completion: prompt and completion tokenized "
+                        "apart") +
+                (completionOnly ? ", the prompt and its image tokens -100)" : ", every token but the padding graded)")
+          : std::string("rows with images: TRL's SFTTrainer skips dataset preparation and collates with "
+                        "DataCollatorForVisionLanguageModeling, which grades every token but the padding: the prompt "
+                        "and the image tokens too (TRL leaves vision tokens to the model's loss)"));
   return out;
 }
 
