@@ -185,8 +185,9 @@ FrameworkInfo catalogue() {
       {"preference_prompt_columns",
        "DPO rows keep prompt_input_ids apart from chosen_input_ids / rejected_input_ids (the 0.x layout)"},
       {"vision_language_collator",
-       "rows with images go to DataCollatorForVisionLanguageModeling (every token but padding graded; packing, "
-       "padding_free, assistant_only_loss and keep_end refused). false: not reproduced, refused"},
+       "rows with images go to DataCollatorForVisionLanguageModeling (messages: every token but padding graded; "
+       "prompt-completion: the completion under completion_only_loss; packing, padding_free, assistant_only_loss "
+       "and keep_end refused). false: not reproduced, refused"},
   };
   t.versions = {
       {"1.10",
