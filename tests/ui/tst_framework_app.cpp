@@ -395,6 +395,27 @@ private Q_SLOTS:
     }
   }
 
+  // The collator's own notes reach the framework view, not only stderr: LLaMA-Factory's gemma3 collator
+  // pads a batch without images with a fake image, which the grid shows as padding.
+  void frameworkViewShowsCollatorNotes() {
+    const QString gemma3 = QStringLiteral(MASKSCOPE_TOKENIZER_CACHE "/gemma3");
+    if (!QFileInfo::exists(gemma3 + QStringLiteral("/tokenizer.json"))) QSKIP("no gemma3 tokenizer in the cache");
+    const AppArguments parsed = parseAppArguments(
+        {QStringLiteral("--collator"), QStringLiteral(R"({"framework": "llamafactory", "template": "gemma3"})"),
+         QStringLiteral("--data"), fixture(QStringLiteral("gemma3-text-rows.jsonl")), QStringLiteral("--tokenizer"),
+         gemma3});
+    QVERIFY2(parsed.error.isEmpty(), qPrintable(parsed.error));
+    Session session;
+    QCOMPARE(openAppFiles(session, parsed), QStringList());
+    MainWindow w(&session);
+    QCOMPARE(applyAppCollator(w, session, parsed), QStringList());
+    QTRY_VERIFY(session.frameworkRun() != nullptr);
+    QCOMPARE(session.batch().inputIds.cols, int64_t(280)); // 19 tokens + the fake image's 260, padded to 8
+    auto* view = qobject_cast<FrameworkView*>(w.view(QStringLiteral("framework")));
+    QTRY_VERIFY2(view->summaryText().contains(QStringLiteral("appends a fake 64x64 image to row 0 (260 positions")),
+                 qPrintable(view->summaryText()));
+  }
+
   // What the app does not take is refused before a window opens, naming what it takes; two
   // collators are refused rather than one silently unused.
   void commandLineRefusals_data() {

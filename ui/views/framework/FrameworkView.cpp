@@ -11,6 +11,7 @@
 #include <QSplitter>
 #include <QTimer>
 #include <QVBoxLayout>
+
 #include <algorithm>
 
 namespace maskscope {
@@ -72,7 +73,12 @@ void FrameworkView::refresh() {
     const FrameworkFacts& f = p->facts();
     text += tr("<br>rows: %1 read, %2 after preparation").arg(f.rowsIn).arg(f.rowsPrepared);
     if (!f.dropped.empty()) text += tr(", <b>%1 dropped</b>").arg(f.dropped.size());
-    for (const std::string& w : f.warnings)
+    // The preparation's warnings, then the collator's (the batch's facts repeat the first ones).
+    std::vector<std::string> notes = f.warnings;
+    if (const auto& batchFacts = session_->batch().framework)
+      for (const std::string& w : batchFacts->warnings)
+        if (std::find(notes.begin(), notes.end(), w) == notes.end()) notes.push_back(w);
+    for (const std::string& w : notes)
       text +=
           tr("<br>&#9888; %1: %2").arg(QString::fromStdString(f.framework), QString::fromStdString(w).toHtmlEscaped());
   } else if (!session_->frameworkError().isEmpty()) {
