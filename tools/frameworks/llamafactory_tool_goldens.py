@@ -21,6 +21,7 @@ Run from the repository root with Debian's python and node:
 import argparse
 import copy
 import dataclasses
+import functools
 import datetime as real_datetime
 import importlib
 import json
@@ -136,6 +137,7 @@ class Gemma3ImageProcessor:
         return {"pixel_values": torch.zeros(len(images), 3, 1, 1)}
 
 
+@functools.lru_cache(maxsize=None)  # reads the model's tokenizer.json once, not once per case
 def gemma3_processor(model):
     """Gemma3Processor's attributes as its __init__ sets them from the tokenizer (transformers
     models/gemma3/processing_gemma3.py, image_seq_length 256), read from the model's tokenizer_config.json."""

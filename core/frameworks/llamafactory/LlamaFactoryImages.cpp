@@ -5,6 +5,7 @@
 
 #include "core/media/VisionProcessors.h"
 #include "core/util/Error.h"
+#include "core/util/StringReplace.h"
 
 #include <cmath>
 
@@ -37,23 +38,7 @@ std::vector<LfMessage> gemma3Messages(const Template& t, std::vector<LfMessage> 
   // Gemma3Plugin.process_messages (expand_mm_tokens): each <image> becomes "{{image}}", then every
   // "{{image}}" of the message the full image sequence.
   const std::string marker = "{{image}}", full = gemma3FullImageSequence(t);
-  for (LfMessage& m : messages) {
-    std::string out;
-    size_t pos = 0;
-    for (size_t p = m.content.find(kImagePlaceholder); p != std::string::npos;
-         p = m.content.find(kImagePlaceholder, pos)) {
-      out += m.content.substr(pos, p - pos) + marker;
-      pos = p + kImagePlaceholder.size();
-    }
-    out += m.content.substr(pos);
-    std::string replaced;
-    pos = 0;
-    for (size_t p = out.find(marker); p != std::string::npos; p = out.find(marker, pos)) {
-      replaced += out.substr(pos, p - pos) + full;
-      pos = p + marker.size();
-    }
-    m.content = replaced + out.substr(pos);
-  }
+  for (LfMessage& m : messages) m.content = replaceAll(replaceAll(m.content, kImagePlaceholder, marker), marker, full);
   return messages;
 }
 

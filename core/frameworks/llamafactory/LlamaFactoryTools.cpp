@@ -7,6 +7,8 @@
 #include "core/template/jinja/Value.h"
 #include "core/util/Error.h"
 #include "core/util/JsonParse.h"
+#include "core/util/StringReplace.h"
+#include "core/util/Utf8.h"
 
 #include <algorithm>
 #include <cctype>
@@ -98,12 +100,6 @@ Value wrapped(const Value& tool) {
   d->entries.emplace_back("type", Value::string("function"));
   d->entries.emplace_back("function", tool);
   return Value::dict(std::move(d));
-}
-
-std::string replaceAll(std::string s, const std::string& from, const std::string& to) {
-  if (from.empty()) return s;
-  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
-  return s;
 }
 
 // `name in container` for tool["parameters"].get("required", []).
@@ -300,11 +296,9 @@ std::vector<std::string> itemTexts(const Value& v) {
   else if (v.isDict())
     for (const auto& [k, _] : v.dictObj().entries) out.push_back(k);
   else if (v.isString())
-    for (size_t i = 0; i < v.str().size();) { // one UTF-8 character at a time
-      const auto lead = static_cast<unsigned char>(v.str()[i]);
-      const size_t n = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
-      out.push_back(v.str().substr(i, n));
-      i += n;
+    for (size_t i = 0, next = 0; i < v.str().size(); i = next) { // one character at a time
+      utf8::decode(v.str(), next);
+      out.push_back(v.str().substr(i, next - i));
     }
   else
     throw Error("a tool's \"required\" is " + v.typeName() + " (LLaMA-Factory raises TypeError)");

@@ -30,6 +30,10 @@ std::unique_ptr<FrameworkImpl> makeLanguageModeling(const FrameworkSpec& spec);
 std::unique_ptr<FrameworkImpl> makePreference(const FrameworkSpec& spec);
 std::unique_ptr<FrameworkImpl> makeCompletionOnly(const FrameworkSpec& spec);
 
+// A row's list of messages under key ("messages", "prompt", "completion"); a malformed one is an
+// error of that row, naming the key.
+std::vector<Message> messagesOf(const InputRow& row, const OrderedJson& list, const char* key);
+
 // The pad id SFTTrainer gives the collator: spec pad_token_id, else the tokenizer's pad token
 // (SFTConfig pad_token, else tokenizer.pad_token, else tokenizer.eos_token).
 int64_t sftPadTokenId(const FrameworkContext& ctx);

@@ -100,14 +100,6 @@ OrderedJson convertFromValue(const OrderedJson& row) {
   return out;
 }
 
-std::vector<Message> messagesOf(const InputRow& row, const OrderedJson& list, const char* key) {
-  try {
-    return messagesFromJson(list, key);
-  } catch (const Error& e) {
-    throwRowError(row, key, e.message());
-  }
-}
-
 ChatTemplateCall callFor(const InputRow& row, const OrderedJson& value) {
   ChatTemplateCall call;
   if (value.contains("tools")) {
@@ -238,6 +230,14 @@ std::vector<PreparedRow> truncateAndDrop(std::vector<PreparedRow> rows, const Sf
 }
 
 } // namespace
+
+std::vector<Message> messagesOf(const InputRow& row, const OrderedJson& list, const char* key) {
+  try {
+    return messagesFromJson(list, key);
+  } catch (const Error& e) {
+    throwRowError(row, key, e.message());
+  }
+}
 
 int64_t sftPadTokenId(const FrameworkContext& ctx) {
   if (auto id = ctx.spec.optionalInteger("pad_token_id")) return *id;

@@ -59,14 +59,6 @@ void refuseVisionSettings(const FrameworkSpec& s, bool promptCompletion) {
                 at(s, "pad_to_multiple_of"));
 }
 
-std::vector<Message> messagesOf(const InputRow& row, const char* key) {
-  try {
-    return messagesFromJson(row.value[key], key);
-  } catch (const Error& e) {
-    throwRowError(row, key, e.message());
-  }
-}
-
 // _collate_prompt_completion for one row: apply_chat_template (data_utils.py) renders the prompt with
 // the generation prompt and prompt + completion, and keeps their common prefix as the prompt; the
 // processor tokenizes the prompt (expanding its images) and the completion apart; the two are
@@ -74,8 +66,8 @@ std::vector<Message> messagesOf(const InputRow& row, const char* key) {
 // Labels: the completion only under completion_only_loss (None: true for these rows), else all.
 PreparedRow promptCompletionRow(const InputRow& row, const FrameworkContext& ctx, const Tokenizer& tok,
                                 bool completionOnly) {
-  std::vector<Message> prompt = messagesOf(row, "prompt"), all = prompt;
-  const std::vector<Message> completion = messagesOf(row, "completion");
+  std::vector<Message> prompt = messagesOf(row, row.value["prompt"], "prompt"), all = prompt;
+  const std::vector<Message> completion = messagesOf(row, row.value["completion"], "completion");
   if (prompt.empty() || prompt.back().role == "assistant" || prompt.back().role == "system")
     throwRowError(row, "prompt",
                   "the prompt must end with a user or tool message (an assistant one is continued with "
@@ -164,12 +156,7 @@ std::vector<PreparedRow> prepareVision(const std::vector<InputRow>& rows, Framew
       throwRowError(row, row.value.contains("prompt") ? "prompt" : "messages",
                     "DataCollatorForVisionLanguageModeling's text path is not reproduced: give each row as "
                     "\"messages\" with image parts, or as \"prompt\" and \"completion\"");
-    std::vector<Message> messages;
-    try {
-      messages = messagesFromJson(row.value["messages"], "messages");
-    } catch (const Error& e) {
-      throwRowError(row, "messages", e.message());
-    }
+    const std::vector<Message> messages = messagesOf(row, row.value["messages"], "messages");
     TokenizedText t = applyChatTemplateTokens(tok, *ctx.chatTemplate, messages, ctx.render, ChatTemplateCall{});
     std::vector<int64_t> ids = std::move(t.inputIds);
     truncateSequence(ids, maxLength, false); // processor(truncation=True): the tokenizer keeps the start
